@@ -1,0 +1,49 @@
+%% @doc JSON values (`core/json.JsonValue'): a total decoder and a compact
+%% encoder, both in the Rust core.
+%%
+%% `decode/1' returns a value or a corruption report for every byte string;
+%% it never raises. Integers are exact (bignums); literals of more than 4300
+%% digits are refused as a CPU bomb. A number that overflows a double is a
+%% fault. Objects keep every member in wire order, duplicates included.
+%% Nesting deeper than `max_depth()' is a fault. No atom is made from input.
+%%
+%% `encode/1' is compact, escapes every control character (so the output
+%% never holds a raw newline) and prints floats in shortest round-trip form;
+%% it raises `badarg' for a term outside `json()'.
+%%
+%% Inputs of at least `dirty_threshold()' bytes run on a dirty CPU scheduler;
+%% smaller ones on the caller's scheduler (see the README for the measurement).
+-module(mcp_json).
+
+-export([decode/1, encode/1, max_depth/0, dirty_threshold/0]).
+-export_type([json/0, corruption_report/0]).
+
+-define(DIRTY_THRESHOLD, 65536).
+
+-type json() :: null | {bool, boolean()} | {int, integer()} | {float, float()}
+              | {string, binary()} | {array, [json()]}
+              | {object, [{binary(), json()}]}.
+-type corruption_report() :: {corruption_report, ByteOffset :: non_neg_integer(),
+                              Reason :: binary()}.
+
+-spec max_depth() -> pos_integer().
+max_depth() -> 128.
+
+%% @doc Byte size from which decode and encode run on a dirty CPU scheduler.
+-spec dirty_threshold() -> pos_integer().
+dirty_threshold() -> ?DIRTY_THRESHOLD.
+
+-spec decode(binary()) -> {ok, json()} | {error, corruption_report()}.
+decode(Line) when byte_size(Line) >= ?DIRTY_THRESHOLD -> mcp_nif:json_decode_dirty(Line);
+decode(Line) when is_binary(Line) -> mcp_nif:json_decode(Line).
+
+%% @doc Compact JSON text. The term's size is not known in advance, so the
+%% normal-scheduler NIF gives up (answering `dirty') once its output would
+%% pass `dirty_threshold()' bytes, and the call is redone on a dirty CPU
+%% scheduler: bounded work on the caller's scheduler whatever the term.
+-spec encode(json()) -> binary().
+encode(Value) ->
+    case mcp_nif:json_encode(Value, ?DIRTY_THRESHOLD) of
+        dirty -> mcp_nif:json_encode_dirty(Value);
+        Encoded -> Encoded
+    end.

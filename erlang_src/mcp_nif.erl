@@ -1,0 +1,52 @@
+%% @doc The NIF library loader and its stubs. This is the only module that
+%% declares NIFs; nothing but the public `mcp_*' modules calls it.
+%%
+%% The library is `priv/libmcp_nif.so' of the `mcp' application (falling back
+%% to `../priv' beside this beam when the application is not on the code
+%% path). If it cannot be loaded, `-on_load' fails with
+%% `{mcp_nif_not_loaded, Path, Reason}' naming the path tried, and every stub
+%% raises `{mcp_nif_not_loaded, Path}' rather than crashing the VM.
+-module(mcp_nif).
+
+-on_load(init/0).
+
+-export([nif_version/0, library_path/0]).
+
+%% mcp_json
+-export([json_decode/1, json_decode_dirty/1, json_encode/2, json_encode_dirty/1]).
+-nifs([nif_version/0, json_decode/1, json_decode_dirty/1, json_encode/2, json_encode_dirty/1]).
+
+%% ---- wire codecs (mcp_jsonrpc, mcp_protocol, mcp_stdio) ----
+
+%% ---- code mode generator (mcp_schema, mcp_name, mcp_codegen) ----
+
+%% ---- interchange ----
+
+-spec init() -> ok | {error, term()}.
+init() ->
+    Path = library_path(),
+    case erlang:load_nif(Path, 0) of
+        ok -> ok;
+        {error, {Reason, Text}} -> {error, {mcp_nif_not_loaded, Path, {Reason, Text}}}
+    end.
+
+%% @doc The library path the loader tries (without the `.so' extension).
+-spec library_path() -> string().
+library_path() ->
+    Dir = case code:priv_dir(mcp) of
+              {error, bad_name} ->
+                  filename:join([filename:dirname(code:which(?MODULE)), "..", "priv"]);
+              PrivDir ->
+                  PrivDir
+          end,
+    filename:join(Dir, "libmcp_nif").
+
+not_loaded() -> erlang:nif_error({mcp_nif_not_loaded, library_path()}).
+
+-spec nif_version() -> binary().
+nif_version() -> not_loaded().
+
+json_decode(_) -> not_loaded().
+json_decode_dirty(_) -> not_loaded().
+json_encode(_, _) -> not_loaded().
+json_encode_dirty(_) -> not_loaded().

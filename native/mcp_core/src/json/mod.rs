@@ -1,0 +1,31 @@
+//! JSON: the value type ([`Json`]), a total, non-recursive parser
+//! ([`parse`], [`parse_with`]) and a compact writer ([`write`], [`to_bytes`]).
+//!
+//! Invariants:
+//! - Parsing never recurses: nesting is an explicit stack capped at
+//!   [`MAX_DEPTH`] containers, so 100,000 open brackets are a fault, not a
+//!   stack overflow.
+//! - Integers are exact: `i64` when they fit, [`num_bigint::BigInt`] beyond
+//!   (normalised, so a value has one representation). Literals longer than
+//!   [`MAX_INTEGER_DIGITS`] digits are refused: converting decimal text to a
+//!   bignum is quadratic, and an unbounded literal is a CPU bomb.
+//! - Floats are finite: a literal that overflows a double is a fault.
+//! - Strings are valid UTF-8 after unescaping; a lone surrogate escape is a
+//!   fault. Objects keep every member in wire order, duplicates included.
+//! - The writer is compact and escapes every control character, so its output
+//!   never holds a raw newline.
+
+mod parse;
+mod value;
+mod write;
+
+pub use parse::{parse, parse_with, CorruptionReport, JsonSink, TreeSink};
+pub use value::Json;
+pub use write::{to_bytes, write, write_float, write_int, write_big_int, write_string, EncodeError};
+
+/// Deepest container nesting the parsers and encoders accept.
+pub const MAX_DEPTH: usize = 128;
+
+/// Longest integer literal (in digits, sign excluded) the parser converts.
+/// The same bound CPython adopted for int/str conversion (CVE-2020-10735).
+pub const MAX_INTEGER_DIGITS: usize = 4300;

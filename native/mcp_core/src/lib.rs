@@ -1,0 +1,10 @@
+//! mcp_core: the pure half of the MCP client. No rustler, no I/O, no threads.
+//!
+//! Every decoder here is total: for any input it returns a value or a typed
+//! fault, never panics, never recurses without a depth bound, and never
+//! allocates in proportion to a length the peer merely declared.
+//!
+//! One module per concern, mirroring the Erlang public modules:
+//! - [`json`]: the JSON value, its total parser and its compact writer.
+
+pub mod json;

@@ -1,0 +1,50 @@
+//! mcp_nif: the NIF entry points. This file lists every `#[rustler::nif]`;
+//! each one only translates terms (helpers in the sibling modules) and calls
+//! `mcp_core`. No logic lives here, and every atom is a fixed constant.
+//!
+//! Functions whose work grows with the input come in two variants: the plain
+//! one runs on a normal scheduler, `*_dirty` on a dirty CPU scheduler; the
+//! public Erlang module picks by input size.
+
+mod atoms;
+mod json_terms;
+
+use rustler::{Binary, Env, NifResult, Term};
+
+// ---- mcp_nif ---------------------------------------------------------------
+
+#[rustler::nif]
+fn nif_version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+// ---- mcp_json --------------------------------------------------------------
+
+#[rustler::nif]
+fn json_decode<'a>(env: Env<'a>, line: Binary<'a>) -> Term<'a> {
+    json_terms::decode_to_result(env, line.as_slice())
+}
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn json_decode_dirty<'a>(env: Env<'a>, line: Binary<'a>) -> Term<'a> {
+    json_terms::decode_to_result(env, line.as_slice())
+}
+
+/// The encoding, or `dirty` once the output would pass `budget` bytes.
+#[rustler::nif]
+fn json_encode<'a>(env: Env<'a>, value: Term<'a>, budget: usize) -> NifResult<Term<'a>> {
+    json_terms::encode_to_binary(env, value, Some(budget))
+}
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn json_encode_dirty<'a>(env: Env<'a>, value: Term<'a>) -> NifResult<Term<'a>> {
+    json_terms::encode_to_binary(env, value, None)
+}
+
+// ---- mcp_jsonrpc / mcp_protocol / mcp_stdio (wire codecs) -------------------
+
+// ---- mcp_schema / mcp_name / mcp_codegen (code mode generator) --------------
+
+// ---- mcp_interchange --------------------------------------------------------
+
+rustler::init!("mcp_nif");

@@ -1,0 +1,41 @@
+#!/bin/sh
+# Installs what the build and the tests need, only where it is missing, so
+# `make test` and `make run` work on a fresh Debian machine and cost nothing
+# on a prepared one. Usage: ensure-deps.sh [base|test|bench]
+set -eu
+what=${1:-base}
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+apt_missing=""
+need_deb() { dpkg -s "$1" >/dev/null 2>&1 || apt_missing="$apt_missing $1"; }
+
+need_deb erlang-nox
+need_deb erlang-dev
+need_deb erlang-eunit
+need_deb rebar3
+if [ "$what" != base ]; then need_deb erlang-proper; fi
+if [ "$what" = bench ]; then need_deb erlang-jiffy; need_deb erlang-mochiweb; fi
+if [ -n "$apt_missing" ]; then
+  echo "ensure-deps: installing Debian packages:$apt_missing" >&2
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $apt_missing >/dev/null
+fi
+
+command -v cargo >/dev/null 2>&1 || { echo "ensure-deps: cargo (Rust) is required" >&2; exit 1; }
+
+# Real MCP peers for the end-to-end suites, installed inside the repository.
+if [ "$what" != base ] && [ -f "$root/test/e2e/package.json" ]; then
+  if [ ! -d "$root/test/e2e/node_modules/@modelcontextprotocol" ]; then
+    echo "ensure-deps: npm install (test/e2e)" >&2
+    (cd "$root/test/e2e" && npm install --no-audit --no-fund --silent)
+  fi
+fi
+if [ "$what" != base ] && [ -f "$root/test/e2e/requirements.txt" ]; then
+  if [ ! -x "$root/.venv/bin/python" ] || ! "$root/.venv/bin/python" -c 'import mcp' 2>/dev/null; then
+    echo "ensure-deps: python venv with test/e2e/requirements.txt" >&2
+    python3 -m venv "$root/.venv"
+    "$root/.venv/bin/pip" install -q -r "$root/test/e2e/requirements.txt"
+  fi
+fi
