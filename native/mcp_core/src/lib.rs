@@ -4,7 +4,15 @@
 //! fault, never panics, never recurses without a depth bound, and never
 //! allocates in proportion to a length the peer merely declared.
 //!
-//! One module per concern, mirroring the Erlang public modules:
-//! - [`json`]: the JSON value, its total parser and its compact writer.
+//! One module per concern, mirroring the Erlang public modules.
 
+/// JSON value, total parser, compact writer.
 pub mod json;
+
+// ---- wire codecs ----
+/// MCP protocol messages.
+pub mod protocol;
+
+// ---- code mode generator ----
+
+// ---- interchange ----
