@@ -15,7 +15,7 @@ need_deb erlang-nox
 need_deb erlang-dev
 need_deb erlang-eunit
 need_deb rebar3
-if [ "$what" != base ]; then need_deb erlang-proper; fi
+if [ "$what" != base ]; then need_deb erlang-proper; need_deb erlang-proper-dev; fi
 if [ "$what" = bench ]; then need_deb erlang-jiffy; need_deb erlang-mochiweb; fi
 if [ -n "$apt_missing" ]; then
   echo "ensure-deps: installing Debian packages:$apt_missing" >&2

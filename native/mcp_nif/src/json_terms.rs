@@ -8,7 +8,6 @@
 use crate::atoms;
 use mcp_core::json::{self, CorruptionReport, Json, JsonSink, MAX_DEPTH};
 use num_bigint::BigInt;
-use rustler::types::list::ListIterator;
 use rustler::types::tuple::{get_tuple, make_tuple};
 use rustler::{Binary, Encoder, Env, Error, NewBinary, NifResult, Term, TermType};
 use std::vec::Drain;
@@ -102,6 +101,44 @@ impl<'a> JsonSink for TermSink<'a> {
     }
 }
 
+/// The elements of a list term, one `badarg` for an improper list.
+/// (rustler's `ListIterator` panics on an improper list; never use it on
+/// caller-supplied terms.)
+pub struct ListCells<'a> {
+    rest: Term<'a>,
+}
+
+impl<'a> ListCells<'a> {
+    /// `badarg` unless `term` is a list (proper or not; the tail is checked
+    /// as iteration reaches it).
+    pub fn new(term: Term<'a>) -> NifResult<ListCells<'a>> {
+        if term.is_list() {
+            Ok(ListCells { rest: term })
+        } else {
+            Err(Error::BadArg)
+        }
+    }
+}
+
+impl<'a> Iterator for ListCells<'a> {
+    type Item = NifResult<Term<'a>>;
+    fn next(&mut self) -> Option<NifResult<Term<'a>>> {
+        if self.rest.is_empty_list() {
+            return None;
+        }
+        match self.rest.list_get_cell() {
+            Ok((head, tail)) => {
+                self.rest = tail;
+                Some(Ok(head))
+            }
+            Err(error) => {
+                self.rest = Term::list_new_empty(self.rest.get_env());
+                Some(Err(error))
+            }
+        }
+    }
+}
+
 /// One level of a `json()` term, read without descending.
 pub enum JsonTerm<'a> {
     Null,
@@ -110,8 +147,8 @@ pub enum JsonTerm<'a> {
     BigInt(BigInt),
     Float(f64),
     String(&'a str),
-    Array(ListIterator<'a>),
-    Object(ListIterator<'a>),
+    Array(ListCells<'a>),
+    Object(ListCells<'a>),
 }
 
 impl<'a> JsonTerm<'a> {
@@ -132,10 +169,11 @@ impl<'a> JsonTerm<'a> {
                 Err(_) => Ok(JsonTerm::BigInt(payload.decode::<BigInt>()?)),
             }
         } else if is(atoms::object()) {
-            Ok(JsonTerm::Object(payload.decode()?))
+            Ok(JsonTerm::Object(ListCells::new(payload)?))
         } else if is(atoms::array()) {
-            Ok(JsonTerm::Array(payload.decode()?))
-        } else if is(atoms::float()) {
+            Ok(JsonTerm::Array(ListCells::new(payload)?))
+        } else if is(atoms::float()) && payload.get_type() == TermType::Float {
+            // (rustler's f64 decoder also takes integers; json() does not)
             Ok(JsonTerm::Float(payload.decode()?))
         } else if is(atoms::bool()) {
             Ok(JsonTerm::Bool(payload.decode()?))
@@ -179,7 +217,7 @@ fn write_term(out: &mut Vec<u8>, term: Term<'_>, depth: usize, budget: usize) ->
                 if index > 0 {
                     out.push(b',');
                 }
-                write_term(out, item, depth + 1, budget)?;
+                write_term(out, item?, depth + 1, budget)?;
             }
             out.push(b']');
         }
@@ -192,7 +230,7 @@ fn write_term(out: &mut Vec<u8>, term: Term<'_>, depth: usize, budget: usize) ->
                 if index > 0 {
                     out.push(b',');
                 }
-                let (key, value) = member(entry)?;
+                let (key, value) = member(entry?)?;
                 json::write_string(out, key);
                 out.push(b':');
                 write_term(out, value, depth + 1, budget)?;
@@ -221,7 +259,7 @@ fn json_from_term_at(term: Term<'_>, depth: usize) -> NifResult<Json> {
             if depth == MAX_DEPTH {
                 return Err(Error::BadArg);
             }
-            Json::Array(items.map(|item| json_from_term_at(item, depth + 1)).collect::<NifResult<_>>()?)
+            Json::Array(items.map(|item| json_from_term_at(item?, depth + 1)).collect::<NifResult<_>>()?)
         }
         JsonTerm::Object(members) => {
             if depth == MAX_DEPTH {
@@ -229,7 +267,7 @@ fn json_from_term_at(term: Term<'_>, depth: usize) -> NifResult<Json> {
             }
             let members = members
                 .map(|entry| {
-                    let (key, value) = member(entry)?;
+                    let (key, value) = member(entry?)?;
                     Ok((key.to_owned(), json_from_term_at(value, depth + 1)?))
                 })
                 .collect::<NifResult<_>>()?;

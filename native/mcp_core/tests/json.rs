@@ -1,0 +1,212 @@
+//! The JSON core against its contract: totality, limits on both sides,
+//! exact numbers, strict strings, wire order, compact writing, and the
+//! JSONTestSuite corpus (y_ accepted, n_ refused, i_ either without panic).
+
+use mcp_core::json::{self, CorruptionReport, Json, MAX_DEPTH, MAX_INTEGER_DIGITS};
+use num_bigint::BigInt;
+use proptest::prelude::*;
+use std::path::PathBuf;
+
+fn fault(bytes: &[u8]) -> CorruptionReport {
+    json::parse(bytes).expect_err("expected a corruption report")
+}
+
+fn nested(depth: usize) -> Vec<u8> {
+    let mut text = vec![b'['; depth];
+    text.extend(std::iter::repeat(b']').take(depth));
+    text
+}
+
+#[test]
+fn depth_of_max_depth_is_accepted_and_one_more_is_refused() {
+    assert_eq!(json::parse(&nested(MAX_DEPTH)).map(|v| v.depth()), Ok(MAX_DEPTH));
+    let report = fault(&nested(MAX_DEPTH + 1));
+    assert_eq!(report, CorruptionReport { offset: MAX_DEPTH, reason: "nesting too deep" });
+    let objects = "{\"a\":".repeat(MAX_DEPTH + 1);
+    assert_eq!(fault(objects.as_bytes()).reason, "nesting too deep");
+}
+
+#[test]
+fn a_hundred_thousand_open_brackets_are_a_fault_not_a_stack_overflow() {
+    // Run on a thread with the dirty scheduler's 320 KiB stack to prove it.
+    let outcome = std::thread::Builder::new()
+        .stack_size(320 * 1024)
+        .spawn(|| json::parse(&vec![b'['; 100_000]).map(|_| ()))
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(outcome.unwrap_err().reason, "nesting too deep");
+}
+
+#[test]
+fn integers_are_exact_at_any_size() {
+    assert_eq!(
+        json::parse(b"123456789012345678901234567890"),
+        Ok(Json::BigInt("123456789012345678901234567890".parse::<BigInt>().unwrap()))
+    );
+    assert_eq!(json::parse(b"-9223372036854775808"), Ok(Json::Int(i64::MIN)));
+    assert_eq!(json::parse(b"9223372036854775807"), Ok(Json::Int(i64::MAX)));
+    assert_eq!(
+        json::parse(b"9223372036854775808"),
+        Ok(Json::BigInt("9223372036854775808".parse::<BigInt>().unwrap()))
+    );
+    assert_eq!(json::parse(b"-0"), Ok(Json::Int(0)));
+    assert_eq!(json::parse(b"0"), Ok(Json::Int(0)));
+}
+
+#[test]
+fn integer_digit_limit_on_both_sides() {
+    let at_limit = "9".repeat(MAX_INTEGER_DIGITS);
+    assert!(matches!(json::parse(at_limit.as_bytes()), Ok(Json::BigInt(_))));
+    let negative_at_limit = format!("-{at_limit}");
+    assert!(matches!(json::parse(negative_at_limit.as_bytes()), Ok(Json::BigInt(_))));
+    let past = "9".repeat(MAX_INTEGER_DIGITS + 1);
+    assert_eq!(fault(past.as_bytes()), CorruptionReport { offset: 0, reason: "integer too long" });
+}
+
+#[test]
+fn floats_decode_to_the_nearest_double_and_overflow_is_a_fault() {
+    assert_eq!(json::parse(b"0.1"), Ok(Json::Float(0.1)));
+    assert_eq!(json::parse(b"1E2"), Ok(Json::Float(100.0)));
+    assert_eq!(json::parse(b"-0.0"), Ok(Json::Float(-0.0)));
+    assert_eq!(json::parse(b"1e-400"), Ok(Json::Float(0.0)));
+    assert_eq!(json::parse(b"2.2250738585072011e-308"), Ok(Json::Float(2.2250738585072011e-308)));
+    assert_eq!(fault(b"[1e400]"), CorruptionReport { offset: 1, reason: "number out of range" });
+    assert_eq!(fault(b"-1e400").reason, "number out of range");
+}
+
+#[test]
+fn strings_must_be_valid_utf8_after_unescaping() {
+    assert_eq!(json::parse(br#""\ud83d\ude00""#), Ok(Json::str("😀")));
+    assert_eq!(json::parse("\"é\\n\"".as_bytes()), Ok(Json::str("é\n")));
+    assert_eq!(fault(br#""\ud83d""#), CorruptionReport { offset: 1, reason: "lone surrogate escape" });
+    assert_eq!(fault(br#""ab\ude00""#), CorruptionReport { offset: 3, reason: "lone surrogate escape" });
+    assert_eq!(fault(br#""\ud83d\u0041""#).reason, "lone surrogate escape");
+    assert_eq!(fault(b"\"a\xffb\""), CorruptionReport { offset: 2, reason: "invalid utf-8" });
+    assert_eq!(fault(b"\"a\\n\xc3\""), CorruptionReport { offset: 4, reason: "invalid utf-8" });
+    assert_eq!(fault(b"\"a\nb\""), CorruptionReport { offset: 2, reason: "control character in string" });
+    assert_eq!(fault(br#""\x""#), CorruptionReport { offset: 1, reason: "invalid escape" });
+    assert_eq!(fault(br#""\u12g4""#), CorruptionReport { offset: 5, reason: "invalid unicode escape" });
+    assert_eq!(fault(b"\"abc"), CorruptionReport { offset: 4, reason: "unterminated string" });
+}
+
+#[test]
+fn objects_keep_every_member_in_wire_order() {
+    assert_eq!(
+        json::parse(br#"{"b":1,"a":2,"b":3}"#),
+        Ok(Json::Object(vec![
+            ("b".into(), Json::Int(1)),
+            ("a".into(), Json::Int(2)),
+            ("b".into(), Json::Int(3)),
+        ]))
+    );
+}
+
+#[test]
+fn whitespace_around_the_value_is_allowed_and_anything_else_is_not() {
+    assert_eq!(json::parse(b" \t\r\n[ 1 , {\"a\" : null} ]\n "), Ok(Json::Array(vec![
+        Json::Int(1),
+        Json::Object(vec![("a".into(), Json::Null)]),
+    ])));
+    assert_eq!(fault(b"[1] x"), CorruptionReport { offset: 4, reason: "trailing characters" });
+    assert_eq!(fault(b"1 2"), CorruptionReport { offset: 2, reason: "trailing characters" });
+    assert_eq!(fault(b""), CorruptionReport { offset: 0, reason: "unexpected end of input" });
+    assert_eq!(fault(b"[1,]"), CorruptionReport { offset: 3, reason: "unexpected character" });
+    assert_eq!(fault(b"{\"a\" 1}"), CorruptionReport { offset: 5, reason: "expected ':'" });
+    assert_eq!(fault(b"{\"a\":1,}"), CorruptionReport { offset: 7, reason: "expected string key" });
+    assert_eq!(fault(b"[1 2]"), CorruptionReport { offset: 3, reason: "expected ',' or ']'" });
+    assert_eq!(fault(b"{\"a\":1 2}"), CorruptionReport { offset: 7, reason: "expected ',' or '}'" });
+    assert_eq!(fault(b"[tru]"), CorruptionReport { offset: 1, reason: "invalid literal" });
+    assert_eq!(fault(b"01"), CorruptionReport { offset: 1, reason: "trailing characters" });
+    assert_eq!(fault(b"-"), CorruptionReport { offset: 1, reason: "invalid number" });
+    assert_eq!(fault(b"1."), CorruptionReport { offset: 2, reason: "invalid number" });
+    assert_eq!(fault(b"1e+"), CorruptionReport { offset: 3, reason: "invalid number" });
+}
+
+#[test]
+fn writer_is_compact_and_escapes_every_control_character() {
+    let value = Json::Object(vec![
+        ("k\"\\".into(), Json::Array(vec![Json::Null, Json::Bool(true), Json::Float(1.0), Json::Int(-5)])),
+        ("s".into(), Json::str("a\n\r\t\u{8}\u{c}\u{1}\u{1f}é\u{7f}")),
+    ]);
+    assert_eq!(
+        String::from_utf8(json::to_bytes(&value).unwrap()).unwrap(),
+        "{\"k\\\"\\\\\":[null,true,1.0,-5],\"s\":\"a\\n\\r\\t\\b\\f\\u0001\\u001fé\u{7f}\"}"
+    );
+}
+
+#[test]
+fn writer_prints_floats_shortest_and_always_as_floats() {
+    for (float, text) in [(0.1, "0.1"), (1e300, "1e300"), (-0.0, "-0.0"), (100.0, "100.0"), (5e-324, "5e-324")] {
+        assert_eq!(json::to_bytes(&Json::Float(float)).unwrap(), text.as_bytes());
+    }
+    assert_eq!(json::to_bytes(&Json::Float(f64::NAN)), Err(json::EncodeError::NonFiniteFloat));
+}
+
+#[test]
+fn writer_refuses_values_deeper_than_max_depth() {
+    let mut value = Json::Null;
+    for _ in 0..MAX_DEPTH {
+        value = Json::Array(vec![value]);
+    }
+    assert!(json::to_bytes(&value).is_ok());
+    assert_eq!(json::to_bytes(&Json::Array(vec![value])), Err(json::EncodeError::TooDeep));
+}
+
+fn corpus_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../test/fixtures/JSONTestSuite/test_parsing")
+}
+
+#[test]
+fn json_test_suite_accepts_y_refuses_n_and_survives_i() {
+    let mut counted = 0;
+    for entry in std::fs::read_dir(corpus_dir()).expect("vendored corpus") {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let bytes = std::fs::read(&path).unwrap();
+        let outcome = json::parse(&bytes);
+        if name.starts_with("y_") {
+            assert!(outcome.is_ok(), "{name} must be accepted: {outcome:?}");
+        } else if name.starts_with("n_") {
+            assert!(outcome.is_err(), "{name} must be refused: {outcome:?}");
+        }
+        if let Err(report) = outcome {
+            assert!(report.offset <= bytes.len(), "{name}: offset past the input");
+        }
+        counted += 1;
+    }
+    assert_eq!(counted, 318);
+}
+
+fn arbitrary_json() -> impl Strategy<Value = Json> {
+    let leaf = prop_oneof![
+        Just(Json::Null),
+        any::<bool>().prop_map(Json::Bool),
+        any::<i64>().prop_map(Json::Int),
+        any::<i128>().prop_map(|i| Json::from_big_int(BigInt::from(i))),
+        any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(Json::Float),
+        any::<String>().prop_map(Json::String),
+    ];
+    leaf.prop_recursive(6, 64, 8, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..8).prop_map(Json::Array),
+            prop::collection::vec((any::<String>(), inner), 0..8).prop_map(Json::Object),
+        ]
+    })
+}
+
+proptest! {
+    #[test]
+    fn encode_then_parse_is_identity(value in arbitrary_json()) {
+        let bytes = json::to_bytes(&value).unwrap();
+        prop_assert!(!bytes.contains(&b'\n'));
+        prop_assert_eq!(json::parse(&bytes), Ok(value));
+    }
+
+    #[test]
+    fn parse_is_total_on_arbitrary_bytes(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
+        if let Err(report) = json::parse(&bytes) {
+            prop_assert!(report.offset <= bytes.len());
+        }
+    }
+}

@@ -1,0 +1,124 @@
+%% @doc mcp_json through the NIF: the JSONTestSuite corpus, the term
+%% contract, limits on both sides, encode refusals, atom safety, and a
+%% PropEr round trip.
+-module(mcp_json_tests).
+
+%% proper.hrl first: eunit.hrl then skips its own ?LET.
+-include_lib("proper/include/proper.hrl").
+-include_lib("eunit/include/eunit.hrl").
+
+corpus_dir() ->
+    filename:join([filename:dirname(?FILE), "fixtures", "JSONTestSuite", "test_parsing"]).
+
+corpus(Prefix) ->
+    Files = filelib:wildcard(Prefix ++ "*.json", corpus_dir()),
+    [{F, element(2, {ok, _} = file:read_file(filename:join(corpus_dir(), F)))} || F <- Files].
+
+corpus_is_vendored_test() ->
+    ?assertEqual({95, 188, 35}, {length(corpus("y_")), length(corpus("n_")), length(corpus("i_"))}).
+
+every_y_file_decodes_test_() ->
+    [{F, ?_assertMatch({ok, _}, mcp_json:decode(B))} || {F, B} <- corpus("y_")].
+
+every_n_file_is_a_corruption_report_test_() ->
+    [{F, ?_assertMatch({error, {corruption_report, _, _}}, mcp_json:decode(B))} || {F, B} <- corpus("n_")].
+
+every_i_file_settles_test_() ->
+    [{F, ?_assert(settles(mcp_json:decode(B)))} || {F, B} <- corpus("i_")].
+
+settles({ok, _}) -> true;
+settles({error, {corruption_report, Offset, Reason}}) -> is_integer(Offset) andalso is_binary(Reason);
+settles(_) -> false.
+
+term_contract_test() ->
+    ?assertEqual({ok, {object, [{<<"a">>, {array, [null, {bool, true}, {bool, false}, {int, 1},
+                                                   {float, 2.5}, {string, <<"é"/utf8>>}]}},
+                                {<<"a">>, {object, []}}]}},
+                 mcp_json:decode(<<"{\"a\":[null,true,false,1,2.5,\"\\u00e9\"],\"a\":{}}">>)).
+
+bignum_test() ->
+    ?assertEqual({ok, {int, 123456789012345678901234567890}},
+                 mcp_json:decode(<<"123456789012345678901234567890">>)),
+    ?assertEqual({ok, {int, -123456789012345678901234567890}},
+                 mcp_json:decode(<<"-123456789012345678901234567890">>)),
+    ?assertEqual(<<"-123456789012345678901234567890">>,
+                 mcp_json:encode({int, -123456789012345678901234567890})).
+
+minus_zero_is_int_zero_test() ->
+    ?assertEqual({ok, {int, 0}}, mcp_json:decode(<<"-0">>)).
+
+double_overflow_is_a_fault_test() ->
+    ?assertEqual({error, {corruption_report, 0, <<"number out of range">>}}, mcp_json:decode(<<"1e400">>)).
+
+lone_surrogate_is_a_fault_test() ->
+    ?assertMatch({error, {corruption_report, 1, <<"lone surrogate escape">>}},
+                 mcp_json:decode(<<"\"\\ud800\"">>)).
+
+nested(N) -> <<(binary:copy(<<"[">>, N))/binary, (binary:copy(<<"]">>, N))/binary>>.
+
+depth_limit_both_sides_test() ->
+    ?assertEqual(128, mcp_json:max_depth()),
+    ?assertMatch({ok, {array, [_]}}, mcp_json:decode(nested(128))),
+    ?assertEqual({error, {corruption_report, 128, <<"nesting too deep">>}}, mcp_json:decode(nested(129))).
+
+hundred_thousand_brackets_on_both_schedulers_test() ->
+    Open = binary:copy(<<"[">>, 100000),
+    ?assertMatch({error, {corruption_report, 128, _}}, mcp_nif:json_decode(Open)),
+    ?assertMatch({error, {corruption_report, 128, _}}, mcp_nif:json_decode_dirty(Open)),
+    ?assertMatch({error, {corruption_report, 128, _}}, mcp_json:decode(Open)).
+
+wrap(V, 0) -> V;
+wrap(V, N) -> wrap({array, [V]}, N - 1).
+
+encode_depth_limit_both_sides_test() ->
+    ?assertEqual(nested(128), mcp_json:encode(wrap({array, []}, 127))),
+    ?assertError(badarg, mcp_json:encode(wrap({array, []}, 128))).
+
+encode_refuses_terms_outside_json_test_() ->
+    [?_assertError(badarg, mcp_json:encode(T)) ||
+        T <- [undefined, {string, <<255>>}, {string, "list"}, {object, [{<<255>>, null}]},
+              {object, [{key, null}]}, {array, [null | null]}, {int, 1.0}, {float, 1},
+              {bool, maybe}, {array, [null], extra}, 42]].
+
+encode_is_compact_and_escapes_controls_test() ->
+    ?assertEqual(<<"{\"s\":\"a\\nb\\u0000\\\"\\\\é\",\"f\":[0.1,1e300,-0.0]}"/utf8>>,
+                 mcp_json:encode({object, [{<<"s">>, {string, <<"a\nb", 0, "\"\\é"/utf8>>}},
+                                           {<<"f">>, {array, [{float, 0.1}, {float, 1.0e300},
+                                                              {float, -0.0}]}}]})).
+
+large_values_take_the_dirty_path_and_agree_test() ->
+    Big = {array, [{string, binary:copy(<<"x">>, 1000)} || _ <- lists:seq(1, 200)]},
+    Encoded = mcp_json:encode(Big),
+    ?assert(byte_size(Encoded) > mcp_json:dirty_threshold()),
+    ?assertEqual(dirty, mcp_nif:json_encode(Big, mcp_json:dirty_threshold())),
+    ?assertEqual(Encoded, mcp_nif:json_encode_dirty(Big)),
+    ?assertEqual({ok, Big}, mcp_json:decode(Encoded)).
+
+decoding_never_creates_atoms_test() ->
+    Keys = [<<"k", (integer_to_binary(erlang:unique_integer([positive])))/binary,
+              (integer_to_binary(N))/binary>> || N <- lists:seq(1, 10000)],
+    Doc = mcp_json:encode({object, [{K, {string, K}} || K <- Keys]}),
+    Before = erlang:system_info(atom_count),
+    {ok, {object, Members}} = mcp_json:decode(Doc),
+    ?assertEqual(10000, length(Members)),
+    ?assertEqual(Before, erlang:system_info(atom_count)).
+
+%% PropEr: decode(encode(V)) =:= {ok, V} for generated json() values.
+
+json_value() -> ?SIZED(Size, json_value(Size)).
+
+json_value(0) -> json_leaf();
+json_value(Size) ->
+    frequency([{3, json_leaf()},
+               {1, ?LAZY({array, list(json_value(Size div 4))})},
+               {1, ?LAZY({object, list({utf8(), json_value(Size div 4)})})}]).
+
+json_leaf() ->
+    oneof([null, {bool, boolean()}, {int, integer()},
+           {int, ?LET(I, integer(), I * (1 bsl 80))}, {float, float()}, {string, utf8()}]).
+
+prop_round_trip() ->
+    ?FORALL(V, json_value(), mcp_json:decode(mcp_json:encode(V)) =:= {ok, V}).
+
+round_trip_property_test() ->
+    ?assert(proper:quickcheck(prop_round_trip(), [{numtests, 500}, {to_file, user}])).
