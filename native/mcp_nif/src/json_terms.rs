@@ -8,7 +8,8 @@
 use crate::atoms;
 use mcp_core::json::{self, CorruptionReport, Json, JsonSink, MAX_DEPTH};
 use num_bigint::BigInt;
-use rustler::types::tuple::{get_tuple, make_tuple};
+use rustler::sys::{self, ErlNifTerm};
+use rustler::types::tuple::make_tuple;
 use rustler::{Binary, Encoder, Env, Error, NewBinary, NifResult, Term, TermType};
 use std::vec::Drain;
 
@@ -29,8 +30,9 @@ pub fn corruption_report_term<'a>(env: Env<'a>, report: &CorruptionReport) -> Te
 
 /// `{ok, json()} | {error, corruption_report()}` for one JSON document.
 pub fn decode_to_result<'a>(env: Env<'a>, bytes: &[u8]) -> Term<'a> {
-    match json::parse_with(bytes, &mut TermSink { env }) {
-        Ok(value) => (atoms::ok(), value).encode(env),
+    let mut sink = TermSink::new(env);
+    match json::parse_with(bytes, &mut sink) {
+        Ok(value) => (atoms::ok(), sink.build.term(value)).encode(env),
         Err(report) => (atoms::error(), corruption_report_term(env, &report)).encode(env),
     }
 }
@@ -61,43 +63,126 @@ impl From<Error> for Stop {
     }
 }
 
-/// Builds `json()` terms as the parser reports values.
+/// Makes `json()` terms with raw `enif_*` calls: one tuple or list per
+/// call and no temporary vectors (rustler's `make_tuple` and list encoders
+/// allocate a copy per call, which dominated decode time).
+#[derive(Clone, Copy)]
+pub struct TermBuilder<'a> {
+    env: Env<'a>,
+}
+
+impl<'a> TermBuilder<'a> {
+    pub fn new(env: Env<'a>) -> TermBuilder<'a> {
+        TermBuilder { env }
+    }
+
+    pub fn term(&self, raw: ErlNifTerm) -> Term<'a> {
+        // SAFETY: every raw term here was made in `self.env`.
+        unsafe { Term::new(self.env, raw) }
+    }
+
+    fn atom(&self, atom: rustler::Atom) -> ErlNifTerm {
+        atom.encode(self.env).as_c_arg()
+    }
+
+    pub fn tuple(&self, elements: &[ErlNifTerm]) -> ErlNifTerm {
+        // SAFETY: a valid env and a slice of valid terms of that env.
+        unsafe { sys::enif_make_tuple_from_array(self.env.as_c_arg(), elements.as_ptr(), elements.len() as u32) }
+    }
+
+    pub fn list(&self, elements: &[ErlNifTerm]) -> ErlNifTerm {
+        // SAFETY: as for `tuple`.
+        unsafe { sys::enif_make_list_from_array(self.env.as_c_arg(), elements.as_ptr(), elements.len() as u32) }
+    }
+
+    fn list_cell(&self, head: ErlNifTerm, tail: ErlNifTerm) -> ErlNifTerm {
+        // SAFETY: as for `tuple`.
+        unsafe { sys::enif_make_list_cell(self.env.as_c_arg(), head, tail) }
+    }
+
+    pub fn binary(&self, bytes: &[u8]) -> ErlNifTerm {
+        binary_term(self.env, bytes).as_c_arg()
+    }
+
+    pub fn null(&self) -> ErlNifTerm {
+        self.atom(atoms::null())
+    }
+    pub fn bool(&self, value: bool) -> ErlNifTerm {
+        self.tuple(&[self.atom(atoms::bool()), value.encode(self.env).as_c_arg()])
+    }
+    pub fn int(&self, value: i64) -> ErlNifTerm {
+        // SAFETY: a valid env.
+        let int = unsafe { sys::enif_make_int64(self.env.as_c_arg(), value) };
+        self.tuple(&[self.atom(atoms::int()), int])
+    }
+    pub fn big_int(&self, value: &BigInt) -> ErlNifTerm {
+        self.tuple(&[self.atom(atoms::int()), value.encode(self.env).as_c_arg()])
+    }
+    pub fn float(&self, value: f64) -> ErlNifTerm {
+        // SAFETY: a valid env; the core only hands out finite floats.
+        let float = unsafe { sys::enif_make_double(self.env.as_c_arg(), value) };
+        self.tuple(&[self.atom(atoms::float()), float])
+    }
+    pub fn string(&self, value: &str) -> ErlNifTerm {
+        self.tuple(&[self.atom(atoms::string()), self.binary(value.as_bytes())])
+    }
+    pub fn array(&self, items: &[ErlNifTerm]) -> ErlNifTerm {
+        self.tuple(&[self.atom(atoms::array()), self.list(items)])
+    }
+    /// `{object, [{Key, Value}]}` from members given in wire order.
+    pub fn object<I>(&self, members: I) -> ErlNifTerm
+    where
+        I: DoubleEndedIterator<Item = (ErlNifTerm, ErlNifTerm)>,
+    {
+        let mut list = Term::list_new_empty(self.env).as_c_arg();
+        for (key, value) in members.rev() {
+            list = self.list_cell(self.tuple(&[key, value]), list);
+        }
+        self.tuple(&[self.atom(atoms::object()), list])
+    }
+}
+
+/// Builds `json()` terms as the parser reports values (raw terms, wrapped
+/// once at the end).
 pub struct TermSink<'a> {
-    pub env: Env<'a>,
+    build: TermBuilder<'a>,
+}
+
+impl<'a> TermSink<'a> {
+    pub fn new(env: Env<'a>) -> TermSink<'a> {
+        TermSink { build: TermBuilder::new(env) }
+    }
 }
 
 impl<'a> JsonSink for TermSink<'a> {
-    type Value = Term<'a>;
-    type Key = Term<'a>;
-    fn null(&mut self) -> Term<'a> {
-        atoms::null().encode(self.env)
+    type Value = ErlNifTerm;
+    type Key = ErlNifTerm;
+    fn null(&mut self) -> ErlNifTerm {
+        self.build.null()
     }
-    fn bool(&mut self, value: bool) -> Term<'a> {
-        (atoms::bool(), value).encode(self.env)
+    fn bool(&mut self, value: bool) -> ErlNifTerm {
+        self.build.bool(value)
     }
-    fn int(&mut self, value: i64) -> Term<'a> {
-        (atoms::int(), value).encode(self.env)
+    fn int(&mut self, value: i64) -> ErlNifTerm {
+        self.build.int(value)
     }
-    fn big_int(&mut self, value: BigInt) -> Term<'a> {
-        (atoms::int(), value).encode(self.env)
+    fn big_int(&mut self, value: BigInt) -> ErlNifTerm {
+        self.build.big_int(&value)
     }
-    fn float(&mut self, value: f64) -> Term<'a> {
-        (atoms::float(), value).encode(self.env)
+    fn float(&mut self, value: f64) -> ErlNifTerm {
+        self.build.float(value)
     }
-    fn string(&mut self, value: &str) -> Term<'a> {
-        (atoms::string(), binary_term(self.env, value.as_bytes())).encode(self.env)
+    fn string(&mut self, value: &str) -> ErlNifTerm {
+        self.build.string(value)
     }
-    fn key(&mut self, value: &str) -> Term<'a> {
-        binary_term(self.env, value.as_bytes())
+    fn key(&mut self, value: &str) -> ErlNifTerm {
+        self.build.binary(value.as_bytes())
     }
-    fn array(&mut self, items: Drain<'_, Term<'a>>) -> Term<'a> {
-        let items: Vec<Term<'a>> = items.collect();
-        (atoms::array(), items).encode(self.env)
+    fn array(&mut self, items: Drain<'_, ErlNifTerm>) -> ErlNifTerm {
+        self.build.array(items.as_slice())
     }
-    fn object(&mut self, keys: Drain<'_, Term<'a>>, values: Drain<'_, Term<'a>>) -> Term<'a> {
-        let env = self.env;
-        let members: Vec<Term<'a>> = keys.zip(values).map(|(key, value)| make_tuple(env, &[key, value])).collect();
-        (atoms::object(), members).encode(env)
+    fn object(&mut self, keys: Drain<'_, ErlNifTerm>, values: Drain<'_, ErlNifTerm>) -> ErlNifTerm {
+        self.build.object(keys.zip(values))
     }
 }
 
@@ -157,8 +242,7 @@ impl<'a> JsonTerm<'a> {
         if term.get_type() == TermType::Atom {
             return if term == atoms::null().encode(term.get_env()) { Ok(JsonTerm::Null) } else { Err(Error::BadArg) };
         }
-        let parts = get_tuple(term)?;
-        let [tag, payload] = parts[..] else { return Err(Error::BadArg) };
+        let (tag, payload) = pair(term)?;
         let env = term.get_env();
         let is = |atom: rustler::Atom| tag == atom.encode(env);
         if is(atoms::string()) {
@@ -191,9 +275,24 @@ pub fn utf8_binary(term: Term<'_>) -> NifResult<&str> {
 
 /// An object member `{Key, Value}` with a UTF-8 binary key.
 fn member(term: Term<'_>) -> NifResult<(&str, Term<'_>)> {
-    let parts = get_tuple(term)?;
-    let [key, value] = parts[..] else { return Err(Error::BadArg) };
+    let (key, value) = pair(term)?;
     Ok((utf8_binary(key)?, value))
+}
+
+/// The two elements of a 2-tuple, else `badarg` (no allocation, unlike
+/// rustler's `get_tuple`).
+pub fn pair(term: Term<'_>) -> NifResult<(Term<'_>, Term<'_>)> {
+    let env = term.get_env();
+    let mut arity: std::os::raw::c_int = 0;
+    let mut elements: *const ErlNifTerm = std::ptr::null();
+    // SAFETY: enif_get_tuple only writes the out-parameters, and on success
+    // `elements` points at `arity` terms that live as long as `term`.
+    let is_tuple = unsafe { sys::enif_get_tuple(env.as_c_arg(), term.as_c_arg(), &mut arity, &mut elements) };
+    if is_tuple == 0 || arity != 2 {
+        return Err(Error::BadArg);
+    }
+    // SAFETY: arity is 2, so both reads are in bounds.
+    unsafe { Ok((Term::new(env, *elements), Term::new(env, *elements.add(1)))) }
 }
 
 fn write_term(out: &mut Vec<u8>, term: Term<'_>, depth: usize, budget: usize) -> Result<(), Stop> {
@@ -279,24 +378,24 @@ fn json_from_term_at(term: Term<'_>, depth: usize) -> NifResult<Json> {
 /// A core [`Json`] value as a `json()` term. Recursion is bounded because
 /// every `Json` the core hands out was parsed or checked at `MAX_DEPTH`.
 pub fn json_to_term<'a>(env: Env<'a>, value: &Json) -> Term<'a> {
-    let mut sink = TermSink { env };
+    let build = TermBuilder::new(env);
+    build.term(raw_json(&build, value))
+}
+
+fn raw_json(build: &TermBuilder<'_>, value: &Json) -> ErlNifTerm {
     match value {
-        Json::Null => sink.null(),
-        Json::Bool(b) => sink.bool(*b),
-        Json::Int(i) => sink.int(*i),
-        Json::BigInt(big) => sink.big_int(big.clone()),
-        Json::Float(f) => sink.float(*f),
-        Json::String(s) => sink.string(s),
+        Json::Null => build.null(),
+        Json::Bool(b) => build.bool(*b),
+        Json::Int(i) => build.int(*i),
+        Json::BigInt(big) => build.big_int(big),
+        Json::Float(f) => build.float(*f),
+        Json::String(s) => build.string(s),
         Json::Array(items) => {
-            let items: Vec<Term<'a>> = items.iter().map(|item| json_to_term(env, item)).collect();
-            (atoms::array(), items).encode(env)
+            let items: Vec<ErlNifTerm> = items.iter().map(|item| raw_json(build, item)).collect();
+            build.array(&items)
         }
         Json::Object(members) => {
-            let members: Vec<Term<'a>> = members
-                .iter()
-                .map(|(key, item)| make_tuple(env, &[binary_term(env, key.as_bytes()), json_to_term(env, item)]))
-                .collect();
-            (atoms::object(), members).encode(env)
+            build.object(members.iter().map(|(key, item)| (build.binary(key.as_bytes()), raw_json(build, item))))
         }
     }
 }
