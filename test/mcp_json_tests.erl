@@ -120,5 +120,6 @@ json_leaf() ->
 prop_round_trip() ->
     ?FORALL(V, json_value(), mcp_json:decode(mcp_json:encode(V)) =:= {ok, V}).
 
-round_trip_property_test() ->
-    ?assert(proper:quickcheck(prop_round_trip(), [{numtests, 500}, {to_file, user}])).
+round_trip_property_test_() ->
+    {timeout, 120,
+     ?_assert(proper:quickcheck(prop_round_trip(), [{numtests, 500}, {to_file, user}]))}.
