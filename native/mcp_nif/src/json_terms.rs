@@ -15,9 +15,20 @@ use std::vec::Drain;
 
 /// A new binary term holding `bytes`.
 pub fn binary_term<'a>(env: Env<'a>, bytes: &[u8]) -> Term<'a> {
-    let mut binary = NewBinary::new(env, bytes.len());
-    binary.as_mut_slice().copy_from_slice(bytes);
-    Binary::from(binary).to_term(env)
+    let mut term = std::mem::MaybeUninit::<ErlNifTerm>::uninit();
+    // SAFETY: enif_make_new_binary returns a writable buffer of exactly
+    // `bytes.len()` bytes (or null when out of memory, then we fall back to
+    // rustler's checked path, which raises).
+    unsafe {
+        let data = sys::enif_make_new_binary(env.as_c_arg(), bytes.len(), term.as_mut_ptr());
+        if data.is_null() {
+            let mut binary = NewBinary::new(env, bytes.len());
+            binary.as_mut_slice().copy_from_slice(bytes);
+            return Binary::from(binary).to_term(env);
+        }
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), data, bytes.len());
+        Term::new(env, term.assume_init())
+    }
 }
 
 /// `{corruption_report, Offset, Reason}`.

@@ -255,10 +255,17 @@ impl<'a> Reader<'a> {
         let bytes = self.bytes;
         let start = self.pos + 1;
         let mut cursor = start;
+        let mut high_bits = 0u8;
         while cursor < bytes.len() && !STRING_STOP[bytes[cursor] as usize] {
+            high_bits |= bytes[cursor];
             cursor += 1;
         }
         match bytes.get(cursor) {
+            Some(b'"') if high_bits < 0x80 => {
+                self.pos = cursor + 1;
+                // All ASCII: valid UTF-8 without a second pass.
+                Ok(ascii_segment(&bytes[start..cursor]))
+            }
             Some(b'"') => {
                 self.pos = cursor + 1;
                 utf8_segment(bytes, start, cursor)
@@ -406,6 +413,12 @@ fn skip_digits(bytes: &[u8], mut cursor: usize) -> usize {
 fn utf8_segment(bytes: &[u8], from: usize, to: usize) -> Result<&str, CorruptionReport> {
     std::str::from_utf8(&bytes[from..to])
         .map_err(|error| CorruptionReport { offset: from + error.valid_up_to(), reason: "invalid utf-8" })
+}
+
+fn ascii_segment(ascii: &[u8]) -> &str {
+    debug_assert!(ascii.is_ascii());
+    // SAFETY: the caller saw every byte below 0x80, and ASCII is UTF-8.
+    unsafe { std::str::from_utf8_unchecked(ascii) }
 }
 
 fn hex4(bytes: &[u8], at: usize) -> Result<u32, CorruptionReport> {

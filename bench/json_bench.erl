@@ -1,0 +1,88 @@
+%% @doc JSON decode (line -> term) and encode (term -> line): mcp_json side
+%% by side with jiffy and mochijson2 (Debian's erlang-jiffy and
+%% erlang-mochiweb), on the payloads of `bench_payloads'. Implementations
+%% are interleaved round by round; each figure is the median of the rounds.
+%% Also prints the parse-only ceiling ratio when the Rust timing binary's
+%% output is given.
+-module(json_bench).
+-export([run/1, median_us/1, time_us/2]).
+
+-define(ROUNDS, 15).
+
+run([PayloadDir | Rest]) ->
+    Ceiling = ceiling(Rest),
+    io:format("~n== JSON decode (line -> term), MB/s, median of ~b interleaved rounds ==~n", [?ROUNDS]),
+    io:format("~-12s ~10s ~10s ~10s ~12s ~12s ~14s~n",
+              ["payload", "bytes", "mcp_json", "jiffy", "mochijson2", "vs jiffy", "vs mochijson2"]),
+    Decoded = [decode_row(PayloadDir, Name) || Name <- bench_payloads:names()],
+    io:format("~n== JSON encode (term -> line), MB/s ==~n", []),
+    io:format("~-12s ~10s ~10s ~10s ~12s ~12s ~14s~n",
+              ["payload", "bytes", "mcp_json", "jiffy", "mochijson2", "vs jiffy", "vs mochijson2"]),
+    [encode_row(Row) || Row <- Decoded],
+    case Ceiling of
+        [] -> ok;
+        _ ->
+            io:format("~n== Parse-only ceiling (Rust parser, no terms) vs full NIF decode ==~n", []),
+            io:format("~-12s ~14s ~14s ~8s~n", ["payload", "ceiling MB/s", "NIF MB/s", "ratio"]),
+            [io:format("~-12s ~14.1f ~14.1f ~8.2f~n", [Name, C, Ours, Ours / C])
+             || {Name, _, Ours, _} <- Decoded, {N2, C} <- Ceiling, N2 =:= Name]
+    end,
+    ok.
+
+%% "name MB/s" lines printed by the parse_ceiling example.
+ceiling([]) -> [];
+ceiling([File | _]) ->
+    {ok, Text} = file:read_file(File),
+    [{binary_to_list(N), binary_to_float(V)} ||
+        Line <- binary:split(Text, <<"\n">>, [global, trim_all]),
+        [N, V] <- [binary:split(Line, <<" ">>)]].
+
+decode_row(Dir, Name) ->
+    {ok, Line} = file:read_file(filename:join(Dir, Name ++ ".json")),
+    Impls = [{mcp_json, fun() -> {ok, _} = mcp_json:decode(Line) end},
+             {jiffy, fun() -> jiffy:decode(Line) end},
+             {mochijson2, fun() -> mochijson2:decode(Line) end}],
+    [Ours, Jiffy, Mochi] = interleaved(Impls, byte_size(Line)),
+    row(Name, byte_size(Line), Ours, Jiffy, Mochi),
+    {Name, Line, Ours, Jiffy}.
+
+encode_row({Name, Line, _, _}) ->
+    {ok, Ours} = mcp_json:decode(Line),
+    JiffyTerm = jiffy:decode(Line),
+    MochiTerm = mochijson2:decode(Line),
+    Impls = [{mcp_json, fun() -> mcp_json:encode(Ours) end},
+             {jiffy, fun() -> jiffy:encode(JiffyTerm) end},
+             {mochijson2, fun() -> iolist_to_binary(mochijson2:encode(MochiTerm)) end}],
+    [O, J, M] = interleaved(Impls, byte_size(Line)),
+    row(Name, byte_size(Line), O, J, M).
+
+row(Name, Bytes, Ours, Jiffy, Mochi) ->
+    io:format("~-12s ~10b ~10.1f ~10.1f ~10.1f ~11.2fx ~13.2fx~n",
+              [Name, Bytes, Ours, Jiffy, Mochi, Ours / Jiffy, Ours / Mochi]).
+
+%% MB/s per implementation: each round runs every implementation once, in
+%% rotating order, after a garbage collection.
+interleaved(Impls, Bytes) ->
+    Count = length(Impls),
+    Rounds = [begin
+                  Order = rotate(lists:seq(1, Count), R rem Count),
+                  maps:from_list([{I, time_us(element(2, lists:nth(I, Impls)), Bytes)} || I <- Order])
+              end || R <- lists:seq(1, ?ROUNDS)],
+    [Bytes / median_us([maps:get(I, Round) || Round <- Rounds]) || I <- lists:seq(1, Count)].
+
+rotate(List, N) -> {A, B} = lists:split(N, List), B ++ A.
+
+%% Microseconds for one call; calls on small inputs are batched so that a
+%% timing covers at least ~2 ms.
+time_us(Fun, Bytes) ->
+    Batch = max(1, 2000000 div max(Bytes, 1) div 50),
+    erlang:garbage_collect(),
+    {Us, _} = timer:tc(fun() -> repeat(Fun, Batch) end),
+    Us / Batch.
+
+repeat(_, 0) -> ok;
+repeat(Fun, N) -> _ = Fun(), repeat(Fun, N - 1).
+
+median_us(Samples) ->
+    Sorted = lists:sort(Samples),
+    lists:nth((length(Sorted) + 1) div 2, Sorted).
