@@ -1,0 +1,65 @@
+%% mcp_cli_args: what each command line parses to, and every way to get a
+%% usage error instead.
+-module(mcp_cli_args_tests).
+
+-include_lib("eunit/include/eunit.hrl").
+
+-define(DEFAULT, 30000).
+
+generate_defaults_to_the_embedded_server_test() ->
+    ?assertEqual({run, #{subcommand => generate, server => embedded, timeout_ms => ?DEFAULT}},
+                 mcp_cli_args:parse(["generate"])).
+
+generate_with_every_flag_test() ->
+    ?assertEqual({run, #{subcommand => generate, name => <<"gh">>, out => "dir", timeout_ms => 500,
+                         server => {command, "npx", ["-y", "server", "--", "x"]}}},
+                 mcp_cli_args:parse(["generate", "--name", "gh", "--out=dir", "--timeout", "500",
+                                     "--", "npx", "-y", "server", "--", "x"])).
+
+server_arguments_after_double_dash_are_not_flags_test() ->
+    ?assertMatch({run, #{subcommand := list, server := {command, "srv", ["--bogus", "--help"]}}},
+                 mcp_cli_args:parse(["list", "--", "srv", "--bogus", "--help"])).
+
+call_takes_a_tool_and_object_arguments_test() ->
+    ?assertEqual({run, #{subcommand => call, tool => <<"echo">>, json => true, timeout_ms => ?DEFAULT,
+                         arguments => {object, [{<<"message">>, {string, <<"hé"/utf8>>}}]},
+                         server => embedded}},
+                 mcp_cli_args:parse(["call", "--json", "echo", "--args", "{\"message\":\"hé\"}"])).
+
+call_arguments_default_to_an_empty_object_test() ->
+    ?assertMatch({run, #{arguments := {object, []}, json := false}}, mcp_cli_args:parse(["call", "t"])).
+
+timeout_limits_on_both_sides_test() ->
+    Max = mcp_cli_args:max_timeout_ms(),
+    ?assertMatch({run, #{timeout_ms := 1}}, mcp_cli_args:parse(["list", "--timeout", "1"])),
+    ?assertMatch({usage_error, _, _}, mcp_cli_args:parse(["list", "--timeout", "0"])),
+    ?assertMatch({run, #{timeout_ms := Max}}, mcp_cli_args:parse(["list", "--timeout", integer_to_list(Max)])),
+    ?assertMatch({usage_error, _, _}, mcp_cli_args:parse(["list", "--timeout", integer_to_list(Max + 1)])),
+    ?assertMatch({usage_error, _, _}, mcp_cli_args:parse(["list", "--timeout", "10ms"])).
+
+help_wins_over_other_flags_test() ->
+    ?assertMatch({help, _}, mcp_cli_args:parse(["--help"])),
+    ?assertMatch({help, _}, mcp_cli_args:parse(["call", "--bogus", "-h"])),
+    {help, Text} = mcp_cli_args:parse(["generate", "--help"]),
+    ?assertMatch({match, _}, re:run(Text, "--out DIR")).
+
+usage_errors_name_the_problem_test_() ->
+    Cases = [{[], "no subcommand given"},
+             {["gen"], "unknown subcommand: gen"},
+             {["generate", "--bogus"], "unknown flag: --bogus"},
+             {["list", "--name", "x"], "unknown flag: --name"},
+             {["generate", "--out"], "--out needs a value"},
+             {["generate", "--name", "a", "--name", "b"], "--name given twice"},
+             {["call", "--json=yes", "t"], "--json takes no value"},
+             {["call"], "call needs the TOOL name"},
+             {["call", "a", "b"], "unexpected argument: b"},
+             {["list", "extra"], "unexpected argument: extra"},
+             {["generate", "--name", ""], "--name must not be empty"},
+             {["call", "t", "--args", "[]"], "--args must be a JSON object"},
+             {["call", "t", "--args", "{"], "--args is not JSON: unexpected end of input at byte 1"},
+             {["list", "--"], "-- must be followed by the server COMMAND"}],
+    [{Reason, fun() ->
+                      {usage_error, Got, Usage} = mcp_cli_args:parse(Args),
+                      ?assertEqual(Reason, unicode:characters_to_list(Got)),
+                      ?assertMatch("usage: mcp-gen " ++ _, lists:flatten(Usage))
+              end} || {Args, Reason} <- Cases].
