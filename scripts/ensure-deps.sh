@@ -32,6 +32,10 @@ if [ "$what" != base ] && [ -f "$root/test/e2e/package.json" ]; then
     (cd "$root/test/e2e" && npm install --no-audit --no-fund --silent)
   fi
 fi
+if [ "$what" = bench ] && [ ! -d "$root/bench/node_modules/@modelcontextprotocol/sdk" ]; then
+  echo "ensure-deps: npm install (bench)" >&2
+  (cd "$root/bench" && npm install --no-audit --no-fund --silent)
+fi
 if [ "$what" != base ] && [ -f "$root/test/e2e/requirements.txt" ]; then
   if [ ! -x "$root/.venv/bin/python" ] || ! "$root/.venv/bin/python" -c 'import mcp' 2>/dev/null; then
     echo "ensure-deps: python venv with test/e2e/requirements.txt" >&2
