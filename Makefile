@@ -18,3 +18,15 @@ test: deps
 run: deps
 	rebar3 compile
 	erl -noshell -pa _build/default/lib/mcp/ebin -eval 'io:format("mcp_nif ~s loaded~n", [mcp_nif:nif_version()]), halt().'
+
+## Benchmarks (ratios against peers, measured side by side in one run).
+BENCH_OUT = bench/_build
+bench:
+	sh scripts/ensure-deps.sh bench
+	rebar3 compile
+	mkdir -p $(BENCH_OUT)
+	erlc -o $(BENCH_OUT) bench/*.erl
+	cargo build --release -q --example parse_ceiling -p mcp_core
+	erl -noshell -pa _build/default/lib/mcp/ebin $(BENCH_OUT) -eval 'bench_payloads:write_all("$(BENCH_OUT)/payloads"), halt().'
+	./target/release/examples/parse_ceiling $(BENCH_OUT)/payloads/*.json > $(BENCH_OUT)/ceiling.txt
+	erl -noshell -pa _build/default/lib/mcp/ebin $(BENCH_OUT) -eval 'json_bench:run(["$(BENCH_OUT)/payloads", "$(BENCH_OUT)/ceiling.txt"]), sched_bench:run(), memory_bench:run(), client_bench:run(["$(CURDIR)"]), halt().'
