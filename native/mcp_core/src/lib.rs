@@ -10,8 +10,12 @@
 pub mod json;
 
 // ---- wire codecs ----
+/// The JSON-RPC 2.0 envelope.
+pub mod jsonrpc;
 /// MCP protocol messages.
 pub mod protocol;
+/// Newline-delimited stdio framing.
+pub mod stdio;
 
 // ---- code mode generator ----
 

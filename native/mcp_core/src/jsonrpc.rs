@@ -1,0 +1,257 @@
+//! The JSON-RPC 2.0 envelope (the `mcp/jsonrpc` module): a total decoder for
+//! one inbound line and the encoders for what the client sends.
+//!
+//! Strict envelope, tolerant content: `jsonrpc` must be exactly `"2.0"`, an
+//! id is an integer or a string, a response carries exactly one of
+//! `result`/`error`, a duplicated envelope key and a top-level array (batch)
+//! are faults. Unknown members are ignored; `params`, `result` and error
+//! `data` cross raw.
+//!
+//! Decoding is one parse ([`json::parse`]) followed by an interpretation of
+//! the top-level object's member list, so duplicated keys are visible.
+
+use crate::json::{self, CorruptionReport, Json};
+use num_bigint::BigInt;
+
+/// An integer as JSON carries it: `i64` when it fits, else a bignum (the
+/// same normal form as [`Json::Int`] / [`Json::BigInt`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Integer {
+    Small(i64),
+    Big(BigInt),
+}
+
+impl Integer {
+    fn from_json(value: &Json) -> Option<Integer> {
+        match value {
+            Json::Int(small) => Some(Integer::Small(*small)),
+            Json::BigInt(big) => Some(Integer::Big(big.clone())),
+            _ => None,
+        }
+    }
+
+    fn to_json(&self) -> Json {
+        match self {
+            Integer::Small(small) => Json::Int(*small),
+            Integer::Big(big) => Json::from_big_int(big.clone()),
+        }
+    }
+}
+
+/// A request id: `{id_int, I}` or `{id_string, S}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Id {
+    Int(Integer),
+    String(String),
+}
+
+impl Id {
+    fn to_json(&self) -> Json {
+        match self {
+            Id::Int(int) => int.to_json(),
+            Id::String(text) => Json::String(text.clone()),
+        }
+    }
+}
+
+/// A JSON-RPC error object; `data` crosses raw.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RpcError {
+    pub code: Integer,
+    pub message: String,
+    pub data: Option<Json>,
+}
+
+/// One decoded inbound message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Inbound {
+    Response { id: Id, outcome: Result<Json, RpcError> },
+    ServerRequest { id: Id, method: String, params: Option<Json> },
+    Notification { method: String, params: Option<Json> },
+}
+
+/// Why a line is not an inbound message.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MessageFault {
+    /// The line is not JSON.
+    #[error("{0}")]
+    Malformed(CorruptionReport),
+    /// The line is JSON but not a JSON-RPC 2.0 message; a fixed phrase.
+    #[error("bad message: {0}")]
+    Bad(&'static str),
+}
+
+/// The standard error codes.
+pub const PARSE_ERROR: i64 = -32700;
+pub const INVALID_REQUEST: i64 = -32600;
+pub const METHOD_NOT_FOUND: i64 = -32601;
+pub const INVALID_PARAMS: i64 = -32602;
+pub const INTERNAL_ERROR: i64 = -32603;
+
+/// Decodes one line (without its newline) as an inbound message.
+pub fn decode(line: &[u8]) -> Result<Inbound, MessageFault> {
+    let value = json::parse(line).map_err(MessageFault::Malformed)?;
+    interpret(value)
+}
+
+/// The envelope members of one object, each seen at most once.
+#[derive(Default)]
+struct Envelope {
+    jsonrpc: Option<Json>,
+    id: Option<Json>,
+    method: Option<Json>,
+    result: Option<Json>,
+    error: Option<Json>,
+    params: Option<Json>,
+}
+
+impl Envelope {
+    fn collect(members: Vec<(String, Json)>) -> Result<Envelope, MessageFault> {
+        let mut envelope = Envelope::default();
+        for (key, value) in members {
+            let (slot, duplicate) = match key.as_str() {
+                "jsonrpc" => (&mut envelope.jsonrpc, "duplicate key jsonrpc"),
+                "id" => (&mut envelope.id, "duplicate key id"),
+                "method" => (&mut envelope.method, "duplicate key method"),
+                "result" => (&mut envelope.result, "duplicate key result"),
+                "error" => (&mut envelope.error, "duplicate key error"),
+                "params" => (&mut envelope.params, "duplicate key params"),
+                _ => continue,
+            };
+            if slot.replace(value).is_some() {
+                return Err(MessageFault::Bad(duplicate));
+            }
+        }
+        Ok(envelope)
+    }
+}
+
+/// Interprets a parsed JSON value as an inbound message.
+pub fn interpret(value: Json) -> Result<Inbound, MessageFault> {
+    let members = match value {
+        Json::Object(members) => members,
+        Json::Array(_) => return Err(MessageFault::Bad("batch not supported")),
+        _ => return Err(MessageFault::Bad("message is not an object")),
+    };
+    let envelope = Envelope::collect(members)?;
+    match envelope.jsonrpc {
+        Some(Json::String(version)) if version == "2.0" => {}
+        Some(_) => return Err(MessageFault::Bad("jsonrpc is not \"2.0\"")),
+        None => return Err(MessageFault::Bad("missing jsonrpc")),
+    }
+    let id = envelope.id.as_ref().map(decode_id).transpose()?;
+    match envelope.method {
+        Some(Json::String(method)) => {
+            let params = envelope.params.map(decode_params).transpose()?;
+            Ok(match id {
+                Some(id) => Inbound::ServerRequest { id, method, params },
+                None => Inbound::Notification { method, params },
+            })
+        }
+        Some(_) => Err(MessageFault::Bad("method is not a string")),
+        None => {
+            let id = id.ok_or(MessageFault::Bad("response without id"))?;
+            let outcome = match (envelope.result, envelope.error) {
+                (Some(result), None) => Ok(result),
+                (None, Some(error)) => Err(decode_error(error)?),
+                (Some(_), Some(_)) => return Err(MessageFault::Bad("response has both result and error")),
+                (None, None) => return Err(MessageFault::Bad("response has neither result nor error")),
+            };
+            Ok(Inbound::Response { id, outcome })
+        }
+    }
+}
+
+fn decode_id(value: &Json) -> Result<Id, MessageFault> {
+    match value {
+        Json::String(text) => Ok(Id::String(text.clone())),
+        Json::Null => Err(MessageFault::Bad("id is null")),
+        other => Integer::from_json(other).map(Id::Int).ok_or(MessageFault::Bad("id is not an integer or a string")),
+    }
+}
+
+fn decode_params(value: Json) -> Result<Json, MessageFault> {
+    match value {
+        Json::Object(_) | Json::Array(_) => Ok(value),
+        _ => Err(MessageFault::Bad("params is not an object or an array")),
+    }
+}
+
+fn decode_error(value: Json) -> Result<RpcError, MessageFault> {
+    let Json::Object(members) = value else {
+        return Err(MessageFault::Bad("error is not an object"));
+    };
+    let (mut code, mut message, mut data) = (None, None, None);
+    for (key, value) in members {
+        let (slot, duplicate) = match key.as_str() {
+            "code" => (&mut code, "duplicate key error.code"),
+            "message" => (&mut message, "duplicate key error.message"),
+            "data" => (&mut data, "duplicate key error.data"),
+            _ => continue,
+        };
+        if slot.replace(value).is_some() {
+            return Err(MessageFault::Bad(duplicate));
+        }
+    }
+    let code = match code {
+        Some(value) => Integer::from_json(&value).ok_or(MessageFault::Bad("error code is not an integer"))?,
+        None => return Err(MessageFault::Bad("error without code")),
+    };
+    let message = match message {
+        Some(Json::String(text)) => text,
+        Some(_) => return Err(MessageFault::Bad("error message is not a string")),
+        None => return Err(MessageFault::Bad("error without message")),
+    };
+    Ok(RpcError { code, message, data })
+}
+
+// ---- encoders ---------------------------------------------------------------
+
+fn envelope(members: Vec<(&str, Json)>) -> Json {
+    let mut object = vec![("jsonrpc".to_owned(), Json::str("2.0"))];
+    object.extend(members.into_iter().map(|(key, value)| (key.to_owned(), value)));
+    Json::Object(object)
+}
+
+/// `{"jsonrpc":"2.0","id":Id,"method":Method[,"params":Params]}`.
+pub fn request(id: &Id, method: &str, params: Option<Json>) -> Json {
+    let mut members = vec![("id", id.to_json()), ("method", Json::str(method))];
+    members.extend(params.map(|params| ("params", params)));
+    envelope(members)
+}
+
+/// `{"jsonrpc":"2.0","method":Method[,"params":Params]}`.
+pub fn notification(method: &str, params: Option<Json>) -> Json {
+    let mut members = vec![("method", Json::str(method))];
+    members.extend(params.map(|params| ("params", params)));
+    envelope(members)
+}
+
+/// `{"jsonrpc":"2.0","id":Id,"result":Result}`.
+pub fn result_response(id: &Id, result: Json) -> Json {
+    envelope(vec![("id", id.to_json()), ("result", result)])
+}
+
+/// `{"jsonrpc":"2.0","id":Id,"error":{"code":Code,"message":Message}}`.
+pub fn error_response(id: &Id, code: &Integer, message: &str) -> Json {
+    let error = Json::Object(vec![("code".to_owned(), code.to_json()), ("message".to_owned(), Json::str(message))]);
+    envelope(vec![("id", id.to_json()), ("error", error)])
+}
+
+/// The message an inbound value was decoded from, re-encoded (the inverse of
+/// [`interpret`] up to member order and ignored members).
+pub fn encode_inbound(message: &Inbound) -> Json {
+    match message {
+        Inbound::Response { id, outcome: Ok(result) } => result_response(id, result.clone()),
+        Inbound::Response { id, outcome: Err(error) } => {
+            let mut members = vec![("code".to_owned(), error.code.to_json()), ("message".to_owned(), Json::str(&error.message))];
+            members.extend(error.data.clone().map(|data| ("data".to_owned(), data)));
+            envelope(vec![("id", id.to_json()), ("error", Json::Object(members))])
+        }
+        Inbound::ServerRequest { id, method, params } => request(id, method, params.clone()),
+        Inbound::Notification { method, params } => notification(method, params.clone()),
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

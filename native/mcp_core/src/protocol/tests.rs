@@ -1,0 +1,270 @@
+use super::*;
+use crate::json;
+
+fn parse(text: &str) -> Json {
+    json::parse(text.as_bytes()).unwrap_or_else(|report| panic!("{text}: {report}"))
+}
+
+fn fault(path: &str, reason: &'static str) -> ProtocolFault {
+    ProtocolFault::Fault { path: path.into(), reason }
+}
+
+// ---- encoders ---------------------------------------------------------------
+
+#[test]
+fn initialize_params_declare_empty_capabilities() {
+    let params = initialize_params("loom", "0.1.0");
+    assert_eq!(params.get("capabilities"), Some(&Json::Object(Vec::new())));
+    assert_eq!(
+        json::to_bytes(&params).unwrap(),
+        br#"{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"loom","version":"0.1.0"}}"#
+    );
+}
+
+#[test]
+fn tools_list_and_call_params() {
+    assert_eq!(json::to_bytes(&tools_list_params(None)).unwrap(), b"{}");
+    assert_eq!(json::to_bytes(&tools_list_params(Some("c2"))).unwrap(), br#"{"cursor":"c2"}"#);
+    assert_eq!(
+        json::to_bytes(&tools_call_params("get_weather", parse(r#"{"location":"New York"}"#))).unwrap(),
+        br#"{"name":"get_weather","arguments":{"location":"New York"}}"#
+    );
+}
+
+#[test]
+fn versions() {
+    assert_eq!(REQUESTED_VERSION, "2025-06-18");
+    assert_eq!(SUPPORTED_VERSIONS, ["2025-06-18", "2025-03-26", "2024-11-05"]);
+}
+
+// ---- initialize -------------------------------------------------------------
+
+/// The `InitializeResult` example of the MCP lifecycle specification.
+const SPEC_INITIALIZE_RESULT: &str = r#"{
+    "protocolVersion": "2025-06-18",
+    "capabilities": {
+      "logging": {},
+      "prompts": { "listChanged": true },
+      "resources": { "subscribe": true, "listChanged": true },
+      "tools": { "listChanged": true }
+    },
+    "serverInfo": { "name": "ExampleServer", "title": "Example Server Display Name", "version": "1.0.0" },
+    "instructions": "Optional instructions for the client"
+}"#;
+
+#[test]
+fn spec_initialize_result() {
+    assert_eq!(
+        decode_initialize_result(&parse(SPEC_INITIALIZE_RESULT)),
+        Ok(InitializeResult {
+            protocol_version: "2025-06-18".into(),
+            tools: Some(ToolsCapability { list_changed: true }),
+            server_info: ServerInfo { name: "ExampleServer".into(), version: "1.0.0".into() },
+            instructions: Some("Optional instructions for the client".into()),
+        })
+    );
+}
+
+#[test]
+fn every_supported_version_is_accepted_and_tools_default() {
+    for version in SUPPORTED_VERSIONS {
+        let text = format!(r#"{{"protocolVersion":"{version}","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"s","version":"1"}}}}"#);
+        let result = decode_initialize_result(&parse(&text)).unwrap();
+        assert_eq!(result.protocol_version, version);
+        assert_eq!(result.tools, Some(ToolsCapability { list_changed: false }));
+        assert_eq!(result.instructions, None);
+    }
+}
+
+#[test]
+fn absent_tools_capability_is_none() {
+    let text = r#"{"protocolVersion":"2024-11-05","capabilities":{"prompts":{}},"serverInfo":{"name":"s","version":"1"}}"#;
+    assert_eq!(decode_initialize_result(&parse(text)).unwrap().tools, None);
+}
+
+#[test]
+fn unsupported_version_carries_both_sides() {
+    let text = r#"{"protocolVersion":"2026-07-28","capabilities":{},"serverInfo":{"name":"s","version":"1"}}"#;
+    assert_eq!(
+        decode_initialize_result(&parse(text)),
+        Err(ProtocolFault::UnsupportedVersion { requested: "2025-06-18".into(), offered: "2026-07-28".into() })
+    );
+}
+
+#[test]
+fn initialize_faults_name_their_path() {
+    let server_info = r#""serverInfo":{"name":"s","version":"1"}"#;
+    let cases = [
+        ("[]".to_owned(), fault("$", "expected an object")),
+        (format!(r#"{{"capabilities":{{}},{server_info}}}"#), fault("$.protocolVersion", "missing")),
+        (format!(r#"{{"protocolVersion":20250618,"capabilities":{{}},{server_info}}}"#), fault("$.protocolVersion", "expected a string")),
+        (format!(r#"{{"protocolVersion":"2025-06-18",{server_info}}}"#), fault("$.capabilities", "missing")),
+        (format!(r#"{{"protocolVersion":"2025-06-18","capabilities":[],{server_info}}}"#), fault("$.capabilities", "expected an object")),
+        (format!(r#"{{"protocolVersion":"2025-06-18","capabilities":{{"tools":true}},{server_info}}}"#), fault("$.capabilities.tools", "expected an object")),
+        (
+            format!(r#"{{"protocolVersion":"2025-06-18","capabilities":{{"tools":{{"listChanged":"yes"}}}},{server_info}}}"#),
+            fault("$.capabilities.tools.listChanged", "expected a boolean"),
+        ),
+        (r#"{"protocolVersion":"2025-06-18","capabilities":{}}"#.to_owned(), fault("$.serverInfo", "missing")),
+        (r#"{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"version":"1"}}"#.to_owned(), fault("$.serverInfo.name", "missing")),
+        (r#"{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":1}}"#.to_owned(), fault("$.serverInfo.version", "expected a string")),
+        (format!(r#"{{"protocolVersion":"2025-06-18","capabilities":{{}},{server_info},"instructions":["x"]}}"#), fault("$.instructions", "expected a string")),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(decode_initialize_result(&parse(&text)), Err(expected), "{text}");
+    }
+}
+
+// ---- tools/list -------------------------------------------------------------
+
+/// The `tools/list` result example of the MCP tools specification (2025-06-18).
+const SPEC_TOOLS_PAGE: &str = r#"{
+    "tools": [
+      {
+        "name": "get_weather",
+        "title": "Weather Information Provider",
+        "description": "Get current weather information for a location",
+        "inputSchema": {
+          "type": "object",
+          "properties": { "location": { "type": "string", "description": "City name or zip code" } },
+          "required": ["location"]
+        }
+      }
+    ],
+    "nextCursor": "next-page-cursor"
+}"#;
+
+#[test]
+fn spec_tools_page() {
+    let page = decode_tools_page(&parse(SPEC_TOOLS_PAGE)).unwrap();
+    assert_eq!(page.next_cursor.as_deref(), Some("next-page-cursor"));
+    assert_eq!(page.tools.len(), 1);
+    let tool = &page.tools[0];
+    assert_eq!(tool.name, "get_weather");
+    assert_eq!(tool.title.as_deref(), Some("Weather Information Provider"));
+    assert_eq!(tool.description.as_deref(), Some("Get current weather information for a location"));
+    assert_eq!(tool.input_schema.get("required"), Some(&parse(r#"["location"]"#)));
+    assert_eq!((&tool.output_schema, &tool.annotations), (&None, &None));
+}
+
+#[test]
+fn optional_tool_members_and_unknown_members() {
+    let text = r#"{"tools":[{"name":"t","inputSchema":{"type":"object"},"outputSchema":{"type":"object"},
+        "annotations":{"readOnlyHint":true},"icons":[1],"_meta":{}}]}"#;
+    let page = decode_tools_page(&parse(text)).unwrap();
+    assert_eq!(page.next_cursor, None);
+    assert_eq!(page.tools[0].output_schema, Some(parse(r#"{"type":"object"}"#)));
+    assert_eq!(page.tools[0].annotations, Some(parse(r#"{"readOnlyHint":true}"#)));
+    assert_eq!((&page.tools[0].title, &page.tools[0].description), (&None, &None));
+}
+
+#[test]
+fn null_optional_members_count_as_absent() {
+    let text = r#"{"tools":[{"name":"t","inputSchema":{},"title":null,"description":null,"outputSchema":null,"annotations":null}],"nextCursor":null}"#;
+    let page = decode_tools_page(&parse(text)).unwrap();
+    assert_eq!(page, ToolsPage { tools: vec![ToolDescriptor { name: "t".into(), title: None, description: None, input_schema: parse("{}"), output_schema: None, annotations: None }], next_cursor: None });
+}
+
+#[test]
+fn empty_page() {
+    assert_eq!(decode_tools_page(&parse(r#"{"tools":[]}"#)), Ok(ToolsPage { tools: vec![], next_cursor: None }));
+}
+
+#[test]
+fn one_lying_tool_fails_the_page_naming_its_index() {
+    let good = r#"{"name":"ok","inputSchema":{}}"#;
+    let page = |bad: &str| format!(r#"{{"tools":[{good},{good},{good},{bad}]}}"#);
+    let cases = [
+        ("7", fault("$.tools[3]", "expected an object")),
+        (r#"{"inputSchema":{}}"#, fault("$.tools[3].name", "missing")),
+        (r#"{"name":"","inputSchema":{}}"#, fault("$.tools[3].name", "empty")),
+        (r#"{"name":5,"inputSchema":{}}"#, fault("$.tools[3].name", "expected a string")),
+        (r#"{"name":"t"}"#, fault("$.tools[3].inputSchema", "missing")),
+        (r#"{"name":"t","inputSchema":null}"#, fault("$.tools[3].inputSchema", "missing")),
+        (r#"{"name":"t","inputSchema":"object"}"#, fault("$.tools[3].inputSchema", "expected an object")),
+        (r#"{"name":"t","inputSchema":{},"title":1}"#, fault("$.tools[3].title", "expected a string")),
+        (r#"{"name":"t","inputSchema":{},"description":{}}"#, fault("$.tools[3].description", "expected a string")),
+        (r#"{"name":"t","inputSchema":{},"outputSchema":[]}"#, fault("$.tools[3].outputSchema", "expected an object")),
+        (r#"{"name":"t","inputSchema":{},"annotations":"x"}"#, fault("$.tools[3].annotations", "expected an object")),
+    ];
+    for (entry, expected) in cases {
+        assert_eq!(decode_tools_page(&parse(&page(entry))), Err(expected), "{entry}");
+    }
+}
+
+#[test]
+fn page_level_faults() {
+    assert_eq!(decode_tools_page(&parse("{}")), Err(fault("$.tools", "missing")));
+    assert_eq!(decode_tools_page(&parse(r#"{"tools":{}}"#)), Err(fault("$.tools", "expected an array")));
+    assert_eq!(decode_tools_page(&parse(r#"{"tools":[],"nextCursor":2}"#)), Err(fault("$.nextCursor", "expected a string")));
+    assert_eq!(decode_tools_page(&parse("null")), Err(fault("$", "expected an object")));
+}
+
+// ---- tools/call -------------------------------------------------------------
+
+#[test]
+fn spec_call_tool_result() {
+    let text = r#"{"content":[{"type":"text","text":"Current weather in New York:\nTemperature: 72°F"}],"isError":false}"#;
+    assert_eq!(
+        decode_call_tool_result(&parse(text)),
+        Ok(CallToolResult {
+            content: vec![ContentBlock::Text("Current weather in New York:\nTemperature: 72°F".into())],
+            is_error: false,
+            structured_content: None,
+        })
+    );
+}
+
+#[test]
+fn spec_structured_content_example() {
+    let text = r#"{"content":[{"type":"text","text":"{\"temperature\": 22.5}"}],"structuredContent":{"temperature":22.5,"conditions":"Partly cloudy"}}"#;
+    let result = decode_call_tool_result(&parse(text)).unwrap();
+    assert_eq!(result.structured_content, Some(parse(r#"{"temperature":22.5,"conditions":"Partly cloudy"}"#)));
+    assert!(!result.is_error);
+}
+
+#[test]
+fn non_text_blocks_become_other_and_is_error_is_read() {
+    let text = r#"{"content":[{"type":"image","data":"AAA=","mimeType":"image/png"},{"type":"text","text":"t"},
+        {"type":"resource_link","uri":"file:///x"},{"type":"audio"}],"isError":true}"#;
+    assert_eq!(
+        decode_call_tool_result(&parse(text)),
+        Ok(CallToolResult {
+            content: vec![
+                ContentBlock::Other("image".into()),
+                ContentBlock::Text("t".into()),
+                ContentBlock::Other("resource_link".into()),
+                ContentBlock::Other("audio".into()),
+            ],
+            is_error: true,
+            structured_content: None,
+        })
+    );
+}
+
+#[test]
+fn structured_content_without_content_is_accepted() {
+    assert_eq!(
+        decode_call_tool_result(&parse(r#"{"structuredContent":[1,2]}"#)),
+        Ok(CallToolResult { content: vec![], is_error: false, structured_content: Some(parse("[1,2]")) })
+    );
+}
+
+#[test]
+fn call_tool_result_faults() {
+    let cases = [
+        ("{}", fault("$.content", "missing")),
+        (r#"{"content":"hi"}"#, fault("$.content", "expected an array")),
+        (r#"{"content":[{"type":"text","text":"a"},"b"]}"#, fault("$.content[1]", "expected an object")),
+        (r#"{"content":[{"text":"a"}]}"#, fault("$.content[0].type", "missing")),
+        (r#"{"content":[{"type":3}]}"#, fault("$.content[0].type", "expected a string")),
+        (r#"{"content":[{"type":"text"}]}"#, fault("$.content[0].text", "missing")),
+        (r#"{"content":[{"type":"text","text":[]}]}"#, fault("$.content[0].text", "expected a string")),
+        (r#"{"content":[],"isError":"true"}"#, fault("$.isError", "expected a boolean")),
+        (r#"{"structuredContent":{},"content":7}"#, fault("$.content", "expected an array")),
+        ("true", fault("$", "expected an object")),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(decode_call_tool_result(&parse(text)), Err(expected), "{text}");
+    }
+}
