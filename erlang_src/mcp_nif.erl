@@ -17,6 +17,14 @@
 -nifs([nif_version/0, json_decode/1, json_decode_dirty/1, json_encode/2, json_encode_dirty/1]).
 
 %% ---- wire codecs (mcp_jsonrpc, mcp_protocol, mcp_stdio) ----
+-export([jsonrpc_decode/1, jsonrpc_decode_dirty/1,
+         protocol_decode_initialize_result/1, protocol_decode_tools_page/1,
+         protocol_decode_call_tool_result/1,
+         stdio_scan/3, stdio_scan_dirty/3]).
+-nifs([jsonrpc_decode/1, jsonrpc_decode_dirty/1,
+       protocol_decode_initialize_result/1, protocol_decode_tools_page/1,
+       protocol_decode_call_tool_result/1,
+       stdio_scan/3, stdio_scan_dirty/3]).
 
 %% ---- code mode generator (mcp_schema, mcp_name, mcp_codegen) ----
 
@@ -50,3 +58,12 @@ json_decode(_) -> not_loaded().
 json_decode_dirty(_) -> not_loaded().
 json_encode(_, _) -> not_loaded().
 json_encode_dirty(_) -> not_loaded().
+
+%% wire codecs
+jsonrpc_decode(_) -> not_loaded().
+jsonrpc_decode_dirty(_) -> not_loaded().
+protocol_decode_initialize_result(_) -> not_loaded().
+protocol_decode_tools_page(_) -> not_loaded().
+protocol_decode_call_tool_result(_) -> not_loaded().
+stdio_scan(_, _, _) -> not_loaded().
+stdio_scan_dirty(_, _, _) -> not_loaded().

@@ -8,6 +8,7 @@
 
 mod atoms;
 mod json_terms;
+mod wire_terms;
 
 use rustler::{Binary, Env, NifResult, Term};
 
@@ -42,6 +43,45 @@ fn json_encode_dirty<'a>(env: Env<'a>, value: Term<'a>) -> NifResult<Term<'a>> {
 }
 
 // ---- mcp_jsonrpc / mcp_protocol / mcp_stdio (wire codecs) -------------------
+
+#[rustler::nif]
+fn jsonrpc_decode<'a>(env: Env<'a>, line: Binary<'a>) -> Term<'a> {
+    wire_terms::jsonrpc_decode(env, line.as_slice())
+}
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn jsonrpc_decode_dirty<'a>(env: Env<'a>, line: Binary<'a>) -> Term<'a> {
+    wire_terms::jsonrpc_decode(env, line.as_slice())
+}
+
+// The protocol decoders take a json() term whose size is unknown without a
+// walk as long as the conversion itself; they run once per handshake, page
+// or tool call, so they always run on a dirty CPU scheduler.
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn protocol_decode_initialize_result<'a>(env: Env<'a>, value: Term<'a>) -> NifResult<Term<'a>> {
+    wire_terms::decode_initialize_result(env, value)
+}
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn protocol_decode_tools_page<'a>(env: Env<'a>, value: Term<'a>) -> NifResult<Term<'a>> {
+    wire_terms::decode_tools_page(env, value)
+}
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn protocol_decode_call_tool_result<'a>(env: Env<'a>, value: Term<'a>) -> NifResult<Term<'a>> {
+    wire_terms::decode_call_tool_result(env, value)
+}
+
+#[rustler::nif]
+fn stdio_scan<'a>(env: Env<'a>, chunk: Binary<'a>, pending_bytes: usize, ends_with_cr: bool) -> NifResult<Term<'a>> {
+    wire_terms::stdio_scan(env, chunk, mcp_core::stdio::Pending { bytes: pending_bytes, ends_with_cr })
+}
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn stdio_scan_dirty<'a>(env: Env<'a>, chunk: Binary<'a>, pending_bytes: usize, ends_with_cr: bool) -> NifResult<Term<'a>> {
+    wire_terms::stdio_scan(env, chunk, mcp_core::stdio::Pending { bytes: pending_bytes, ends_with_cr })
+}
 
 // ---- mcp_schema / mcp_name / mcp_codegen (code mode generator) --------------
 

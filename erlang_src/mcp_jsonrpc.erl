@@ -1,0 +1,86 @@
+%% @doc The JSON-RPC 2.0 envelope (`mcp/jsonrpc'): a total decoder for one
+%% inbound line and the encoders for what the client sends.
+%%
+%% `decode/1' never raises on a binary: a line that is not JSON is
+%% `{malformed_message, corruption_report()}', JSON that is not a JSON-RPC
+%% 2.0 message is `{bad_message, Reason}' (a short fixed phrase). Strict
+%% envelope: `jsonrpc' is exactly `"2.0"'; an id is an integer (any size) or
+%% a string; a response has exactly one of `result'/`error'; `params' is an
+%% object or an array; a duplicated envelope key (`jsonrpc', `id', `method',
+%% `result', `error', `params', and `code'/`message'/`data' inside `error')
+%% and a batch are faults. Tolerant content: unknown members are ignored and
+%% `params', `result' and error `data' cross as raw `json()'.
+%%
+%% Decoding is one parse in the Rust core; lines of at least
+%% `mcp_json:dirty_threshold()' bytes are decoded on a dirty CPU scheduler.
+%% The encoders build `json()' terms in Erlang (no NIF round trip for the
+%% caller's params); `mcp_stdio:frame/1' turns them into wire bytes.
+-module(mcp_jsonrpc).
+
+-export([decode/1, request/3, notification/2, result_response/2, error_response/3,
+         parse_error/0, invalid_request/0, method_not_found/0, invalid_params/0,
+         internal_error/0]).
+-export_type([id/0, rpc_error/0, inbound/0, message_fault/0, params/0]).
+
+-type json() :: mcp_json:json().
+-type id() :: {id_int, integer()} | {id_string, binary()}.
+-type params() :: {some, json()} | none.
+-type rpc_error() :: {rpc_error, Code :: integer(), Message :: binary(),
+                      Data :: {some, json()} | none}.
+-type inbound() :: {response, id(), {ok, json()} | {error, rpc_error()}}
+                 | {server_request, id(), Method :: binary(), Params :: params()}
+                 | {notification, Method :: binary(), Params :: params()}.
+-type message_fault() :: {malformed_message, mcp_json:corruption_report()}
+                       | {bad_message, Reason :: binary()}.
+
+%% @doc Decodes one line (without its newline).
+-spec decode(binary()) -> {ok, inbound()} | {error, message_fault()}.
+decode(Line) when is_binary(Line) ->
+    case byte_size(Line) >= mcp_json:dirty_threshold() of
+        true -> mcp_nif:jsonrpc_decode_dirty(Line);
+        false -> mcp_nif:jsonrpc_decode(Line)
+    end.
+
+%% @doc `{"jsonrpc":"2.0","id":Id,"method":Method[,"params":Params]}'.
+-spec request(id(), binary(), params()) -> json().
+request(Id, Method, Params) when is_binary(Method) ->
+    envelope([{<<"id">>, id_json(Id)}, {<<"method">>, {string, Method}} | params_members(Params)]).
+
+%% @doc `{"jsonrpc":"2.0","method":Method[,"params":Params]}'.
+-spec notification(binary(), params()) -> json().
+notification(Method, Params) when is_binary(Method) ->
+    envelope([{<<"method">>, {string, Method}} | params_members(Params)]).
+
+%% @doc `{"jsonrpc":"2.0","id":Id,"result":Result}'.
+-spec result_response(id(), json()) -> json().
+result_response(Id, Result) ->
+    envelope([{<<"id">>, id_json(Id)}, {<<"result">>, Result}]).
+
+%% @doc `{"jsonrpc":"2.0","id":Id,"error":{"code":Code,"message":Message}}'.
+-spec error_response(id(), integer(), binary()) -> json().
+error_response(Id, Code, Message) when is_integer(Code), is_binary(Message) ->
+    Error = {object, [{<<"code">>, {int, Code}}, {<<"message">>, {string, Message}}]},
+    envelope([{<<"id">>, id_json(Id)}, {<<"error">>, Error}]).
+
+-spec parse_error() -> -32700.
+parse_error() -> -32700.
+
+-spec invalid_request() -> -32600.
+invalid_request() -> -32600.
+
+-spec method_not_found() -> -32601.
+method_not_found() -> -32601.
+
+-spec invalid_params() -> -32602.
+invalid_params() -> -32602.
+
+-spec internal_error() -> -32603.
+internal_error() -> -32603.
+
+envelope(Members) -> {object, [{<<"jsonrpc">>, {string, <<"2.0">>}} | Members]}.
+
+id_json({id_int, Int}) when is_integer(Int) -> {int, Int};
+id_json({id_string, String}) when is_binary(String) -> {string, String}.
+
+params_members({some, Params}) -> [{<<"params">>, Params}];
+params_members(none) -> [].

@@ -1,0 +1,83 @@
+%% @doc MCP protocol messages (`mcp/protocol'): the params the client sends
+%% and total decoders for the results it reads.
+%%
+%% The decoders take the `json()' a response carried and never raise on
+%% one (a term outside `json()' raises `badarg'). Every fault names its path,
+%% `$.tools[3].inputSchema'-style, with a short fixed reason (`missing',
+%% `empty', `expected a string', `expected a boolean', `expected an object',
+%% `expected an array'). Strict where the client depends on a member,
+%% tolerant elsewhere: unknown members are ignored; schemas, annotations and
+%% `structuredContent' cross raw; an optional member given as `null' counts
+%% as absent; where a key repeats, its first occurrence is read.
+%%
+%% Invariants: the declared client capabilities are exactly `{object, []}'
+%% (no sampling, roots or elicitation); a decoded `initialize_result()' has a
+%% protocol version in `supported_versions()'; one bad tool entry fails the
+%% whole page. The decoders run in the Rust core on a dirty CPU scheduler.
+-module(mcp_protocol).
+
+-export([requested_version/0, supported_versions/0,
+         initialize_params/2, decode_initialize_result/1,
+         tools_list_params/1, decode_tools_page/1,
+         tools_call_params/2, decode_call_tool_result/1]).
+-export_type([initialize_result/0, tools_capability/0, server_info/0, tool_descriptor/0,
+              tools_page/0, call_tool_result/0, content_block/0, protocol_fault/0]).
+
+-type json() :: mcp_json:json().
+-type tools_capability() :: {tools_capability, ListChanged :: boolean()}.
+-type server_info() :: {server_info, Name :: binary(), Version :: binary()}.
+-type initialize_result() :: {initialize_result, ProtocolVersion :: binary(),
+        Tools :: {some, tools_capability()} | none,
+        ServerInfo :: server_info(),
+        Instructions :: {some, binary()} | none}.
+-type tool_descriptor() :: {tool_descriptor, Name :: binary(),
+        Title :: {some, binary()} | none, Description :: {some, binary()} | none,
+        InputSchema :: json(), OutputSchema :: {some, json()} | none,
+        Annotations :: {some, json()} | none}.
+-type tools_page() :: {tools_page, [tool_descriptor()], NextCursor :: {some, binary()} | none}.
+-type content_block() :: {text, binary()} | {other, Kind :: binary()}.
+-type call_tool_result() :: {call_tool_result, [content_block()], IsError :: boolean(),
+        StructuredContent :: {some, json()} | none}.
+-type protocol_fault() :: {protocol_fault, Path :: binary(), Reason :: binary()}
+                        | {unsupported_version, Requested :: binary(), Offered :: binary()}.
+
+%% @doc The revision the client asks for.
+-spec requested_version() -> binary().
+requested_version() -> <<"2025-06-18">>.
+
+%% @doc The revisions the client accepts, newest first.
+-spec supported_versions() -> [binary(), ...].
+supported_versions() -> [<<"2025-06-18">>, <<"2025-03-26">>, <<"2024-11-05">>].
+
+%% @doc `initialize' params; `capabilities' is the empty object.
+-spec initialize_params(binary(), binary()) -> json().
+initialize_params(ClientName, ClientVersion) when is_binary(ClientName), is_binary(ClientVersion) ->
+    {object, [{<<"protocolVersion">>, {string, requested_version()}},
+              {<<"capabilities">>, {object, []}},
+              {<<"clientInfo">>, {object, [{<<"name">>, {string, ClientName}},
+                                           {<<"version">>, {string, ClientVersion}}]}}]}.
+
+%% @doc Decodes an `initialize' result; a version outside
+%% `supported_versions()' is `{unsupported_version, Requested, Offered}'.
+-spec decode_initialize_result(json()) -> {ok, initialize_result()} | {error, protocol_fault()}.
+decode_initialize_result(Result) -> mcp_nif:protocol_decode_initialize_result(Result).
+
+%% @doc `tools/list' params: `{}' or `{"cursor": Cursor}'.
+-spec tools_list_params({some, binary()} | none) -> json().
+tools_list_params(none) -> {object, []};
+tools_list_params({some, Cursor}) when is_binary(Cursor) -> {object, [{<<"cursor">>, {string, Cursor}}]}.
+
+%% @doc Decodes a `tools/list' result page.
+-spec decode_tools_page(json()) -> {ok, tools_page()} | {error, protocol_fault()}.
+decode_tools_page(Result) -> mcp_nif:protocol_decode_tools_page(Result).
+
+%% @doc `tools/call' params: `{"name": Name, "arguments": Arguments}'.
+-spec tools_call_params(binary(), json()) -> json().
+tools_call_params(Name, Arguments) when is_binary(Name) ->
+    {object, [{<<"name">>, {string, Name}}, {<<"arguments">>, Arguments}]}.
+
+%% @doc Decodes a `tools/call' result: text blocks keep their text, every
+%% other block is `{other, Type}'; `isError' defaults to false; `content' may
+%% be absent only beside `structuredContent'.
+-spec decode_call_tool_result(json()) -> {ok, call_tool_result()} | {error, protocol_fault()}.
+decode_call_tool_result(Result) -> mcp_nif:protocol_decode_call_tool_result(Result).

@@ -1,0 +1,81 @@
+%% @doc Newline-delimited stdio framing (`mcp/stdio').
+%%
+%% `push/2' cuts the inbound byte stream into lines: a line ends at `\n',
+%% one trailing `\r' is stripped, empty lines are skipped, and a partial line
+%% is held across chunks. A line whose content is longer than
+%% `max_line_bytes()' (16 MiB) is `{line_too_long, Bytes}', whether it is
+%% still pending or already complete; exactly `max_line_bytes()' is
+%% accepted. A pending line ending in `\r' is measured without it, so the
+%% verdict does not depend on how the stream was cut. After an error the
+%% stream is broken: there is no buffer to continue with.
+%%
+%% The rules live in the Rust core (`stdio::scan'), which looks at the new
+%% chunk only, given the held length and whether the held bytes end in `\r';
+%% the held bytes are never passed to it. The held partial line is a binary
+%% grown by appending, which the runtime does in place (amortised linear for
+%% a 16 MiB line arriving in small chunks, no rescan, no recopy). Lines
+%% lying inside one chunk are returned as sub-binaries of it, not copies.
+%% Chunks of at least `dirty_threshold()' bytes are scanned on a dirty CPU
+%% scheduler.
+%%
+%% `frame/1' is the only place outgoing wire bytes get their shape:
+%% `mcp_json:encode/1' plus `\n'. The encoder escapes every control
+%% character, so the newline is the last byte and the only one.
+-module(mcp_stdio).
+
+-export([new/0, push/2, frame/1, max_line_bytes/0, dirty_threshold/0]).
+-export_type([buffer/0, framing_fault/0]).
+
+-define(MAX_LINE_BYTES, 16777216).
+-define(DIRTY_THRESHOLD, 65536).
+
+-record(stdio_buffer, {held = <<>> :: binary(), held_ends_with_cr = false :: boolean()}).
+
+-opaque buffer() :: #stdio_buffer{}.
+-type framing_fault() :: {line_too_long, Bytes :: non_neg_integer()}.
+
+%% @doc The longest line content accepted: 16 MiB.
+-spec max_line_bytes() -> pos_integer().
+max_line_bytes() -> ?MAX_LINE_BYTES.
+
+%% @doc Chunk size from which `push/2' scans on a dirty CPU scheduler.
+-spec dirty_threshold() -> pos_integer().
+dirty_threshold() -> ?DIRTY_THRESHOLD.
+
+%% @doc An empty buffer.
+-spec new() -> buffer().
+new() -> #stdio_buffer{}.
+
+%% @doc The lines `Chunk' completes, in order, and the buffer holding the rest.
+-spec push(buffer(), binary()) -> {ok, [binary()], buffer()} | {error, framing_fault()}.
+push(#stdio_buffer{held = Held, held_ends_with_cr = EndsWithCr}, Chunk) when is_binary(Chunk) ->
+    case scan(Chunk, byte_size(Held), EndsWithCr) of
+        {ok, continues, [], _Rest, RestEndsWithCr} ->
+            {ok, [], #stdio_buffer{held = <<Held/binary, Chunk/binary>>,
+                                   held_ends_with_cr = RestEndsWithCr}};
+        {ok, Completion, Lines, Rest, RestEndsWithCr} ->
+            {ok, completed(Completion, Held, Lines),
+             #stdio_buffer{held = unshare(Rest), held_ends_with_cr = RestEndsWithCr}};
+        {error, _} = Fault ->
+            Fault
+    end.
+
+%% @doc One wire line: compact JSON and `\n'.
+-spec frame(mcp_json:json()) -> binary().
+frame(Value) ->
+    Encoded = mcp_json:encode(Value),
+    <<Encoded/binary, $\n>>.
+
+scan(Chunk, HeldBytes, EndsWithCr) when byte_size(Chunk) >= ?DIRTY_THRESHOLD ->
+    mcp_nif:stdio_scan_dirty(Chunk, HeldBytes, EndsWithCr);
+scan(Chunk, HeldBytes, EndsWithCr) ->
+    mcp_nif:stdio_scan(Chunk, HeldBytes, EndsWithCr).
+
+completed(empty, _Held, Lines) -> Lines;
+completed({line, 0, Part}, _Held, Lines) -> [Part | Lines];
+completed({line, Keep, <<>>}, Held, Lines) -> [binary_part(Held, 0, Keep) | Lines];
+completed({line, Keep, Part}, Held, Lines) -> [<<(binary_part(Held, 0, Keep))/binary, Part/binary>> | Lines].
+
+%% An empty rest must not keep the whole chunk alive.
+unshare(<<>>) -> <<>>;
+unshare(Rest) -> Rest.

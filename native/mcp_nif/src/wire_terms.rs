@@ -1,0 +1,226 @@
+//! Terms of the wire codecs (DESIGN §2 `mcp/jsonrpc`, `mcp/protocol`,
+//! `mcp/stdio`) built from `mcp_core` values. Raw JSON parts go through
+//! [`json_to_term`]; nothing here interprets anything.
+
+use crate::atoms;
+use crate::json_terms::{binary_term, corruption_report_term, json_from_term, json_to_term};
+use mcp_core::json::Json;
+use mcp_core::jsonrpc::{self, Id, Inbound, Integer, MessageFault, RpcError};
+use mcp_core::protocol::{self, CallToolResult, ContentBlock, InitializeResult, ProtocolFault, ToolDescriptor, ToolsPage};
+use mcp_core::stdio::{self, Completion, FramingFault, Pending};
+use rustler::types::tuple::make_tuple;
+use rustler::{Binary, Encoder, Env, NifResult, Term};
+
+fn text<'a>(env: Env<'a>, value: &str) -> Term<'a> {
+    binary_term(env, value.as_bytes())
+}
+
+fn tuple<'a>(env: Env<'a>, parts: &[Term<'a>]) -> Term<'a> {
+    make_tuple(env, parts)
+}
+
+/// `{some, V} | none`.
+fn option<'a, T>(env: Env<'a>, value: Option<&T>, to_term: impl FnOnce(Env<'a>, &T) -> Term<'a>) -> Term<'a> {
+    match value {
+        Some(value) => (atoms::some(), to_term(env, value)).encode(env),
+        None => atoms::none().encode(env),
+    }
+}
+
+fn ok<'a>(env: Env<'a>, value: Term<'a>) -> Term<'a> {
+    (atoms::ok(), value).encode(env)
+}
+
+fn error<'a>(env: Env<'a>, reason: Term<'a>) -> Term<'a> {
+    (atoms::error(), reason).encode(env)
+}
+
+// ---- mcp_jsonrpc --------------------------------------------------------------
+
+fn integer_term<'a>(env: Env<'a>, value: &Integer) -> Term<'a> {
+    match value {
+        Integer::Small(small) => small.encode(env),
+        Integer::Big(big) => big.encode(env),
+    }
+}
+
+fn id_term<'a>(env: Env<'a>, id: &Id) -> Term<'a> {
+    match id {
+        Id::Int(int) => (atoms::id_int(), integer_term(env, int)).encode(env),
+        Id::String(value) => (atoms::id_string(), text(env, value)).encode(env),
+    }
+}
+
+fn rpc_error_term<'a>(env: Env<'a>, error: &RpcError) -> Term<'a> {
+    tuple(
+        env,
+        &[
+            atoms::rpc_error().encode(env),
+            integer_term(env, &error.code),
+            text(env, &error.message),
+            option(env, error.data.as_ref(), json_to_term),
+        ],
+    )
+}
+
+fn inbound_term<'a>(env: Env<'a>, message: &Inbound) -> Term<'a> {
+    match message {
+        Inbound::Response { id, outcome } => {
+            let outcome = match outcome {
+                Ok(result) => ok(env, json_to_term(env, result)),
+                Err(rpc_error) => error(env, rpc_error_term(env, rpc_error)),
+            };
+            tuple(env, &[atoms::response().encode(env), id_term(env, id), outcome])
+        }
+        Inbound::ServerRequest { id, method, params } => tuple(
+            env,
+            &[atoms::server_request().encode(env), id_term(env, id), text(env, method), option(env, params.as_ref(), json_to_term)],
+        ),
+        Inbound::Notification { method, params } => {
+            tuple(env, &[atoms::notification().encode(env), text(env, method), option(env, params.as_ref(), json_to_term)])
+        }
+    }
+}
+
+/// `{ok, inbound()} | {error, message_fault()}` for one line.
+pub fn jsonrpc_decode<'a>(env: Env<'a>, line: &[u8]) -> Term<'a> {
+    match jsonrpc::decode(line) {
+        Ok(message) => ok(env, inbound_term(env, &message)),
+        Err(MessageFault::Malformed(report)) => {
+            error(env, (atoms::malformed_message(), corruption_report_term(env, &report)).encode(env))
+        }
+        Err(MessageFault::Bad(reason)) => error(env, (atoms::bad_message(), text(env, reason)).encode(env)),
+    }
+}
+
+// ---- mcp_protocol ---------------------------------------------------------------
+
+fn protocol_fault_term<'a>(env: Env<'a>, fault: &ProtocolFault) -> Term<'a> {
+    match fault {
+        ProtocolFault::Fault { path, reason } => {
+            tuple(env, &[atoms::protocol_fault().encode(env), text(env, path), text(env, reason)])
+        }
+        ProtocolFault::UnsupportedVersion { requested, offered } => {
+            tuple(env, &[atoms::unsupported_version().encode(env), text(env, requested), text(env, offered)])
+        }
+    }
+}
+
+/// Converts the `json()` term, decodes it with `decode`, and builds the
+/// `{ok, T} | {error, protocol_fault()}` term; `badarg` outside `json()`.
+fn decode_json_term<'a, T>(
+    env: Env<'a>,
+    value: Term<'a>,
+    decode: impl FnOnce(&Json) -> Result<T, ProtocolFault>,
+    to_term: impl FnOnce(Env<'a>, &T) -> Term<'a>,
+) -> NifResult<Term<'a>> {
+    let value = json_from_term(value)?;
+    Ok(match decode(&value) {
+        Ok(decoded) => ok(env, to_term(env, &decoded)),
+        Err(fault) => error(env, protocol_fault_term(env, &fault)),
+    })
+}
+
+fn initialize_result_term<'a>(env: Env<'a>, result: &InitializeResult) -> Term<'a> {
+    let tools = option(env, result.tools.as_ref(), |env, tools| {
+        (atoms::tools_capability(), tools.list_changed).encode(env)
+    });
+    let server_info =
+        tuple(env, &[atoms::server_info().encode(env), text(env, &result.server_info.name), text(env, &result.server_info.version)]);
+    tuple(
+        env,
+        &[
+            atoms::initialize_result().encode(env),
+            text(env, &result.protocol_version),
+            tools,
+            server_info,
+            option(env, result.instructions.as_ref(), |env, value| text(env, value)),
+        ],
+    )
+}
+
+fn tool_descriptor_term<'a>(env: Env<'a>, tool: &ToolDescriptor) -> Term<'a> {
+    tuple(
+        env,
+        &[
+            atoms::tool_descriptor().encode(env),
+            text(env, &tool.name),
+            option(env, tool.title.as_ref(), |env, value| text(env, value)),
+            option(env, tool.description.as_ref(), |env, value| text(env, value)),
+            json_to_term(env, &tool.input_schema),
+            option(env, tool.output_schema.as_ref(), json_to_term),
+            option(env, tool.annotations.as_ref(), json_to_term),
+        ],
+    )
+}
+
+fn tools_page_term<'a>(env: Env<'a>, page: &ToolsPage) -> Term<'a> {
+    let tools: Vec<Term<'a>> = page.tools.iter().map(|tool| tool_descriptor_term(env, tool)).collect();
+    tuple(
+        env,
+        &[atoms::tools_page().encode(env), tools.encode(env), option(env, page.next_cursor.as_ref(), |env, value| text(env, value))],
+    )
+}
+
+fn content_block_term<'a>(env: Env<'a>, block: &ContentBlock) -> Term<'a> {
+    match block {
+        ContentBlock::Text(value) => (atoms::text(), text(env, value)).encode(env),
+        ContentBlock::Other(kind) => (atoms::other(), text(env, kind)).encode(env),
+    }
+}
+
+fn call_tool_result_term<'a>(env: Env<'a>, result: &CallToolResult) -> Term<'a> {
+    let content: Vec<Term<'a>> = result.content.iter().map(|block| content_block_term(env, block)).collect();
+    tuple(
+        env,
+        &[
+            atoms::call_tool_result().encode(env),
+            content.encode(env),
+            result.is_error.encode(env),
+            option(env, result.structured_content.as_ref(), json_to_term),
+        ],
+    )
+}
+
+pub fn decode_initialize_result<'a>(env: Env<'a>, value: Term<'a>) -> NifResult<Term<'a>> {
+    decode_json_term(env, value, protocol::decode_initialize_result, initialize_result_term)
+}
+
+pub fn decode_tools_page<'a>(env: Env<'a>, value: Term<'a>) -> NifResult<Term<'a>> {
+    decode_json_term(env, value, protocol::decode_tools_page, tools_page_term)
+}
+
+pub fn decode_call_tool_result<'a>(env: Env<'a>, value: Term<'a>) -> NifResult<Term<'a>> {
+    decode_json_term(env, value, protocol::decode_call_tool_result, call_tool_result_term)
+}
+
+// ---- mcp_stdio ------------------------------------------------------------------
+
+/// Frames one chunk after `pending` held bytes:
+/// `{ok, Completion, [Line], Rest, RestEndsWithCr}` where `Completion` is
+/// `continues | empty | {line, Keep, Part}`; `Part`, every `Line` and `Rest`
+/// are sub-binaries of `chunk` (no copy). `{error, {line_too_long, Bytes}}`.
+pub fn stdio_scan<'a>(env: Env<'a>, chunk: Binary<'a>, pending: Pending) -> NifResult<Term<'a>> {
+    let bytes = chunk.as_slice();
+    let framing = match stdio::scan(pending, bytes) {
+        Ok(framing) => framing,
+        Err(FramingFault::LineTooLong { bytes }) => {
+            return Ok(error(env, (atoms::line_too_long(), bytes).encode(env)));
+        }
+    };
+    let completion = match framing.completion {
+        Completion::Continues => atoms::continues().encode(env),
+        Completion::Empty => atoms::empty().encode(env),
+        Completion::Line { keep, end } => (atoms::line(), keep, chunk.make_subbinary(0, end)?).encode(env),
+    };
+    let lines = framing
+        .lines
+        .iter()
+        .map(|range| Ok(chunk.make_subbinary(range.start, range.end - range.start)?.to_term(env)))
+        .collect::<NifResult<Vec<Term<'a>>>>()?;
+    let rest = chunk.make_subbinary(framing.rest, bytes.len() - framing.rest)?;
+    Ok(tuple(
+        env,
+        &[atoms::ok().encode(env), completion, lines.encode(env), rest.to_term(env), framing.pending.ends_with_cr.encode(env)],
+    ))
+}

@@ -1,0 +1,156 @@
+-module(mcp_protocol_tests).
+
+-include_lib("eunit/include/eunit.hrl").
+
+json(Text) ->
+    {ok, Value} = mcp_json:decode(Text),
+    Value.
+
+fault(Path, Reason) -> {error, {protocol_fault, Path, Reason}}.
+
+%% ---- versions and params ----
+
+versions_test() ->
+    ?assertEqual(<<"2025-06-18">>, mcp_protocol:requested_version()),
+    ?assertEqual([<<"2025-06-18">>, <<"2025-03-26">>, <<"2024-11-05">>], mcp_protocol:supported_versions()).
+
+%% The declared client capabilities are empty: no sampling, roots or
+%% elicitation. Widening them must break this test.
+capabilities_are_exactly_the_empty_object_test() ->
+    {object, Members} = mcp_protocol:initialize_params(<<"loom">>, <<"0.1.0">>),
+    ?assertEqual({<<"capabilities">>, {object, []}}, lists:keyfind(<<"capabilities">>, 1, Members)),
+    ?assertEqual(<<"{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+                   "\"clientInfo\":{\"name\":\"loom\",\"version\":\"0.1.0\"}}">>,
+                 mcp_json:encode(mcp_protocol:initialize_params(<<"loom">>, <<"0.1.0">>))).
+
+tools_list_params_test() ->
+    ?assertEqual({object, []}, mcp_protocol:tools_list_params(none)),
+    ?assertEqual({object, [{<<"cursor">>, {string, <<"c2">>}}]}, mcp_protocol:tools_list_params({some, <<"c2">>})).
+
+tools_call_params_test() ->
+    Arguments = json(<<"{\"location\":\"New York\"}">>),
+    ?assertEqual({object, [{<<"name">>, {string, <<"get_weather">>}}, {<<"arguments">>, Arguments}]},
+                 mcp_protocol:tools_call_params(<<"get_weather">>, Arguments)).
+
+%% ---- initialize ----
+
+%% The InitializeResult example of the MCP lifecycle specification.
+spec_initialize_result_test() ->
+    Result = json(<<"{\"protocolVersion\": \"2025-06-18\", \"capabilities\": {\"logging\": {},"
+                    " \"prompts\": {\"listChanged\": true}, \"resources\": {\"subscribe\": true, \"listChanged\": true},"
+                    " \"tools\": {\"listChanged\": true}}, \"serverInfo\": {\"name\": \"ExampleServer\","
+                    " \"title\": \"Example Server Display Name\", \"version\": \"1.0.0\"},"
+                    " \"instructions\": \"Optional instructions for the client\"}">>),
+    ?assertEqual({ok, {initialize_result, <<"2025-06-18">>, {some, {tools_capability, true}},
+                       {server_info, <<"ExampleServer">>, <<"1.0.0">>},
+                       {some, <<"Optional instructions for the client">>}}},
+                 mcp_protocol:decode_initialize_result(Result)).
+
+absent_tools_capability_is_none_test() ->
+    Result = json(<<"{\"protocolVersion\":\"2024-11-05\",\"capabilities\":{},"
+                    "\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}">>),
+    ?assertEqual({ok, {initialize_result, <<"2024-11-05">>, none, {server_info, <<"s">>, <<"1">>}, none}},
+                 mcp_protocol:decode_initialize_result(Result)).
+
+unsupported_version_test() ->
+    Result = json(<<"{\"protocolVersion\":\"2026-07-28\",\"capabilities\":{\"tools\":{}},"
+                    "\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}">>),
+    ?assertEqual({error, {unsupported_version, <<"2025-06-18">>, <<"2026-07-28">>}},
+                 mcp_protocol:decode_initialize_result(Result)).
+
+initialize_faults_test_() ->
+    Info = <<"\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}">>,
+    [?_assertEqual(Expected, mcp_protocol:decode_initialize_result(json(Text)))
+     || {Text, Expected} <-
+            [{<<"[]">>, fault(<<"$">>, <<"expected an object">>)},
+             {<<"{\"capabilities\":{},", Info/binary, "}">>, fault(<<"$.protocolVersion">>, <<"missing">>)},
+             {<<"{\"protocolVersion\":\"2025-06-18\",", Info/binary, "}">>, fault(<<"$.capabilities">>, <<"missing">>)},
+             {<<"{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{\"listChanged\":1}},", Info/binary, "}">>,
+              fault(<<"$.capabilities.tools.listChanged">>, <<"expected a boolean">>)},
+             {<<"{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{}}">>, fault(<<"$.serverInfo">>, <<"missing">>)},
+             {<<"{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"serverInfo\":{\"name\":\"s\"}}">>,
+              fault(<<"$.serverInfo.version">>, <<"missing">>)}]].
+
+%% ---- tools/list ----
+
+%% The tools/list result example of the MCP tools specification (2025-06-18).
+spec_tools_page_test() ->
+    Schema = <<"{\"type\":\"object\",\"properties\":{\"location\":{\"type\":\"string\","
+               "\"description\":\"City name or zip code\"}},\"required\":[\"location\"]}">>,
+    Page = json(<<"{\"tools\":[{\"name\":\"get_weather\",\"title\":\"Weather Information Provider\","
+                  "\"description\":\"Get current weather information for a location\",\"inputSchema\":",
+                  Schema/binary, "}],\"nextCursor\":\"next-page-cursor\"}">>),
+    ?assertEqual({ok, {tools_page, [{tool_descriptor, <<"get_weather">>, {some, <<"Weather Information Provider">>},
+                                     {some, <<"Get current weather information for a location">>},
+                                     json(Schema), none, none}],
+                       {some, <<"next-page-cursor">>}}},
+                 mcp_protocol:decode_tools_page(Page)).
+
+optional_tool_members_test() ->
+    Page = json(<<"{\"tools\":[{\"name\":\"t\",\"inputSchema\":{},\"outputSchema\":{\"type\":\"object\"},"
+                  "\"annotations\":{\"readOnlyHint\":true},\"icons\":[],\"title\":null}]}">>),
+    ?assertEqual({ok, {tools_page, [{tool_descriptor, <<"t">>, none, none, {object, []},
+                                     {some, json(<<"{\"type\":\"object\"}">>)},
+                                     {some, json(<<"{\"readOnlyHint\":true}">>)}}], none}},
+                 mcp_protocol:decode_tools_page(Page)).
+
+one_lying_tool_fails_the_page_test_() ->
+    Good = <<"{\"name\":\"ok\",\"inputSchema\":{}}">>,
+    Page = fun(Bad) -> json(<<"{\"tools\":[", Good/binary, ",", Good/binary, ",", Good/binary, ",", Bad/binary, "]}">>) end,
+    [?_assertEqual(Expected, mcp_protocol:decode_tools_page(Page(Entry)))
+     || {Entry, Expected} <-
+            [{<<"\"t\"">>, fault(<<"$.tools[3]">>, <<"expected an object">>)},
+             {<<"{\"inputSchema\":{}}">>, fault(<<"$.tools[3].name">>, <<"missing">>)},
+             {<<"{\"name\":\"\",\"inputSchema\":{}}">>, fault(<<"$.tools[3].name">>, <<"empty">>)},
+             {<<"{\"name\":[],\"inputSchema\":{}}">>, fault(<<"$.tools[3].name">>, <<"expected a string">>)},
+             {<<"{\"name\":\"t\"}">>, fault(<<"$.tools[3].inputSchema">>, <<"missing">>)},
+             {<<"{\"name\":\"t\",\"inputSchema\":true}">>, fault(<<"$.tools[3].inputSchema">>, <<"expected an object">>)},
+             {<<"{\"name\":\"t\",\"inputSchema\":{},\"title\":2}">>, fault(<<"$.tools[3].title">>, <<"expected a string">>)},
+             {<<"{\"name\":\"t\",\"inputSchema\":{},\"description\":false}">>,
+              fault(<<"$.tools[3].description">>, <<"expected a string">>)},
+             {<<"{\"name\":\"t\",\"inputSchema\":{},\"outputSchema\":\"o\"}">>,
+              fault(<<"$.tools[3].outputSchema">>, <<"expected an object">>)},
+             {<<"{\"name\":\"t\",\"inputSchema\":{},\"annotations\":[]}">>,
+              fault(<<"$.tools[3].annotations">>, <<"expected an object">>)}]].
+
+page_faults_test_() ->
+    [?_assertEqual(fault(<<"$.tools">>, <<"missing">>), mcp_protocol:decode_tools_page({object, []})),
+     ?_assertEqual(fault(<<"$.tools">>, <<"expected an array">>), mcp_protocol:decode_tools_page(json(<<"{\"tools\":{}}">>))),
+     ?_assertEqual(fault(<<"$.nextCursor">>, <<"expected a string">>),
+                   mcp_protocol:decode_tools_page(json(<<"{\"tools\":[],\"nextCursor\":1}">>)))].
+
+not_json_is_badarg_test() ->
+    ?assertError(badarg, mcp_protocol:decode_tools_page({object, [{not_a_binary, null}]})),
+    ?assertError(badarg, mcp_protocol:decode_call_tool_result(hello)).
+
+%% ---- tools/call ----
+
+spec_call_tool_result_test() ->
+    Result = json(<<"{\"content\":[{\"type\":\"text\",\"text\":\"Current weather in New York:\\nTemperature: 72\\u00b0F\"}],"
+                    "\"isError\":false}">>),
+    ?assertEqual({ok, {call_tool_result, [{text, <<"Current weather in New York:\nTemperature: 72", 16#b0/utf8, "F">>}],
+                       false, none}},
+                 mcp_protocol:decode_call_tool_result(Result)).
+
+other_blocks_and_is_error_test() ->
+    Result = json(<<"{\"content\":[{\"type\":\"image\",\"data\":\"AAA=\",\"mimeType\":\"image/png\"},"
+                    "{\"type\":\"text\",\"text\":\"t\"},{\"type\":\"resource_link\",\"uri\":\"file:///x\"}],"
+                    "\"isError\":true,\"structuredContent\":{\"n\":1}}">>),
+    ?assertEqual({ok, {call_tool_result, [{other, <<"image">>}, {text, <<"t">>}, {other, <<"resource_link">>}],
+                       true, {some, json(<<"{\"n\":1}">>)}}},
+                 mcp_protocol:decode_call_tool_result(Result)).
+
+structured_content_without_content_test() ->
+    ?assertEqual({ok, {call_tool_result, [], false, {some, {array, [{int, 1}]}}}},
+                 mcp_protocol:decode_call_tool_result(json(<<"{\"structuredContent\":[1]}">>))).
+
+call_tool_result_faults_test_() ->
+    [?_assertEqual(Expected, mcp_protocol:decode_call_tool_result(json(Text)))
+     || {Text, Expected} <-
+            [{<<"{}">>, fault(<<"$.content">>, <<"missing">>)},
+             {<<"{\"content\":{}}">>, fault(<<"$.content">>, <<"expected an array">>)},
+             {<<"{\"content\":[1]}">>, fault(<<"$.content[0]">>, <<"expected an object">>)},
+             {<<"{\"content\":[{\"type\":\"text\",\"text\":\"a\"},{\"type\":\"text\"}]}">>,
+              fault(<<"$.content[1].text">>, <<"missing">>)},
+             {<<"{\"content\":[{}]}">>, fault(<<"$.content[0].type">>, <<"missing">>)},
+             {<<"{\"content\":[],\"isError\":\"no\"}">>, fault(<<"$.isError">>, <<"expected a boolean">>)}]].

@@ -1,0 +1,133 @@
+-module(mcp_stdio_tests).
+
+-include_lib("proper/include/proper.hrl").
+-include_lib("eunit/include/eunit.hrl").
+
+-define(MAX, 16777216).
+
+%% A multi-message stream in the shape a server writes: an initialize
+%% result, a log notification (CRLF), blank lines, a tools/list page, a
+%% tools/call result with an escaped newline, and a partial last line.
+stream() ->
+    <<"{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},"
+      "\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}\n"
+      "\n"
+      "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"caf", 16#e9/utf8, "\"}}\r\n"
+      "\r\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"echo\",\"inputSchema\":{\"type\":\"object\"}}]}}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"a\\nb\"}]}}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":3,">>.
+
+%% The lines of stream(), reviewed by hand.
+stream_lines() ->
+    [<<"{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},"
+       "\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}">>,
+     <<"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"caf", 16#e9/utf8, "\"}}">>,
+     <<"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"echo\",\"inputSchema\":{\"type\":\"object\"}}]}}">>,
+     <<"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"a\\nb\"}]}}">>].
+
+%% Pushes every chunk; the lines in order, or the first error.
+push_all(Chunks) -> push_all(Chunks, mcp_stdio:new(), []).
+
+push_all([], _Buffer, Lines) -> {ok, lists:append(lists:reverse(Lines))};
+push_all([Chunk | Rest], Buffer, Lines) ->
+    case mcp_stdio:push(Buffer, Chunk) of
+        {ok, New, Next} -> push_all(Rest, Next, [New | Lines]);
+        {error, _} = Error -> Error
+    end.
+
+bytes(Binary) -> [<<Byte>> || <<Byte>> <= Binary].
+
+stream_fed_whole_test() ->
+    ?assertEqual({ok, stream_lines()}, push_all([stream()])).
+
+stream_fed_one_byte_at_a_time_test() ->
+    ?assertEqual({ok, stream_lines()}, push_all(bytes(stream()))).
+
+stream_lines_decode_test() ->
+    [?assertMatch({ok, _}, mcp_jsonrpc:decode(Line)) || Line <- stream_lines()].
+
+stream_in_random_chunkings_test() ->
+    ?assert(proper:quickcheck(prop_any_chunking(), [{numtests, 500}, {to_file, user}])).
+
+prop_any_chunking() ->
+    Stream = stream(),
+    ?FORALL(Cuts, list(range(0, byte_size(Stream))),
+            push_all(mcp_jsonrpc_tests:chunks(Stream, Cuts)) =:= {ok, stream_lines()}).
+
+crlf_test_() ->
+    [?_assertEqual({ok, [<<"a">>, <<"b">>]}, push_all([<<"a\r\nb\n">>])),
+     ?_assertEqual({ok, [<<"a\r">>, <<"\rb">>]}, push_all([<<"a\r\r\n\rb\n">>])),
+     ?_assertEqual({ok, [<<"ab">>, <<"cd\rx">>]}, push_all([<<"ab\r">>, <<"\ncd\r">>, <<"x\n">>])),
+     ?_assertEqual({ok, []}, push_all([<<"\r">>, <<"\n">>, <<"\r\n">>, <<"\n">>]))].
+
+empty_lines_and_chunks_are_skipped_test() ->
+    ?assertEqual({ok, [<<"x">>]}, push_all([<<>>, <<"\n\n">>, <<>>, <<"x">>, <<>>, <<"\n">>])).
+
+partial_line_is_carried_test() ->
+    {ok, [], B1} = mcp_stdio:push(mcp_stdio:new(), <<"{\"a\":">>),
+    {ok, [<<"{\"a\":1}">>], B2} = mcp_stdio:push(B1, <<"1}\n{\"b\"">>),
+    ?assertMatch({ok, [<<"{\"b\":2}">>], _}, mcp_stdio:push(B2, <<":2}\n">>)).
+
+lines_inside_a_chunk_are_not_copied_test() ->
+    %% Large enough to be a reference-counted binary, as port data is.
+    Long = binary:copy(<<"y">>, 200),
+    Chunk = binary:copy(<<"first", Long/binary, "\nsecond\r\nthird\n">>),
+    {ok, Lines, _} = mcp_stdio:push(mcp_stdio:new(), Chunk),
+    ?assertEqual([<<"first", Long/binary>>, <<"second">>, <<"third">>], Lines),
+    [?assertEqual(byte_size(Chunk), binary:referenced_byte_size(Line)) || Line <- Lines].
+
+max_line_bytes_test() ->
+    ?assertEqual(?MAX, mcp_stdio:max_line_bytes()).
+
+%% ---- 16 MiB: completed lines ----
+
+completed_line_of_exactly_max_is_accepted_test() ->
+    Body = binary:copy(<<"x">>, ?MAX),
+    {ok, [Line], _} = mcp_stdio:push(mcp_stdio:new(), <<Body/binary, "\n">>),
+    ?assertEqual(?MAX, byte_size(Line)),
+    {ok, [Line2], _} = mcp_stdio:push(mcp_stdio:new(), <<Body/binary, "\r\n">>),
+    ?assertEqual(?MAX, byte_size(Line2)).
+
+completed_line_of_max_plus_one_is_refused_test() ->
+    Body = binary:copy(<<"x">>, ?MAX + 1),
+    ?assertEqual({error, {line_too_long, ?MAX + 1}}, mcp_stdio:push(mcp_stdio:new(), <<"ok\n", Body/binary, "\n">>)).
+
+completed_line_across_chunks_test() ->
+    Body = binary:copy(<<"x">>, ?MAX),
+    {ok, [], Held} = mcp_stdio:push(mcp_stdio:new(), Body),
+    ?assertMatch({ok, [_], _}, mcp_stdio:push(Held, <<"\n">>)),
+    ?assertEqual({error, {line_too_long, ?MAX + 1}}, mcp_stdio:push(Held, <<"y\n">>)).
+
+%% ---- 16 MiB: pending lines ----
+
+pending_line_of_exactly_max_is_held_test() ->
+    Block = binary:copy(<<"x">>, 4096),
+    Held = lists:foldl(fun(_, Buffer) -> {ok, [], Next} = mcp_stdio:push(Buffer, Block), Next end,
+                       mcp_stdio:new(), lists:seq(1, ?MAX div 4096)),
+    %% A held CR is not counted: the line could still end in CRLF.
+    {ok, [], WithCr} = mcp_stdio:push(Held, <<"\r">>),
+    {ok, [Line], _} = mcp_stdio:push(WithCr, <<"\n">>),
+    ?assertEqual(Line, binary:copy(<<"x">>, ?MAX)),
+    ?assertEqual({error, {line_too_long, ?MAX + 1}}, mcp_stdio:push(Held, <<"z">>)),
+    ?assertEqual({error, {line_too_long, ?MAX + 2}}, mcp_stdio:push(WithCr, <<"z">>)).
+
+pending_tail_after_a_newline_is_limited_test() ->
+    Tail = binary:copy(<<"x">>, ?MAX),
+    ?assertMatch({ok, [<<"a">>], _}, mcp_stdio:push(mcp_stdio:new(), <<"a\n", Tail/binary>>)),
+    ?assertEqual({error, {line_too_long, ?MAX + 1}}, mcp_stdio:push(mcp_stdio:new(), <<"a\n", Tail/binary, "x">>)).
+
+%% ---- frame ----
+
+frame_test() ->
+    Value = {object, [{<<"a">>, {string, <<"line\nbreak\r">>}}]},
+    ?assertEqual(<<"{\"a\":\"line\\nbreak\\r\"}\n">>, mcp_stdio:frame(Value)).
+
+frame_has_one_newline_at_the_end_test() ->
+    ?assert(proper:quickcheck(
+              ?FORALL(Value, mcp_jsonrpc_tests:json(),
+                      begin
+                          Framed = mcp_stdio:frame(Value),
+                          binary:matches(Framed, <<"\n">>) =:= [{byte_size(Framed) - 1, 1}]
+                      end),
+              [{numtests, 300}, {to_file, user}])).
