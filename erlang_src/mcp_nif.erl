@@ -20,11 +20,11 @@
 -export([jsonrpc_decode/1, jsonrpc_decode_dirty/1,
          protocol_decode_initialize_result/1, protocol_decode_tools_page/1,
          protocol_decode_call_tool_result/1,
-         stdio_scan/3, stdio_scan_dirty/3]).
+         stdio_scan/3, stdio_scan_dirty/2]).
 -nifs([jsonrpc_decode/1, jsonrpc_decode_dirty/1,
        protocol_decode_initialize_result/1, protocol_decode_tools_page/1,
        protocol_decode_call_tool_result/1,
-       stdio_scan/3, stdio_scan_dirty/3]).
+       stdio_scan/3, stdio_scan_dirty/2]).
 
 %% ---- code mode generator (mcp_schema, mcp_name, mcp_codegen) ----
 
@@ -66,4 +66,4 @@ protocol_decode_initialize_result(_) -> not_loaded().
 protocol_decode_tools_page(_) -> not_loaded().
 protocol_decode_call_tool_result(_) -> not_loaded().
 stdio_scan(_, _, _) -> not_loaded().
-stdio_scan_dirty(_, _, _) -> not_loaded().
+stdio_scan_dirty(_, _) -> not_loaded().

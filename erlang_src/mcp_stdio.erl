@@ -27,7 +27,8 @@
 -export_type([buffer/0, framing_fault/0]).
 
 -define(MAX_LINE_BYTES, 16777216).
--define(DIRTY_THRESHOLD, 65536).
+-define(DIRTY_THRESHOLD, 1048576).
+-define(NEWLINE_BUDGET, 1024).
 
 -record(stdio_buffer, {held = <<>> :: binary(), held_ends_with_cr = false :: boolean()}).
 
@@ -49,7 +50,7 @@ new() -> #stdio_buffer{}.
 %% @doc The lines `Chunk' completes, in order, and the buffer holding the rest.
 -spec push(buffer(), binary()) -> {ok, [binary()], buffer()} | {error, framing_fault()}.
 push(#stdio_buffer{held = Held, held_ends_with_cr = EndsWithCr}, Chunk) when is_binary(Chunk) ->
-    case scan(Chunk, byte_size(Held), EndsWithCr) of
+    case scan(Chunk, {byte_size(Held), EndsWithCr}) of
         {ok, continues, [], _Rest, RestEndsWithCr} ->
             {ok, [], #stdio_buffer{held = <<Held/binary, Chunk/binary>>,
                                    held_ends_with_cr = RestEndsWithCr}};
@@ -66,10 +67,17 @@ frame(Value) ->
     Encoded = mcp_json:encode(Value),
     <<Encoded/binary, $\n>>.
 
-scan(Chunk, HeldBytes, EndsWithCr) when byte_size(Chunk) >= ?DIRTY_THRESHOLD ->
-    mcp_nif:stdio_scan_dirty(Chunk, HeldBytes, EndsWithCr);
-scan(Chunk, HeldBytes, EndsWithCr) ->
-    mcp_nif:stdio_scan(Chunk, HeldBytes, EndsWithCr).
+%% Chunks from dirty_threshold() bytes go to a dirty scheduler directly;
+%% smaller ones too when they hold more than ?NEWLINE_BUDGET newlines (the
+%% normal-scheduler NIF counts up to the budget and answers `dirty' before
+%% framing anything).
+scan(Chunk, Held) when byte_size(Chunk) >= ?DIRTY_THRESHOLD ->
+    mcp_nif:stdio_scan_dirty(Chunk, Held);
+scan(Chunk, Held) ->
+    case mcp_nif:stdio_scan(Chunk, Held, ?NEWLINE_BUDGET) of
+        dirty -> mcp_nif:stdio_scan_dirty(Chunk, Held);
+        Framing -> Framing
+    end.
 
 completed(empty, _Held, Lines) -> Lines;
 completed({line, 0, Part}, _Held, Lines) -> [Part | Lines];

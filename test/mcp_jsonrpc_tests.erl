@@ -152,8 +152,9 @@ codes_test() ->
 
 %% ---- property: encode -> frame -> push -> decode ----
 
-round_trip_test() ->
-    ?assert(proper:quickcheck(prop_round_trip(), [{numtests, 300}, {to_file, user}])).
+%% Generous timeout: eunit's 5 s default trips when the machine is loaded.
+round_trip_test_() ->
+    {timeout, 120, ?_assert(proper:quickcheck(prop_round_trip(), [{numtests, 300}, {to_file, user}]))}.
 
 prop_round_trip() ->
     ?FORALL({Messages, Cuts}, {?LET(Length, range(1, 5), vector(Length, message())), list(non_neg_integer())},

@@ -47,8 +47,8 @@ stream_fed_one_byte_at_a_time_test() ->
 stream_lines_decode_test() ->
     [?assertMatch({ok, _}, mcp_jsonrpc:decode(Line)) || Line <- stream_lines()].
 
-stream_in_random_chunkings_test() ->
-    ?assert(proper:quickcheck(prop_any_chunking(), [{numtests, 500}, {to_file, user}])).
+stream_in_random_chunkings_test_() ->
+    {timeout, 120, ?_assert(proper:quickcheck(prop_any_chunking(), [{numtests, 500}, {to_file, user}]))}.
 
 prop_any_chunking() ->
     Stream = stream(),
@@ -76,6 +76,12 @@ lines_inside_a_chunk_are_not_copied_test() ->
     {ok, Lines, _} = mcp_stdio:push(mcp_stdio:new(), Chunk),
     ?assertEqual([<<"first", Long/binary>>, <<"second">>, <<"third">>], Lines),
     [?assertEqual(byte_size(Chunk), binary:referenced_byte_size(Line)) || Line <- Lines].
+
+%% More newlines than the normal-scheduler budget: the dirty path frames it.
+many_lines_in_one_chunk_test() ->
+    Lines = [integer_to_binary(N) || N <- lists:seq(1, 3000)],
+    Chunk = iolist_to_binary([[Line, "\r\n\n"] || Line <- Lines]),
+    ?assertMatch({ok, Lines, _}, mcp_stdio:push(mcp_stdio:new(), Chunk)).
 
 max_line_bytes_test() ->
     ?assertEqual(?MAX, mcp_stdio:max_line_bytes()).
@@ -123,11 +129,11 @@ frame_test() ->
     Value = {object, [{<<"a">>, {string, <<"line\nbreak\r">>}}]},
     ?assertEqual(<<"{\"a\":\"line\\nbreak\\r\"}\n">>, mcp_stdio:frame(Value)).
 
-frame_has_one_newline_at_the_end_test() ->
-    ?assert(proper:quickcheck(
+frame_has_one_newline_at_the_end_test_() ->
+    {timeout, 120, ?_assert(proper:quickcheck(
               ?FORALL(Value, mcp_jsonrpc_tests:json(),
                       begin
                           Framed = mcp_stdio:frame(Value),
                           binary:matches(Framed, <<"\n">>) =:= [{byte_size(Framed) - 1, 1}]
                       end),
-              [{numtests, 300}, {to_file, user}])).
+              [{numtests, 300}, {to_file, user}]))}.

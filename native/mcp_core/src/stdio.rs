@@ -122,6 +122,21 @@ fn strip_cr(chunk: &[u8], start: usize, newline: usize) -> usize {
     }
 }
 
+/// Whether `chunk` holds more than `budget` newlines. Stops at the
+/// `budget + 1`th, so its cost is bounded by the budget as well as by the
+/// chunk: a caller can decide cheaply whether framing the chunk (whose cost
+/// grows with its lines) belongs on a dirty scheduler.
+pub fn has_more_newlines_than(chunk: &[u8], budget: usize) -> bool {
+    let mut from = 0;
+    for _ in 0..=budget {
+        match find_newline(chunk, from) {
+            Some(newline) => from = newline + 1,
+            None => return false,
+        }
+    }
+    true
+}
+
 /// The index of the first `\n` at or after `from`, a word at a time.
 fn find_newline(bytes: &[u8], from: usize) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;

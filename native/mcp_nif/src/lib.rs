@@ -10,6 +10,7 @@ mod atoms;
 mod json_terms;
 mod wire_terms;
 
+use mcp_core::stdio::Pending;
 use rustler::{Binary, Env, NifResult, Term};
 
 // ---- mcp_nif ---------------------------------------------------------------
@@ -73,14 +74,15 @@ fn protocol_decode_call_tool_result<'a>(env: Env<'a>, value: Term<'a>) -> NifRes
     wire_terms::decode_call_tool_result(env, value)
 }
 
+/// The framing of one chunk, or `dirty` when it holds more than `newline_budget` newlines.
 #[rustler::nif]
-fn stdio_scan<'a>(env: Env<'a>, chunk: Binary<'a>, pending_bytes: usize, ends_with_cr: bool) -> NifResult<Term<'a>> {
-    wire_terms::stdio_scan(env, chunk, mcp_core::stdio::Pending { bytes: pending_bytes, ends_with_cr })
+fn stdio_scan<'a>(env: Env<'a>, chunk: Binary<'a>, pending: (usize, bool), newline_budget: usize) -> NifResult<Term<'a>> {
+    wire_terms::stdio_scan(env, chunk, Pending { bytes: pending.0, ends_with_cr: pending.1 }, Some(newline_budget))
 }
 
 #[rustler::nif(schedule = "DirtyCpu")]
-fn stdio_scan_dirty<'a>(env: Env<'a>, chunk: Binary<'a>, pending_bytes: usize, ends_with_cr: bool) -> NifResult<Term<'a>> {
-    wire_terms::stdio_scan(env, chunk, mcp_core::stdio::Pending { bytes: pending_bytes, ends_with_cr })
+fn stdio_scan_dirty<'a>(env: Env<'a>, chunk: Binary<'a>, pending: (usize, bool)) -> NifResult<Term<'a>> {
+    wire_terms::stdio_scan(env, chunk, Pending { bytes: pending.0, ends_with_cr: pending.1 }, None)
 }
 
 // ---- mcp_schema / mcp_name / mcp_codegen (code mode generator) --------------

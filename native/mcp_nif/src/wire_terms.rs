@@ -200,8 +200,14 @@ pub fn decode_call_tool_result<'a>(env: Env<'a>, value: Term<'a>) -> NifResult<T
 /// `{ok, Completion, [Line], Rest, RestEndsWithCr}` where `Completion` is
 /// `continues | empty | {line, Keep, Part}`; `Part`, every `Line` and `Rest`
 /// are sub-binaries of `chunk` (no copy). `{error, {line_too_long, Bytes}}`.
-pub fn stdio_scan<'a>(env: Env<'a>, chunk: Binary<'a>, pending: Pending) -> NifResult<Term<'a>> {
+/// With a `newline_budget`, the atom `dirty` instead (before any framing)
+/// when the chunk holds more newlines than that: the work grows with the
+/// lines, and the caller then redoes the call on a dirty scheduler.
+pub fn stdio_scan<'a>(env: Env<'a>, chunk: Binary<'a>, pending: Pending, newline_budget: Option<usize>) -> NifResult<Term<'a>> {
     let bytes = chunk.as_slice();
+    if newline_budget.is_some_and(|budget| stdio::has_more_newlines_than(bytes, budget)) {
+        return Ok(atoms::dirty().encode(env));
+    }
     let framing = match stdio::scan(pending, bytes) {
         Ok(framing) => framing,
         Err(FramingFault::LineTooLong { bytes }) => {

@@ -143,6 +143,15 @@ fn find_newline_agrees_with_a_plain_search() {
     assert_eq!(find_newline(b"abc", 4), None);
 }
 
+#[test]
+fn newline_budget_both_sides() {
+    assert!(!has_more_newlines_than(b"", 0));
+    assert!(!has_more_newlines_than(b"abc", 0));
+    assert!(has_more_newlines_than(b"a\n", 0));
+    assert!(!has_more_newlines_than(b"\n\nx\n", 3));
+    assert!(has_more_newlines_than(b"\n\nx\n\n", 3));
+}
+
 proptest! {
     #[test]
     fn any_chunking_yields_the_lines_of_the_whole(stream in prop::collection::vec(prop_oneof![Just(b'\n'), Just(b'\r'), Just(b'a'), any::<u8>()], 0..200),
