@@ -1,0 +1,78 @@
+%% @doc The in-process transport: the "server" is a peer Erlang process that
+%% exchanges byte chunks with the client actor by message. Every client
+%% behaviour is testable on it without an OS process.
+%%
+%% Transport spec: `{mcp_channel, Start}' where `Start' is a
+%% `fun((channel()) -> {ok, pid()} | {error, term()})' run in the actor when
+%% the client connects; it starts the peer and hands it the channel.
+%%
+%% The peer's side of the protocol:
+%% <ul>
+%% <li>It receives `{mcp_channel, Channel, {bytes, Bytes :: binary()}}' for
+%%     what the client writes (Bytes is what the client would write to a
+%%     child's stdin).</li>
+%% <li>It writes with `write(Channel, Bytes)' (a chunk of the child's
+%%     stdout; chunk boundaries are the peer's choice).</li>
+%% <li>The peer's death is the transport closing: the actor monitors it, and
+%%     its `DOWN' is `{closed, {exited, Reason}}' (the analogue of an exit
+%%     status). Termination is `exit(Peer, kill)', the analogue of SIGKILL;
+%%     nothing but the `DOWN' proves the peer is gone.</li>
+%% <li>The peer should monitor `client(Channel)' and stop when it dies.</li>
+%% </ul>
+-module(mcp_channel).
+-behaviour(mcp_transport).
+
+-export([open/2, send/2, event/2, terminate/1, os_pid/1]).
+-export([write/2, client/1]).
+-export_type([channel/0, start/0]).
+
+-record(channel, {client :: pid(), ref :: reference()}).
+-opaque channel() :: #channel{}.
+-type start() :: fun((channel()) -> {ok, pid()} | {error, term()}).
+
+-record(conn, {channel :: channel(), peer :: pid(), monitor :: reference()}).
+
+-spec open(start(), pid()) -> {ok, #conn{}} | {error, term()}.
+open(Start, Owner) when is_function(Start, 1) ->
+    Channel = #channel{client = Owner, ref = make_ref()},
+    try Start(Channel) of
+        {ok, Peer} when is_pid(Peer) ->
+            {ok, #conn{channel = Channel, peer = Peer, monitor = erlang:monitor(process, Peer)}};
+        {error, Reason} ->
+            {error, Reason};
+        Other ->
+            {error, {bad_start_result, Other}}
+    catch
+        Class:Reason -> {error, {start_crashed, Class, Reason}}
+    end.
+
+%% @doc The peer writes a chunk of "stdout" to the client.
+-spec write(channel(), iodata()) -> ok.
+write(#channel{client = Client} = Channel, Bytes) ->
+    Client ! {mcp_channel, Channel, {bytes, iolist_to_binary(Bytes)}},
+    ok.
+
+%% @doc The client actor's pid, for the peer to monitor.
+-spec client(channel()) -> pid().
+client(#channel{client = Client}) -> Client.
+
+-spec send(#conn{}, iodata()) -> ok.
+send(#conn{channel = Channel, peer = Peer}, Bytes) ->
+    Peer ! {mcp_channel, Channel, {bytes, iolist_to_binary(Bytes)}},
+    ok.
+
+-spec event(#conn{}, term()) -> {ok, mcp_transport:event()} | not_mine.
+event(#conn{channel = Channel}, {mcp_channel, Channel, {bytes, Bytes}}) ->
+    {ok, {bytes, Bytes}};
+event(#conn{monitor = Monitor}, {'DOWN', Monitor, process, _, Reason}) ->
+    {ok, {closed, {exited, Reason}}};
+event(_, _) ->
+    not_mine.
+
+-spec terminate(#conn{}) -> ok.
+terminate(#conn{peer = Peer}) ->
+    exit(Peer, kill),
+    ok.
+
+-spec os_pid(#conn{}) -> none.
+os_pid(_) -> none.

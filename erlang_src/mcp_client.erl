@@ -1,0 +1,560 @@
+%% @doc The client actor: one `gen_statem' per MCP server, owning the server's
+%% transport (an OS process through `mcp_port', or an `mcp_channel' peer).
+%%
+%% States: `parked' (prepared, no transport, no OS process), `active'
+%% (transport open; handshaking until `connect' returns), `closing' (dead: the
+%% peer was told to terminate and the actor awaits the transport's own proof
+%% that it ended), `dead' (the reason and the evidence are latched; every call
+%% answers `{unavailable, Reason}' at once).
+%%
+%% Invariants:
+%% <ul>
+%% <li>`prepare' never starts an OS process; a parked actor's cleanup needs no
+%%     OS action (`shutdown' answers `{ok, no_resource}').</li>
+%% <li>Ids are minted here; every request has a monotonic deadline enforced by
+%%     the actor's own timer, which answers `call_timed_out' and sends
+%%     `notifications/cancelled' for that id. A late response is dropped.</li>
+%% <li>Every death path (failed write, transport closed, non-UTF-8 bytes, a
+%%     framing fault, a line that is not JSON-RPC, stop, retirement, custodian
+%%     loss) answers every waiting caller, requests the peer's termination and
+%%     latches the reason. The transport is never closed by us: the actor
+%%     leaves `closing' only on the transport's `closed' event (for a port,
+%%     its exit status), and never touches the connection after it.</li>
+%% <li>Callers never crash and never keep a stale reply: every public call is
+%%     a `gen_statem:send_request' / `receive_response' pair (a monitored
+%%     request on a process alias), which also works from another node.</li>
+%% <li>A server `ping' is answered with an empty result, every other server
+%%     request with `-32601'; notifications and unknown ids are dropped.</li>
+%% <li>The actor stops only after its transport's proof of exit: when both
+%%     builder and custodian are gone (parked), when the custodian is gone
+%%     (otherwise), on `stop/1', or when `shutdown/2' has been answered.</li>
+%% </ul>
+-module(mcp_client).
+-behaviour(gen_statem).
+
+-export([prepare/2, prepare_owned/3, connect/1, start/2,
+         list_tools/1, list_tools/2, call_tool/4, ping/2,
+         stop/1, shutdown/2, os_pid/1,
+         max_tool_pages/0, default_options/0]).
+-export([callback_mode/0, init/1, handle_event/4, terminate/3]).
+-export_type([client/0, options/0, client_error/0, start_error/0,
+              retirement_error/0, retirement_evidence/0]).
+
+-record(client, {pid :: pid(),
+                 handshake_ms :: non_neg_integer(),
+                 list_ms :: non_neg_integer(),
+                 shutdown_ms :: non_neg_integer()}).
+-opaque client() :: #client{}.
+
+-type options() :: #{client_info => {Name :: binary(), Version :: binary()},
+                     handshake_timeout_ms => non_neg_integer(),
+                     list_timeout_ms => non_neg_integer(),
+                     shutdown_timeout_ms => non_neg_integer()}.
+-type client_error() :: {unavailable, Reason :: term()}
+                      | call_timed_out
+                      | {server_error, mcp_jsonrpc:rpc_error()}
+                      | {result_malformed, mcp_protocol:protocol_fault()}
+                      | too_many_pages.
+-type start_error() :: {transport_failed, Reason :: term()}
+                     | {handshake_failed, client_error()}
+                     | {version_unsupported, Requested :: binary(), Offered :: binary()}
+                     | tools_not_declared
+                     | {cleanup_unconfirmed, client()}.
+-type retirement_evidence() :: no_resource | {exited, ExitStatus :: term()}.
+-type retirement_error() :: retirement_timed_out | {retirement_unconfirmed, Reason :: term()}.
+
+-define(MAX_TOOL_PAGES, 64).
+%% How long a caller waits past the actor's own deadline before giving up on
+%% an actor that does not answer (it normally answers at its deadline).
+-define(REPLY_GRACE_MS, 5000).
+
+-record(pending, {from :: gen_statem:from(),
+                  kind :: handshake | call | ping | {list, Pages :: non_neg_integer(),
+                                                     Acc :: [[term()]], Seen :: [binary()]},
+                  deadline :: integer(),
+                  timer :: reference()}).
+
+-record(data, {spec :: mcp_transport:spec(),
+               options :: map(),
+               builder :: reference() | gone,
+               custodian :: reference() | gone,
+               conn :: mcp_transport:connection() | undefined,
+               held = <<>> :: binary(),
+               buffer :: term(),
+               received = 0 :: non_neg_integer(),
+               next_id = 1 :: pos_integer(),
+               pending = #{} :: #{pos_integer() => #pending{}},
+               reason :: term(),
+               evidence :: term(),
+               retirees = [] :: [gen_statem:from()],
+               stop_when_closed = false :: boolean()}).
+
+%%% ------------------------------------------------------------------ API
+
+%% @doc `list_tools' follows `nextCursor' for at most this many pages.
+-spec max_tool_pages() -> pos_integer().
+max_tool_pages() -> ?MAX_TOOL_PAGES.
+
+%% @doc The options every key of which `prepare' falls back to.
+-spec default_options() -> #{client_info := {binary(), binary()},
+                             handshake_timeout_ms := non_neg_integer(),
+                             list_timeout_ms := non_neg_integer(),
+                             shutdown_timeout_ms := non_neg_integer()}.
+default_options() ->
+    #{client_info => {<<"mcp-erlang">>, <<"0.1.0">>},
+      handshake_timeout_ms => 30000,
+      list_timeout_ms => 30000,
+      shutdown_timeout_ms => 5000}.
+
+%% @doc A parked client: an actor holding the spec, no transport, no OS
+%% process. The caller is both its builder and its custodian.
+-spec prepare(mcp_transport:spec(), options()) -> {ok, client()}.
+prepare(Spec, Options) ->
+    prepare_owned(Spec, Options, self()).
+
+%% @doc Like `prepare/2', with a separate custodian: a parked actor stops when
+%% both the caller (builder) and the custodian are gone; a connected one
+%% retires (kills its child, awaits its exit) when the custodian is gone.
+-spec prepare_owned(mcp_transport:spec(), options(), pid()) -> {ok, client()}.
+prepare_owned(Spec, Options, Custodian) when is_map(Options), is_pid(Custodian) ->
+    Merged = maps:merge(default_options(), Options),
+    {ok, Pid} = gen_statem:start(?MODULE, {Spec, Merged, self(), Custodian}, []),
+    {ok, #client{pid = Pid,
+                 handshake_ms = maps:get(handshake_timeout_ms, Merged),
+                 list_ms = maps:get(list_timeout_ms, Merged),
+                 shutdown_ms = maps:get(shutdown_timeout_ms, Merged)}}.
+
+%% @doc Opens the transport and performs the handshake: `initialize' with
+%% empty capabilities, version and tools-capability checks, then
+%% `notifications/initialized'. On failure the client is dead (its child
+%% killed) but still holds its evidence for `shutdown/2'.
+-spec connect(client()) -> {ok, mcp_protocol:initialize_result()} | {error, start_error()}.
+connect(#client{handshake_ms = Timeout} = Client) ->
+    case request(Client, connect, Timeout) of
+        {error, call_timed_out} -> {error, {handshake_failed, call_timed_out}};
+        {error, {unavailable, _} = Unavailable} -> {error, {handshake_failed, Unavailable}};
+        Reply -> Reply
+    end.
+
+%% @doc `prepare' then `connect'; on failure the client is retired, and if
+%% that cannot be proven the error is `{cleanup_unconfirmed, Client}'.
+-spec start(mcp_transport:spec(), options()) ->
+          {ok, client(), mcp_protocol:initialize_result()} | {error, start_error()}.
+start(Spec, Options) ->
+    {ok, Client} = prepare(Spec, Options),
+    case connect(Client) of
+        {ok, Initialized} ->
+            {ok, Client, Initialized};
+        {error, Reason} ->
+            case shutdown(Client, Client#client.shutdown_ms) of
+                {ok, _Evidence} -> {error, Reason};
+                {error, _} -> {error, {cleanup_unconfirmed, Client}}
+            end
+    end.
+
+%% @doc Every tool, following `nextCursor' (at most `max_tool_pages()' pages,
+%% a repeated cursor is `too_many_pages') under one deadline
+%% (`list_timeout_ms').
+-spec list_tools(client()) -> {ok, [mcp_protocol:tool_descriptor()]} | {error, client_error()}.
+list_tools(#client{list_ms = Timeout} = Client) ->
+    list_tools(Client, Timeout).
+
+-spec list_tools(client(), non_neg_integer()) ->
+          {ok, [mcp_protocol:tool_descriptor()]} | {error, client_error()}.
+list_tools(Client, Timeout) ->
+    request(Client, {list_tools, Timeout}, Timeout).
+
+-spec call_tool(client(), binary(), mcp_json:json(), non_neg_integer()) ->
+          {ok, mcp_protocol:call_tool_result()} | {error, client_error()}.
+call_tool(Client, Name, Arguments, Timeout) ->
+    request(Client, {call_tool, Name, Arguments, Timeout}, Timeout).
+
+-spec ping(client(), non_neg_integer()) -> ok | {error, client_error()}.
+ping(Client, Timeout) ->
+    request(Client, {ping, Timeout}, Timeout).
+
+%% @doc Requests retirement and returns at once (a cast): a connected client
+%% kills its child and stops once the exit is proven. Proves nothing.
+-spec stop(client()) -> ok.
+stop(#client{pid = Pid}) ->
+    gen_statem:cast(Pid, stop).
+
+%% @doc Retires the client and reports the evidence: `no_resource' for a
+%% client that never opened a transport, `{exited, Status}' once the child's
+%% exit was witnessed, and only after the actor's normal `DOWN'. Both waits
+%% share one deadline; a timeout or an unexpected actor death is uncertainty,
+%% never success.
+-spec shutdown(client(), non_neg_integer()) ->
+          {ok, retirement_evidence()} | {error, retirement_error()}.
+shutdown(#client{pid = Pid}, Timeout) ->
+    Deadline = now_ms() + Timeout,
+    Monitor = erlang:monitor(process, Pid),
+    RequestId = gen_statem:send_request(Pid, retire),
+    case gen_statem:receive_response(RequestId, Timeout) of
+        {reply, {ok, Evidence}} ->
+            receive
+                {'DOWN', Monitor, process, Pid, normal} -> {ok, Evidence};
+                {'DOWN', Monitor, process, Pid, Reason} ->
+                    {error, {retirement_unconfirmed, {actor_down, Reason}}}
+            after max(0, Deadline - now_ms()) ->
+                    erlang:demonitor(Monitor, [flush]),
+                    {error, retirement_timed_out}
+            end;
+        {reply, {error, Reason}} ->
+            erlang:demonitor(Monitor, [flush]),
+            {error, Reason};
+        {error, {Reason, _}} ->
+            erlang:demonitor(Monitor, [flush]),
+            {error, {retirement_unconfirmed, {actor_down, Reason}}};
+        timeout ->
+            erlang:demonitor(Monitor, [flush]),
+            {error, retirement_timed_out}
+    end.
+
+%% @doc The OS pid of the client's child while its transport is open
+%% (diagnostics and tests); `none' for a channel or once the exit is proven.
+-spec os_pid(client()) -> {ok, integer()} | none.
+os_pid(Client) ->
+    case request(Client, os_pid, 0) of
+        {ok, OsPid} -> {ok, OsPid};
+        _ -> none
+    end.
+
+request(#client{pid = Pid}, Request, Timeout) ->
+    RequestId = gen_statem:send_request(Pid, Request),
+    case gen_statem:receive_response(RequestId, Timeout + ?REPLY_GRACE_MS) of
+        {reply, Reply} -> Reply;
+        {error, {Reason, _}} -> {error, {unavailable, {client_down, Reason}}};
+        timeout -> {error, call_timed_out}
+    end.
+
+now_ms() -> erlang:monotonic_time(millisecond).
+
+%%% ------------------------------------------------------------- the actor
+
+callback_mode() -> handle_event_function.
+
+init({Spec, Options, Builder, Custodian}) ->
+    process_flag(trap_exit, true),
+    CustodianMonitor = erlang:monitor(process, Custodian),
+    BuilderMonitor = case Builder of
+                         Custodian -> CustodianMonitor;
+                         _ -> erlang:monitor(process, Builder)
+                     end,
+    {ok, parked, #data{spec = Spec, options = Options,
+                       builder = BuilderMonitor, custodian = CustodianMonitor}}.
+
+%% ---- requests answered the same way in every state
+handle_event({call, From}, os_pid, _State, #data{conn = Conn}) ->
+    Reply = case Conn of
+                undefined -> none;
+                _ -> mcp_transport:os_pid(Conn)
+            end,
+    {keep_state_and_data, [{reply, From, Reply}]};
+
+%% ---- parked: no transport
+handle_event({call, From}, connect, parked, Data) ->
+    open_transport(From, Data);
+handle_event({call, From}, retire, parked, _Data) ->
+    {stop_and_reply, normal, [{reply, From, {ok, no_resource}}]};
+handle_event({call, From}, _Request, parked, _Data) ->
+    {keep_state_and_data, [{reply, From, {error, {unavailable, not_connected}}}]};
+handle_event(cast, stop, parked, _Data) ->
+    {stop, normal};
+
+%% ---- active: transport open
+handle_event({call, From}, connect, active, _Data) ->
+    {keep_state_and_data, [{reply, From, {error, {transport_failed, already_connected}}}]};
+handle_event({call, From}, {list_tools, Timeout}, active, Data) ->
+    settle(begin_request(From, {list, 0, [], []}, Timeout,
+                         <<"tools/list">>, {some, mcp_protocol:tools_list_params(none)}, Data));
+handle_event({call, From}, {call_tool, Name, Arguments, Timeout}, active, Data) ->
+    settle(begin_request(From, call, Timeout, <<"tools/call">>,
+                         {some, mcp_protocol:tools_call_params(Name, Arguments)}, Data));
+handle_event({call, From}, {ping, Timeout}, active, Data) ->
+    settle(begin_request(From, ping, Timeout, <<"ping">>, none, Data));
+handle_event({call, From}, retire, active, Data) ->
+    die(retired, Data#data{retirees = [From]});
+handle_event(cast, stop, active, Data) ->
+    die(stopped, Data#data{stop_when_closed = true});
+handle_event(info, {timeout, Timer, {expire, Id}}, active, Data) ->
+    settle(expire(Id, Timer, Data));
+
+%% ---- closing and dead: the reason is latched
+handle_event({call, From}, connect, State, _Data) ->
+    {keep_state_and_data, [{reply, From, {error, {transport_failed, {not_parked, State}}}}]};
+handle_event({call, From}, retire, closing, Data) ->
+    {keep_state, Data#data{retirees = [From | Data#data.retirees]}};
+handle_event({call, From}, retire, dead, Data) ->
+    {stop_and_reply, normal, [{reply, From, retirement_reply(Data#data.evidence)}]};
+handle_event({call, From}, _Request, _State, #data{reason = Reason}) ->
+    {keep_state_and_data, [{reply, From, {error, {unavailable, Reason}}}]};
+handle_event(cast, stop, closing, Data) ->
+    {keep_state, Data#data{stop_when_closed = true}};
+handle_event(cast, stop, dead, _Data) ->
+    {stop, normal};
+
+%% ---- messages: the transport first, then the owners
+handle_event(info, Message, State, #data{conn = Conn} = Data) when Conn =/= undefined ->
+    case mcp_transport:event(Conn, Message) of
+        {ok, {bytes, Bytes}} when State =:= active ->
+            settle(received(Bytes, Data));
+        {ok, {bytes, _}} ->
+            keep_state_and_data;
+        {ok, {closed, Evidence}} ->
+            transport_closed(Evidence, Data);
+        not_mine ->
+            owner_event(Message, State, Data)
+    end;
+handle_event(info, Message, State, Data) ->
+    owner_event(Message, State, Data);
+handle_event(_Type, _Content, _State, _Data) ->
+    keep_state_and_data.
+
+terminate(_Reason, State, #data{conn = Conn}) when Conn =/= undefined, State =/= dead ->
+    %% Only reached on an unexpected crash: every normal stop happens after
+    %% the transport's proof of exit. Do not leave the child behind.
+    mcp_transport:terminate(Conn);
+terminate(_Reason, _State, _Data) ->
+    ok.
+
+%%% ----------------------------------------------------------- ownership
+
+owner_event({'DOWN', Monitor, process, _, _}, State, #data{builder = Monitor, custodian = Monitor} = Data) ->
+    custodian_gone(State, Data#data{builder = gone, custodian = gone});
+owner_event({'DOWN', Monitor, process, _, _}, State, #data{custodian = Monitor} = Data) ->
+    custodian_gone(State, Data#data{custodian = gone});
+owner_event({'DOWN', Monitor, process, _, _}, parked, #data{builder = Monitor, custodian = gone}) ->
+    {stop, normal};
+owner_event({'DOWN', Monitor, process, _, _}, _State, #data{builder = Monitor} = Data) ->
+    {keep_state, Data#data{builder = gone}};
+owner_event(_Message, _State, _Data) ->
+    keep_state_and_data.
+
+custodian_gone(parked, #data{builder = gone}) -> {stop, normal};
+custodian_gone(parked, Data) -> {keep_state, Data};
+custodian_gone(active, Data) -> die(custodian_down, Data#data{stop_when_closed = true});
+custodian_gone(closing, Data) -> {keep_state, Data#data{stop_when_closed = true}};
+custodian_gone(dead, _Data) -> {stop, normal}.
+
+%%% ----------------------------------------------------- opening, handshake
+
+open_transport(From, #data{spec = Spec, options = Options} = Data) ->
+    case mcp_transport:open(Spec, self()) of
+        {ok, Conn} ->
+            {Name, Version} = maps:get(client_info, Options),
+            Opened = Data#data{conn = Conn, buffer = mcp_stdio:new()},
+            Params = {some, mcp_protocol:initialize_params(Name, Version)},
+            Timeout = maps:get(handshake_timeout_ms, Options),
+            case begin_request(From, handshake, Timeout, <<"initialize">>, Params, Opened) of
+                {ok, Sent} -> {next_state, active, Sent};
+                {die, Reason, Failed} -> die(Reason, Failed)
+            end;
+        {error, Reason} ->
+            Failure = {transport_failed, Reason},
+            {next_state, dead, Data#data{reason = Failure, evidence = no_resource},
+             [{reply, From, {error, Failure}}]}
+    end.
+
+handshake_settled({ok, Result}, From, Data) ->
+    case mcp_protocol:decode_initialize_result(Result) of
+        {ok, {initialize_result, _Version, {some, _Tools}, _Info, _Instructions} = Initialized} ->
+            Notification = mcp_jsonrpc:notification(<<"notifications/initialized">>, none),
+            case write(Notification, Data) of
+                ok ->
+                    gen_statem:reply(From, {ok, Initialized}),
+                    {ok, Data};
+                {error, Reason} ->
+                    handshake_failed({handshake_failed, {unavailable, {write_failed, Reason}}},
+                                     From, Data)
+            end;
+        {ok, {initialize_result, _, none, _, _}} ->
+            handshake_failed(tools_not_declared, From, Data);
+        {error, {unsupported_version, Requested, Offered}} ->
+            handshake_failed({version_unsupported, Requested, Offered}, From, Data);
+        {error, Fault} ->
+            handshake_failed({handshake_failed, {result_malformed, Fault}}, From, Data)
+    end;
+handshake_settled({error, RpcError}, From, Data) ->
+    handshake_failed({handshake_failed, {server_error, RpcError}}, From, Data).
+
+%% The connect caller gets the start error; the client dies with it latched.
+handshake_failed(StartError, From, Data) ->
+    gen_statem:reply(From, {error, StartError}),
+    {die, StartError, Data}.
+
+%%% ------------------------------------------------------------ requests
+
+%% Mints an id, writes the request, arms the deadline timer.
+begin_request(From, Kind, Timeout, Method, Params, Data) ->
+    Deadline = now_ms() + Timeout,
+    send_request(From, Kind, Deadline, Method, Params, Data).
+
+send_request(From, Kind, Deadline, Method, Params, #data{next_id = Id} = Data) ->
+    Message = mcp_jsonrpc:request({id_int, Id}, Method, Params),
+    case write(Message, Data#data{next_id = Id + 1}) of
+        ok ->
+            Timer = erlang:start_timer(Deadline, self(), {expire, Id}, [{abs, true}]),
+            Pending = #pending{from = From, kind = Kind, deadline = Deadline, timer = Timer},
+            {ok, Data#data{next_id = Id + 1,
+                           pending = maps:put(Id, Pending, Data#data.pending)}};
+        {error, Reason} ->
+            gen_statem:reply(From, unavailable_reply(Kind, {write_failed, Reason})),
+            {die, {write_failed, Reason}, Data#data{next_id = Id + 1}}
+    end.
+
+expire(Id, Timer, #data{pending = Pending} = Data) ->
+    case maps:take(Id, Pending) of
+        {#pending{timer = Timer, kind = handshake, from = From}, Rest} ->
+            handshake_failed({handshake_failed, call_timed_out}, From, Data#data{pending = Rest});
+        {#pending{timer = Timer, from = From}, Rest} ->
+            gen_statem:reply(From, {error, call_timed_out}),
+            Cancelled = mcp_jsonrpc:notification(
+                          <<"notifications/cancelled">>,
+                          {some, {object, [{<<"requestId">>, {int, Id}},
+                                           {<<"reason">>, {string, <<"deadline expired">>}}]}}),
+            written(write(Cancelled, Data#data{pending = Rest}), Data#data{pending = Rest});
+        _ ->
+            {ok, Data}
+    end.
+
+%% A response for a pending id: settle it.
+response_settled(Id, Outcome, #data{pending = Pending} = Data) ->
+    case maps:take(Id, Pending) of
+        {#pending{from = From, kind = Kind, deadline = Deadline, timer = Timer}, Rest} ->
+            _ = erlang:cancel_timer(Timer, [{async, true}, {info, false}]),
+            outcome(Kind, Outcome, From, Deadline, Data#data{pending = Rest});
+        error ->
+            {ok, Data}
+    end.
+
+outcome(handshake, Outcome, From, _Deadline, Data) ->
+    handshake_settled(Outcome, From, Data);
+outcome(_Kind, {error, RpcError}, From, _Deadline, Data) ->
+    gen_statem:reply(From, {error, {server_error, RpcError}}),
+    {ok, Data};
+outcome(ping, {ok, _}, From, _Deadline, Data) ->
+    gen_statem:reply(From, ok),
+    {ok, Data};
+outcome(call, {ok, Result}, From, _Deadline, Data) ->
+    gen_statem:reply(From, malformed_as_error(mcp_protocol:decode_call_tool_result(Result))),
+    {ok, Data};
+outcome({list, Pages, Acc, Seen}, {ok, Result}, From, Deadline, Data) ->
+    case mcp_protocol:decode_tools_page(Result) of
+        {ok, {tools_page, Tools, none}} ->
+            gen_statem:reply(From, {ok, lists:append(lists:reverse([Tools | Acc]))}),
+            {ok, Data};
+        {ok, {tools_page, Tools, {some, Cursor}}} ->
+            %% Cursors are kept as digests: a hostile server's cursors can be
+            %% up to a line long each.
+            Digest = erlang:md5(Cursor),
+            case Pages + 1 >= ?MAX_TOOL_PAGES orelse lists:member(Digest, Seen) of
+                true ->
+                    gen_statem:reply(From, {error, too_many_pages}),
+                    {ok, Data};
+                false ->
+                    Kind = {list, Pages + 1, [Tools | Acc], [Digest | Seen]},
+                    send_request(From, Kind, Deadline, <<"tools/list">>,
+                                 {some, mcp_protocol:tools_list_params({some, Cursor})}, Data)
+            end;
+        {error, Fault} ->
+            gen_statem:reply(From, {error, {result_malformed, Fault}}),
+            {ok, Data}
+    end.
+
+malformed_as_error({ok, Value}) -> {ok, Value};
+malformed_as_error({error, Fault}) -> {error, {result_malformed, Fault}}.
+
+%%% ------------------------------------------------------------- inbound
+
+received(Bytes, #data{held = Held, received = Received} = Data) ->
+    Chunk = case Held of
+                <<>> -> Bytes;
+                _ -> <<Held/binary, Bytes/binary>>
+            end,
+    StreamOffset = Received - byte_size(Held),
+    Counted = Data#data{received = Received + byte_size(Bytes)},
+    case mcp_transport:utf8_prefix(Chunk) of
+        {error, {invalid_utf8, Offset}} ->
+            {die, {invalid_utf8, StreamOffset + Offset}, Counted};
+        {ok, Valid, NewHeld} ->
+            case mcp_stdio:push(Counted#data.buffer, Valid) of
+                {ok, Lines, Buffer} ->
+                    lines(Lines, Counted#data{held = NewHeld, buffer = Buffer});
+                {error, Fault} ->
+                    {die, Fault, Counted}
+            end
+    end.
+
+lines([], Data) ->
+    {ok, Data};
+lines([Line | Rest], Data) ->
+    case mcp_jsonrpc:decode(Line) of
+        {ok, Inbound} ->
+            case inbound(Inbound, Data) of
+                {ok, Next} -> lines(Rest, Next);
+                {die, _, _} = Death -> Death
+            end;
+        {error, Fault} ->
+            {die, Fault, Data}
+    end.
+
+inbound({response, {id_int, Id}, Outcome}, Data) ->
+    response_settled(Id, Outcome, Data);
+inbound({response, {id_string, _}, _}, Data) ->
+    {ok, Data};
+inbound({server_request, Id, <<"ping">>, _}, Data) ->
+    written(write(mcp_jsonrpc:result_response(Id, {object, []}), Data), Data);
+inbound({server_request, Id, _Method, _}, Data) ->
+    Refusal = mcp_jsonrpc:error_response(Id, mcp_jsonrpc:method_not_found(),
+                                         <<"Method not found">>),
+    written(write(Refusal, Data), Data);
+inbound({notification, _, _}, Data) ->
+    {ok, Data}.
+
+%%% --------------------------------------------------------------- death
+
+write(Message, #data{conn = Conn}) ->
+    mcp_transport:send(Conn, mcp_stdio:frame(Message)).
+
+written(ok, Data) -> {ok, Data};
+written({error, Reason}, Data) -> {die, {write_failed, Reason}, Data}.
+
+settle({ok, Data}) -> {keep_state, Data};
+settle({die, Reason, Data}) -> die(Reason, Data).
+
+%% Answers every waiting caller, latches the reason, requests the peer's
+%% termination and waits in `closing' for the transport's proof.
+die(Reason, #data{conn = Conn} = Data) ->
+    answer_pending(Reason, Data),
+    mcp_transport:terminate(Conn),
+    {next_state, closing, Data#data{pending = #{}, reason = Reason}}.
+
+answer_pending(Reason, #data{pending = Pending}) ->
+    maps:foreach(fun(_Id, #pending{from = From, kind = Kind, timer = Timer}) ->
+                         _ = erlang:cancel_timer(Timer, [{async, true}, {info, false}]),
+                         gen_statem:reply(From, unavailable_reply(Kind, Reason))
+                 end, Pending).
+
+unavailable_reply(handshake, Reason) -> {error, {handshake_failed, {unavailable, Reason}}};
+unavailable_reply(_Kind, Reason) -> {error, {unavailable, Reason}}.
+
+%% The transport's own proof that the peer ended. The connection is inert
+%% from here on: it is dropped, so nothing can signal the peer again.
+transport_closed(Evidence, #data{reason = Latched} = Data) ->
+    Reason = case Latched of
+                 undefined -> {transport_closed, Evidence};
+                 _ -> Latched
+             end,
+    answer_pending(Reason, Data),
+    Closed = Data#data{conn = undefined, pending = #{}, reason = Reason, evidence = Evidence},
+    Replies = [{reply, From, retirement_reply(Evidence)} || From <- Data#data.retirees],
+    case Replies =/= [] orelse Data#data.stop_when_closed orelse Data#data.custodian =:= gone of
+        true -> {stop_and_reply, normal, Replies, Closed#data{retirees = []}};
+        false -> {next_state, dead, Closed}
+    end.
+
+retirement_reply(no_resource) -> {ok, no_resource};
+retirement_reply({exit_status, Status}) -> {ok, {exited, Status}};
+retirement_reply({exited, Reason}) -> {ok, {exited, Reason}};
+retirement_reply({unconfirmed, Reason}) -> {error, {retirement_unconfirmed, Reason}}.

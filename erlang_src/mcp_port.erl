@@ -1,0 +1,139 @@
+%% @doc The production transport: one MCP server as an OS process behind an
+%% Erlang port (`spawn_executable', executable plus argv, never a shell).
+%%
+%% Invariants:
+%% <ul>
+%% <li>No `stderr_to_stdout': the server's diagnostics would corrupt the
+%%     JSON-RPC line stream, so the child inherits the VM's stderr.</li>
+%% <li>This module never closes the port. The port closing would destroy the
+%%     `{Port, {exit_status, S}}' message, the only proof that the child is
+%%     gone. Termination is `kill -KILL <os pid>' while the port is still
+%%     open; the port then reports the exit status itself. (The price is that
+%%     the server never sees EOF on its stdin.)</li>
+%% <li>After the exit status arrived the pid is never signalled again (it may
+%%     have been recycled): the owner treats the connection as inert.</li>
+%% <li>Writes never suspend the owner: the port's busy limits are raised to
+%%     `max_queue_bytes()' and a write past them fails with `busy'.</li>
+%% </ul>
+-module(mcp_port).
+-behaviour(mcp_transport).
+
+-export([open/2, send/2, event/2, terminate/1, os_pid/1]).
+-export([resolve_executable/1, max_queue_bytes/0]).
+
+-record(port, {port :: port(), os_pid :: integer() | undefined}).
+
+-define(MAX_QUEUE_BYTES, 2 * 16777216).
+
+%% @doc Bytes that may queue towards a child that is not reading its stdin
+%% before a write fails (two maximum-size lines).
+-spec max_queue_bytes() -> pos_integer().
+max_queue_bytes() -> ?MAX_QUEUE_BYTES.
+
+-spec open(mcp_transport:spawn(), pid()) -> {ok, #port{}} | {error, term()}.
+open(#{executable := Executable} = Spawn, Owner) when Owner =:= self() ->
+    case resolve_executable(Executable) of
+        {ok, Path} ->
+            Options = [binary, stream, exit_status, use_stdio, hide,
+                       {busy_limits_port, {?MAX_QUEUE_BYTES div 2, ?MAX_QUEUE_BYTES}},
+                       {args, maps:get(args, Spawn, [])}]
+                ++ env_option(Spawn) ++ cd_option(Spawn),
+            try open_port({spawn_executable, Path}, Options) of
+                Port ->
+                    OsPid = case erlang:port_info(Port, os_pid) of
+                                {os_pid, Pid} -> Pid;
+                                undefined -> undefined
+                            end,
+                    {ok, #port{port = Port, os_pid = OsPid}}
+            catch
+                error:Reason -> {error, {spawn_failed, Reason}}
+            end;
+        {error, _} = Error ->
+            Error
+    end;
+open(Spawn, _Owner) ->
+    {error, {bad_spawn, Spawn}}.
+
+%% @doc An executable name without a slash is looked up on `PATH' like
+%% `os:find_executable/1'; a path must name an existing file.
+-spec resolve_executable(file:filename_all()) ->
+          {ok, string()} | {error, {executable_not_found, file:filename_all()}}.
+resolve_executable(Executable) ->
+    Name = unicode:characters_to_list(Executable),
+    case is_list(Name) andalso Name =/= [] of
+        false ->
+            {error, {executable_not_found, Executable}};
+        true ->
+            Found = case lists:member($/, Name) of
+                        true -> filelib:is_regular(Name) andalso Name;
+                        false -> os:find_executable(Name)
+                    end,
+            case Found of
+                false -> {error, {executable_not_found, Executable}};
+                Path -> {ok, Path}
+            end
+    end.
+
+env_option(Spawn) ->
+    Given = [{text(Name), env_value(Value)} || {Name, Value} <- maps:get(env, Spawn, [])],
+    Cleared = case maps:get(inherit_env, Spawn, true) of
+                  true ->
+                      [];
+                  false ->
+                      GivenNames = [Name || {Name, _} <- Given],
+                      [{Name, false} || Name <- inherited_names(),
+                                        not lists:member(Name, GivenNames)]
+              end,
+    case Cleared ++ Given of
+        [] -> [];
+        Env -> [{env, Env}]
+    end.
+
+inherited_names() ->
+    [Name || Entry <- os:getenv(), [Name, _ | _] <- [string:split(Entry, "=")]].
+
+env_value(false) -> false;
+env_value(Value) -> text(Value).
+
+text(Value) when is_binary(Value) -> unicode:characters_to_list(Value);
+text(Value) when is_list(Value) -> Value.
+
+cd_option(#{cd := Dir}) -> [{cd, Dir}];
+cd_option(_) -> [].
+
+-spec send(#port{}, iodata()) -> ok | {error, busy | closed}.
+send(#port{port = Port}, Bytes) ->
+    try erlang:port_command(Port, Bytes, [nosuspend]) of
+        true -> ok;
+        false -> {error, busy}
+    catch
+        error:badarg -> {error, closed}
+    end.
+
+-spec event(#port{}, term()) -> {ok, mcp_transport:event()} | not_mine.
+event(#port{port = Port}, {Port, {data, Bytes}}) ->
+    {ok, {bytes, Bytes}};
+event(#port{port = Port}, {Port, {exit_status, Status}}) ->
+    {ok, {closed, {exit_status, Status}}};
+event(#port{port = Port}, {'EXIT', Port, Reason}) ->
+    %% The port is gone. After an exit status this is the normal follow-up
+    %% (the owner no longer listens by then); without one, nothing proves the
+    %% child exited.
+    {ok, {closed, {unconfirmed, {port_exited, Reason}}}};
+event(_, _) ->
+    not_mine.
+
+%% @doc SIGKILL to the child while its port is still open. The owner calls
+%% this at most until the port's exit status arrives.
+-spec terminate(#port{}) -> ok.
+terminate(#port{os_pid = undefined}) ->
+    ok;
+terminate(#port{port = Port, os_pid = OsPid}) ->
+    case erlang:port_info(Port, os_pid) of
+        {os_pid, OsPid} -> _ = os:cmd("kill -KILL " ++ integer_to_list(OsPid)), ok;
+        _ -> ok
+    end.
+
+-spec os_pid(#port{}) -> {ok, integer()} | none.
+os_pid(#port{os_pid = undefined}) -> none;
+os_pid(#port{os_pid = OsPid}) -> {ok, OsPid}.

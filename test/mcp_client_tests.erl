@@ -1,0 +1,548 @@
+%% The client actor over `mcp_channel' with a scriptable fake server: the
+%% handshake, every request kind, the hostile-server cases, ownership and
+%% retirement. Each case ends in its named result with every caller answered.
+-module(mcp_client_tests).
+
+-include_lib("eunit/include/eunit.hrl").
+
+-import(mcp_fake_server, [field/2, tool/1, tools_page/2, text_result/1]).
+
+-define(TIMEOUT, 5000).
+
+%%% ------------------------------------------------------------ helpers
+
+%% A fake server spec, after dropping what earlier tests' servers reported.
+fresh_spec(Handler) ->
+    fresh_spec(Handler, self()).
+
+fresh_spec(Handler, Observer) ->
+    _ = Observer =:= self() andalso flush_observed(),
+    mcp_fake_server:spec(Handler, Observer).
+
+flush_observed() ->
+    receive {fake_server, _, _} -> flush_observed() after 0 -> true end.
+
+%% Starts a client on a fake server with `Handler' (falls back to default).
+started(Handler) ->
+    {ok, Client, _} = mcp_client:start(fresh_spec(Handler), #{}),
+    Client.
+
+%% The next message the fake server received that matches `Pred'.
+received(Pred) ->
+    receive
+        {fake_server, _, Message} ->
+            case Pred(Message) of
+                true -> Message;
+                false -> received(Pred)
+            end
+    after ?TIMEOUT ->
+            error(nothing_received)
+    end.
+
+request_of(Method) ->
+    fun({request, _, M, _}) -> M =:= Method; (_) -> false end.
+
+call(Client) ->
+    mcp_client:call_tool(Client, <<"echo">>, {object, []}, ?TIMEOUT).
+
+%% Runs `Fun' in `N' processes at once; their results, in order.
+concurrently(N, Fun) ->
+    Self = self(),
+    Pids = [spawn(fun() -> Self ! {self(), Fun()} end) || _ <- lists:seq(1, N)],
+    [receive {Pid, Result} -> Result end || Pid <- Pids].
+
+retired_with(Client) ->
+    mcp_client:shutdown(Client, ?TIMEOUT).
+
+%% The caller's mailbox holds nothing left over by the client.
+assert_clean_mailbox() ->
+    {messages, Messages} = process_info(self(), messages),
+    ?assertEqual([], [M || M <- Messages, element(1, M) =/= fake_server]).
+
+echo_text(Arguments) ->
+    {ok, {call_tool_result, [{text, mcp_json:encode(Arguments)}], false, none}}.
+
+%%% --------------------------------------------------------- the happy path
+
+handshake_and_tools_test() ->
+    {ok, Client, Initialized} = mcp_client:start(fresh_spec(fun(_) -> default end), #{}),
+    ?assertMatch({initialize_result, <<"2025-06-18">>, {some, {tools_capability, false}},
+                  {server_info, <<"fake">>, <<"1.0">>}, none}, Initialized),
+    {request, {int, 1}, <<"initialize">>, Params} = received(request_of(<<"initialize">>)),
+    %% The declared client capabilities are exactly the empty object.
+    ?assertEqual({object, []}, field(<<"capabilities">>, Params)),
+    ?assertEqual({string, <<"2025-06-18">>}, field(<<"protocolVersion">>, Params)),
+    ?assertEqual({notification, <<"notifications/initialized">>, none},
+                 received(fun({notification, _, _}) -> true; (_) -> false end)),
+    ?assertMatch({ok, [{tool_descriptor, <<"echo">>, _, _, _, _, _}]}, mcp_client:list_tools(Client)),
+    Arguments = {object, [{<<"x">>, {int, 1}}]},
+    ?assertEqual(echo_text(Arguments), mcp_client:call_tool(Client, <<"echo">>, Arguments, ?TIMEOUT)),
+    ?assertEqual(ok, mcp_client:ping(Client, ?TIMEOUT)),
+    ?assertEqual({ok, {exited, killed}}, retired_with(Client)),
+    assert_clean_mailbox().
+
+empty_options_and_client_info_test() ->
+    {ok, Client, _} = mcp_client:start(fresh_spec(fun(_) -> default end),
+                                       #{client_info => {<<"harness">>, <<"9.9">>}}),
+    {request, _, _, Params} = received(request_of(<<"initialize">>)),
+    ?assertEqual({object, [{<<"name">>, {string, <<"harness">>}},
+                           {<<"version">>, {string, <<"9.9">>}}]},
+                 field(<<"clientInfo">>, Params)),
+    {ok, _} = retired_with(Client).
+
+ids_are_minted_by_the_actor_and_increase_test() ->
+    Client = started(fun(_) -> default end),
+    [ok, ok, ok] = [mcp_client:ping(Client, ?TIMEOUT) || _ <- lists:seq(1, 3)],
+    Ids = [Id || {request, {int, Id}, _, _} <- [received(request_of(<<"ping">>)) || _ <- lists:seq(1, 3)]],
+    ?assertMatch([A, B, C] when A < B andalso B < C, Ids),
+    {ok, _} = retired_with(Client).
+
+concurrent_callers_are_each_answered_test() ->
+    Client = started(fun(_) -> default end),
+    Results = concurrently(20, fun() -> mcp_client:ping(Client, ?TIMEOUT) end),
+    ?assertEqual(lists:duplicate(20, ok), Results),
+    {ok, _} = retired_with(Client).
+
+server_error_is_returned_test() ->
+    Client = started(fun({request, Id, <<"tools/call">>, _}) ->
+                             [{send, {object, [{<<"jsonrpc">>, {string, <<"2.0">>}}, {<<"id">>, Id},
+                                               {<<"error">>, {object, [{<<"code">>, {int, -32000}},
+                                                                       {<<"message">>, {string, <<"no">>}}]}}]}}];
+                        (_) -> default end),
+    ?assertEqual({error, {server_error, {rpc_error, -32000, <<"no">>, none}}}, call(Client)),
+    %% The connection survives a server error.
+    ?assertEqual(ok, mcp_client:ping(Client, ?TIMEOUT)),
+    {ok, _} = retired_with(Client).
+
+malformed_call_result_test() ->
+    Client = started(fun({request, Id, <<"tools/call">>, _}) -> [{reply, Id, {object, []}}];
+                        (_) -> default end),
+    ?assertMatch({error, {result_malformed, {protocol_fault, _, _}}}, call(Client)),
+    {ok, _} = retired_with(Client).
+
+%%% ---------------------------------------------------- the hostile server
+
+garbage_line_kills_and_latches_test() ->
+    Client = started(fun({request, _, <<"tools/call">>, _}) -> [{raw, <<"this is not json\n">>}];
+                        (_) -> default end),
+    ?assertMatch({error, {unavailable, {malformed_message, {corruption_report, _, _}}}}, call(Client)),
+    %% Latched: later calls answer at once with the same reason.
+    ?assertMatch({error, {unavailable, {malformed_message, _}}}, mcp_client:ping(Client, ?TIMEOUT)),
+    ?assertEqual({ok, {exited, killed}}, retired_with(Client)),
+    assert_clean_mailbox().
+
+non_json_rpc_line_kills_test() ->
+    Client = started(fun({request, _, <<"tools/call">>, _}) -> [{raw, <<"{\"jsonrpc\":\"1.0\"}\n">>}];
+                        (_) -> default end),
+    ?assertMatch({error, {unavailable, {bad_message, _}}}, call(Client)),
+    {ok, _} = retired_with(Client).
+
+non_utf8_kills_with_the_stream_offset_test() ->
+    %% The very first bytes the client receives: the offset is exact.
+    Bad = <<"{\"a\":\"", 16#FF, "\"}\n">>,
+    Spec = fresh_spec(fun({request, _, <<"initialize">>, _}) -> [{raw, Bad}];
+                                   (_) -> default end),
+    {ok, Client} = mcp_client:prepare(Spec, #{}),
+    ?assertEqual({error, {handshake_failed, {unavailable, {invalid_utf8, 6}}}},
+                 mcp_client:connect(Client)),
+    ?assertEqual({error, {unavailable, {invalid_utf8, 6}}}, mcp_client:ping(Client, ?TIMEOUT)),
+    ?assertEqual({ok, {exited, killed}}, retired_with(Client)).
+
+non_utf8_after_a_held_tail_test() ->
+    %% `C3' alone is held (it may start `é'); `C3 28' never becomes UTF-8.
+    Client = started(fun({request, _, <<"tools/call">>, _}) -> [{chunks, [<<"{\"a\":\"", 16#C3>>, <<"(\"}\n">>]}];
+                        (_) -> default end),
+    ?assertMatch({error, {unavailable, {invalid_utf8, _}}}, call(Client)),
+    {ok, _} = retired_with(Client).
+
+max_line_bytes() -> 16777216.
+
+%% A response line of exactly `Size' bytes (newline excluded), padded with
+%% JSON whitespace.
+response_line_of(Id, Size) ->
+    Line = mcp_fake_server:response_line(Id, text_result(<<"big">>)),
+    Body = binary:part(Line, 0, byte_size(Line) - 1),
+    Padding = binary:copy(<<" ">>, Size - byte_size(Body)),
+    <<Body/binary, Padding/binary, "\n">>.
+
+line_of_max_bytes_is_accepted_test_() ->
+    {timeout, 60, fun() ->
+        Client = started(fun({request, Id, <<"tools/call">>, _}) ->
+                                 Line = response_line_of(Id, max_line_bytes()),
+                                 [{chunks, chunked(Line, 1048576)}];
+                            (_) -> default end),
+        ?assertEqual({ok, {call_tool_result, [{text, <<"big">>}], false, none}}, call(Client)),
+        {ok, _} = retired_with(Client)
+    end}.
+
+line_one_byte_too_long_kills_test_() ->
+    {timeout, 60, fun() ->
+        Client = started(fun({request, Id, <<"tools/call">>, _}) ->
+                                 Line = response_line_of(Id, max_line_bytes() + 1),
+                                 [{chunks, chunked(Line, 1048576)}];
+                            (_) -> default end),
+        ?assertMatch({error, {unavailable, {line_too_long, N}}} when N > 16777216, call(Client)),
+        {ok, _} = retired_with(Client)
+    end}.
+
+chunked(Bytes, Size) when byte_size(Bytes) =< Size -> [Bytes];
+chunked(Bytes, Size) ->
+    <<Chunk:Size/binary, Rest/binary>> = Bytes,
+    [Chunk | chunked(Rest, Size)].
+
+utf8_split_across_chunks_works_test() ->
+    Text = <<"é€😀 ok"/utf8>>,
+    Client = started(fun({request, Id, <<"tools/call">>, _}) ->
+                             [{chunks, chunked(mcp_fake_server:response_line(Id, text_result(Text)), 1)}];
+                        (_) -> default end),
+    ?assertEqual({ok, {call_tool_result, [{text, Text}], false, none}}, call(Client)),
+    {ok, _} = retired_with(Client).
+
+result_and_error_both_present_kills_test() ->
+    Client = started(fun({request, Id, <<"tools/call">>, _}) ->
+                             [{send, {object, [{<<"jsonrpc">>, {string, <<"2.0">>}}, {<<"id">>, Id},
+                                               {<<"result">>, text_result(<<"a">>)},
+                                               {<<"error">>, {object, [{<<"code">>, {int, 1}},
+                                                                       {<<"message">>, {string, <<"b">>}}]}}]}}];
+                        (_) -> default end),
+    ?assertMatch({error, {unavailable, {bad_message, _}}}, call(Client)),
+    {ok, _} = retired_with(Client).
+
+unknown_id_is_dropped_test() ->
+    Client = started(fun({request, Id, <<"tools/call">>, _}) ->
+                             [{reply, {int, 999999}, text_result(<<"stray">>)},
+                              {reply, Id, text_result(<<"real">>)}];
+                        (_) -> default end),
+    ?assertEqual({ok, {call_tool_result, [{text, <<"real">>}], false, none}}, call(Client)),
+    ?assertEqual(ok, mcp_client:ping(Client, ?TIMEOUT)),
+    {ok, _} = retired_with(Client).
+
+string_id_is_dropped_test() ->
+    Client = started(fun({request, {int, N} = Id, <<"tools/call">>, _}) ->
+                             [{reply, {string, integer_to_binary(N)}, text_result(<<"stray">>)},
+                              {reply, Id, text_result(<<"real">>)}];
+                        (_) -> default end),
+    ?assertEqual({ok, {call_tool_result, [{text, <<"real">>}], false, none}}, call(Client)),
+    {ok, _} = retired_with(Client).
+
+server_request_gets_method_not_found_test() ->
+    Sampling = {object, [{<<"jsonrpc">>, {string, <<"2.0">>}}, {<<"id">>, {string, <<"s1">>}},
+                         {<<"method">>, {string, <<"sampling/createMessage">>}},
+                         {<<"params">>, {object, []}}]},
+    Client = started(fun({request, Id, <<"tools/call">>, _}) ->
+                             [{send, Sampling}, {reply, Id, text_result(<<"done">>)}];
+                        (_) -> default end),
+    ?assertMatch({ok, _}, call(Client)),
+    {response, {string, <<"s1">>}, Body} = received(fun({response, _, _}) -> true; (_) -> false end),
+    ?assertEqual({int, -32601}, field(<<"code">>, field(<<"error">>, Body))),
+    ?assertEqual(none, field(<<"result">>, Body)),
+    {ok, _} = retired_with(Client).
+
+server_ping_is_answered_with_empty_result_test() ->
+    Ping = {object, [{<<"jsonrpc">>, {string, <<"2.0">>}}, {<<"id">>, {int, 77}},
+                     {<<"method">>, {string, <<"ping">>}}]},
+    Client = started(fun({request, Id, <<"tools/call">>, _}) ->
+                             [{send, Ping}, {reply, Id, text_result(<<"done">>)}];
+                        (_) -> default end),
+    ?assertMatch({ok, _}, call(Client)),
+    {response, {int, 77}, Body} = received(fun({response, _, _}) -> true; (_) -> false end),
+    ?assertEqual({object, []}, field(<<"result">>, Body)),
+    ?assertEqual(none, field(<<"error">>, Body)),
+    {ok, _} = retired_with(Client).
+
+notification_flood_is_dropped_test() ->
+    Note = mcp_json:encode({object, [{<<"jsonrpc">>, {string, <<"2.0">>}},
+                                     {<<"method">>, {string, <<"notifications/message">>}},
+                                     {<<"params">>, {object, [{<<"level">>, {string, <<"info">>}}]}}]}),
+    Flood = binary:copy(<<Note/binary, "\n">>, 20000),
+    Client = started(fun({request, Id, <<"tools/call">>, _}) ->
+                             [{raw, Flood}, {chunks, chunked(Flood, 4096)},
+                              {reply, Id, text_result(<<"after the flood">>)}];
+                        (_) -> default end),
+    ?assertEqual({ok, {call_tool_result, [{text, <<"after the flood">>}], false, none}}, call(Client)),
+    {ok, _} = retired_with(Client).
+
+never_answering_times_out_and_cancels_test() ->
+    Self = self(),
+    Client = started(fun({request, _, <<"tools/call">>, _}) -> [];
+                        ({notification, <<"notifications/cancelled">>, Params}) ->
+                             %% A late answer to the expired id, then nothing.
+                             Self ! {cancelled, Params},
+                             [{reply, field(<<"requestId">>, Params), text_result(<<"late">>)}];
+                        (_) -> default end),
+    ?assertEqual({error, call_timed_out},
+                 mcp_client:call_tool(Client, <<"slow">>, {object, []}, 50)),
+    {request, CallId, <<"tools/call">>, _} = received(request_of(<<"tools/call">>)),
+    Params = receive {cancelled, P} -> P after ?TIMEOUT -> error(no_cancel) end,
+    ?assertEqual(CallId, field(<<"requestId">>, Params)),
+    %% The late response was dropped; the client still works.
+    ?assertEqual(ok, mcp_client:ping(Client, ?TIMEOUT)),
+    assert_clean_mailbox(),
+    {ok, _} = retired_with(Client).
+
+dying_mid_call_answers_every_caller_test() ->
+    Self = self(),
+    Client = started(fun({request, _, <<"tools/call">>, _}) ->
+                             Self ! call_arrived,
+                             [];
+                        ({request, _, <<"ping">>, _}) ->
+                             [{exit, crashed}];
+                        (_) -> default end),
+    Callers = [spawn_caller(fun() -> call(Client) end) || _ <- lists:seq(1, 3)],
+    [receive call_arrived -> ok after ?TIMEOUT -> error(no_call) end || _ <- Callers],
+    Reason = {transport_closed, {exited, crashed}},
+    ?assertEqual({error, {unavailable, Reason}}, mcp_client:ping(Client, ?TIMEOUT)),
+    ?assertEqual(lists:duplicate(3, {error, {unavailable, Reason}}), [collect(C) || C <- Callers]),
+    ?assertEqual({error, {unavailable, Reason}}, call(Client)),
+    ?assertEqual({ok, {exited, crashed}}, retired_with(Client)).
+
+spawn_caller(Fun) ->
+    Self = self(),
+    spawn(fun() -> Self ! {self(), Fun()} end).
+
+collect(Pid) ->
+    receive {Pid, Result} -> Result after ?TIMEOUT -> error(caller_not_answered) end.
+
+version_refusal_test() ->
+    Spec = fresh_spec(
+             fun({request, Id, <<"initialize">>, _}) ->
+                     [{reply, Id, mcp_fake_server:initialize_result(<<"1999-01-01">>,
+                                                                    [{<<"tools">>, {object, []}}])}];
+                (_) -> default end),
+    ?assertEqual({error, {version_unsupported, <<"2025-06-18">>, <<"1999-01-01">>}},
+                 mcp_client:start(Spec, #{})).
+
+older_supported_version_is_accepted_test() ->
+    Spec = fresh_spec(
+             fun({request, Id, <<"initialize">>, _}) ->
+                     [{reply, Id, mcp_fake_server:initialize_result(<<"2024-11-05">>,
+                                                                    [{<<"tools">>, {object, []}}])}];
+                (_) -> default end),
+    {ok, Client, {initialize_result, <<"2024-11-05">>, _, _, _}} = mcp_client:start(Spec, #{}),
+    {ok, _} = retired_with(Client).
+
+no_tools_capability_test() ->
+    Spec = fresh_spec(
+             fun({request, Id, <<"initialize">>, _}) ->
+                     [{reply, Id, mcp_fake_server:initialize_result(<<"2025-06-18">>, [])}];
+                (_) -> default end),
+    {ok, Client} = mcp_client:prepare(Spec, #{}),
+    ?assertEqual({error, tools_not_declared}, mcp_client:connect(Client)),
+    %% No `notifications/initialized' after a refused handshake.
+    ?assertEqual({error, {unavailable, tools_not_declared}}, mcp_client:list_tools(Client)),
+    ?assertEqual({ok, {exited, killed}}, retired_with(Client)),
+    ?assertEqual([], [N || {fake_server, _, {notification, _, _} = N} <- flush()]).
+
+flush() ->
+    receive M -> [M | flush()] after 0 -> [] end.
+
+handshake_server_error_test() ->
+    Spec = fresh_spec(
+             fun({request, Id, <<"initialize">>, _}) ->
+                     [{send, {object, [{<<"jsonrpc">>, {string, <<"2.0">>}}, {<<"id">>, Id},
+                                       {<<"error">>, {object, [{<<"code">>, {int, -32602}},
+                                                               {<<"message">>, {string, <<"bad">>}}]}}]}}];
+                (_) -> default end),
+    ?assertEqual({error, {handshake_failed, {server_error, {rpc_error, -32602, <<"bad">>, none}}}},
+                 mcp_client:start(Spec, #{})).
+
+handshake_timeout_test() ->
+    Spec = fresh_spec(fun({request, _, <<"initialize">>, _}) -> []; (_) -> default end),
+    ?assertEqual({error, {handshake_failed, call_timed_out}},
+                 mcp_client:start(Spec, #{handshake_timeout_ms => 50})).
+
+%% A server answering every tools/list page with one tool and a fresh cursor
+%% until page `Pages'.
+paging(Pages) ->
+    fun({request, Id, <<"tools/list">>, Params}) ->
+            Page = case field(<<"cursor">>, Params) of
+                       none -> 1;
+                       {string, Cursor} -> binary_to_integer(Cursor)
+                   end,
+            Next = case Page < Pages of
+                       true -> {some, integer_to_binary(Page + 1)};
+                       false -> none
+                   end,
+            [{reply, Id, tools_page([tool(<<"t", (integer_to_binary(Page))/binary>>)], Next)}];
+       (_) -> default
+    end.
+
+count_requests(Method) ->
+    length([M || {fake_server, _, {request, _, M, _}} <- flush(), M =:= Method]).
+
+sixty_four_pages_are_followed_test() ->
+    Client = started(paging(64)),
+    {ok, Tools} = mcp_client:list_tools(Client),
+    ?assertEqual([<<"t", (integer_to_binary(N))/binary>> || N <- lists:seq(1, 64)],
+                 [Name || {tool_descriptor, Name, _, _, _, _, _} <- Tools]),
+    ?assertEqual(64, count_requests(<<"tools/list">>)),
+    {ok, _} = retired_with(Client).
+
+endless_pagination_is_too_many_pages_test() ->
+    Client = started(paging(65)),
+    ?assertEqual({error, too_many_pages}, mcp_client:list_tools(Client)),
+    ?assertEqual(mcp_client:max_tool_pages(), count_requests(<<"tools/list">>)),
+    %% Not a death: the client still answers.
+    ?assertEqual(ok, mcp_client:ping(Client, ?TIMEOUT)),
+    {ok, _} = retired_with(Client).
+
+repeated_cursor_is_too_many_pages_test() ->
+    Client = started(fun({request, Id, <<"tools/list">>, Params}) ->
+                             Next = case field(<<"cursor">>, Params) of
+                                        none -> <<"a">>;
+                                        {string, <<"a">>} -> <<"b">>;
+                                        {string, <<"b">>} -> <<"a">>
+                                    end,
+                             [{reply, Id, tools_page([tool(<<"t">>)], {some, Next})}];
+                        (_) -> default end),
+    ?assertEqual({error, too_many_pages}, mcp_client:list_tools(Client)),
+    ?assertEqual(3, count_requests(<<"tools/list">>)),
+    {ok, _} = retired_with(Client).
+
+one_lying_tool_fails_the_listing_test() ->
+    Liar = {object, [{<<"name">>, {string, <<"liar">>}}]},
+    Client = started(fun({request, Id, <<"tools/list">>, _}) ->
+                             [{reply, Id, tools_page([tool(<<"good">>), Liar], none)}];
+                        (_) -> default end),
+    ?assertMatch({error, {result_malformed, {protocol_fault, <<"$.tools[1]", _/binary>>, _}}},
+                 mcp_client:list_tools(Client)),
+    {ok, _} = retired_with(Client).
+
+list_timeout_covers_all_pages_test() ->
+    %% Page 2 never comes: one deadline for the whole listing.
+    Client = started(fun({request, Id, <<"tools/list">>, Params}) ->
+                             case field(<<"cursor">>, Params) of
+                                 none -> [{reply, Id, tools_page([tool(<<"t">>)], {some, <<"2">>})}];
+                                 _ -> []
+                             end;
+                        (_) -> default end),
+    ?assertEqual({error, call_timed_out}, mcp_client:list_tools(Client, 100)),
+    {ok, _} = retired_with(Client).
+
+%%% ------------------------------------------- lifecycle and ownership
+
+parked_client_needs_no_os_action_test() ->
+    Self = self(),
+    Spec = {mcp_channel, fun(_) -> Self ! opened, {ok, spawn(fun() -> ok end)} end},
+    {ok, Client} = mcp_client:prepare(Spec, #{}),
+    ?assertEqual({error, {unavailable, not_connected}}, mcp_client:ping(Client, ?TIMEOUT)),
+    ?assertEqual(none, mcp_client:os_pid(Client)),
+    ?assertEqual({ok, no_resource}, retired_with(Client)),
+    receive opened -> error(transport_opened) after 0 -> ok end.
+
+missing_executable_is_transport_failed_test() ->
+    Spawn = #{executable => <<"no-such-mcp-server-executable">>},
+    ?assertEqual({error, {transport_failed, {executable_not_found, <<"no-such-mcp-server-executable">>}}},
+                 mcp_client:start(Spawn, #{})).
+
+transport_failure_leaves_no_resource_test() ->
+    {ok, Client} = mcp_client:prepare({mcp_channel, fun(_) -> {error, refused} end}, #{}),
+    ?assertEqual({error, {transport_failed, refused}}, mcp_client:connect(Client)),
+    ?assertEqual({error, {unavailable, {transport_failed, refused}}}, mcp_client:ping(Client, ?TIMEOUT)),
+    ?assertEqual({ok, no_resource}, retired_with(Client)).
+
+connect_twice_is_refused_test() ->
+    Client = started(fun(_) -> default end),
+    ?assertEqual({error, {transport_failed, already_connected}}, mcp_client:connect(Client)),
+    {ok, _} = retired_with(Client).
+
+stop_kills_the_peer_and_stops_the_actor_test() ->
+    Client = started(fun(_) -> default end),
+    Pid = client_pid(Client),
+    Peer = peer_of(Client),
+    Monitors = [erlang:monitor(process, P) || P <- [Peer, Pid]],
+    ?assertEqual(ok, mcp_client:stop(Client)),
+    [receive {'DOWN', M, process, _, Reason} -> ?assert(lists:member(Reason, [killed, normal])) end
+     || M <- Monitors],
+    ?assertMatch({error, {unavailable, {client_down, _}}}, mcp_client:ping(Client, ?TIMEOUT)),
+    ?assertMatch({error, {retirement_unconfirmed, _}}, retired_with(Client)),
+    assert_clean_mailbox().
+
+%% The opaque client's actor pid (tests only).
+client_pid(Client) -> element(2, Client).
+
+%% The fake server's pid, learnt from the handshake the observer saw.
+peer_of(_Client) ->
+    receive {fake_server, Peer, {request, _, <<"initialize">>, _}} -> Peer
+    after ?TIMEOUT -> error(no_peer) end.
+
+custodian_death_retires_an_active_client_test() ->
+    Self = self(),
+    Custodian = spawn(fun() -> receive go -> ok end end),
+    {ok, Client} = mcp_client:prepare_owned(fresh_spec(fun(_) -> default end, Self),
+                                            #{}, Custodian),
+    {ok, _} = mcp_client:connect(Client),
+    Peer = peer_of(Client),
+    PeerMonitor = erlang:monitor(process, Peer),
+    ActorMonitor = erlang:monitor(process, client_pid(Client)),
+    Custodian ! go,
+    receive {'DOWN', PeerMonitor, process, Peer, killed} -> ok end,
+    receive {'DOWN', ActorMonitor, process, _, normal} -> ok end.
+
+builder_death_leaves_a_parked_client_to_its_custodian_test() ->
+    Self = self(),
+    Builder = spawn(fun() ->
+                            {ok, Client} = mcp_client:prepare_owned(
+                                             fresh_spec(fun(_) -> default end, Self), #{}, Self),
+                            Self ! {built, Client}
+                    end),
+    Client = receive {built, C} -> C end,
+    BuilderMonitor = erlang:monitor(process, Builder),
+    receive {'DOWN', BuilderMonitor, process, Builder, _} -> ok end,
+    %% Still there for the custodian, which gets its no-resource proof.
+    ?assertEqual({ok, no_resource}, retired_with(Client)).
+
+both_owners_gone_stops_a_parked_client_test() ->
+    Self = self(),
+    Custodian = spawn(fun() -> receive go -> ok end end),
+    Builder = spawn(fun() ->
+                            {ok, Client} = mcp_client:prepare_owned(
+                                             fresh_spec(fun(_) -> default end, Self), #{}, Custodian),
+                            Self ! {built, Client}
+                    end),
+    Client = receive {built, C} -> C end,
+    ActorMonitor = erlang:monitor(process, client_pid(Client)),
+    BuilderMonitor = erlang:monitor(process, Builder),
+    receive {'DOWN', BuilderMonitor, process, Builder, _} -> ok end,
+    %% The builder alone going does not stop it.
+    ?assertEqual({error, {unavailable, not_connected}}, mcp_client:ping(Client, ?TIMEOUT)),
+    Custodian ! go,
+    receive {'DOWN', ActorMonitor, process, _, normal} -> ok end.
+
+shutdown_of_a_dead_actor_is_uncertain_test() ->
+    {ok, Client} = mcp_client:prepare(fresh_spec(fun(_) -> default end), #{}),
+    {ok, no_resource} = retired_with(Client),
+    ?assertMatch({error, {retirement_unconfirmed, {actor_down, noproc}}}, retired_with(Client)).
+
+shutdown_without_exit_proof_times_out_test() ->
+    %% A peer that ignores termination: no proof arrives before the deadline.
+    {ok, Client} = mcp_client:prepare({mcp_stubborn_transport, #{}}, #{handshake_timeout_ms => 20}),
+    ?assertEqual({error, {handshake_failed, call_timed_out}}, mcp_client:connect(Client)),
+    ActorMonitor = erlang:monitor(process, client_pid(Client)),
+    ?assertEqual({error, retirement_timed_out}, mcp_client:shutdown(Client, 50)),
+    %% The retirement request stands: the actor stops once the proof comes.
+    mcp_stubborn_transport:close(client_pid(Client), {exit_status, 0}),
+    receive {'DOWN', ActorMonitor, process, _, normal} -> ok end,
+    assert_clean_mailbox().
+
+closing_without_proof_is_unconfirmed_test() ->
+    {ok, Client} = mcp_client:prepare({mcp_stubborn_transport, #{}}, #{handshake_timeout_ms => 20}),
+    ?assertEqual({error, {handshake_failed, call_timed_out}}, mcp_client:connect(Client)),
+    mcp_stubborn_transport:close(client_pid(Client), {unconfirmed, {port_exited, einval}}),
+    ?assertEqual({error, {retirement_unconfirmed, {port_exited, einval}}}, retired_with(Client)).
+
+start_reports_cleanup_unconfirmed_test() ->
+    Options = #{handshake_timeout_ms => 20, shutdown_timeout_ms => 20},
+    {error, {cleanup_unconfirmed, Client}} = mcp_client:start({mcp_stubborn_transport, #{}}, Options),
+    ActorMonitor = erlang:monitor(process, client_pid(Client)),
+    mcp_stubborn_transport:close(client_pid(Client), {exit_status, 0}),
+    receive {'DOWN', ActorMonitor, process, _, normal} -> ok end.
+
+calls_on_a_vanished_actor_do_not_crash_the_caller_test() ->
+    {ok, Client} = mcp_client:prepare(fresh_spec(fun(_) -> default end), #{}),
+    exit(client_pid(Client), kill),
+    ?assertMatch({error, {unavailable, {client_down, _}}}, mcp_client:ping(Client, ?TIMEOUT)),
+    ?assertMatch({error, {unavailable, {client_down, _}}}, call(Client)),
+    ?assertMatch({error, {handshake_failed, {unavailable, {client_down, _}}}}, mcp_client:connect(Client)),
+    ?assertEqual(ok, mcp_client:stop(Client)),
+    assert_clean_mailbox().
