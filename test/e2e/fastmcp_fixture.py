@@ -5,8 +5,8 @@ sleeps past any sensible deadline, and a tool that exits the process mid-call.
 Run over stdio: `.venv/bin/python test/e2e/fastmcp_fixture.py`.
 """
 
+import asyncio
 import os
-import time
 
 import mcp.types as types
 from mcp.server.fastmcp import FastMCP
@@ -30,9 +30,10 @@ def huge(size: int = HUGE_BYTES) -> str:
 
 
 @server.tool()
-def sleep(seconds: float) -> str:
-    """Sleep, then answer (used to outlive the caller's deadline)."""
-    time.sleep(seconds)
+async def sleep(seconds: float) -> str:
+    """Sleep, then answer (used to outlive the caller's deadline). Async, so
+    the server keeps serving other requests and can honour the cancel."""
+    await asyncio.sleep(seconds)
     return "slept"
 
 

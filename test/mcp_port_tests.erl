@@ -1,0 +1,162 @@
+%% `mcp_port': spawning (argv, env, cd, PATH lookup), the byte stream, and
+%% termination that keeps the port's exit status as its only proof. Every
+%% test checks by OS pid that no child is left behind.
+-module(mcp_port_tests).
+
+-include_lib("eunit/include/eunit.hrl").
+
+-define(TIMEOUT, 5000).
+
+open(Spawn) ->
+    {ok, Conn} = mcp_transport:open(Spawn, self()),
+    {ok, OsPid} = mcp_transport:os_pid(Conn),
+    {Conn, OsPid}.
+
+%% Every event of the connection until it closes: {Output, Evidence}.
+drain(Conn) -> drain(Conn, <<>>).
+
+drain(Conn, Output) ->
+    receive
+        Message ->
+            case mcp_transport:event(Conn, Message) of
+                {ok, {bytes, Bytes}} -> drain(Conn, <<Output/binary, Bytes/binary>>);
+                {ok, {closed, Evidence}} -> {Output, Evidence};
+                not_mine -> drain(Conn, Output)
+            end
+    after ?TIMEOUT ->
+            error({no_exit_status, Output})
+    end.
+
+%% `kill -0' on the pid: is the OS process still there?
+os_alive(OsPid) ->
+    os:cmd("kill -0 " ++ integer_to_list(OsPid) ++ " 2>/dev/null && echo alive") =:= "alive\n".
+
+%% After the exit status, the port's link exit follows; drop it.
+flush_port_exit() ->
+    receive {'EXIT', Port, normal} when is_port(Port) -> ok after 0 -> ok end.
+
+echo_until_killed_test() ->
+    process_flag(trap_exit, true),
+    {Conn, OsPid} = open(#{executable => "cat"}),
+    ?assert(os_alive(OsPid)),
+    ok = mcp_transport:send(Conn, <<"ping\n">>),
+    {bytes, <<"ping\n">>} = receive_event(Conn),
+    ok = mcp_transport:terminate(Conn),
+    ?assertEqual({<<>>, {exit_status, 128 + 9}}, drain(Conn)),
+    ?assertNot(os_alive(OsPid)),
+    %% The port is gone with the child: a write now fails, it does not raise.
+    flush_port_exit(),
+    ?assertEqual({error, closed}, mcp_transport:send(Conn, <<"late\n">>)).
+
+receive_event(Conn) ->
+    receive
+        Message ->
+            case mcp_transport:event(Conn, Message) of
+                {ok, Event} -> Event;
+                not_mine -> receive_event(Conn)
+            end
+    after ?TIMEOUT -> error(no_event)
+    end.
+
+args_are_argv_not_a_shell_string_test() ->
+    {Conn, OsPid} = open(#{executable => "printf", args => [<<"%s|%s">>, "a b", <<"$HOME;">>]}),
+    ?assertEqual({<<"a b|$HOME;">>, {exit_status, 0}}, drain(Conn)),
+    ?assertNot(os_alive(OsPid)).
+
+env_without_inheritance_is_exactly_the_given_pairs_test() ->
+    {Conn, _} = open(#{executable => "/usr/bin/env", inherit_env => false,
+                       env => [{<<"MCP_ONE">>, <<"1">>}, {"MCP_TWO", "2"}]}),
+    {Output, {exit_status, 0}} = drain(Conn),
+    ?assertEqual([<<"MCP_ONE=1">>, <<"MCP_TWO=2">>],
+                 lists:sort(binary:split(Output, <<"\n">>, [global, trim_all]))).
+
+env_false_unsets_an_inherited_variable_test() ->
+    os:putenv("MCP_PORT_TEST_VAR", "inherited"),
+    {Conn, _} = open(#{executable => "/usr/bin/env", env => [{"MCP_PORT_TEST_VAR", false}]}),
+    {Output, {exit_status, 0}} = drain(Conn),
+    os:unsetenv("MCP_PORT_TEST_VAR"),
+    ?assertEqual(nomatch, binary:match(Output, <<"MCP_PORT_TEST_VAR">>)),
+    ?assertNotEqual(nomatch, binary:match(Output, <<"PATH=">>)).
+
+cd_sets_the_working_directory_test() ->
+    {Conn, _} = open(#{executable => "pwd", cd => <<"/">>}),
+    ?assertEqual({<<"/\n">>, {exit_status, 0}}, drain(Conn)).
+
+stderr_is_not_merged_into_stdout_test() ->
+    {Conn, _} = open(#{executable => "/bin/sh",
+                       args => ["-c", "echo out; echo 'mcp_port_tests: expected stderr line' >&2"]}),
+    ?assertEqual({<<"out\n">>, {exit_status, 0}}, drain(Conn)).
+
+missing_executables_test() ->
+    ?assertEqual({error, {executable_not_found, "no-such-executable-here"}},
+                 mcp_transport:open(#{executable => "no-such-executable-here"}, self())),
+    ?assertEqual({error, {executable_not_found, <<"/no/such/path">>}},
+                 mcp_transport:open(#{executable => <<"/no/such/path">>}, self())),
+    ?assertEqual({error, {executable_not_found, ""}},
+                 mcp_transport:open(#{executable => ""}, self())).
+
+path_lookup_matches_os_find_executable_test() ->
+    ?assertEqual({ok, os:find_executable("sh")}, mcp_port:resolve_executable(<<"sh">>)),
+    ?assertEqual({ok, "/bin/sh"}, mcp_port:resolve_executable("/bin/sh")).
+
+a_child_that_never_reads_makes_writes_fail_not_block_test_() ->
+    {timeout, 60, fun() ->
+        process_flag(trap_exit, true),
+        {Conn, OsPid} = open(#{executable => "sleep", args => ["30"]}),
+        Chunk = binary:copy(<<"x">>, 1048576),
+        Limit = mcp_port:max_queue_bytes() div byte_size(Chunk) + 2,
+        Results = write_until_refused(Conn, Chunk, Limit),
+        ?assertEqual({error, busy}, lists:last(Results)),
+        ?assert(length(Results) =< Limit),
+        ok = mcp_transport:terminate(Conn),
+        %% The queued bytes meet a closed pipe: the port dies of `epipe'
+        %% before it can report the exit status, so there is no proof.
+        ?assertMatch({<<>>, {unconfirmed, {port_exited, epipe}}}, drain(Conn)),
+        ?assertNot(os_alive(OsPid))
+    end}.
+
+write_until_refused(_Conn, _Chunk, 0) -> [];
+write_until_refused(Conn, Chunk, Left) ->
+    case mcp_transport:send(Conn, Chunk) of
+        ok -> [ok | write_until_refused(Conn, Chunk, Left - 1)];
+        Refused -> [Refused]
+    end.
+
+%% The whole client over a real port: the child is `cat', which echoes the
+%% client's own `initialize' back as a server request; the client refuses it
+%% with -32601, `cat' echoes that back as the response to id 1, and the
+%% handshake fails with that server error. The child is killed and witnessed.
+client_handshake_against_cat_test() ->
+    {ok, Client} = mcp_client:prepare(#{executable => "cat"}, #{}),
+    ?assertMatch({error, {handshake_failed, {server_error, {rpc_error, -32601, _, none}}}},
+                 mcp_client:connect(Client)),
+    ?assertEqual({ok, {exited, 137}}, mcp_client:shutdown(Client, ?TIMEOUT)).
+
+%% A child that never answers: retiring the client mid-handshake answers the
+%% connecting caller, kills the child and reports its witnessed exit.
+client_kills_and_witnesses_its_child_test() ->
+    {ok, Client} = mcp_client:prepare(#{executable => "sleep", args => ["30"]}, #{}),
+    ?assertEqual(none, mcp_client:os_pid(Client)),
+    Self = self(),
+    spawn(fun() -> Self ! {connected, mcp_client:connect(Client)} end),
+    OsPid = wait_for_os_pid(Client, 500),
+    ?assert(os_alive(OsPid)),
+    ?assertEqual({ok, {exited, 137}}, mcp_client:shutdown(Client, ?TIMEOUT)),
+    receive {connected, Result} ->
+            ?assertEqual({error, {handshake_failed, {unavailable, retired}}}, Result)
+    end,
+    ?assertNot(os_alive(OsPid)).
+
+wait_for_os_pid(_Client, 0) -> error(no_os_pid);
+wait_for_os_pid(Client, Tries) ->
+    case mcp_client:os_pid(Client) of
+        {ok, OsPid} -> OsPid;
+        none -> receive after 10 -> wait_for_os_pid(Client, Tries - 1) end
+    end.
+
+client_sees_a_child_exit_on_its_own_test() ->
+    Spawn = #{executable => "/bin/sh", args => ["-c", "read line; exit 7"]},
+    {ok, Client} = mcp_client:prepare(Spawn, #{}),
+    ?assertEqual({error, {handshake_failed, {unavailable, {transport_closed, {exit_status, 7}}}}},
+                 mcp_client:connect(Client)),
+    ?assertEqual({ok, {exited, 7}}, mcp_client:shutdown(Client, ?TIMEOUT)).
