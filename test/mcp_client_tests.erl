@@ -303,29 +303,25 @@ spawn_caller(Fun) ->
 collect(Pid) ->
     receive {Pid, Result} -> Result after ?TIMEOUT -> error(caller_not_answered) end.
 
+%% A server whose `initialize' result offers `Version' and `Capabilities'.
+initializing_with(Version, Capabilities) ->
+    fresh_spec(fun({request, Id, <<"initialize">>, _}) ->
+                       [{reply, Id, mcp_fake_server:initialize_result(Version, Capabilities)}];
+                  (_) -> default
+               end).
+
 version_refusal_test() ->
-    Spec = fresh_spec(
-             fun({request, Id, <<"initialize">>, _}) ->
-                     [{reply, Id, mcp_fake_server:initialize_result(<<"1999-01-01">>,
-                                                                    [{<<"tools">>, {object, []}}])}];
-                (_) -> default end),
+    Spec = initializing_with(<<"1999-01-01">>, [{<<"tools">>, {object, []}}]),
     ?assertEqual({error, {version_unsupported, <<"2025-06-18">>, <<"1999-01-01">>}},
                  mcp_client:start(Spec, #{})).
 
 older_supported_version_is_accepted_test() ->
-    Spec = fresh_spec(
-             fun({request, Id, <<"initialize">>, _}) ->
-                     [{reply, Id, mcp_fake_server:initialize_result(<<"2024-11-05">>,
-                                                                    [{<<"tools">>, {object, []}}])}];
-                (_) -> default end),
+    Spec = initializing_with(<<"2024-11-05">>, [{<<"tools">>, {object, []}}]),
     {ok, Client, {initialize_result, <<"2024-11-05">>, _, _, _}} = mcp_client:start(Spec, #{}),
     {ok, _} = retired_with(Client).
 
 no_tools_capability_test() ->
-    Spec = fresh_spec(
-             fun({request, Id, <<"initialize">>, _}) ->
-                     [{reply, Id, mcp_fake_server:initialize_result(<<"2025-06-18">>, [])}];
-                (_) -> default end),
+    Spec = initializing_with(<<"2025-06-18">>, []),
     {ok, Client} = mcp_client:prepare(Spec, #{}),
     ?assertEqual({error, tools_not_declared}, mcp_client:connect(Client)),
     %% No `notifications/initialized' after a refused handshake.
@@ -479,31 +475,27 @@ custodian_death_retires_an_active_client_test() ->
     receive {'DOWN', PeerMonitor, process, Peer, killed} -> ok end,
     receive {'DOWN', ActorMonitor, process, _, normal} -> ok end.
 
-builder_death_leaves_a_parked_client_to_its_custodian_test() ->
+%% A parked client prepared by a process that has since exited.
+prepared_by_a_dead_builder(Custodian) ->
     Self = self(),
-    Builder = spawn(fun() ->
-                            {ok, Client} = mcp_client:prepare_owned(
-                                             fresh_spec(fun(_) -> default end, Self), #{}, Self),
-                            Self ! {built, Client}
-                    end),
-    Client = receive {built, C} -> C end,
-    BuilderMonitor = erlang:monitor(process, Builder),
+    {Builder, BuilderMonitor} =
+        spawn_monitor(fun() ->
+                              {ok, Client} = mcp_client:prepare_owned(
+                                               fresh_spec(fun(_) -> default end, Self), #{}, Custodian),
+                              Self ! {built, Client}
+                      end),
     receive {'DOWN', BuilderMonitor, process, Builder, _} -> ok end,
+    receive {built, Client} -> Client end.
+
+builder_death_leaves_a_parked_client_to_its_custodian_test() ->
+    Client = prepared_by_a_dead_builder(self()),
     %% Still there for the custodian, which gets its no-resource proof.
     ?assertEqual({ok, no_resource}, retired_with(Client)).
 
 both_owners_gone_stops_a_parked_client_test() ->
-    Self = self(),
     Custodian = spawn(fun() -> receive go -> ok end end),
-    Builder = spawn(fun() ->
-                            {ok, Client} = mcp_client:prepare_owned(
-                                             fresh_spec(fun(_) -> default end, Self), #{}, Custodian),
-                            Self ! {built, Client}
-                    end),
-    Client = receive {built, C} -> C end,
+    Client = prepared_by_a_dead_builder(Custodian),
     ActorMonitor = erlang:monitor(process, client_pid(Client)),
-    BuilderMonitor = erlang:monitor(process, Builder),
-    receive {'DOWN', BuilderMonitor, process, Builder, _} -> ok end,
     %% The builder alone going does not stop it.
     ?assertEqual({error, {unavailable, not_connected}}, mcp_client:ping(Client, ?TIMEOUT)),
     Custodian ! go,

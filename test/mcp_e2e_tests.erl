@@ -62,17 +62,22 @@ texts(Other) -> error({not_a_successful_call, Other}).
 
 %%% ------------------------------------------- server-everything (npm)
 
-everything_test_() ->
-    {setup, fun() -> started(everything_spawn()) end, fun cleanup/1,
+%% One server for a list of tests run in order, then retired with its child
+%% checked gone (cleanup retires it again if a test failed first).
+with_server(Spawn, Tests) ->
+    {setup, fun() -> started(Spawn()) end, fun cleanup/1,
      fun(Server) ->
-             {inorder,
-              [{"handshake", ?_test(everything_handshake(Server))},
-               {"tools/list has echo and get-sum", ?_test(everything_lists_tools(Server))},
-               {"echo", ?_test(everything_echo(Server))},
-               {"get-sum", ?_test(everything_get_sum(Server))},
-               {"ping", ?_test(?assertEqual(ok, mcp_client:ping(maps:get(client, Server), ?TIMEOUT)))},
-               {"retired, child gone by pid", ?_test(retired(Server))}]}
+             {inorder, Tests(Server) ++ [{"retired, child gone by pid", ?_test(retired(Server))}]}
      end}.
+
+everything_test_() ->
+    with_server(fun everything_spawn/0, fun(Server) ->
+        [{"handshake", ?_test(everything_handshake(Server))},
+         {"tools/list has echo and get-sum", ?_test(everything_lists_tools(Server))},
+         {"echo", ?_test(everything_echo(Server))},
+         {"get-sum", ?_test(everything_get_sum(Server))},
+         {"ping", ?_test(?assertEqual(ok, mcp_client:ping(maps:get(client, Server), ?TIMEOUT)))}]
+    end).
 
 everything_handshake(#{initialized := Initialized}) ->
     ?assertMatch({initialize_result, <<"2025-06-18">>, {some, {tools_capability, _}},
@@ -96,15 +101,12 @@ everything_get_sum(#{client := Client}) ->
 %%% ------------------------------------------------ FastMCP fixture (PyPI)
 
 fastmcp_test_() ->
-    {setup, fun() -> started(fastmcp_spawn()) end, fun cleanup/1,
-     fun(Server) ->
-             {inorder,
-              [{"three pages", ?_test(fastmcp_pages(Server))},
-               {"echo", ?_test(fastmcp_echo(Server))},
-               {"4 MiB result", {timeout, 30, ?_test(fastmcp_huge_result(Server))}},
-               {"sleep past the deadline", ?_test(fastmcp_sleep_past_deadline(Server))},
-               {"retired, child gone by pid", ?_test(retired(Server))}]}
-     end}.
+    with_server(fun fastmcp_spawn/0, fun(Server) ->
+        [{"three pages", ?_test(fastmcp_pages(Server))},
+         {"echo", ?_test(fastmcp_echo(Server))},
+         {"4 MiB result", {timeout, 30, ?_test(fastmcp_huge_result(Server))}},
+         {"sleep past the deadline", ?_test(fastmcp_sleep_past_deadline(Server))}]
+    end).
 
 fastmcp_pages(#{client := Client}) ->
     %% Nine tools served three to a page.
