@@ -31,12 +31,23 @@ drain(Conn, Output) ->
 os_alive(OsPid) ->
     os:cmd("kill -0 " ++ integer_to_list(OsPid) ++ " 2>/dev/null && echo alive") =:= "alive\n".
 
-%% After the exit status, the port's link exit follows; drop it.
-flush_port_exit() ->
-    receive {'EXIT', Port, normal} when is_port(Port) -> ok after 0 -> ok end.
+%% The test process owns the port, so it is linked to it: trap its exit
+%% while `Fun' runs, then drop the port's exit messages and restore the flag.
+trapping_port_exits(Fun) ->
+    Old = process_flag(trap_exit, true),
+    try Fun()
+    after
+        flush_port_exits(),
+        process_flag(trap_exit, Old)
+    end.
+
+flush_port_exits() ->
+    receive {'EXIT', Port, _} when is_port(Port) -> flush_port_exits() after 0 -> ok end.
 
 echo_until_killed_test() ->
-    process_flag(trap_exit, true),
+    trapping_port_exits(fun echo_until_killed/0).
+
+echo_until_killed() ->
     {Conn, OsPid} = open(#{executable => "cat"}),
     ?assert(os_alive(OsPid)),
     ok = mcp_transport:send(Conn, <<"ping\n">>),
@@ -45,7 +56,7 @@ echo_until_killed_test() ->
     ?assertEqual({<<>>, {exit_status, 128 + 9}}, drain(Conn)),
     ?assertNot(os_alive(OsPid)),
     %% The port is gone with the child: a write now fails, it does not raise.
-    flush_port_exit(),
+    receive {'EXIT', Port, normal} when is_port(Port) -> ok end,
     ?assertEqual({error, closed}, mcp_transport:send(Conn, <<"late\n">>)).
 
 receive_event(Conn) ->
@@ -100,8 +111,7 @@ path_lookup_matches_os_find_executable_test() ->
     ?assertEqual({ok, "/bin/sh"}, mcp_port:resolve_executable("/bin/sh")).
 
 a_child_that_never_reads_makes_writes_fail_not_block_test_() ->
-    {timeout, 60, fun() ->
-        process_flag(trap_exit, true),
+    {timeout, 60, fun() -> trapping_port_exits(fun() ->
         {Conn, OsPid} = open(#{executable => "sleep", args => ["30"]}),
         Chunk = binary:copy(<<"x">>, 1048576),
         Limit = mcp_port:max_queue_bytes() div byte_size(Chunk) + 2,
@@ -113,7 +123,7 @@ a_child_that_never_reads_makes_writes_fail_not_block_test_() ->
         %% before it can report the exit status, so there is no proof.
         ?assertMatch({<<>>, {unconfirmed, {port_exited, epipe}}}, drain(Conn)),
         ?assertNot(os_alive(OsPid))
-    end}.
+    end) end}.
 
 write_until_refused(_Conn, _Chunk, 0) -> [];
 write_until_refused(Conn, Chunk, Left) ->
