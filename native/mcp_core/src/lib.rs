@@ -20,3 +20,5 @@ pub mod stdio;
 // ---- code mode generator ----
 
 // ---- interchange ----
+/// MessagePack values, their total byte codec, and JSON <-> MessagePack.
+pub mod interchange;

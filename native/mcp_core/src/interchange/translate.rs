@@ -1,0 +1,308 @@
+//! The rules of the bridge, in one place: [`ToJson`] (a msgpack value going
+//! to an MCP server as an argument) and [`ToMsgpack`] (a JSON result going to
+//! a program). Both are event adapters, so the same rules serve trees, the
+//! NIF's terms and the byte fast paths.
+//!
+//! msgpack -> JSON: nil is null; integers always fit; floats must be
+//! finite; strings and map keys must be UTF-8 strs; bin and ext are refused.
+//! JSON -> msgpack: total except integers outside [-2^63, 2^64 - 1] (never
+//! wrapped, clamped or turned into floats). Either way the first fault in
+//! document order fails the whole conversion and names its path.
+
+use super::decode::{decode_with, DecodeError};
+use super::encode::MsgpackWriter;
+use super::events::{walk_json, walk_msgpack, JsonBuilder, JsonScalar, JsonVisitor, JsonWriter, WalkError};
+use super::fault::{InterchangeFault, LineFault, Reason};
+use super::path::Path;
+use super::value::{Msgpack, MsgpackBuilder, MsgpackVisitor, Scalar, TreeSink};
+use super::{MAX_DEPTH, MAX_MSGPACK_INT, MIN_MSGPACK_INT};
+use crate::json::{self, Json};
+use num_bigint::BigInt;
+use std::convert::Infallible;
+
+/// Longest string or container msgpack can announce.
+const MAX_MSGPACK_LEN: usize = u32::MAX as usize;
+
+/// Translates msgpack events into JSON events for `out`.
+pub struct ToJson<O> {
+    out: O,
+    path: Path,
+}
+
+impl<O: JsonVisitor> ToJson<O>
+where
+    O::Error: Into<Reason>,
+{
+    pub fn new(out: O) -> Self {
+        ToJson { out, path: Path::default() }
+    }
+
+    pub fn into_output(self) -> O {
+        self.out
+    }
+
+    /// The output so far (for a caller that budgets its work).
+    pub fn output(&self) -> &O {
+        &self.out
+    }
+
+    fn fault(&self, reason: Reason) -> InterchangeFault {
+        InterchangeFault { path: self.path.render(), reason }
+    }
+
+    fn emit(&mut self, result: Result<(), O::Error>) -> Result<(), InterchangeFault> {
+        result.map_err(|error| self.fault(error.into()))
+    }
+
+    fn key(&mut self, key: Scalar<'_>) -> Result<(), InterchangeFault> {
+        let Scalar::String(bytes) = key else { return Err(self.fault(Reason::NonStringKey)) };
+        let text = std::str::from_utf8(bytes).map_err(|_| self.fault(Reason::InvalidUtf8Key))?;
+        let written = self.out.key(text);
+        self.emit(written)?;
+        self.path.set_key(text);
+        Ok(())
+    }
+
+    fn open(&mut self) -> Result<(), InterchangeFault> {
+        if self.path.awaiting_key() {
+            return Err(self.fault(Reason::NonStringKey));
+        }
+        if self.path.depth() == MAX_DEPTH {
+            return Err(self.fault(Reason::TooDeep));
+        }
+        Ok(())
+    }
+}
+
+impl<O: JsonVisitor> MsgpackVisitor for ToJson<O>
+where
+    O::Error: Into<Reason>,
+{
+    type Error = InterchangeFault;
+    fn scalar(&mut self, value: Scalar<'_>) -> Result<(), InterchangeFault> {
+        if self.path.awaiting_key() {
+            return self.key(value);
+        }
+        let wide;
+        let json = match value {
+            Scalar::Nil => JsonScalar::Null,
+            Scalar::Bool(b) => JsonScalar::Bool(b),
+            Scalar::Int(int) => match i64::try_from(int) {
+                Ok(small) => JsonScalar::Int(small),
+                Err(_) if (MIN_MSGPACK_INT..=MAX_MSGPACK_INT).contains(&int) => {
+                    wide = BigInt::from(int);
+                    JsonScalar::BigInt(&wide)
+                }
+                Err(_) => return Err(self.fault(Reason::IntOutOfRange)),
+            },
+            Scalar::Float(f) if f.is_finite() => JsonScalar::Float(f),
+            Scalar::Float(_) => return Err(self.fault(Reason::NonFiniteFloat)),
+            Scalar::String(bytes) => match std::str::from_utf8(bytes) {
+                Ok(text) => JsonScalar::String(text),
+                Err(_) => return Err(self.fault(Reason::InvalidUtf8)),
+            },
+            Scalar::Binary(_) => return Err(self.fault(Reason::Binary)),
+            Scalar::Ext(..) => return Err(self.fault(Reason::Ext)),
+        };
+        let written = self.out.scalar(json);
+        self.emit(written)?;
+        self.path.value_done();
+        Ok(())
+    }
+    fn array(&mut self, len: usize) -> Result<(), InterchangeFault> {
+        self.open()?;
+        let written = self.out.array(len);
+        self.emit(written)?;
+        self.path.enter_array();
+        Ok(())
+    }
+    fn map(&mut self, len: usize) -> Result<(), InterchangeFault> {
+        self.open()?;
+        let written = self.out.object(len);
+        self.emit(written)?;
+        self.path.enter_map();
+        Ok(())
+    }
+    fn end(&mut self) -> Result<(), InterchangeFault> {
+        let written = self.out.end();
+        self.emit(written)?;
+        self.path.leave();
+        Ok(())
+    }
+}
+
+/// Translates JSON events into msgpack events for `out`.
+pub struct ToMsgpack<O> {
+    out: O,
+    path: Path,
+}
+
+impl<O: MsgpackVisitor> ToMsgpack<O>
+where
+    O::Error: Into<Reason>,
+{
+    pub fn new(out: O) -> Self {
+        ToMsgpack { out, path: Path::default() }
+    }
+
+    pub fn into_output(self) -> O {
+        self.out
+    }
+
+    /// The output so far (for a caller that budgets its work).
+    pub fn output(&self) -> &O {
+        &self.out
+    }
+
+    fn fault(&self, reason: Reason) -> InterchangeFault {
+        InterchangeFault { path: self.path.render(), reason }
+    }
+
+    fn emit(&mut self, result: Result<(), O::Error>) -> Result<(), InterchangeFault> {
+        result.map_err(|error| self.fault(error.into()))
+    }
+
+    fn open(&mut self, len: usize) -> Result<(), InterchangeFault> {
+        if self.path.depth() == MAX_DEPTH {
+            return Err(self.fault(Reason::TooDeep));
+        }
+        if len > MAX_MSGPACK_LEN {
+            return Err(self.fault(Reason::TooLong));
+        }
+        Ok(())
+    }
+}
+
+/// A JSON integer as a msgpack one, if it is in range.
+fn msgpack_int(big: &BigInt) -> Option<i128> {
+    i128::try_from(big).ok().filter(|int| (MIN_MSGPACK_INT..=MAX_MSGPACK_INT).contains(int))
+}
+
+impl<O: MsgpackVisitor> JsonVisitor for ToMsgpack<O>
+where
+    O::Error: Into<Reason>,
+{
+    type Error = InterchangeFault;
+    fn scalar(&mut self, value: JsonScalar<'_>) -> Result<(), InterchangeFault> {
+        let msgpack = match value {
+            JsonScalar::Null => Scalar::Nil,
+            JsonScalar::Bool(b) => Scalar::Bool(b),
+            JsonScalar::Int(int) => Scalar::Int(i128::from(int)),
+            JsonScalar::BigInt(big) => match msgpack_int(big) {
+                Some(int) => Scalar::Int(int),
+                None => return Err(self.fault(Reason::IntOutOfRange)),
+            },
+            JsonScalar::Float(f) if f.is_finite() => Scalar::Float(f),
+            JsonScalar::Float(_) => return Err(self.fault(Reason::NonFiniteFloat)),
+            JsonScalar::String(text) if text.len() > MAX_MSGPACK_LEN => return Err(self.fault(Reason::TooLong)),
+            JsonScalar::String(text) => Scalar::String(text.as_bytes()),
+        };
+        let written = self.out.scalar(msgpack);
+        self.emit(written)?;
+        self.path.value_done();
+        Ok(())
+    }
+    fn array(&mut self, len: usize) -> Result<(), InterchangeFault> {
+        self.open(len)?;
+        let written = self.out.array(len);
+        self.emit(written)?;
+        self.path.enter_array();
+        Ok(())
+    }
+    fn object(&mut self, len: usize) -> Result<(), InterchangeFault> {
+        self.open(len)?;
+        let written = self.out.map(len);
+        self.emit(written)?;
+        self.path.enter_map();
+        Ok(())
+    }
+    fn key(&mut self, key: &str) -> Result<(), InterchangeFault> {
+        if key.len() > MAX_MSGPACK_LEN {
+            return Err(self.fault(Reason::TooLong));
+        }
+        let written = self.out.scalar(Scalar::String(key.as_bytes()));
+        self.emit(written)?;
+        self.path.set_key(key);
+        Ok(())
+    }
+    fn end(&mut self) -> Result<(), InterchangeFault> {
+        let written = self.out.end();
+        self.emit(written)?;
+        self.path.leave();
+        Ok(())
+    }
+}
+
+/// A walk's error as a fault: a tree deeper than the translators allow
+/// is stopped by them first, so `TooDeep` from the walker is a backstop.
+fn walk_fault(error: WalkError<InterchangeFault>) -> InterchangeFault {
+    match error {
+        WalkError::Visitor(fault) => fault,
+        WalkError::TooDeep => InterchangeFault { path: "$".to_owned(), reason: Reason::TooDeep },
+    }
+}
+
+/// An unfinished build means the events were unbalanced, which a walk
+/// cannot produce; reported as a fault rather than a panic.
+fn unfinished() -> InterchangeFault {
+    InterchangeFault { path: "$".to_owned(), reason: Reason::TooDeep }
+}
+
+/// `value` as JSON (an argument going to a server).
+pub fn to_json(value: &Msgpack) -> Result<Json, InterchangeFault> {
+    let mut translator = ToJson::new(JsonBuilder::new(json::TreeSink));
+    walk_msgpack(value, &mut translator).map_err(walk_fault)?;
+    translator.into_output().finish().ok_or_else(unfinished)
+}
+
+/// `value` as msgpack (a result going to a program).
+pub fn to_msgpack(value: &Json) -> Result<Msgpack, InterchangeFault> {
+    let mut translator = ToMsgpack::new(MsgpackBuilder::new(TreeSink));
+    walk_json(value, &mut translator).map_err(walk_fault)?;
+    translator.into_output().finish().ok_or_else(unfinished)
+}
+
+/// Accepts every event: decoding with it only checks the bytes.
+struct Check;
+
+impl MsgpackVisitor for Check {
+    type Error = Infallible;
+    fn scalar(&mut self, _: Scalar<'_>) -> Result<(), Infallible> {
+        Ok(())
+    }
+    fn array(&mut self, _: usize) -> Result<(), Infallible> {
+        Ok(())
+    }
+    fn map(&mut self, _: usize) -> Result<(), Infallible> {
+        Ok(())
+    }
+    fn end(&mut self) -> Result<(), Infallible> {
+        Ok(())
+    }
+}
+
+/// MessagePack bytes straight to compact JSON text (no trailing newline; the
+/// text never holds one): exactly `json::write(to_json(decode(bytes)))`,
+/// faults included, without building either tree.
+pub fn msgpack_to_json_line(bytes: &[u8]) -> Result<Vec<u8>, LineFault> {
+    let mut translator = ToJson::new(JsonWriter::default());
+    match decode_with(bytes, &mut translator) {
+        Ok(()) => Ok(translator.into_output().into_bytes()),
+        Err(DecodeError::Corrupt(report)) => Err(LineFault::Corrupt(report)),
+        // Corruption further on outranks the fault, as when decoding first.
+        Err(DecodeError::Visitor(fault)) => match decode_with(bytes, &mut Check) {
+            Err(DecodeError::Corrupt(report)) => Err(LineFault::Corrupt(report)),
+            _ => Err(LineFault::Interchange(fault)),
+        },
+    }
+}
+
+/// JSON text straight to MessagePack bytes: exactly
+/// `encode(to_msgpack(json::parse(bytes)))`, faults included, without
+/// building a msgpack tree.
+pub fn json_to_msgpack_bytes(bytes: &[u8]) -> Result<Vec<u8>, LineFault> {
+    let value = json::parse(bytes)?;
+    let mut translator = ToMsgpack::new(MsgpackWriter::default());
+    walk_json(&value, &mut translator).map_err(walk_fault)?;
+    Ok(translator.into_output().into_bytes())
+}
