@@ -29,6 +29,14 @@
 %% ---- code mode generator (mcp_schema, mcp_name, mcp_codegen) ----
 
 %% ---- interchange ----
+-export([interchange_to_json/2, interchange_to_json_dirty/1, interchange_to_msgpack/2,
+         interchange_to_msgpack_dirty/1, msgpack_decode/1, msgpack_decode_dirty/1,
+         msgpack_encode/2, msgpack_encode_dirty/1, msgpack_to_json_line/1,
+         msgpack_to_json_line_dirty/1, json_to_msgpack_bytes/1, json_to_msgpack_bytes_dirty/1]).
+-nifs([interchange_to_json/2, interchange_to_json_dirty/1, interchange_to_msgpack/2,
+       interchange_to_msgpack_dirty/1, msgpack_decode/1, msgpack_decode_dirty/1,
+       msgpack_encode/2, msgpack_encode_dirty/1, msgpack_to_json_line/1,
+       msgpack_to_json_line_dirty/1, json_to_msgpack_bytes/1, json_to_msgpack_bytes_dirty/1]).
 
 -spec init() -> ok | {error, term()}.
 init() ->
@@ -67,3 +75,17 @@ protocol_decode_tools_page(_) -> not_loaded().
 protocol_decode_call_tool_result(_) -> not_loaded().
 stdio_scan(_, _, _) -> not_loaded().
 stdio_scan_dirty(_, _) -> not_loaded().
+
+%% interchange
+interchange_to_json(_, _) -> not_loaded().
+interchange_to_json_dirty(_) -> not_loaded().
+interchange_to_msgpack(_, _) -> not_loaded().
+interchange_to_msgpack_dirty(_) -> not_loaded().
+msgpack_decode(_) -> not_loaded().
+msgpack_decode_dirty(_) -> not_loaded().
+msgpack_encode(_, _) -> not_loaded().
+msgpack_encode_dirty(_) -> not_loaded().
+msgpack_to_json_line(_) -> not_loaded().
+msgpack_to_json_line_dirty(_) -> not_loaded().
+json_to_msgpack_bytes(_) -> not_loaded().
+json_to_msgpack_bytes_dirty(_) -> not_loaded().

@@ -37,4 +37,15 @@ rustler::atoms! {
     continues,
     empty,
     line,
+    // ---- interchange ----
+    nil_value,
+    bool_value,
+    int_value,
+    float_value,
+    string_value,
+    binary_value,
+    array_value,
+    map_value,
+    ext_value,
+    interchange_fault,
 }

@@ -7,6 +7,7 @@
 //! public Erlang module picks by input size.
 
 mod atoms;
+mod interchange_terms;
 mod json_terms;
 mod wire_terms;
 
@@ -88,5 +89,67 @@ fn stdio_scan_dirty<'a>(env: Env<'a>, chunk: Binary<'a>, pending: (usize, bool))
 // ---- mcp_schema / mcp_name / mcp_codegen (code mode generator) --------------
 
 // ---- mcp_interchange --------------------------------------------------------
+// Term-input NIFs take a work budget and answer `dirty` past it (see
+// interchange_terms::Budget); byte-input ones come in a `_dirty` pair.
+
+#[rustler::nif]
+fn interchange_to_json<'a>(env: Env<'a>, value: Term<'a>, budget: usize) -> NifResult<Term<'a>> {
+    interchange_terms::to_json(env, value, Some(budget))
+}
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn interchange_to_json_dirty<'a>(env: Env<'a>, value: Term<'a>) -> NifResult<Term<'a>> {
+    interchange_terms::to_json(env, value, None)
+}
+
+#[rustler::nif]
+fn interchange_to_msgpack<'a>(env: Env<'a>, value: Term<'a>, budget: usize) -> NifResult<Term<'a>> {
+    interchange_terms::to_msgpack(env, value, Some(budget))
+}
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn interchange_to_msgpack_dirty<'a>(env: Env<'a>, value: Term<'a>) -> NifResult<Term<'a>> {
+    interchange_terms::to_msgpack(env, value, None)
+}
+
+#[rustler::nif]
+fn msgpack_decode<'a>(env: Env<'a>, bytes: Binary<'a>) -> Term<'a> {
+    interchange_terms::decode(env, bytes.as_slice())
+}
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn msgpack_decode_dirty<'a>(env: Env<'a>, bytes: Binary<'a>) -> Term<'a> {
+    interchange_terms::decode(env, bytes.as_slice())
+}
+
+#[rustler::nif]
+fn msgpack_encode<'a>(env: Env<'a>, value: Term<'a>, budget: usize) -> NifResult<Term<'a>> {
+    interchange_terms::encode(env, value, Some(budget))
+}
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn msgpack_encode_dirty<'a>(env: Env<'a>, value: Term<'a>) -> NifResult<Term<'a>> {
+    interchange_terms::encode(env, value, None)
+}
+
+#[rustler::nif]
+fn msgpack_to_json_line<'a>(env: Env<'a>, bytes: Binary<'a>) -> Term<'a> {
+    interchange_terms::line_result(env, mcp_core::interchange::msgpack_to_json_line(bytes.as_slice()))
+}
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn msgpack_to_json_line_dirty<'a>(env: Env<'a>, bytes: Binary<'a>) -> Term<'a> {
+    interchange_terms::line_result(env, mcp_core::interchange::msgpack_to_json_line(bytes.as_slice()))
+}
+
+#[rustler::nif]
+fn json_to_msgpack_bytes<'a>(env: Env<'a>, line: Binary<'a>) -> Term<'a> {
+    interchange_terms::line_result(env, mcp_core::interchange::json_to_msgpack_bytes(line.as_slice()))
+}
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn json_to_msgpack_bytes_dirty<'a>(env: Env<'a>, line: Binary<'a>) -> Term<'a> {
+    interchange_terms::line_result(env, mcp_core::interchange::json_to_msgpack_bytes(line.as_slice()))
+}
 
 rustler::init!("mcp_nif");

@@ -49,7 +49,15 @@ impl MsgpackWriter {
 
     /// A length header: the fix form (marker | len) below `fix_limit`,
     /// else the 8- (when `marker8` exists), 16- or 32-bit form.
-    fn header(&mut self, len: usize, fix: u8, fix_limit: usize, marker8: Option<u8>, marker16: u8, marker32: u8) -> Result<(), EncodeError> {
+    fn header(
+        &mut self,
+        len: usize,
+        fix: u8,
+        fix_limit: usize,
+        marker8: Option<u8>,
+        marker16: u8,
+        marker32: u8,
+    ) -> Result<(), EncodeError> {
         if len < fix_limit {
             self.out.push(fix | len as u8);
         } else if let (Some(marker), Ok(len)) = (marker8, u8::try_from(len)) {

@@ -44,7 +44,11 @@ pub fn walk_msgpack<V: MsgpackVisitor>(value: &Msgpack, visitor: &mut V) -> Resu
     walk_msgpack_at(value, visitor, 0)
 }
 
-fn walk_msgpack_at<V: MsgpackVisitor>(value: &Msgpack, visitor: &mut V, above: usize) -> Result<(), WalkError<V::Error>> {
+fn walk_msgpack_at<V: MsgpackVisitor>(
+    value: &Msgpack,
+    visitor: &mut V,
+    above: usize,
+) -> Result<(), WalkError<V::Error>> {
     let scalar = match value {
         Msgpack::Nil => Scalar::Nil,
         Msgpack::Bool(b) => Scalar::Bool(*b),

@@ -6,7 +6,10 @@ use super::*;
 use proptest::prelude::*;
 
 fn finite_float() -> impl Strategy<Value = f64> {
-    prop_oneof![any::<f64>().prop_filter("finite", |f| f.is_finite()), any::<f32>().prop_filter("finite", |f| f.is_finite()).prop_map(f64::from)]
+    prop_oneof![
+        any::<f64>().prop_filter("finite", |f| f.is_finite()),
+        any::<f32>().prop_filter("finite", |f| f.is_finite()).prop_map(f64::from)
+    ]
 }
 
 fn any_int() -> impl Strategy<Value = i128> {

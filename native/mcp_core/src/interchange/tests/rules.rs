@@ -26,8 +26,10 @@ fn scalars_cross_both_ways() {
         (Msgpack::Float(2.5), Json::Float(2.5)),
         (s("héllo"), Json::str("héllo")),
         (Msgpack::Array(vec![Msgpack::Int(1), s("x")]), Json::Array(vec![Json::Int(1), Json::str("x")])),
-        (map(vec![(s("b"), Msgpack::Nil), (s("a"), Msgpack::Nil), (s("b"), Msgpack::Int(2))]),
-         Json::Object(vec![("b".into(), Json::Null), ("a".into(), Json::Null), ("b".into(), Json::Int(2))])),
+        (
+            map(vec![(s("b"), Msgpack::Nil), (s("a"), Msgpack::Nil), (s("b"), Msgpack::Int(2))]),
+            Json::Object(vec![("b".into(), Json::Null), ("a".into(), Json::Null), ("b".into(), Json::Int(2))]),
+        ),
     ];
     for (msgpack, json) in pairs {
         assert_eq!(to_json(&msgpack), Ok(json.clone()));
@@ -62,7 +64,12 @@ fn one_out_of_range_integer_fails_the_whole_result_at_its_path() {
 
 #[test]
 fn each_refusal_names_its_path() {
-    let args = |bad: Msgpack| map(vec![(s("args"), Msgpack::Array(vec![Msgpack::Nil, Msgpack::Nil, map(vec![(s("id"), Msgpack::Int(1)), (s("name"), bad)])]))]);
+    let args = |bad: Msgpack| {
+        map(vec![(
+            s("args"),
+            Msgpack::Array(vec![Msgpack::Nil, Msgpack::Nil, map(vec![(s("id"), Msgpack::Int(1)), (s("name"), bad)])]),
+        )])
+    };
     let cases = [
         (Msgpack::Binary(vec![1]), Reason::Binary),
         (Msgpack::Ext(1, vec![1]), Reason::Ext),
@@ -95,7 +102,10 @@ fn the_first_fault_in_document_order_is_reported() {
 
 #[test]
 fn keys_that_are_not_identifiers_are_quoted_in_paths() {
-    let value = map(vec![(s("two words"), map(vec![(s("a\"b"), map(vec![(s("_x1"), map(vec![(s("1st"), Msgpack::Binary(vec![]))]))]))]))]);
+    let value = map(vec![(
+        s("two words"),
+        map(vec![(s("a\"b"), map(vec![(s("_x1"), map(vec![(s("1st"), Msgpack::Binary(vec![]))]))]))]),
+    )]);
     assert_eq!(to_json(&value), Err(fault(r#"$["two words"]["a\"b"]._x1["1st"]"#, Reason::Binary)));
     let empty_key = map(vec![(s(""), Msgpack::Binary(vec![]))]);
     assert_eq!(to_json(&empty_key), Err(fault(r#"$[""]"#, Reason::Binary)));
@@ -129,26 +139,48 @@ fn describe_reads_reason_then_path() {
 
 #[test]
 fn msgpack_to_json_line_matches_decode_then_translate() {
-    let bytes = encode(&map(vec![(s("a"), Msgpack::Array(vec![Msgpack::Int(1), Msgpack::Float(0.5), s("x\ny")]))])).unwrap();
+    let bytes =
+        encode(&map(vec![(s("a"), Msgpack::Array(vec![Msgpack::Int(1), Msgpack::Float(0.5), s("x\ny")]))])).unwrap();
     assert_eq!(msgpack_to_json_line(&bytes), Ok(br#"{"a":[1,0.5,"x\ny"]}"#.to_vec()));
-    assert_eq!(msgpack_to_json_line(&[0xcf, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]), Ok(b"18446744073709551615".to_vec()));
+    assert_eq!(
+        msgpack_to_json_line(&[0xcf, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]),
+        Ok(b"18446744073709551615".to_vec())
+    );
     assert_eq!(msgpack_to_json_line(&[0xc0]), Ok(b"null".to_vec()));
-    assert_eq!(msgpack_to_json_line(&[0x81, 0xa1, b'k', 0xc4, 0x00]), Err(LineFault::Interchange(fault("$.k", Reason::Binary))));
-    assert_eq!(msgpack_to_json_line(&[0x81, 0x01, 0xc0]), Err(LineFault::Interchange(fault("$", Reason::NonStringKey))));
+    assert_eq!(
+        msgpack_to_json_line(&[0x81, 0xa1, b'k', 0xc4, 0x00]),
+        Err(LineFault::Interchange(fault("$.k", Reason::Binary)))
+    );
+    assert_eq!(
+        msgpack_to_json_line(&[0x81, 0x01, 0xc0]),
+        Err(LineFault::Interchange(fault("$", Reason::NonStringKey)))
+    );
 }
 
 #[test]
 fn msgpack_to_json_line_reports_corruption_after_a_fault_first() {
     // A bin at $[0], then a truncated array: decoding first would fail.
-    assert_eq!(msgpack_to_json_line(&[0x92, 0xc4, 0x00]), Err(LineFault::Corrupt(corrupt(3, "unexpected end of input"))));
+    assert_eq!(
+        msgpack_to_json_line(&[0x92, 0xc4, 0x00]),
+        Err(LineFault::Corrupt(corrupt(3, "unexpected end of input")))
+    );
     assert_eq!(msgpack_to_json_line(&[0x91, 0xc4, 0x00, 0xc0]), Err(LineFault::Corrupt(corrupt(3, "trailing bytes"))));
 }
 
 #[test]
 fn json_to_msgpack_bytes_matches_parse_then_translate() {
-    assert_eq!(json_to_msgpack_bytes(br#" {"a": [1, -1, 1.5, null, true]} "#), Ok(vec![0x81, 0xa1, b'a', 0x95, 0x01, 0xff, 0xca, 0x3f, 0xc0, 0, 0, 0xc0, 0xc3]));
+    assert_eq!(
+        json_to_msgpack_bytes(br#" {"a": [1, -1, 1.5, null, true]} "#),
+        Ok(vec![0x81, 0xa1, b'a', 0x95, 0x01, 0xff, 0xca, 0x3f, 0xc0, 0, 0, 0xc0, 0xc3])
+    );
     assert_eq!(json_to_msgpack_bytes(b"null"), Ok(vec![0xc0]));
     assert_eq!(json_to_msgpack_bytes(b"-9223372036854775808"), Ok(vec![0xd3, 0x80, 0, 0, 0, 0, 0, 0, 0]));
-    assert_eq!(json_to_msgpack_bytes(br#"{"n":[18446744073709551616]}"#), Err(LineFault::Interchange(fault("$.n[0]", Reason::IntOutOfRange))));
-    assert_eq!(json_to_msgpack_bytes(b"[18446744073709551616,"), Err(LineFault::Corrupt(corrupt(22, "unexpected end of input"))));
+    assert_eq!(
+        json_to_msgpack_bytes(br#"{"n":[18446744073709551616]}"#),
+        Err(LineFault::Interchange(fault("$.n[0]", Reason::IntOutOfRange)))
+    );
+    assert_eq!(
+        json_to_msgpack_bytes(b"[18446744073709551616,"),
+        Err(LineFault::Corrupt(corrupt(22, "unexpected end of input")))
+    );
 }

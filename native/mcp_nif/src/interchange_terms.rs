@@ -1,0 +1,310 @@
+//! `msgpack()` and `interchange_fault()` terms (DESIGN §2) for the
+//! interchange NIFs. The rules live in `mcp_core::interchange`; this file
+//! only turns terms into the core's events and events into terms:
+//! [`TermWalk`] reads terms, [`MsgpackTermSink`]
+//! and `json_terms::TermSink` build them.
+//!
+//! Work on a normal scheduler is bounded by a [`Budget`] of units (one per
+//! value plus one per payload byte): past it the walk stops with
+//! [`Stop::OverBudget`] and the NIF answers `dirty`, so the Erlang module
+//! redoes the call on a dirty scheduler.
+
+use crate::atoms;
+use crate::json_terms::{binary_term, corruption_report_term, JsonTerm, TermSink};
+use mcp_core::interchange::{
+    self, InterchangeFault, JsonBuilder, JsonScalar, JsonVisitor, LineFault, MsgpackBuilder, MsgpackSink,
+    MsgpackVisitor, MsgpackWriter, Scalar, ToJson, ToMsgpack, MAX_DEPTH,
+};
+use num_bigint::{BigInt, Sign};
+use rustler::types::tuple::{get_tuple, make_tuple};
+use rustler::{Binary, Encoder, Env, Error, NifResult, Term, TermType};
+use std::vec::Drain;
+
+/// Why a term walk stopped.
+pub enum Stop<E> {
+    /// The term is not of the expected type (or nests deeper than allowed).
+    BadArg,
+    /// The work budget ran out: redo on a dirty scheduler.
+    OverBudget,
+    Visitor(E),
+}
+
+impl<E> From<Error> for Stop<E> {
+    fn from(_: Error) -> Stop<E> {
+        Stop::BadArg
+    }
+}
+
+/// Work units left for a call on a normal scheduler (`None`: unbounded).
+struct Budget(Option<usize>);
+
+impl Budget {
+    fn new(units: Option<usize>) -> Budget {
+        Budget(units)
+    }
+
+    fn spend<E>(&mut self, units: usize) -> Result<(), Stop<E>> {
+        match &mut self.0 {
+            Some(left) if *left < units => Err(Stop::OverBudget),
+            Some(left) => {
+                *left -= units;
+                Ok(())
+            }
+            None => Ok(()),
+        }
+    }
+}
+
+/// `{interchange_fault, Path, Reason}` with binaries for both.
+pub fn fault_term<'a>(env: Env<'a>, fault: &InterchangeFault) -> Term<'a> {
+    make_tuple(
+        env,
+        &[
+            atoms::interchange_fault().encode(env),
+            binary_term(env, fault.path.as_bytes()),
+            binary_term(env, fault.reason.as_str().as_bytes()),
+        ],
+    )
+}
+
+fn line_fault_term<'a>(env: Env<'a>, fault: &LineFault) -> Term<'a> {
+    match fault {
+        LineFault::Corrupt(report) => corruption_report_term(env, report),
+        LineFault::Interchange(fault) => fault_term(env, fault),
+    }
+}
+
+/// Builds `msgpack()` terms.
+pub struct MsgpackTermSink<'a> {
+    pub env: Env<'a>,
+}
+
+impl<'a> MsgpackSink for MsgpackTermSink<'a> {
+    type Value = Term<'a>;
+    fn scalar(&mut self, value: Scalar<'_>) -> Term<'a> {
+        let env = self.env;
+        match value {
+            Scalar::Nil => atoms::nil_value().encode(env),
+            Scalar::Bool(b) => (atoms::bool_value(), b).encode(env),
+            Scalar::Int(int) => (atoms::int_value(), int).encode(env),
+            Scalar::Float(f) => (atoms::float_value(), f).encode(env),
+            Scalar::String(text) => (atoms::string_value(), binary_term(env, text)).encode(env),
+            Scalar::Binary(data) => (atoms::binary_value(), binary_term(env, data)).encode(env),
+            Scalar::Ext(kind, data) => (atoms::ext_value(), i64::from(kind), binary_term(env, data)).encode(env),
+        }
+    }
+    fn array(&mut self, items: Drain<'_, Term<'a>>) -> Term<'a> {
+        let items: Vec<Term<'a>> = items.collect();
+        (atoms::array_value(), items).encode(self.env)
+    }
+    fn map(&mut self, mut items: Drain<'_, Term<'a>>) -> Term<'a> {
+        let env = self.env;
+        let mut entries = Vec::with_capacity(items.len() / 2);
+        while let (Some(key), Some(value)) = (items.next(), items.next()) {
+            entries.push(make_tuple(env, &[key, value]));
+        }
+        (atoms::map_value(), entries).encode(env)
+    }
+}
+
+/// An integer term as the core's `i128`. Beyond `i128` it saturates: every
+/// such value is outside msgpack's range, which is all the core then checks.
+fn int_payload(term: Term<'_>) -> NifResult<i128> {
+    if let Ok(int) = term.decode::<i128>() {
+        return Ok(int);
+    }
+    let big: BigInt = term.decode()?;
+    Ok(if big.sign() == Sign::Minus { i128::MIN } else { i128::MAX })
+}
+
+/// An ext type: an integer in -128..127 (rustler's own `i8` decoder wraps).
+fn ext_type(term: Term<'_>) -> NifResult<i8> {
+    i8::try_from(term.decode::<i64>()?).map_err(|_| Error::BadArg)
+}
+
+fn bytes(term: Term<'_>) -> NifResult<&[u8]> {
+    Ok(term.decode::<Binary>()?.as_slice())
+}
+
+/// Reads terms into events, spending its budget as it goes.
+pub struct TermWalk {
+    budget: Budget,
+    /// Containers open around the term being read.
+    depth: usize,
+}
+
+impl TermWalk {
+    pub fn new(budget: Option<usize>) -> TermWalk {
+        TermWalk { budget: Budget::new(budget), depth: 0 }
+    }
+
+    /// Steps into a container's items, or `badarg` past `max_depth`. Called
+    /// after the container is announced, so a translator's fault comes first.
+    fn enter<E>(&mut self) -> Result<(), Stop<E>> {
+        if self.depth == MAX_DEPTH {
+            return Err(Stop::BadArg);
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    /// Reports a `msgpack()` term to `visitor`; `badarg` outside the type (an
+    /// ext type must be -128..127) or deeper than `max_depth`.
+    pub fn msgpack<V: MsgpackVisitor>(&mut self, term: Term<'_>, visitor: &mut V) -> Result<(), Stop<V::Error>> {
+        self.budget.spend(1)?;
+        let env = term.get_env();
+        if term.get_type() == TermType::Atom {
+            if term != atoms::nil_value().encode(env) {
+                return Err(Stop::BadArg);
+            }
+            return visitor.scalar(Scalar::Nil).map_err(Stop::Visitor);
+        }
+        let parts = get_tuple(term)?;
+        let is = |atom: rustler::Atom| parts.first() == Some(&atom.encode(env));
+        let scalar = match parts[..] {
+            [_, payload] if is(atoms::string_value()) => {
+                let text = bytes(payload)?;
+                self.budget.spend(text.len())?;
+                Scalar::String(text)
+            }
+            [_, payload] if is(atoms::int_value()) => Scalar::Int(int_payload(payload)?),
+            [_, payload] if is(atoms::map_value()) => {
+                visitor.map(payload.list_length()?).map_err(Stop::Visitor)?;
+                self.enter()?;
+                for entry in payload.into_list_iterator()? {
+                    let entry = get_tuple(entry)?;
+                    let [key, value] = entry[..] else { return Err(Stop::BadArg) };
+                    self.msgpack(key, visitor)?;
+                    self.msgpack(value, visitor)?;
+                }
+                self.depth -= 1;
+                return visitor.end().map_err(Stop::Visitor);
+            }
+            [_, payload] if is(atoms::array_value()) => {
+                visitor.array(payload.list_length()?).map_err(Stop::Visitor)?;
+                self.enter()?;
+                for item in payload.into_list_iterator()? {
+                    self.msgpack(item, visitor)?;
+                }
+                self.depth -= 1;
+                return visitor.end().map_err(Stop::Visitor);
+            }
+            [_, payload] if is(atoms::float_value()) => Scalar::Float(payload.decode()?),
+            [_, payload] if is(atoms::bool_value()) => Scalar::Bool(payload.decode()?),
+            [_, payload] if is(atoms::binary_value()) => {
+                let data = bytes(payload)?;
+                self.budget.spend(data.len())?;
+                Scalar::Binary(data)
+            }
+            [_, kind, payload] if is(atoms::ext_value()) => {
+                let data = bytes(payload)?;
+                self.budget.spend(data.len())?;
+                Scalar::Ext(ext_type(kind)?, data)
+            }
+            _ => return Err(Stop::BadArg),
+        };
+        visitor.scalar(scalar).map_err(Stop::Visitor)
+    }
+
+    /// Reports a `json()` term to `visitor`, reading it with the JSON module's
+    /// own classifier; `badarg` outside `json()` or deeper than `max_depth`.
+    pub fn json<V: JsonVisitor>(&mut self, term: Term<'_>, visitor: &mut V) -> Result<(), Stop<V::Error>> {
+        self.budget.spend(1)?;
+        let big;
+        let scalar = match JsonTerm::classify(term)? {
+            JsonTerm::Null => JsonScalar::Null,
+            JsonTerm::Bool(b) => JsonScalar::Bool(b),
+            JsonTerm::Int(int) => JsonScalar::Int(int),
+            JsonTerm::BigInt(value) => {
+                big = value;
+                JsonScalar::BigInt(&big)
+            }
+            JsonTerm::Float(f) => JsonScalar::Float(f),
+            JsonTerm::String(text) => {
+                self.budget.spend(text.len())?;
+                JsonScalar::String(text)
+            }
+            JsonTerm::Array(items) => {
+                let items: Vec<Term<'_>> = items.collect();
+                visitor.array(items.len()).map_err(Stop::Visitor)?;
+                self.enter()?;
+                for item in items {
+                    self.json(item, visitor)?;
+                }
+                self.depth -= 1;
+                return visitor.end().map_err(Stop::Visitor);
+            }
+            JsonTerm::Object(members) => {
+                let members: Vec<Term<'_>> = members.collect();
+                visitor.object(members.len()).map_err(Stop::Visitor)?;
+                self.enter()?;
+                for member in members {
+                    let parts = get_tuple(member)?;
+                    let [key, value] = parts[..] else { return Err(Stop::BadArg) };
+                    let key = crate::json_terms::utf8_binary(key)?;
+                    self.budget.spend(key.len())?;
+                    visitor.key(key).map_err(Stop::Visitor)?;
+                    self.json(value, visitor)?;
+                }
+                self.depth -= 1;
+                return visitor.end().map_err(Stop::Visitor);
+            }
+        };
+        visitor.scalar(scalar).map_err(Stop::Visitor)
+    }
+}
+
+/// `{ok, Value} | {error, Fault}`, `dirty`, or `badarg`, from a translation.
+fn translated<'a>(
+    env: Env<'a>,
+    walked: Result<(), Stop<InterchangeFault>>,
+    value: Option<Term<'a>>,
+) -> NifResult<Term<'a>> {
+    match walked {
+        Ok(()) => value.map(|value| (atoms::ok(), value).encode(env)).ok_or(Error::BadArg),
+        Err(Stop::Visitor(fault)) => Ok((atoms::error(), fault_term(env, &fault)).encode(env)),
+        Err(Stop::OverBudget) => Ok(atoms::dirty().encode(env)),
+        Err(Stop::BadArg) => Err(Error::BadArg),
+    }
+}
+
+/// `to_json(msgpack())`: `{ok, json()} | {error, interchange_fault()}`.
+pub fn to_json<'a>(env: Env<'a>, value: Term<'a>, budget: Option<usize>) -> NifResult<Term<'a>> {
+    let mut translator = ToJson::new(JsonBuilder::new(TermSink { env }));
+    let walked = TermWalk::new(budget).msgpack(value, &mut translator);
+    translated(env, walked, translator.into_output().finish())
+}
+
+/// `to_msgpack(json())`: `{ok, msgpack()} | {error, interchange_fault()}`.
+pub fn to_msgpack<'a>(env: Env<'a>, value: Term<'a>, budget: Option<usize>) -> NifResult<Term<'a>> {
+    let mut translator = ToMsgpack::new(MsgpackBuilder::new(MsgpackTermSink { env }));
+    let walked = TermWalk::new(budget).json(value, &mut translator);
+    translated(env, walked, translator.into_output().finish())
+}
+
+/// `{ok, msgpack()} | {error, corruption_report()}` for one value's bytes.
+pub fn decode<'a>(env: Env<'a>, bytes: &[u8]) -> Term<'a> {
+    match interchange::decode_into(bytes, MsgpackTermSink { env }) {
+        Ok(value) => (atoms::ok(), value).encode(env),
+        Err(report) => (atoms::error(), corruption_report_term(env, &report)).encode(env),
+    }
+}
+
+/// The bytes of a `msgpack()` term, `dirty` past the budget, or `badarg`
+/// (outside the type, an integer outside msgpack's range, too deep).
+pub fn encode<'a>(env: Env<'a>, value: Term<'a>, budget: Option<usize>) -> NifResult<Term<'a>> {
+    let mut writer = MsgpackWriter::default();
+    match TermWalk::new(budget).msgpack(value, &mut writer) {
+        Ok(()) => Ok(binary_term(env, &writer.into_bytes())),
+        Err(Stop::OverBudget) => Ok(atoms::dirty().encode(env)),
+        Err(Stop::BadArg | Stop::Visitor(_)) => Err(Error::BadArg),
+    }
+}
+
+/// `{ok, Binary} | {error, corruption_report() | interchange_fault()}`.
+pub fn line_result<'a>(env: Env<'a>, result: Result<Vec<u8>, LineFault>) -> Term<'a> {
+    match result {
+        Ok(bytes) => (atoms::ok(), binary_term(env, &bytes)).encode(env),
+        Err(fault) => (atoms::error(), line_fault_term(env, &fault)).encode(env),
+    }
+}
