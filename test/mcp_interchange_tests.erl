@@ -72,7 +72,8 @@ odd_keys_are_quoted_in_paths_test() ->
 
 to_json_refuses_terms_outside_msgpack_test_() ->
     [?_assertError(badarg, mcp_interchange:to_json(T))
-     || T <- [foo, {int_value, 1.0}, {string_value, "list"}, {array_value, [foo]},
+     || T <- [foo, {int_value, 1.0}, {float_value, 1}, {string_value, "list"}, {array_value, [foo]},
+              {map_value, [nil_value | nil_value]}, {bool_value, 1, 2},
               {map_value, [{nil_value}]}, {ext_value, 128, <<>>}, {array_value, [nil_value | nil_value]}]].
 
 deeper_than_max_depth_is_a_fault_test() ->

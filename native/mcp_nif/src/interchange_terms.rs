@@ -10,12 +10,15 @@
 //! redoes the call on a dirty scheduler.
 
 use crate::atoms;
-use crate::json_terms::{binary_term, corruption_report_term, JsonTerm, TermSink};
+use crate::json_terms::{
+    binary_term, corruption_report_term, pair, utf8_binary, JsonTerm, ListCells, TermBuilder, TermSink,
+};
 use mcp_core::interchange::{
     self, InterchangeFault, JsonBuilder, JsonScalar, JsonVisitor, LineFault, MsgpackBuilder, MsgpackSink,
     MsgpackVisitor, MsgpackWriter, Scalar, ToJson, ToMsgpack, MAX_DEPTH,
 };
 use num_bigint::{BigInt, Sign};
+use rustler::sys::ErlNifTerm;
 use rustler::types::tuple::{get_tuple, make_tuple};
 use rustler::{Binary, Encoder, Env, Error, NifResult, Term, TermType};
 use std::vec::Drain;
@@ -74,36 +77,47 @@ fn line_fault_term<'a>(env: Env<'a>, fault: &LineFault) -> Term<'a> {
     }
 }
 
-/// Builds `msgpack()` terms.
+/// Builds `msgpack()` terms with the JSON module's raw [`TermBuilder`]
+/// (no temporary vectors per tuple).
 pub struct MsgpackTermSink<'a> {
-    pub env: Env<'a>,
+    env: Env<'a>,
+    build: TermBuilder<'a>,
+}
+
+impl<'a> MsgpackTermSink<'a> {
+    pub fn new(env: Env<'a>) -> MsgpackTermSink<'a> {
+        MsgpackTermSink { env, build: TermBuilder::new(env) }
+    }
+
+    fn tagged(&self, tag: rustler::Atom, payload: ErlNifTerm) -> ErlNifTerm {
+        self.build.tuple(&[tag.encode(self.env).as_c_arg(), payload])
+    }
 }
 
 impl<'a> MsgpackSink for MsgpackTermSink<'a> {
-    type Value = Term<'a>;
-    fn scalar(&mut self, value: Scalar<'_>) -> Term<'a> {
+    type Value = ErlNifTerm;
+    fn scalar(&mut self, value: Scalar<'_>) -> ErlNifTerm {
         let env = self.env;
         match value {
-            Scalar::Nil => atoms::nil_value().encode(env),
-            Scalar::Bool(b) => (atoms::bool_value(), b).encode(env),
-            Scalar::Int(int) => (atoms::int_value(), int).encode(env),
-            Scalar::Float(f) => (atoms::float_value(), f).encode(env),
-            Scalar::String(text) => (atoms::string_value(), binary_term(env, text)).encode(env),
-            Scalar::Binary(data) => (atoms::binary_value(), binary_term(env, data)).encode(env),
-            Scalar::Ext(kind, data) => (atoms::ext_value(), i64::from(kind), binary_term(env, data)).encode(env),
+            Scalar::Nil => atoms::nil_value().encode(env).as_c_arg(),
+            Scalar::Bool(b) => self.tagged(atoms::bool_value(), b.encode(env).as_c_arg()),
+            Scalar::Int(int) => self.tagged(atoms::int_value(), int.encode(env).as_c_arg()),
+            Scalar::Float(f) => self.tagged(atoms::float_value(), f.encode(env).as_c_arg()),
+            Scalar::String(text) => self.tagged(atoms::string_value(), self.build.binary(text)),
+            Scalar::Binary(data) => self.tagged(atoms::binary_value(), self.build.binary(data)),
+            Scalar::Ext(kind, data) => self.build.tuple(&[
+                atoms::ext_value().encode(env).as_c_arg(),
+                i64::from(kind).encode(env).as_c_arg(),
+                self.build.binary(data),
+            ]),
         }
     }
-    fn array(&mut self, items: Drain<'_, Term<'a>>) -> Term<'a> {
-        let items: Vec<Term<'a>> = items.collect();
-        (atoms::array_value(), items).encode(self.env)
+    fn array(&mut self, items: Drain<'_, ErlNifTerm>) -> ErlNifTerm {
+        self.tagged(atoms::array_value(), self.build.list(items.as_slice()))
     }
-    fn map(&mut self, mut items: Drain<'_, Term<'a>>) -> Term<'a> {
-        let env = self.env;
-        let mut entries = Vec::with_capacity(items.len() / 2);
-        while let (Some(key), Some(value)) = (items.next(), items.next()) {
-            entries.push(make_tuple(env, &[key, value]));
-        }
-        (atoms::map_value(), entries).encode(env)
+    fn map(&mut self, items: Drain<'_, ErlNifTerm>) -> ErlNifTerm {
+        let entries: Vec<ErlNifTerm> = items.as_slice().chunks_exact(2).map(|pair| self.build.tuple(pair)).collect();
+        self.tagged(atoms::map_value(), self.build.list(&entries))
     }
 }
 
@@ -120,6 +134,14 @@ fn int_payload(term: Term<'_>) -> NifResult<i128> {
 /// An ext type: an integer in -128..127 (rustler's own `i8` decoder wraps).
 fn ext_type(term: Term<'_>) -> NifResult<i8> {
     i8::try_from(term.decode::<i64>()?).map_err(|_| Error::BadArg)
+}
+
+/// The elements of a 2- or 3-tuple (the arities of `msgpack()`), else `badarg`.
+fn tuple_elements(term: Term<'_>) -> NifResult<Vec<Term<'_>>> {
+    match pair(term) {
+        Ok((tag, payload)) => Ok(vec![tag, payload]),
+        Err(_) => get_tuple(term),
+    }
 }
 
 fn bytes(term: Term<'_>) -> NifResult<&[u8]> {
@@ -159,7 +181,7 @@ impl TermWalk {
             }
             return visitor.scalar(Scalar::Nil).map_err(Stop::Visitor);
         }
-        let parts = get_tuple(term)?;
+        let parts = tuple_elements(term)?;
         let is = |atom: rustler::Atom| parts.first() == Some(&atom.encode(env));
         let scalar = match parts[..] {
             [_, payload] if is(atoms::string_value()) => {
@@ -171,9 +193,8 @@ impl TermWalk {
             [_, payload] if is(atoms::map_value()) => {
                 visitor.map(payload.list_length()?).map_err(Stop::Visitor)?;
                 self.enter()?;
-                for entry in payload.into_list_iterator()? {
-                    let entry = get_tuple(entry)?;
-                    let [key, value] = entry[..] else { return Err(Stop::BadArg) };
+                for entry in ListCells::new(payload)? {
+                    let (key, value) = pair(entry?)?;
                     self.msgpack(key, visitor)?;
                     self.msgpack(value, visitor)?;
                 }
@@ -183,13 +204,16 @@ impl TermWalk {
             [_, payload] if is(atoms::array_value()) => {
                 visitor.array(payload.list_length()?).map_err(Stop::Visitor)?;
                 self.enter()?;
-                for item in payload.into_list_iterator()? {
-                    self.msgpack(item, visitor)?;
+                for item in ListCells::new(payload)? {
+                    self.msgpack(item?, visitor)?;
                 }
                 self.depth -= 1;
                 return visitor.end().map_err(Stop::Visitor);
             }
-            [_, payload] if is(atoms::float_value()) => Scalar::Float(payload.decode()?),
+            // (rustler's f64 decoder also takes integers; msgpack() does not)
+            [_, payload] if is(atoms::float_value()) && payload.get_type() == TermType::Float => {
+                Scalar::Float(payload.decode()?)
+            }
             [_, payload] if is(atoms::bool_value()) => Scalar::Bool(payload.decode()?),
             [_, payload] if is(atoms::binary_value()) => {
                 let data = bytes(payload)?;
@@ -225,7 +249,7 @@ impl TermWalk {
                 JsonScalar::String(text)
             }
             JsonTerm::Array(items) => {
-                let items: Vec<Term<'_>> = items.collect();
+                let items: Vec<Term<'_>> = items.collect::<NifResult<_>>()?;
                 visitor.array(items.len()).map_err(Stop::Visitor)?;
                 self.enter()?;
                 for item in items {
@@ -235,13 +259,12 @@ impl TermWalk {
                 return visitor.end().map_err(Stop::Visitor);
             }
             JsonTerm::Object(members) => {
-                let members: Vec<Term<'_>> = members.collect();
+                let members: Vec<Term<'_>> = members.collect::<NifResult<_>>()?;
                 visitor.object(members.len()).map_err(Stop::Visitor)?;
                 self.enter()?;
                 for member in members {
-                    let parts = get_tuple(member)?;
-                    let [key, value] = parts[..] else { return Err(Stop::BadArg) };
-                    let key = crate::json_terms::utf8_binary(key)?;
+                    let (key, value) = pair(member)?;
+                    let key = utf8_binary(key)?;
                     self.budget.spend(key.len())?;
                     visitor.key(key).map_err(Stop::Visitor)?;
                     self.json(value, visitor)?;
@@ -258,10 +281,13 @@ impl TermWalk {
 fn translated<'a>(
     env: Env<'a>,
     walked: Result<(), Stop<InterchangeFault>>,
-    value: Option<Term<'a>>,
+    value: Option<ErlNifTerm>,
 ) -> NifResult<Term<'a>> {
     match walked {
-        Ok(()) => value.map(|value| (atoms::ok(), value).encode(env)).ok_or(Error::BadArg),
+        Ok(()) => {
+            let value = value.ok_or(Error::BadArg)?;
+            Ok((atoms::ok(), TermBuilder::new(env).term(value)).encode(env))
+        }
         Err(Stop::Visitor(fault)) => Ok((atoms::error(), fault_term(env, &fault)).encode(env)),
         Err(Stop::OverBudget) => Ok(atoms::dirty().encode(env)),
         Err(Stop::BadArg) => Err(Error::BadArg),
@@ -270,22 +296,22 @@ fn translated<'a>(
 
 /// `to_json(msgpack())`: `{ok, json()} | {error, interchange_fault()}`.
 pub fn to_json<'a>(env: Env<'a>, value: Term<'a>, budget: Option<usize>) -> NifResult<Term<'a>> {
-    let mut translator = ToJson::new(JsonBuilder::new(TermSink { env }));
+    let mut translator = ToJson::new(JsonBuilder::new(TermSink::new(env)));
     let walked = TermWalk::new(budget).msgpack(value, &mut translator);
     translated(env, walked, translator.into_output().finish())
 }
 
 /// `to_msgpack(json())`: `{ok, msgpack()} | {error, interchange_fault()}`.
 pub fn to_msgpack<'a>(env: Env<'a>, value: Term<'a>, budget: Option<usize>) -> NifResult<Term<'a>> {
-    let mut translator = ToMsgpack::new(MsgpackBuilder::new(MsgpackTermSink { env }));
+    let mut translator = ToMsgpack::new(MsgpackBuilder::new(MsgpackTermSink::new(env)));
     let walked = TermWalk::new(budget).json(value, &mut translator);
     translated(env, walked, translator.into_output().finish())
 }
 
 /// `{ok, msgpack()} | {error, corruption_report()}` for one value's bytes.
 pub fn decode<'a>(env: Env<'a>, bytes: &[u8]) -> Term<'a> {
-    match interchange::decode_into(bytes, MsgpackTermSink { env }) {
-        Ok(value) => (atoms::ok(), value).encode(env),
+    match interchange::decode_into(bytes, MsgpackTermSink::new(env)) {
+        Ok(value) => (atoms::ok(), TermBuilder::new(env).term(value)).encode(env),
         Err(report) => (atoms::error(), corruption_report_term(env, &report)).encode(env),
     }
 }
