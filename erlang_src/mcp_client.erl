@@ -67,6 +67,7 @@
 %% How long a caller waits past the actor's own deadline before giving up on
 %% an actor that does not answer (it normally answers at its deadline).
 -define(REPLY_GRACE_MS, 5000).
+-define(IS_TIMEOUT(T), (is_integer(T) andalso T >= 0)).
 
 -record(pending, {from :: gen_statem:from(),
                   kind :: handshake | call | ping | {list, Pages :: non_neg_integer(),
@@ -112,17 +113,26 @@ default_options() ->
 prepare(Spec, Options) ->
     prepare_owned(Spec, Options, self()).
 
-%% @doc Like `prepare/2', with a separate custodian: a parked actor stops when
+%% @doc Like `prepare/2', with a separate custodian (options of the wrong
+%% type raise `badarg' here, never later in the actor): a parked actor stops when
 %% both the caller (builder) and the custodian are gone; a connected one
 %% retires (kills its child, awaits its exit) when the custodian is gone.
 -spec prepare_owned(mcp_transport:spec(), options(), pid()) -> {ok, client()}.
 prepare_owned(Spec, Options, Custodian) when is_map(Options), is_pid(Custodian) ->
     Merged = maps:merge(default_options(), Options),
+    valid_options(Merged) orelse error(badarg, [Spec, Options, Custodian]),
     {ok, Pid} = gen_statem:start(?MODULE, {Spec, Merged, self(), Custodian}, []),
     {ok, #client{pid = Pid,
                  handshake_ms = maps:get(handshake_timeout_ms, Merged),
                  list_ms = maps:get(list_timeout_ms, Merged),
                  shutdown_ms = maps:get(shutdown_timeout_ms, Merged)}}.
+
+valid_options(#{client_info := {Name, Version}, handshake_timeout_ms := Handshake,
+                list_timeout_ms := List, shutdown_timeout_ms := Shutdown}) ->
+    is_binary(Name) andalso is_binary(Version)
+        andalso lists:all(fun(T) -> ?IS_TIMEOUT(T) end, [Handshake, List, Shutdown]);
+valid_options(_) ->
+    false.
 
 %% @doc Opens the transport and performs the handshake: `initialize' with
 %% empty capabilities, version and tools-capability checks, then
@@ -161,16 +171,18 @@ list_tools(#client{list_ms = Timeout} = Client) ->
 
 -spec list_tools(client(), non_neg_integer()) ->
           {ok, [mcp_protocol:tool_descriptor()]} | {error, client_error()}.
-list_tools(Client, Timeout) ->
+list_tools(Client, Timeout) when ?IS_TIMEOUT(Timeout) ->
     request(Client, {list_tools, Timeout}, Timeout).
 
+%% @doc One `tools/call'. Arguments that are not a `json()' term raise
+%% `badarg' in the caller (the actor and its other callers are unaffected).
 -spec call_tool(client(), binary(), mcp_json:json(), non_neg_integer()) ->
           {ok, mcp_protocol:call_tool_result()} | {error, client_error()}.
-call_tool(Client, Name, Arguments, Timeout) ->
+call_tool(Client, Name, Arguments, Timeout) when is_binary(Name), ?IS_TIMEOUT(Timeout) ->
     request(Client, {call_tool, Name, Arguments, Timeout}, Timeout).
 
 -spec ping(client(), non_neg_integer()) -> ok | {error, client_error()}.
-ping(Client, Timeout) ->
+ping(Client, Timeout) when ?IS_TIMEOUT(Timeout) ->
     request(Client, {ping, Timeout}, Timeout).
 
 %% @doc Requests retirement and returns at once (a cast): a connected client
@@ -186,7 +198,7 @@ stop(#client{pid = Pid}) ->
 %% never success.
 -spec shutdown(client(), non_neg_integer()) ->
           {ok, retirement_evidence()} | {error, retirement_error()}.
-shutdown(#client{pid = Pid}, Timeout) ->
+shutdown(#client{pid = Pid}, Timeout) when ?IS_TIMEOUT(Timeout) ->
     Deadline = now_ms() + Timeout,
     Monitor = erlang:monitor(process, Pid),
     RequestId = gen_statem:send_request(Pid, retire),
@@ -223,6 +235,7 @@ os_pid(Client) ->
 request(#client{pid = Pid}, Request, Timeout) ->
     RequestId = gen_statem:send_request(Pid, Request),
     case gen_statem:receive_response(RequestId, Timeout + ?REPLY_GRACE_MS) of
+        {reply, {caller_error, Reason}} -> error(Reason);
         {reply, Reply} -> Reply;
         {error, {Reason, _}} -> {error, {unavailable, {client_down, Reason}}};
         timeout -> {error, call_timed_out}
@@ -302,7 +315,7 @@ handle_event(info, Message, State, #data{conn = Conn} = Data) when Conn =/= unde
         {ok, {bytes, _}} ->
             keep_state_and_data;
         {ok, {closed, Evidence}} ->
-            transport_closed(Evidence, Data);
+            transport_ended(Evidence, Data);
         not_mine ->
             owner_event(Message, State, Data)
     end;
@@ -391,8 +404,24 @@ begin_request(From, Kind, Timeout, Method, Params, Data) ->
     send_request(From, Kind, Deadline, Method, Params, Data).
 
 send_request(From, Kind, Deadline, Method, Params, #data{next_id = Id} = Data) ->
-    Message = mcp_jsonrpc:request({id_int, Id}, Method, Params),
-    case write(Message, Data#data{next_id = Id + 1}) of
+    case framed_request(Id, Method, Params) of
+        {ok, Bytes} ->
+            sent_request(mcp_transport:send(Data#data.conn, Bytes), From, Kind, Deadline, Data);
+        {error, Reason} ->
+            %% The caller's arguments are not JSON: raised in the caller.
+            gen_statem:reply(From, {caller_error, Reason}),
+            {ok, Data}
+    end.
+
+framed_request(Id, Method, Params) ->
+    try
+        {ok, mcp_stdio:frame(mcp_jsonrpc:request({id_int, Id}, Method, Params))}
+    catch
+        error:Reason -> {error, Reason}
+    end.
+
+sent_request(Written, From, Kind, Deadline, #data{next_id = Id} = Data) ->
+    case Written of
         ok ->
             Timer = erlang:start_timer(Deadline, self(), {expire, Id}, [{abs, true}]),
             Pending = #pending{from = From, kind = Kind, deadline = Deadline, timer = Timer},
@@ -541,9 +570,9 @@ unavailable_reply(_Kind, Reason) -> {error, {unavailable, Reason}}.
 
 %% The transport's own proof that the peer ended. The connection is inert
 %% from here on: it is dropped, so nothing can signal the peer again.
-transport_closed(Evidence, #data{reason = Latched} = Data) ->
+transport_ended(Evidence, #data{reason = Latched} = Data) ->
     Reason = case Latched of
-                 undefined -> {transport_closed, Evidence};
+                 undefined -> {transport_ended, Evidence};
                  _ -> Latched
              end,
     answer_pending(Reason, Data),

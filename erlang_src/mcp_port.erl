@@ -3,8 +3,9 @@
 %%
 %% Invariants:
 %% <ul>
-%% <li>No `stderr_to_stdout': the server's diagnostics would corrupt the
-%%     JSON-RPC line stream, so the child inherits the VM's stderr.</li>
+%% <li>stderr is never merged into stdout: the server's diagnostics would
+%%     corrupt the JSON-RPC line stream, so the child inherits the VM's
+%%     stderr.</li>
 %% <li>This module never closes the port. The port closing would destroy the
 %%     `{Port, {exit_status, S}}' message, the only proof that the child is
 %%     gone. Termination is `kill -KILL <os pid>' while the port is still

@@ -60,7 +60,7 @@ expected(Behaviour, alive, Answer) ->
         {malformed_result, {error, {result_malformed, _}}} -> {true, alive};
         {never, {error, call_timed_out}} -> {true, alive};
         {garbage, {error, {unavailable, {malformed_message, _} = Reason}}} -> {true, {dead, Reason}};
-        {die, {error, {unavailable, {transport_closed, {exited, died}} = Reason}}} -> {true, {dead, Reason}};
+        {die, {error, {unavailable, {transport_ended, {exited, died}} = Reason}}} -> {true, {dead, Reason}};
         _ -> {false, alive}
     end.
 

@@ -290,7 +290,7 @@ dying_mid_call_answers_every_caller_test() ->
                         (_) -> default end),
     Callers = [spawn_caller(fun() -> call(Client) end) || _ <- lists:seq(1, 3)],
     [receive call_arrived -> ok after ?TIMEOUT -> error(no_call) end || _ <- Callers],
-    Reason = {transport_closed, {exited, crashed}},
+    Reason = {transport_ended, {exited, crashed}},
     ?assertEqual({error, {unavailable, Reason}}, mcp_client:ping(Client, ?TIMEOUT)),
     ?assertEqual(lists:duplicate(3, {error, {unavailable, Reason}}), [collect(C) || C <- Callers]),
     ?assertEqual({error, {unavailable, Reason}}, call(Client)),
@@ -538,3 +538,21 @@ calls_on_a_vanished_actor_do_not_crash_the_caller_test() ->
     ?assertMatch({error, {handshake_failed, {unavailable, {client_down, _}}}}, mcp_client:connect(Client)),
     ?assertEqual(ok, mcp_client:stop(Client)),
     assert_clean_mailbox().
+
+arguments_that_are_not_json_raise_in_the_caller_only_test() ->
+    Client = started(fun(_) -> default end),
+    ?assertError(badarg, mcp_client:call_tool(Client, <<"echo">>, {object, [{<<"k">>, not_json}]}, ?TIMEOUT)),
+    ?assertError(badarg, mcp_client:call_tool(Client, <<255>>, {object, []}, ?TIMEOUT)),
+    ?assertError(function_clause, mcp_client:call_tool(Client, "echo", {object, []}, ?TIMEOUT)),
+    ?assertError(function_clause, mcp_client:ping(Client, infinity)),
+    %% The actor and its connection are unaffected.
+    ?assertEqual(echo_text({object, []}), call(Client)),
+    ?assertEqual({ok, {exited, killed}}, retired_with(Client)).
+
+options_of_the_wrong_type_raise_at_prepare_test() ->
+    Spec = fresh_spec(fun(_) -> default end),
+    ?assertError(badarg, mcp_client:prepare(Spec, #{client_info => {"name", <<"1">>}})),
+    ?assertError(badarg, mcp_client:prepare(Spec, #{handshake_timeout_ms => -1})),
+    ?assertError(badarg, mcp_client:prepare(Spec, #{list_timeout_ms => infinity})),
+    {ok, Client} = mcp_client:prepare(Spec, #{unknown_key => ignored}),
+    ?assertEqual({ok, no_resource}, retired_with(Client)).

@@ -138,7 +138,7 @@ fastmcp_exit_mid_call_test_() ->
      fun(#{client := Client, os_pid := OsPid}) ->
              {"exit mid-call", ?_test(begin
                         Arguments = {object, [{<<"status">>, {int, 3}}]},
-                        Died = {unavailable, {transport_closed, {exit_status, 3}}},
+                        Died = {unavailable, {transport_ended, {exit_status, 3}}},
                         ?assertEqual({error, Died},
                                      mcp_client:call_tool(Client, <<"exit_now">>, Arguments, ?TIMEOUT)),
                         ?assertEqual({error, Died}, mcp_client:ping(Client, ?TIMEOUT)),

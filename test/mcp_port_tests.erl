@@ -167,6 +167,6 @@ wait_for_os_pid(Client, Tries) ->
 client_sees_a_child_exit_on_its_own_test() ->
     Spawn = #{executable => "/bin/sh", args => ["-c", "read line; exit 7"]},
     {ok, Client} = mcp_client:prepare(Spawn, #{}),
-    ?assertEqual({error, {handshake_failed, {unavailable, {transport_closed, {exit_status, 7}}}}},
+    ?assertEqual({error, {handshake_failed, {unavailable, {transport_ended, {exit_status, 7}}}}},
                  mcp_client:connect(Client)),
     ?assertEqual({ok, {exited, 7}}, mcp_client:shutdown(Client, ?TIMEOUT)).
