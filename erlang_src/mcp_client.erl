@@ -1,8 +1,9 @@
 %% @doc The client actor: one `gen_statem' per MCP server, owning the server's
 %% transport (an OS process through `mcp_port', or an `mcp_channel' peer).
 %%
-%% States: `parked' (prepared, no transport, no OS process), `active'
-%% (transport open; handshaking until `connect' returns), `closing' (dead: the
+%% States: `parked' (prepared, no transport, no OS process), `handshaking'
+%% (transport open, `initialize' in flight; other requests wait for its
+%% end), `active' (connected), `closing' (dead: the
 %% peer was told to terminate and the actor awaits the transport's own proof
 %% that it ended), `dead' (the reason and the evidence are latched; every call
 %% answers `{unavailable, Reason}' at once).
@@ -68,6 +69,7 @@
 %% an actor that does not answer (it normally answers at its deadline).
 -define(REPLY_GRACE_MS, 5000).
 -define(IS_TIMEOUT(T), (is_integer(T) andalso T >= 0)).
+-define(LIVE(State), (State =:= handshaking orelse State =:= active)).
 
 -record(pending, {from :: gen_statem:from(),
                   kind :: handshake | call | ping | {list, Pages :: non_neg_integer(),
@@ -88,7 +90,8 @@
                reason :: term(),
                evidence :: term(),
                retirees = [] :: [gen_statem:from()],
-               stop_when_closed = false :: boolean()}).
+               stop_when_closed = false :: boolean(),
+               connected = false :: boolean()}).
 
 %%% ------------------------------------------------------------------ API
 
@@ -275,23 +278,28 @@ handle_event({call, From}, _Request, parked, _Data) ->
 handle_event(cast, stop, parked, _Data) ->
     {stop, normal};
 
-%% ---- active: transport open
-handle_event({call, From}, connect, active, _Data) ->
+%% ---- handshaking and active: transport open
+handle_event({call, From}, connect, State, _Data) when ?LIVE(State) ->
     {keep_state_and_data, [{reply, From, {error, {transport_failed, already_connected}}}]};
+handle_event({call, _From}, {Request, _}, handshaking, _Data) when Request =:= list_tools;
+                                                                   Request =:= ping ->
+    {keep_state_and_data, [postpone]};
+handle_event({call, _From}, {call_tool, _, _, _}, handshaking, _Data) ->
+    {keep_state_and_data, [postpone]};
 handle_event({call, From}, {list_tools, Timeout}, active, Data) ->
-    settle(begin_request(From, {list, 0, [], []}, Timeout,
-                         <<"tools/list">>, {some, mcp_protocol:tools_list_params(none)}, Data));
+    settle(active, begin_request(From, {list, 0, [], []}, Timeout,
+                                 <<"tools/list">>, {some, mcp_protocol:tools_list_params(none)}, Data));
 handle_event({call, From}, {call_tool, Name, Arguments, Timeout}, active, Data) ->
-    settle(begin_request(From, call, Timeout, <<"tools/call">>,
-                         {some, mcp_protocol:tools_call_params(Name, Arguments)}, Data));
+    settle(active, begin_request(From, call, Timeout, <<"tools/call">>,
+                                 {some, mcp_protocol:tools_call_params(Name, Arguments)}, Data));
 handle_event({call, From}, {ping, Timeout}, active, Data) ->
-    settle(begin_request(From, ping, Timeout, <<"ping">>, none, Data));
-handle_event({call, From}, retire, active, Data) ->
+    settle(active, begin_request(From, ping, Timeout, <<"ping">>, none, Data));
+handle_event({call, From}, retire, State, Data) when ?LIVE(State) ->
     die(retired, Data#data{retirees = [From]});
-handle_event(cast, stop, active, Data) ->
+handle_event(cast, stop, State, Data) when ?LIVE(State) ->
     die(stopped, Data#data{stop_when_closed = true});
-handle_event(info, {timeout, Timer, {expire, Id}}, active, Data) ->
-    settle(expire(Id, Timer, Data));
+handle_event(info, {timeout, Timer, {expire, Id}}, State, Data) when ?LIVE(State) ->
+    settle(State, expire(Id, Timer, Data));
 
 %% ---- closing and dead: the reason is latched
 handle_event({call, From}, connect, State, _Data) ->
@@ -310,8 +318,8 @@ handle_event(cast, stop, dead, _Data) ->
 %% ---- messages: the transport first, then the owners
 handle_event(info, Message, State, #data{conn = Conn} = Data) when Conn =/= undefined ->
     case mcp_transport:event(Conn, Message) of
-        {ok, {bytes, Bytes}} when State =:= active ->
-            settle(received(Bytes, Data));
+        {ok, {bytes, Bytes}} when ?LIVE(State) ->
+            settle(State, received(Bytes, Data));
         {ok, {bytes, _}} ->
             keep_state_and_data;
         {ok, {closed, Evidence}} ->
@@ -346,9 +354,10 @@ owner_event(_Message, _State, _Data) ->
 
 custodian_gone(parked, #data{builder = gone}) -> {stop, normal};
 custodian_gone(parked, Data) -> {keep_state, Data};
-custodian_gone(active, Data) -> die(custodian_down, Data#data{stop_when_closed = true});
 custodian_gone(closing, Data) -> {keep_state, Data#data{stop_when_closed = true}};
-custodian_gone(dead, _Data) -> {stop, normal}.
+custodian_gone(dead, _Data) -> {stop, normal};
+custodian_gone(_Live, Data) -> die(custodian_down, Data#data{stop_when_closed = true}).
+
 
 %%% ----------------------------------------------------- opening, handshake
 
@@ -360,7 +369,7 @@ open_transport(From, #data{spec = Spec, options = Options} = Data) ->
             Params = {some, mcp_protocol:initialize_params(Name, Version)},
             Timeout = maps:get(handshake_timeout_ms, Options),
             case begin_request(From, handshake, Timeout, <<"initialize">>, Params, Opened) of
-                {ok, Sent} -> {next_state, active, Sent};
+                {ok, Sent} -> {next_state, handshaking, Sent};
                 {die, Reason, Failed} -> die(Reason, Failed)
             end;
         {error, Reason} ->
@@ -376,7 +385,7 @@ handshake_settled({ok, Result}, From, Data) ->
             case write(Notification, Data) of
                 ok ->
                     gen_statem:reply(From, {ok, Initialized}),
-                    {ok, Data};
+                    {ok, Data#data{connected = true}};
                 {error, Reason} ->
                     handshake_failed({handshake_failed, {unavailable, {write_failed, Reason}}},
                                      From, Data)
@@ -549,8 +558,11 @@ write(Message, #data{conn = Conn}) ->
 written(ok, Data) -> {ok, Data};
 written({error, Reason}, Data) -> {die, {write_failed, Reason}, Data}.
 
-settle({ok, Data}) -> {keep_state, Data};
-settle({die, Reason, Data}) -> die(Reason, Data).
+%% The state after an event handled while live: `handshaking' becomes
+%% `active' once the handshake succeeded (postponed requests then run).
+settle(handshaking, {ok, #data{connected = true} = Data}) -> {next_state, active, Data};
+settle(_State, {ok, Data}) -> {keep_state, Data};
+settle(_State, {die, Reason, Data}) -> die(Reason, Data).
 
 %% Answers every waiting caller, latches the reason, requests the peer's
 %% termination and waits in `closing' for the transport's proof.

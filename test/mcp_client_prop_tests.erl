@@ -67,6 +67,7 @@ expected(Behaviour, alive, Answer) ->
 prop_every_call_answers_as_the_model_says() ->
     ?FORALL(Behaviours, list(behaviour()),
             begin
+                flush(),   % what earlier suites left in this (shared) test process
                 {ok, Client, _} = mcp_client:start(mcp_fake_server:spec(fun handler/1, spawn(fun() -> ok end)), #{}),
                 {Agrees, Final} =
                     lists:foldl(fun(Behaviour, {AllAgree, Model}) ->
@@ -79,6 +80,9 @@ prop_every_call_answers_as_the_model_says() ->
                           Agrees andalso Left =:= []
                           andalso lists:member(Retired, [{ok, {exited, killed}}, {ok, {exited, died}}]))
             end).
+
+flush() ->
+    receive _ -> flush() after 0 -> ok end.
 
 model_property_test_() ->
     {timeout, 120,

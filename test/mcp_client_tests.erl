@@ -556,3 +556,27 @@ options_of_the_wrong_type_raise_at_prepare_test() ->
     ?assertError(badarg, mcp_client:prepare(Spec, #{list_timeout_ms => infinity})),
     {ok, Client} = mcp_client:prepare(Spec, #{unknown_key => ignored}),
     ?assertEqual({ok, no_resource}, retired_with(Client)).
+
+requests_wait_for_the_handshake_test() ->
+    {ok, Client} = mcp_client:prepare(fresh_spec(fun({request, _, <<"initialize">>, _}) -> [];
+                                                    (_) -> default end), #{}),
+    Connector = spawn_caller(fun() -> mcp_client:connect(Client) end),
+    {fake_server, Peer, {request, InitId, <<"initialize">>, _}} =
+        receive {fake_server, _, {request, _, <<"initialize">>, _}} = M -> M end,
+    Pinger = spawn_caller(fun() -> mcp_client:ping(Client, ?TIMEOUT) end),
+    wait_until_blocked(Pinger),
+    _ = sys:get_state(client_pid(Client)),     % the ping request is in the actor
+    Peer ! {perform, [{reply, InitId, mcp_fake_server:initialize_result()}]},
+    ?assertMatch({ok, _}, collect(Connector)),
+    ?assertEqual(ok, collect(Pinger)),
+    %% Nothing but the handshake went out before `notifications/initialized'.
+    ?assertMatch({notification, <<"notifications/initialized">>, none},
+                 received(fun({request, _, <<"ping">>, _}) -> true; ({notification, _, _}) -> true;
+                             (_) -> false end)),
+    {ok, _} = retired_with(Client).
+
+wait_until_blocked(Pid) ->
+    case process_info(Pid, status) of
+        {status, waiting} -> ok;
+        _ -> erlang:yield(), wait_until_blocked(Pid)
+    end.
