@@ -18,6 +18,12 @@ pub mod protocol;
 pub mod stdio;
 
 // ---- code mode generator ----
+/// Schema planner: a raw `inputSchema` into typed parameters.
+pub mod schema;
+/// Name mangler: server-chosen names into Gleam identifiers.
+pub mod name;
+/// Gleam module and surface generator.
+pub mod codegen;
 
 // ---- interchange ----
 /// MessagePack values, their total byte codec, and JSON <-> MessagePack.

@@ -1,0 +1,94 @@
+//! The generator (the `mcp/codegen` module): a server's tool listing into the
+//! Gleam module `cap/mcp/<segment>` and its description surface
+//! (DESIGN §5).
+//!
+//! Invariants:
+//! - Deterministic: the same server name, tools and digest give the same bytes.
+//! - Server text reaches the source only as a mangled identifier, an
+//!   [`escape`]d string literal, or [`sanitize`]d text after `/// ` on a
+//!   line the generator breaks itself; [`scan_for_at`] then proves no `@`
+//!   escaped into code, or generation fails with
+//!   [`GenerateError::SanitizerBreach`].
+//! - Refusals, checked in this order: more than [`MAX_TOOLS`] tools, two
+//!   tool names that mangle alike, a surface over [`MAX_SURFACE_BYTES`], an
+//!   `@` in code.
+
+mod gleam;
+mod text;
+
+pub use text::{escape, sanitize, scan_for_at, truncate, wrap, DESCRIPTION_CHARS, NOTE_CHARS};
+
+use crate::name::{first_collision, mangle, Digest};
+use crate::protocol::ToolDescriptor;
+use gleam::ToolFunction;
+
+/// Most tools one module is generated for.
+pub const MAX_TOOLS: usize = 256;
+
+/// Largest surface, in bytes, after truncation.
+pub const MAX_SURFACE_BYTES: usize = 65_536;
+
+/// Where generated modules live.
+pub const MODULE_PREFIX: &str = "cap/mcp/";
+
+/// A generated module: its name, its Gleam source and its surface.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Generated {
+    pub module_name: String,
+    pub source: String,
+    pub surface: String,
+}
+
+/// Why a listing was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GenerateError {
+    #[error("the server lists {count} tools, more than the {max} a module is generated for")]
+    TooManyTools { count: usize, max: usize },
+    #[error("tool names {a:?} and {b:?} mangle to the same Gleam name")]
+    ToolNameCollision { a: String, b: String },
+    #[error("the tool surface is {bytes} bytes after truncation, more than the {max} allowed")]
+    SurfaceTooLarge { bytes: usize, max: usize },
+    #[error("an @ at byte {offset} of the generated source is outside a comment or string: the sanitizer failed")]
+    SanitizerBreach { offset: usize },
+}
+
+/// Generates the module for server `server` from its `tools`, in listing
+/// order; names are mangled with `digest`.
+pub fn generate(server: &str, tools: &[ToolDescriptor], digest: Digest) -> Result<Generated, GenerateError> {
+    if tools.len() > MAX_TOOLS {
+        return Err(GenerateError::TooManyTools { count: tools.len(), max: MAX_TOOLS });
+    }
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_str()).collect();
+    if let Some((a, b)) = first_collision(&names, digest) {
+        return Err(GenerateError::ToolNameCollision { a: a.to_owned(), b: b.to_owned() });
+    }
+    let functions: Vec<ToolFunction> = tools.iter().map(|tool| ToolFunction::new(tool, digest)).collect();
+    let surface = render_surface(&functions);
+    if surface.len() > MAX_SURFACE_BYTES {
+        return Err(GenerateError::SurfaceTooLarge { bytes: surface.len(), max: MAX_SURFACE_BYTES });
+    }
+    let source = render_module(server, &functions);
+    scan_for_at(&source).map_err(|offset| GenerateError::SanitizerBreach { offset })?;
+    Ok(Generated { module_name: format!("{MODULE_PREFIX}{}", mangle(server, digest)), source, surface })
+}
+
+fn render_module(server: &str, functions: &[ToolFunction]) -> String {
+    let mut source = String::from("import cap/internal/mcp as internal\nimport cap/mcp\nimport cap/report\n");
+    if functions.iter().any(ToolFunction::maps_a_list) {
+        source.push_str("import gleam/list\n");
+    }
+    let server_literal = escape(server);
+    for function in functions {
+        source.push('\n');
+        function.render(&server_literal, &mut source);
+    }
+    source
+}
+
+fn render_surface(functions: &[ToolFunction]) -> String {
+    let mut surface = String::new();
+    for function in functions {
+        function.render_surface(&mut surface);
+    }
+    surface
+}
