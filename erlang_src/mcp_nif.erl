@@ -27,6 +27,18 @@
        stdio_scan/3, stdio_scan_dirty/2]).
 
 %% ---- code mode generator (mcp_schema, mcp_name, mcp_codegen) ----
+-export([schema_plan_dirty/1,
+         name_mangle/1, name_mangle_dirty/1, name_mangle_label/1, name_mangle_label_dirty/1,
+         name_first_collision/1, name_first_collision_dirty/1,
+         codegen_generate_dirty/2, codegen_describe/1,
+         codegen_sanitize/2, codegen_sanitize_dirty/2, codegen_truncate/2, codegen_truncate_dirty/2,
+         codegen_escape/1, codegen_escape_dirty/1, codegen_scan_for_at/1, codegen_scan_for_at_dirty/1]).
+-nifs([schema_plan_dirty/1,
+       name_mangle/1, name_mangle_dirty/1, name_mangle_label/1, name_mangle_label_dirty/1,
+       name_first_collision/1, name_first_collision_dirty/1,
+       codegen_generate_dirty/2, codegen_describe/1,
+       codegen_sanitize/2, codegen_sanitize_dirty/2, codegen_truncate/2, codegen_truncate_dirty/2,
+       codegen_escape/1, codegen_escape_dirty/1, codegen_scan_for_at/1, codegen_scan_for_at_dirty/1]).
 
 %% ---- interchange ----
 -export([interchange_to_json/2, interchange_to_json_dirty/1, interchange_to_msgpack/2,
@@ -89,3 +101,22 @@ msgpack_to_json_line(_) -> not_loaded().
 msgpack_to_json_line_dirty(_) -> not_loaded().
 json_to_msgpack_bytes(_) -> not_loaded().
 json_to_msgpack_bytes_dirty(_) -> not_loaded().
+
+%% code mode generator
+schema_plan_dirty(_) -> not_loaded().
+name_mangle(_) -> not_loaded().
+name_mangle_dirty(_) -> not_loaded().
+name_mangle_label(_) -> not_loaded().
+name_mangle_label_dirty(_) -> not_loaded().
+name_first_collision(_) -> not_loaded().
+name_first_collision_dirty(_) -> not_loaded().
+codegen_generate_dirty(_, _) -> not_loaded().
+codegen_describe(_) -> not_loaded().
+codegen_sanitize(_, _) -> not_loaded().
+codegen_sanitize_dirty(_, _) -> not_loaded().
+codegen_truncate(_, _) -> not_loaded().
+codegen_truncate_dirty(_, _) -> not_loaded().
+codegen_escape(_) -> not_loaded().
+codegen_escape_dirty(_) -> not_loaded().
+codegen_scan_for_at(_) -> not_loaded().
+codegen_scan_for_at_dirty(_) -> not_loaded().

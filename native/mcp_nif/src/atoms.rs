@@ -48,4 +48,16 @@ rustler::atoms! {
     map_value,
     ext_value,
     interchange_fault,
+    // code mode generator (mcp_schema, mcp_name, mcp_codegen)
+    typed,
+    whole_value,
+    param,
+    simple,
+    list_of,
+    structured,
+    generated,   // (tool_descriptor is above, shared with the wire codecs)
+    too_many_tools,
+    tool_name_collision,
+    surface_too_large,
+    sanitizer_breach,
 }

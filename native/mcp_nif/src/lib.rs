@@ -8,6 +8,7 @@
 
 mod atoms;
 mod interchange_terms;
+mod codegen_terms;
 mod json_terms;
 mod wire_terms;
 
@@ -87,6 +88,114 @@ fn stdio_scan_dirty<'a>(env: Env<'a>, chunk: Binary<'a>, pending: (usize, bool))
 }
 
 // ---- mcp_schema / mcp_name / mcp_codegen (code mode generator) --------------
+
+// Planning and generation walk a whole schema or listing, so they always run
+// dirty; the text functions come in pairs picked by `byte_size`.
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn schema_plan_dirty<'a>(env: Env<'a>, schema: Term<'a>) -> NifResult<Term<'a>> {
+    let schema = json_terms::json_from_term(schema)?;
+    Ok(codegen_terms::plan_term(env, &mcp_core::schema::plan(&schema, codegen_terms::sha256_hex)))
+}
+
+fn mangle_with<'a>(env: Env<'a>, name: Term<'a>, mangler: fn(&str, mcp_core::name::Digest) -> String) -> NifResult<Term<'a>> {
+    let name = json_terms::utf8_binary(name)?;
+    Ok(codegen_terms::text_term(env, &mangler(name, codegen_terms::sha256_hex)))
+}
+
+#[rustler::nif]
+fn name_mangle<'a>(env: Env<'a>, name: Term<'a>) -> NifResult<Term<'a>> {
+    mangle_with(env, name, mcp_core::name::mangle)
+}
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn name_mangle_dirty<'a>(env: Env<'a>, name: Term<'a>) -> NifResult<Term<'a>> {
+    mangle_with(env, name, mcp_core::name::mangle)
+}
+
+#[rustler::nif]
+fn name_mangle_label<'a>(env: Env<'a>, name: Term<'a>) -> NifResult<Term<'a>> {
+    mangle_with(env, name, mcp_core::name::mangle_label)
+}
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn name_mangle_label_dirty<'a>(env: Env<'a>, name: Term<'a>) -> NifResult<Term<'a>> {
+    mangle_with(env, name, mcp_core::name::mangle_label)
+}
+
+fn first_collision_of<'a>(env: Env<'a>, names: Term<'a>) -> NifResult<Term<'a>> {
+    let names = codegen_terms::names_from_term(names)?;
+    Ok(codegen_terms::collision_term(env, mcp_core::name::first_collision(&names, codegen_terms::sha256_hex)))
+}
+
+#[rustler::nif]
+fn name_first_collision<'a>(env: Env<'a>, names: Term<'a>) -> NifResult<Term<'a>> {
+    first_collision_of(env, names)
+}
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn name_first_collision_dirty<'a>(env: Env<'a>, names: Term<'a>) -> NifResult<Term<'a>> {
+    first_collision_of(env, names)
+}
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn codegen_generate_dirty<'a>(env: Env<'a>, server: Term<'a>, tools: Term<'a>) -> NifResult<Term<'a>> {
+    let server = json_terms::utf8_binary(server)?;
+    let tools = codegen_terms::tools_from_term(tools)?;
+    let result = mcp_core::codegen::generate(server, &tools, codegen_terms::sha256_hex);
+    Ok(codegen_terms::generate_result_term(env, &result))
+}
+
+#[rustler::nif]
+fn codegen_describe<'a>(env: Env<'a>, error: Term<'a>) -> NifResult<Term<'a>> {
+    let error = codegen_terms::generate_error_from_term(error)?;
+    Ok(codegen_terms::text_term(env, &error.to_string()))
+}
+
+fn text_with_cap<'a>(env: Env<'a>, text: Term<'a>, max_chars: usize, edit: fn(&str, usize) -> String) -> NifResult<Term<'a>> {
+    Ok(codegen_terms::text_term(env, &edit(json_terms::utf8_binary(text)?, max_chars)))
+}
+
+#[rustler::nif]
+fn codegen_sanitize<'a>(env: Env<'a>, text: Term<'a>, max_chars: usize) -> NifResult<Term<'a>> {
+    text_with_cap(env, text, max_chars, mcp_core::codegen::sanitize)
+}
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn codegen_sanitize_dirty<'a>(env: Env<'a>, text: Term<'a>, max_chars: usize) -> NifResult<Term<'a>> {
+    text_with_cap(env, text, max_chars, mcp_core::codegen::sanitize)
+}
+
+#[rustler::nif]
+fn codegen_truncate<'a>(env: Env<'a>, text: Term<'a>, max_chars: usize) -> NifResult<Term<'a>> {
+    text_with_cap(env, text, max_chars, mcp_core::codegen::truncate)
+}
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn codegen_truncate_dirty<'a>(env: Env<'a>, text: Term<'a>, max_chars: usize) -> NifResult<Term<'a>> {
+    text_with_cap(env, text, max_chars, mcp_core::codegen::truncate)
+}
+
+#[rustler::nif]
+fn codegen_escape<'a>(env: Env<'a>, text: Term<'a>) -> NifResult<Term<'a>> {
+    Ok(codegen_terms::text_term(env, &mcp_core::codegen::escape(json_terms::utf8_binary(text)?)))
+}
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn codegen_escape_dirty<'a>(env: Env<'a>, text: Term<'a>) -> NifResult<Term<'a>> {
+    Ok(codegen_terms::text_term(env, &mcp_core::codegen::escape(json_terms::utf8_binary(text)?)))
+}
+
+/// `scan_for_at` reads bytes, so any binary is accepted (UTF-8 or not).
+#[rustler::nif]
+fn codegen_scan_for_at<'a>(env: Env<'a>, source: Binary<'a>) -> Term<'a> {
+    codegen_terms::scan_result_term(env, mcp_core::codegen::scan_for_at_bytes(source.as_slice()))
+}
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn codegen_scan_for_at_dirty<'a>(env: Env<'a>, source: Binary<'a>) -> Term<'a> {
+    codegen_terms::scan_result_term(env, mcp_core::codegen::scan_for_at_bytes(source.as_slice()))
+}
 
 // ---- mcp_interchange --------------------------------------------------------
 // Term-input NIFs take a work budget and answer `dirty` past it (see

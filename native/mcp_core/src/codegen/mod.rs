@@ -16,7 +16,7 @@
 mod gleam;
 mod text;
 
-pub use text::{escape, sanitize, scan_for_at, truncate, wrap, DESCRIPTION_CHARS, NOTE_CHARS};
+pub use text::{escape, sanitize, scan_for_at, scan_for_at_bytes, truncate, wrap, DESCRIPTION_CHARS, NOTE_CHARS};
 
 use crate::name::{first_collision, mangle, Digest};
 use crate::protocol::ToolDescriptor;

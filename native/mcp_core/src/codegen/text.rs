@@ -109,12 +109,17 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 /// code needs no attribute, so an `@` in code means the sanitizer failed.
 /// An unterminated string literal runs to the end of the source.
 pub fn scan_for_at(source: &str) -> Result<(), usize> {
+    scan_for_at_bytes(source.as_bytes())
+}
+
+/// [`scan_for_at`] over raw bytes (the delimiters are ASCII, so UTF-8 is not
+/// needed to find them).
+pub fn scan_for_at_bytes(bytes: &[u8]) -> Result<(), usize> {
     enum State {
         Code,
         StringLiteral,
         Comment,
     }
-    let bytes = source.as_bytes();
     let mut state = State::Code;
     let mut index = 0;
     while let Some(&byte) = bytes.get(index) {

@@ -1,0 +1,90 @@
+%% @doc The generator (`mcp/codegen'): a server's tool listing into the Gleam
+%% module `cap/mcp/<mangle(Server)>' and its one-line-per-tool surface
+%% (DESIGN section 5; the README documents the `cap' seam it targets).
+%%
+%% Invariants:
+%% - Deterministic: the same server name and tools give the same bytes.
+%% - Wire names travel verbatim: every body closes over the original server,
+%%   tool and parameter names as `escape/1'd string literals.
+%% - The sanitizer cage: server text bound for a doc comment loses every
+%%   control and direction-changing codepoint and is capped (400 characters
+%%   for a description, 120 for a note); every comment line starts `/// '
+%%   and every line break is the generator's own. `scan_for_at/1' then
+%%   proves no `@' reached code, or generation fails (`sanitizer_breach').
+%% - Refusals, in this order: more than `max_tools()' tools; two tool names
+%%   that mangle alike (naming both originals); a surface over
+%%   `max_surface_bytes()'; an `@' in code.
+%%
+%% `generate/2' always runs on a dirty CPU scheduler (its work grows with
+%% the listing); the text functions do from `dirty_threshold()' bytes. A
+%% term outside the documented types raises `badarg'.
+-module(mcp_codegen).
+
+-export([generate/2, describe/1, sanitize/2, truncate/2, escape/1, scan_for_at/1,
+         max_tools/0, max_surface_bytes/0, description_chars/0, note_chars/0,
+         dirty_threshold/0]).
+-export_type([generated/0, generate_error/0, tool_descriptor/0]).
+
+-define(DIRTY_THRESHOLD, 16384).
+
+-type generated() :: {generated, ModuleName :: binary(), Source :: binary(),
+                      Surface :: binary()}.
+-type generate_error() :: {too_many_tools, Count :: integer(), Max :: integer()}
+    | {tool_name_collision, A :: binary(), B :: binary()}
+    | {surface_too_large, Bytes :: integer(), Max :: integer()}
+    | {sanitizer_breach, ByteOffset :: integer()}.
+%% The wire codecs' `mcp_protocol:tool_descriptor()' (DESIGN section 2).
+-type tool_descriptor() :: {tool_descriptor, Name :: binary(),
+        Title :: {some, binary()} | none, Description :: {some, binary()} | none,
+        InputSchema :: mcp_json:json(), OutputSchema :: {some, mcp_json:json()} | none,
+        Annotations :: {some, mcp_json:json()} | none}.
+
+-spec max_tools() -> pos_integer().
+max_tools() -> 256.
+
+-spec max_surface_bytes() -> pos_integer().
+max_surface_bytes() -> 65536.
+
+%% @doc Cap, in characters, of a sanitized tool description.
+-spec description_chars() -> pos_integer().
+description_chars() -> 400.
+
+%% @doc Cap, in characters, of a sanitized note (parameter description or reason).
+-spec note_chars() -> pos_integer().
+note_chars() -> 120.
+
+%% @doc Byte size from which the text functions run on a dirty CPU scheduler.
+-spec dirty_threshold() -> pos_integer().
+dirty_threshold() -> ?DIRTY_THRESHOLD.
+
+-spec generate(binary(), [tool_descriptor()]) -> {ok, generated()} | {error, generate_error()}.
+generate(Server, Tools) -> mcp_nif:codegen_generate_dirty(Server, Tools).
+
+%% @doc One sentence for a person.
+-spec describe(generate_error()) -> binary().
+describe(Error) -> mcp_nif:codegen_describe(Error).
+
+%% @doc Text fit for a doc comment: whitespace (line breaks included) folds
+%% to one space, other controls and direction marks are removed, the ends
+%% are trimmed, and the result is capped at `MaxChars' by `truncate/2'.
+-spec sanitize(binary(), non_neg_integer()) -> binary().
+sanitize(Text, MaxChars) when byte_size(Text) >= ?DIRTY_THRESHOLD -> mcp_nif:codegen_sanitize_dirty(Text, MaxChars);
+sanitize(Text, MaxChars) -> mcp_nif:codegen_sanitize(Text, MaxChars).
+
+%% @doc At most `MaxChars' characters, cut at a character boundary; a cut
+%% text ends in `…' (counted in the cap).
+-spec truncate(binary(), non_neg_integer()) -> binary().
+truncate(Text, MaxChars) when byte_size(Text) >= ?DIRTY_THRESHOLD -> mcp_nif:codegen_truncate_dirty(Text, MaxChars);
+truncate(Text, MaxChars) -> mcp_nif:codegen_truncate(Text, MaxChars).
+
+%% @doc The Gleam string literal, quotes included, holding exactly `Text':
+%% `\' and `"' escaped, printable ASCII kept, every other codepoint `\u{x}'.
+-spec escape(binary()) -> binary().
+escape(Text) when byte_size(Text) >= ?DIRTY_THRESHOLD -> mcp_nif:codegen_escape_dirty(Text);
+escape(Text) -> mcp_nif:codegen_escape(Text).
+
+%% @doc `ok' when every `@' is inside a `//' comment or a string literal,
+%% else the byte offset of the first one outside.
+-spec scan_for_at(binary()) -> ok | {error, non_neg_integer()}.
+scan_for_at(Source) when byte_size(Source) >= ?DIRTY_THRESHOLD -> mcp_nif:codegen_scan_for_at_dirty(Source);
+scan_for_at(Source) -> mcp_nif:codegen_scan_for_at(Source).

@@ -1,0 +1,45 @@
+%% @doc The name mangler (`mcp/name'): a server-chosen string into a valid
+%% Gleam lowercase identifier (`[a-z][a-z0-9_]*', never a keyword).
+%%
+%% Invariants: camelCase, kebab-case and dotted names become snake_case;
+%% every other character becomes `_' (runs folded, ends trimmed); a name
+%% with no usable character becomes `unnamed', one starting with a digit
+%% gets `n_' in front. Whenever mangling changed anything, or the name ran
+%% past 32 characters (then it is truncated to 32), the result ends in `_'
+%% and the first eight lowercase hex characters of SHA-256 of the original,
+%% so `createIssue' and `create_issue' stay distinct. `mangle_label/1' also
+%% treats the generated module's import aliases (`internal', `list', `mcp',
+%% `report') as reserved. Mangled names are display only: wire names travel
+%% verbatim. A name that is not a UTF-8 binary raises `badarg'.
+%%
+%% Inputs of at least `dirty_threshold()' bytes run on a dirty CPU scheduler.
+-module(mcp_name).
+
+-export([mangle/1, mangle_label/1, first_collision/1, max_name_chars/0, dirty_threshold/0]).
+
+-define(DIRTY_THRESHOLD, 16384).
+
+%% @doc Characters of a mangled name kept before the digest suffix.
+-spec max_name_chars() -> pos_integer().
+max_name_chars() -> 32.
+
+%% @doc Byte size from which the functions run on a dirty CPU scheduler.
+-spec dirty_threshold() -> pos_integer().
+dirty_threshold() -> ?DIRTY_THRESHOLD.
+
+-spec mangle(binary()) -> binary().
+mangle(Name) when byte_size(Name) >= ?DIRTY_THRESHOLD -> mcp_nif:name_mangle_dirty(Name);
+mangle(Name) -> mcp_nif:name_mangle(Name).
+
+-spec mangle_label(binary()) -> binary().
+mangle_label(Name) when byte_size(Name) >= ?DIRTY_THRESHOLD -> mcp_nif:name_mangle_label_dirty(Name);
+mangle_label(Name) -> mcp_nif:name_mangle_label(Name).
+
+%% @doc The first pair of originals (the earlier one first) that `mangle/1'
+%% maps to one identifier; byte-identical names count.
+-spec first_collision([binary()]) -> {some, {binary(), binary()}} | none.
+first_collision(Names) ->
+    case iolist_size(Names) >= ?DIRTY_THRESHOLD of
+        true -> mcp_nif:name_first_collision_dirty(Names);
+        false -> mcp_nif:name_first_collision(Names)
+    end.

@@ -1,0 +1,125 @@
+//! The hostile listing corpus (`test/fixtures/codegen/hostile.json`, written
+//! by `make_hostile.py` with hand-written expectations): each case generates
+//! to its expected outcome, and every generated module keeps the invariants.
+
+mod codegen_support;
+
+use codegen_support::{assert_valid_gleam, fixtures_dir, read_json, sha256_hex, tools_of};
+use mcp_core::codegen::{generate, scan_for_at, GenerateError, Generated};
+use mcp_core::json::Json;
+use mcp_core::name::Digest;
+use mcp_core::protocol::ToolDescriptor;
+
+/// The invariants every generated module keeps, whatever the listing.
+pub fn assert_invariants(generated: &Generated) {
+    let source = &generated.source;
+    assert_valid_gleam(source);
+    assert_eq!(scan_for_at(source), Ok(()));
+    assert!(!source.chars().any(|c| c != '\n' && c.is_control()), "control character in source");
+    for line in source.lines().chain(generated.surface.lines()) {
+        if line.trim_start().starts_with("//") {
+            assert!(line == "///" || line.starts_with("/// "), "comment line not from the generator: {line:?}");
+        }
+    }
+}
+
+fn strings(value: Option<&Json>) -> Vec<&str> {
+    match value {
+        Some(Json::Array(items)) => items.iter().filter_map(Json::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn error_fields(error: &GenerateError) -> (&'static str, Json, Json) {
+    let count = |n: &usize| Json::Int(i64::try_from(*n).unwrap_or(i64::MAX));
+    match error {
+        GenerateError::TooManyTools { count: c, max } => ("too_many_tools", count(c), count(max)),
+        GenerateError::ToolNameCollision { a, b } => ("tool_name_collision", Json::str(a), Json::str(b)),
+        GenerateError::SurfaceTooLarge { bytes, max } => ("surface_too_large", count(bytes), count(max)),
+        GenerateError::SanitizerBreach { offset } => ("sanitizer_breach", count(offset), Json::Null),
+    }
+}
+
+fn check_case(case: &Json) {
+    let name = case.get("case").and_then(Json::as_str).unwrap_or("?");
+    let server = case.get("server").and_then(Json::as_str).expect("case has a server");
+    let tools = tools_of(case.get("tools").expect("case has tools"));
+    let expect = case.get("expect").expect("case has an expectation");
+    match (generate(server, &tools, sha256_hex), expect.get("ok"), expect.get("error")) {
+        (Ok(generated), Some(ok), None) => {
+            assert_invariants(&generated);
+            if let Some(module) = ok.get("module").and_then(Json::as_str) {
+                assert_eq!(generated.module_name, module, "{name}");
+            }
+            for needle in strings(ok.get("contains")) {
+                assert!(generated.source.contains(needle), "{name}: source lacks {needle:?}:\n{}", generated.source);
+            }
+            for needle in strings(ok.get("lacks")) {
+                assert!(!generated.source.contains(needle), "{name}: source holds {needle:?}");
+            }
+            for needle in strings(ok.get("surface_contains")) {
+                assert!(generated.surface.contains(needle), "{name}: surface lacks {needle:?}");
+            }
+            for needle in strings(ok.get("surface_lacks")) {
+                assert!(!generated.surface.contains(needle), "{name}: surface holds {needle:?}");
+            }
+        }
+        (Err(error), None, Some(Json::Array(expected))) => {
+            let (tag, first, second) = error_fields(&error);
+            let matches = |expected: Option<&Json>, actual: &Json| matches!(expected, Some(Json::Null)) || expected == Some(actual);
+            assert_eq!(expected.first().and_then(Json::as_str), Some(tag), "{name}: {error:?}");
+            assert!(matches(expected.get(1), &first) && matches(expected.get(2), &second), "{name}: {error:?}");
+        }
+        (outcome, _, _) => panic!("{name}: unexpected outcome {outcome:?}"),
+    }
+}
+
+#[test]
+fn every_hostile_case_has_its_expected_outcome() {
+    let corpus = read_json(&fixtures_dir().join("hostile.json"));
+    let Json::Array(cases) = corpus else { panic!("hostile.json is not an array") };
+    assert!(cases.len() >= 20);
+    cases.iter().for_each(check_case);
+}
+
+fn tool(name: &str) -> ToolDescriptor {
+    ToolDescriptor {
+        name: name.to_owned(),
+        title: None,
+        description: None,
+        input_schema: Json::Object(vec![("type".to_owned(), Json::str("object"))]),
+        output_schema: None,
+        annotations: None,
+    }
+}
+
+#[test]
+fn a_forced_digest_collision_refuses_the_server_naming_both_originals() {
+    let constant: Digest = |_| "00000000".to_owned();
+    let tools = [tool("getItem"), tool("get-item")];
+    let expected = GenerateError::ToolNameCollision { a: "getItem".to_owned(), b: "get-item".to_owned() };
+    assert_eq!(generate("s", &tools, constant), Err(expected));
+}
+
+#[test]
+fn the_surface_limit_holds_at_n_and_refuses_n_plus_one() {
+    // Surface bytes per tool: "/// " + description + "\n" + "<name>: fn() -> Outcome\n".
+    let described = |name: String, description_chars: usize| {
+        let mut described = tool(&name);
+        described.description = Some("d".repeat(description_chars));
+        described
+    };
+    let surface_of_bytes = |total: usize| -> Vec<ToolDescriptor> {
+        let per_tool = 4 + 300 + 1 + "t00000: fn() -> Outcome\n".len();
+        let last_overhead = 4 + 1 + "y: fn() -> Outcome\n".len();
+        let count = (total - last_overhead - 1) / per_tool;
+        let mut tools: Vec<ToolDescriptor> = (0..count).map(|index| described(format!("t{index:05}"), 300)).collect();
+        tools.push(described("y".to_owned(), total - count * per_tool - last_overhead));
+        tools
+    };
+    let at_limit = generate("s", &surface_of_bytes(65_536), sha256_hex).expect("a 64 KiB surface is accepted");
+    assert_eq!(at_limit.surface.len(), 65_536);
+    assert_invariants(&at_limit);
+    let over = generate("s", &surface_of_bytes(65_537), sha256_hex);
+    assert_eq!(over, Err(GenerateError::SurfaceTooLarge { bytes: 65_537, max: 65_536 }));
+}

@@ -1,0 +1,211 @@
+%% @doc mcp_codegen through the NIF: the golden files (the same ones the Rust
+%% tests pin, so the NIF's SHA-256 digest is proven to be the production one),
+%% the hostile corpus with its expected outcomes, the error vocabulary, and
+%% the text functions on both sides of their caps and dirty thresholds.
+-module(mcp_codegen_tests).
+
+-include_lib("proper/include/proper.hrl").
+-include_lib("eunit/include/eunit.hrl").
+
+fixtures_dir() -> filename:join([filename:dirname(?FILE), "fixtures", "codegen"]).
+
+read_json(File) ->
+    {ok, Bytes} = file:read_file(filename:join(fixtures_dir(), File)),
+    {ok, Json} = mcp_json:decode(Bytes),
+    Json.
+
+member(Key, {object, Members}) ->
+    case lists:keyfind(Key, 1, Members) of
+        {Key, Value} -> {some, Value};
+        false -> none
+    end.
+
+text(Key, Tool) ->
+    case member(Key, Tool) of
+        {some, {string, Text}} -> {some, Text};
+        _ -> none
+    end.
+
+%% A test-only reading of one listed tool (the wire codec is not under test).
+tool_descriptor(Tool) ->
+    {some, Name} = text(<<"name">>, Tool),
+    {some, Schema} = member(<<"inputSchema">>, Tool),
+    {tool_descriptor, Name, text(<<"title">>, Tool), text(<<"description">>, Tool), Schema,
+     member(<<"outputSchema">>, Tool), member(<<"annotations">>, Tool)}.
+
+tools_of({array, Tools}) -> [tool_descriptor(T) || T <- Tools];
+tools_of(Listing) ->
+    {some, Tools} = member(<<"tools">>, Listing),
+    tools_of(Tools).
+
+golden(Server, Ext) ->
+    {ok, Bytes} = file:read_file(filename:join(fixtures_dir(), Server ++ Ext)),
+    Bytes.
+
+goldens_test_() ->
+    Listings = filelib:wildcard("*.listing.json", fixtures_dir()),
+    ?assert(length(Listings) >= 3),
+    [{Listing, fun() ->
+         Server = lists:sublist(Listing, length(Listing) - length(".listing.json")),
+         Tools = tools_of(read_json(Listing)),
+         {ok, {generated, Module, Source, Surface}} = mcp_codegen:generate(list_to_binary(Server), Tools),
+         ?assertEqual(golden(Server, ".gleam"), Source),
+         ?assertEqual(golden(Server, ".surface"), Surface),
+         ?assertEqual(golden(Server, ".module"), <<Module/binary, "\n">>)
+     end} || Listing <- Listings].
+
+%% ---- hostile corpus ----
+
+hostile_test_() ->
+    {array, Cases} = read_json("hostile.json"),
+    [{binary_to_list(Name), fun() -> check_case(Case) end}
+     || Case <- Cases, {some, {string, Name}} <- [member(<<"case">>, Case)]].
+
+strings(Key, Expect) ->
+    case member(Key, Expect) of
+        {some, {array, Items}} -> [S || {string, S} <- Items];
+        none -> []
+    end.
+
+check_case(Case) ->
+    {some, {string, Server}} = member(<<"server">>, Case),
+    {some, Tools} = member(<<"tools">>, Case),
+    {some, Expect} = member(<<"expect">>, Case),
+    Result = mcp_codegen:generate(Server, tools_of(Tools)),
+    case {member(<<"ok">>, Expect), member(<<"error">>, Expect), Result} of
+        {{some, Ok}, none, {ok, {generated, Module, Source, Surface} = Generated}} ->
+            assert_invariants(Generated),
+            case member(<<"module">>, Ok) of
+                {some, {string, Expected}} -> ?assertEqual(Expected, Module);
+                none -> ok
+            end,
+            [?assertNotEqual(nomatch, binary:match(Source, S)) || S <- strings(<<"contains">>, Ok)],
+            [?assertEqual(nomatch, binary:match(Source, S)) || S <- strings(<<"lacks">>, Ok)],
+            [?assertNotEqual(nomatch, binary:match(Surface, S)) || S <- strings(<<"surface_contains">>, Ok)],
+            [?assertEqual(nomatch, binary:match(Surface, S)) || S <- strings(<<"surface_lacks">>, Ok)];
+        {none, {some, {array, [{string, Tag} | Fields]}}, {error, Error}} ->
+            [ActualTag | ActualFields] = tuple_to_list(Error),
+            ?assertEqual(Tag, atom_to_binary(ActualTag)),
+            lists:foreach(fun({null, _}) -> ok;
+                             ({{int, N}, Actual}) -> ?assertEqual(N, Actual);
+                             ({{string, S}, Actual}) -> ?assertEqual(S, Actual)
+                          end, lists:zip(Fields, ActualFields)),
+            ?assert(byte_size(mcp_codegen:describe(Error)) > 0);
+        Other ->
+            ?assertEqual(expected_outcome, Other)
+    end.
+
+assert_invariants({generated, _Module, Source, Surface}) ->
+    ?assertEqual(ok, mcp_codegen:scan_for_at(Source)),
+    ?assertEqual(nomatch, re:run(Source, "[\\x00-\\x09\\x0b-\\x1f\\x7f]", [unicode])),
+    Lines = binary:split(<<Source/binary, Surface/binary>>, <<"\n">>, [global]),
+    [?assert(Line =:= <<"///">> orelse binary:part(Line, 0, 4) =:= <<"/// ">>)
+     || Line <- Lines, string:prefix(string:trim(Line, leading), "//") =/= nomatch].
+
+%% ---- refusals and their descriptions ----
+
+object_tool(Name) -> {tool_descriptor, Name, none, none, {object, [{<<"type">>, {string, <<"object">>}}]}, none, none}.
+
+tool_count_limit_test() ->
+    Tools = fun(N) -> [object_tool(integer_to_binary(I)) || I <- lists:seq(1, N)] end,
+    ?assertMatch({ok, {generated, <<"cap/mcp/s">>, _, _}}, mcp_codegen:generate(<<"s">>, Tools(256))),
+    ?assertEqual({error, {too_many_tools, 257, 256}}, mcp_codegen:generate(<<"s">>, Tools(257))).
+
+name_collision_names_both_originals_test() ->
+    Tools = [object_tool(<<"a">>), object_tool(<<"getX">>), object_tool(<<"getX">>)],
+    ?assertEqual({error, {tool_name_collision, <<"getX">>, <<"getX">>}}, mcp_codegen:generate(<<"s">>, Tools)).
+
+describe_test() ->
+    ?assertEqual(<<"the server lists 300 tools, more than the 256 a module is generated for">>,
+                 mcp_codegen:describe({too_many_tools, 300, 256})),
+    ?assertEqual(<<"tool names \"a\" and \"b\" mangle to the same Gleam name">>,
+                 mcp_codegen:describe({tool_name_collision, <<"a">>, <<"b">>})),
+    ?assertEqual(<<"the tool surface is 70000 bytes after truncation, more than the 65536 allowed">>,
+                 mcp_codegen:describe({surface_too_large, 70000, 65536})),
+    ?assertEqual(<<"an @ at byte 7 of the generated source is outside a comment or string: the sanitizer failed">>,
+                 mcp_codegen:describe({sanitizer_breach, 7})),
+    ?assertError(badarg, mcp_codegen:describe({sanitizer_breach, -1})),
+    ?assertError(badarg, mcp_codegen:describe(whatever)).
+
+bad_terms_raise_badarg_test() ->
+    ?assertError(badarg, mcp_codegen:generate(<<"s">>, [{tool_descriptor, <<"x">>}])),
+    ?assertError(badarg, mcp_codegen:generate(<<"s">>, [object_tool(<<255>>)])),
+    ?assertError(badarg, mcp_codegen:generate(<<"s">>, [object_tool(<<"x">>) | improper])),
+    ?assertError(badarg, mcp_codegen:generate(<<"s">>, [setelement(3, object_tool(<<"x">>), {some, 1})])),
+    ?assertError(badarg, mcp_codegen:generate(<<"s">>, [setelement(5, object_tool(<<"x">>), {bad, 1})])),
+    ?assertError(badarg, mcp_codegen:generate(not_a_binary, [])).
+
+descriptor_options_are_read_test() ->
+    Tool = {tool_descriptor, <<"t">>, {some, <<"Title">>}, {some, <<"Desc">>},
+            {object, [{<<"type">>, {string, <<"object">>}}]}, {some, null}, {some, {object, []}}},
+    {ok, {generated, _, Source, Surface}} = mcp_codegen:generate(<<"s">>, [Tool]),
+    ?assertNotEqual(nomatch, binary:match(Source, <<"/// Desc\npub fn t() -> mcp.Outcome {">>)),
+    ?assertEqual(<<"/// Desc\nt: fn() -> Outcome\n">>, Surface).
+
+%% ---- text functions ----
+
+sanitize_test() ->
+    ?assertEqual(<<"a b c">>, mcp_codegen:sanitize(<<" a\nb\r\n\tc ">>, 400)),
+    ?assertEqual(<<"xy">>, mcp_codegen:sanitize(<<"x", 16#202E/utf8, 0, 16#2066/utf8, "y">>, 400)),
+    ?assertEqual(<<"a b">>, mcp_codegen:sanitize(<<"a", 16#2028/utf8, "b">>, 400)),
+    ?assertEqual(<<"abc">>, mcp_codegen:sanitize(<<"abc">>, 3)),
+    ?assertEqual(<<"ab", 16#2026/utf8>>, mcp_codegen:sanitize(<<"abcd">>, 3)),
+    ?assertError(badarg, mcp_codegen:sanitize(<<255>>, 3)),
+    ?assertError(badarg, mcp_codegen:sanitize(<<"a">>, -1)).
+
+truncate_test() ->
+    ?assertEqual(<<"caf", 16#E9/utf8>>, mcp_codegen:truncate(<<"caf", 16#E9/utf8>>, 4)),
+    ?assertEqual(<<"ca", 16#2026/utf8>>, mcp_codegen:truncate(<<"caf", 16#E9/utf8, "s">>, 3)),
+    ?assertEqual(<<>>, mcp_codegen:truncate(<<"abc">>, 0)).
+
+escape_test() ->
+    ?assertEqual(<<"\"a\\\"b\\\\c\"">>, mcp_codegen:escape(<<"a\"b\\c">>)),
+    ?assertEqual(<<"\"\\u{a}\\u{202e}\\u{1f600}\"">>, mcp_codegen:escape(<<"\n", 16#202E/utf8, 16#1F600/utf8>>)),
+    ?assertEqual(<<"\"@external\"">>, mcp_codegen:escape(<<"@external">>)).
+
+scan_for_at_test() ->
+    ?assertEqual(ok, mcp_codegen:scan_for_at(<<"/// @x\nfn f() { \"@\" }">>)),
+    ?assertEqual({error, 0}, mcp_codegen:scan_for_at(<<"@external">>)),
+    ?assertEqual({error, 5}, mcp_codegen:scan_for_at(<<"// c\n@x">>)),
+    ?assertEqual({error, 1}, mcp_codegen:scan_for_at(<<255, "@">>)).
+
+%% Both sides of the dirty threshold give the same answer.
+dirty_threshold_test() ->
+    Threshold = mcp_codegen:dirty_threshold(),
+    [begin
+         Text = binary:copy(<<"a">>, Size),
+         ?assertEqual(Size, byte_size(mcp_codegen:sanitize(Text, Size))),
+         ?assertEqual(Size + 2, byte_size(mcp_codegen:escape(Text))),
+         ?assertEqual(Size, byte_size(mcp_codegen:truncate(Text, Size))),
+         ?assertEqual({error, Size}, mcp_codegen:scan_for_at(<<Text/binary, "@">>))
+     end || Size <- [Threshold - 1, Threshold]].
+
+limits_test() ->
+    ?assertEqual({256, 65536, 400, 120},
+                 {mcp_codegen:max_tools(), mcp_codegen:max_surface_bytes(),
+                  mcp_codegen:description_chars(), mcp_codegen:note_chars()}).
+
+%% ---- properties ----
+
+hostile_char() ->
+    oneof([range($a, $z), range($A, $Z), range($0, $9),
+           elements([$@, $", $\\, $\n, $\r, $/, $*, $-, $., $\s, 0, 16#7F, 16#85, 16#202E, 16#2028, 16#1F600])]).
+
+hostile_text() -> ?LET(Chars, list(hostile_char()), unicode:characters_to_binary(Chars)).
+
+prop_generated_modules_keep_the_invariants() ->
+    ?FORALL({Server, Names, Descriptions}, {hostile_text(), list(hostile_text()), list(hostile_text())},
+            begin
+                Tools = [{tool_descriptor, Name, none, {some, Desc},
+                          {object, [{<<"properties">>, {object, [{Name, {object, [{<<"type">>, {string, <<"string">>}}]}}]}}]},
+                          none, none}
+                         || {Name, Desc} <- lists:zip(Names, lists:sublist(Descriptions ++ Names, length(Names)))],
+                case mcp_codegen:generate(Server, Tools) of
+                    {ok, Generated} -> assert_invariants(Generated), true;
+                    {error, {tool_name_collision, A, B}} -> mcp_name:mangle(A) =:= mcp_name:mangle(B)
+                end
+            end).
+
+generated_modules_keep_the_invariants_test_() ->
+    {timeout, 120, ?_assert(proper:quickcheck(prop_generated_modules_keep_the_invariants(),
+                                              [{numtests, 300}, {to_file, user}]))}.

@@ -1,0 +1,64 @@
+%% @doc mcp_name through the NIF: the digest suffix is SHA-256 (checked
+%% against OTP's crypto), the 32-character limit on both sides, keywords,
+%% first_collision, and that every name mangles to a Gleam identifier.
+-module(mcp_name_tests).
+
+-include_lib("proper/include/proper.hrl").
+-include_lib("eunit/include/eunit.hrl").
+
+suffix(Name) ->
+    <<Hex:8/binary, _/binary>> = string:lowercase(binary:encode_hex(crypto:hash(sha256, Name))),
+    <<"_", Hex/binary>>.
+
+unchanged_identifier_test() ->
+    ?assertEqual(<<"create_issue">>, mcp_name:mangle(<<"create_issue">>)).
+
+changed_names_carry_sha256_suffix_test() ->
+    ?assertEqual(<<"create_issue", (suffix(<<"createIssue">>))/binary>>, mcp_name:mangle(<<"createIssue">>)),
+    ?assertEqual(<<"get_sum", (suffix(<<"get-sum">>))/binary>>, mcp_name:mangle(<<"get-sum">>)),
+    ?assertEqual(<<"unnamed_e3b0c442">>, mcp_name:mangle(<<>>)),
+    ?assertEqual(<<"n_2fa", (suffix(<<"2fa">>))/binary>>, mcp_name:mangle(<<"2fa">>)).
+
+length_limit_test() ->
+    At = binary:copy(<<"a">>, 32),
+    Over = binary:copy(<<"a">>, 33),
+    ?assertEqual(At, mcp_name:mangle(At)),
+    ?assertEqual(<<At/binary, (suffix(Over))/binary>>, mcp_name:mangle(Over)),
+    ?assertEqual(32, mcp_name:max_name_chars()).
+
+keywords_and_aliases_test() ->
+    ?assertEqual(<<"type", (suffix(<<"type">>))/binary>>, mcp_name:mangle(<<"type">>)),
+    ?assertEqual(<<"list">>, mcp_name:mangle(<<"list">>)),
+    ?assertEqual(<<"list", (suffix(<<"list">>))/binary>>, mcp_name:mangle_label(<<"list">>)),
+    ?assertEqual(<<"owner">>, mcp_name:mangle_label(<<"owner">>)).
+
+first_collision_test() ->
+    ?assertEqual(none, mcp_name:first_collision([<<"createIssue">>, <<"create_issue">>, <<"create-issue">>])),
+    ?assertEqual({some, {<<"b">>, <<"b">>}}, mcp_name:first_collision([<<"a">>, <<"b">>, <<"c">>, <<"b">>, <<"a">>])),
+    ?assertEqual(none, mcp_name:first_collision([])).
+
+bad_input_raises_badarg_test() ->
+    ?assertError(badarg, mcp_name:mangle(<<255>>)),
+    ?assertError(badarg, mcp_name:first_collision([<<"a">> | b])),
+    ?assertError(badarg, mcp_name:first_collision([atom])).
+
+dirty_threshold_test() ->
+    [?assertEqual(<<(binary:copy(<<"a">>, 32))/binary, (suffix(binary:copy(<<"a">>, Size)))/binary>>,
+                  mcp_name:mangle(binary:copy(<<"a">>, Size)))
+     || Size <- [mcp_name:dirty_threshold() - 1, mcp_name:dirty_threshold()]].
+
+is_identifier(Name) ->
+    re:run(Name, "^[a-z][a-z0-9_]*$") =/= nomatch.
+
+prop_every_name_mangles_to_an_identifier() ->
+    ?FORALL(Chars, list(oneof([range(0, 127), range(128, 16#10FFF)])),
+            begin
+                Name = unicode:characters_to_binary([C || C <- Chars, C < 16#D800 orelse C > 16#DFFF]),
+                Mangled = mcp_name:mangle(Name),
+                is_identifier(Mangled) andalso is_identifier(mcp_name:mangle_label(Name))
+                    andalso (Mangled =:= Name orelse binary:longest_common_suffix([Mangled, suffix(Name)]) =:= 9)
+            end).
+
+identifier_property_test_() ->
+    {timeout, 120, ?_assert(proper:quickcheck(prop_every_name_mangles_to_an_identifier(),
+                                              [{numtests, 500}, {to_file, user}]))}.
