@@ -7,8 +7,8 @@
 //! public Erlang module picks by input size.
 
 mod atoms;
-mod interchange_terms;
 mod codegen_terms;
+mod interchange_terms;
 mod json_terms;
 mod wire_terms;
 
