@@ -170,3 +170,19 @@ client_sees_a_child_exit_on_its_own_test() ->
     ?assertEqual({error, {handshake_failed, {unavailable, {transport_ended, {exit_status, 7}}}}},
                  mcp_client:connect(Client)),
     ?assertEqual({ok, {exited, 7}}, mcp_client:shutdown(Client, ?TIMEOUT)).
+
+%% The custodian dies while the client is connecting to a child that never
+%% answers: the actor kills the child and stops only once its exit is proven.
+custodian_death_kills_the_child_before_the_actor_stops_test() ->
+    Custodian = spawn(fun() -> receive go -> ok end end),
+    {ok, Client} = mcp_client:prepare_owned(#{executable => "sleep", args => ["30"]}, #{}, Custodian),
+    Self = self(),
+    spawn(fun() -> Self ! {connected, mcp_client:connect(Client)} end),
+    OsPid = wait_for_os_pid(Client, 500),
+    ActorMonitor = erlang:monitor(process, element(2, Client)),
+    Custodian ! go,
+    receive {'DOWN', ActorMonitor, process, _, Reason} -> ?assertEqual(normal, Reason) end,
+    ?assertNot(os_alive(OsPid)),
+    receive {connected, Result} ->
+            ?assertEqual({error, {handshake_failed, {unavailable, custodian_down}}}, Result)
+    end.
