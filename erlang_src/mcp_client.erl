@@ -358,7 +358,6 @@ custodian_gone(closing, Data) -> {keep_state, Data#data{stop_when_closed = true}
 custodian_gone(dead, _Data) -> {stop, normal};
 custodian_gone(_Live, Data) -> die(custodian_down, Data#data{stop_when_closed = true}).
 
-
 %%% ----------------------------------------------------- opening, handshake
 
 open_transport(From, #data{spec = Spec, options = Options} = Data) ->

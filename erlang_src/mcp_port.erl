@@ -37,7 +37,7 @@ open(#{executable := Executable} = Spawn, Owner) when Owner =:= self() ->
         {ok, Path} ->
             Options = [binary, stream, exit_status, use_stdio, hide,
                        {busy_limits_port, {?MAX_QUEUE_BYTES div 2, ?MAX_QUEUE_BYTES}},
-                       {args, maps:get(args, Spawn, [])}]
+                       {args, lists:map(fun argument/1, maps:get(args, Spawn, []))}]
                 ++ env_option(Spawn) ++ cd_option(Spawn),
             try open_port({spawn_executable, Path}, Options) of
                 Port ->
@@ -76,7 +76,7 @@ resolve_executable(Executable) ->
     end.
 
 env_option(Spawn) ->
-    Given = [{text(Name), env_value(Value)} || {Name, Value} <- maps:get(env, Spawn, [])],
+    Given = lists:map(fun env_pair/1, maps:get(env, Spawn, [])),
     Cleared = case maps:get(inherit_env, Spawn, true) of
                   true ->
                       [];
@@ -92,6 +92,14 @@ env_option(Spawn) ->
 
 inherited_names() ->
     [Name || Entry <- os:getenv(), [Name, _ | _] <- [string:split(Entry, "=")]].
+
+%% An argument is a binary or a string; anything else raises (open_port
+%% would quietly turn an atom into a string).
+argument(Argument) when is_binary(Argument) -> Argument;
+argument(Argument) when is_list(Argument) -> unicode:characters_to_list(Argument).
+
+%% A malformed entry raises (`mcp_transport:open/2' makes it a failed open).
+env_pair({Name, Value}) -> {text(Name), env_value(Value)}.
 
 env_value(false) -> false;
 env_value(Value) -> text(Value).

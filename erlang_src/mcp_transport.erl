@@ -48,9 +48,12 @@
 open(#{executable := _} = Spawn, Owner) ->
     open({mcp_port, Spawn}, Owner);
 open({Module, Arg}, Owner) when is_atom(Module) ->
-    case Module:open(Arg, Owner) of
+    %% A malformed spec must fail the connect, not crash the actor.
+    try Module:open(Arg, Owner) of
         {ok, State} -> {ok, {Module, State}};
         {error, Reason} -> {error, Reason}
+    catch
+        error:Reason -> {error, {bad_transport_spec, {Module, Reason}}}
     end;
 open(Other, _Owner) ->
     {error, {bad_transport_spec, Other}}.

@@ -186,3 +186,11 @@ custodian_death_kills_the_child_before_the_actor_stops_test() ->
     receive {connected, Result} ->
             ?assertEqual({error, {handshake_failed, {unavailable, custodian_down}}}, Result)
     end.
+
+malformed_spawn_specs_fail_the_connect_not_the_actor_test() ->
+    [begin
+         {ok, Client} = mcp_client:prepare(Spec, #{}),
+         ?assertMatch({error, {transport_failed, _}}, mcp_client:connect(Client)),
+         ?assertEqual({ok, no_resource}, mcp_client:shutdown(Client, ?TIMEOUT))
+     end || Spec <- [#{executable => 42}, #{executable => "sh", args => [not_a_string]},
+                     #{executable => "sh", env => [{"A"}]}, {no_such_module, x}]].
