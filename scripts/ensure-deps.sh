@@ -17,6 +17,11 @@ need_deb erlang-eunit
 need_deb rebar3
 if [ "$what" != base ]; then need_deb erlang-proper; need_deb erlang-proper-dev; fi
 if [ "$what" = bench ]; then need_deb erlang-jiffy; need_deb erlang-mochiweb; fi
+# The end-to-end peers need node/npm and a Python with venv (Debian's, when absent).
+if [ "$what" != base ]; then
+  command -v npm >/dev/null 2>&1 || need_deb npm
+  { command -v python3 >/dev/null 2>&1 && python3 -c 'import ensurepip' 2>/dev/null; } || { need_deb python3; need_deb python3-venv; }
+fi
 if [ -n "$apt_missing" ]; then
   echo "ensure-deps: installing Debian packages:$apt_missing" >&2
   as_root apt-get update -qq
@@ -26,20 +31,25 @@ fi
 command -v cargo >/dev/null 2>&1 || { echo "ensure-deps: cargo (Rust) is required" >&2; exit 1; }
 
 # Real MCP peers for the end-to-end suites, installed inside the repository.
-if [ "$what" != base ] && [ -f "$root/test/e2e/package.json" ]; then
-  if [ ! -d "$root/test/e2e/node_modules/@modelcontextprotocol" ]; then
+# Each install leaves a copy of the pin file it installed from, so a changed
+# pin reinstalls and an unchanged one costs nothing.
+e2e=$root/test/e2e
+if [ "$what" != base ] && [ -f "$e2e/package.json" ]; then
+  if ! cmp -s "$e2e/package.json" "$e2e/node_modules/.installed-package.json"; then
     echo "ensure-deps: npm install (test/e2e)" >&2
-    (cd "$root/test/e2e" && npm install --no-audit --no-fund --silent)
+    (cd "$e2e" && npm install --no-audit --no-fund --silent)
+    cp "$e2e/package.json" "$e2e/node_modules/.installed-package.json"
   fi
 fi
 if [ "$what" = bench ] && [ ! -d "$root/bench/node_modules/@modelcontextprotocol/sdk" ]; then
   echo "ensure-deps: npm install (bench)" >&2
   (cd "$root/bench" && npm install --no-audit --no-fund --silent)
 fi
-if [ "$what" != base ] && [ -f "$root/test/e2e/requirements.txt" ]; then
-  if [ ! -x "$root/.venv/bin/python" ] || ! "$root/.venv/bin/python" -c 'import mcp' 2>/dev/null; then
+if [ "$what" != base ] && [ -f "$e2e/requirements.txt" ]; then
+  if [ ! -x "$root/.venv/bin/python" ] || ! cmp -s "$e2e/requirements.txt" "$root/.venv/installed-requirements.txt"; then
     echo "ensure-deps: python venv with test/e2e/requirements.txt" >&2
     python3 -m venv "$root/.venv"
-    "$root/.venv/bin/pip" install -q -r "$root/test/e2e/requirements.txt"
+    "$root/.venv/bin/pip" install -q -r "$e2e/requirements.txt"
+    cp "$e2e/requirements.txt" "$root/.venv/installed-requirements.txt"
   fi
 fi
