@@ -14,10 +14,13 @@ test: deps
 	cargo test --release -p mcp_core
 	rebar3 eunit
 
-## The main job.
-run: deps
+## The main job: bin/mcp-gen generates the typed Gleam module of the example
+## MCP server shipped in examples/ (builds first; needs only the base deps).
+## Any other stdio server: bin/mcp-gen generate -- COMMAND ARGS...
+run:
+	sh scripts/ensure-deps.sh base
 	rebar3 compile
-	erl -noshell -pa _build/default/lib/mcp/ebin -eval 'io:format("mcp_nif ~s loaded~n", [mcp_nif:nif_version()]), halt().'
+	sh bin/mcp-gen generate
 
 ## Benchmarks (ratios against peers, measured side by side in one run).
 BENCH_OUT = bench/_build

@@ -160,7 +160,14 @@ spawn_spec(embedded) ->
     %% its VM at the same build.
     #{executable => escript(),
       args => [filename:join([root(), "examples", "example_server.escript"])],
-      env => [{"ERL_LIBS", filename:dirname(code:lib_dir(mcp))}]}.
+      env => [{"ERL_LIBS", erl_libs()}]}.
+
+%% The directory holding this build's `mcp' application directory.
+erl_libs() ->
+    case code:lib_dir(mcp) of
+        {error, bad_name} -> filename:dirname(filename:dirname(filename:dirname(code:which(mcp_json))));
+        AppDir -> filename:dirname(AppDir)
+    end.
 
 escript() ->
     case os:find_executable("escript") of

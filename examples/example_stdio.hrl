@@ -146,7 +146,10 @@ member(Key, {object, Members}) ->
 member(_, _) ->
     undefined.
 
-%% Small constructors for the escripts' tool tables and results.
+%% Small constructors for the escripts' tool tables and results. (escript
+%% prints compiler warnings on stdout, where they would corrupt the protocol,
+%% so those a server may leave unused are declared.)
+-compile({nowarn_unused_function, [text/1, tool/3, tool/4, object_schema/2, typed/2]}).
 text(Text) -> {object, [{<<"type">>, {string, <<"text">>}}, {<<"text">>, {string, iolist_to_binary(Text)}}]}.
 
 tool(Name, Description, InputSchema) ->

@@ -1,0 +1,277 @@
+%% Drives bin/mcp-gen as an OS process, the way a person does: the embedded
+%% example server (against golden files), npm server-everything, list, call
+%% (text and --json), the 300-tool refusal, a missing executable, usage
+%% errors, and Ctrl-C / SIGTERM in the middle of a call.
+%%
+%% The wrapper runs this profile's beams (MCP_GEN_EBIN), so nothing is
+%% rebuilt. Goldens under test/fixtures/cli/ are rewritten only when
+%% MCP_REGEN_GOLDEN=1 (then review the diff by hand).
+-module(mcp_cli_tests).
+
+-include_lib("eunit/include/eunit.hrl").
+
+-define(GOLDEN_DIR, "test/fixtures/cli").
+%% A hang guard, not a timed assertion: a run that has not ended by then fails.
+-define(HANG_GUARD_MS, 120000).
+-define(EVERYTHING, "test/e2e/node_modules/@modelcontextprotocol/server-everything").
+
+%% ---- generate ----
+
+generate_embedded_matches_golden_test_() ->
+    {timeout, 120, fun() ->
+        Out = temp_dir("out"),
+        {Status, Stdout, Stderr} = mcp_gen(["generate", "--out", Out]),
+        ?assertEqual({0, <<>>}, {Status, Stdout}),
+        Source = read(filename:join([Out, "cap", "mcp", "example.gleam"])),
+        Surface = read(filename:join(Out, "example.surface")),
+        golden("example.gleam", Source),
+        golden("example.surface", Surface),
+        %% stderr: server and protocol, the listing, the plan table, the files
+        ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: server example 1\\.0\\.0, protocol 2025-06-18$", [multiline])),
+        ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: 8 tools listed$", [multiline])),
+        ?assertMatch({match, _}, re:run(Stderr, "^  echo +typed$", [multiline])),
+        ?assertMatch({match, _}, re:run(Stderr, "^  create_event +structured params +place: .+; attendees: .+$", [multiline])),
+        ?assertMatch({match, _}, re:run(Stderr, "^  evaluate +whole value +\\S", [multiline])),
+        ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: wrote .*example\\.gleam and .*example\\.surface$", [multiline]))
+    end}.
+
+generate_to_stdout_prints_the_module_test_() ->
+    {timeout, 120, fun() ->
+        {Status, Stdout, _} = mcp_gen(["generate"]),
+        ?assertEqual(0, Status),
+        ?assertEqual(read(filename:join(?GOLDEN_DIR, "example.gleam")), Stdout)
+    end}.
+
+generate_name_flag_names_the_module_test_() ->
+    {timeout, 120, fun() ->
+        Out = temp_dir("named"),
+        {Status, _, _} = mcp_gen(["generate", "--name", "calculator", "--out", Out]),
+        ?assertEqual(0, Status),
+        ?assert(filelib:is_regular(filename:join([Out, "cap", "mcp", "calculator.gleam"]))),
+        ?assert(filelib:is_regular(filename:join(Out, "calculator.surface")))
+    end}.
+
+generate_against_server_everything_test_() ->
+    {timeout, 120, fun() ->
+        Entry = filename:join(?EVERYTHING, "dist/index.js"),
+        case filelib:is_regular(Entry) of
+            false ->
+                ?debugFmt("SKIPPED: ~s is not installed (scripts/ensure-deps.sh test installs it "
+                          "from test/e2e/package.json)", [?EVERYTHING]);
+            true ->
+                Out = temp_dir("everything"),
+                {Status, _, Stderr} = mcp_gen(["generate", "--name", "everything", "--out", Out,
+                                               "--", "node", Entry, "stdio"]),
+                ?assertEqual({0, <<>>}, {Status, last_error(Stderr)}),
+                Source = read(filename:join([Out, "cap", "mcp", "everything.gleam"])),
+                %% `echo' is a Gleam keyword and `get-sum' not an identifier: both
+                %% carry sha256(name)[0..8] (computed independently with sha256sum).
+                ?assertMatch({match, _}, re:run(Source, "^pub fn echo_092c79e8\\(message message: String\\) -> mcp.Outcome \\{$", [multiline])),
+                ?assertMatch({match, _}, re:run(Source, "^pub fn get_sum_2fb224d8\\(a a: Float, b b: Float\\) -> mcp.Outcome \\{$", [multiline])),
+                ?assertMatch({match, _}, re:run(Source, "^  internal.invoke\\(\"everything\", \"get-sum\", \\[$", [multiline])),
+                ?assert(filelib:is_regular(filename:join(Out, "everything.surface"))),
+                ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: \\d+ tools listed$", [multiline])),
+                ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: server \\S+ \\S+, protocol \\d{4}-\\d\\d-\\d\\d$", [multiline]))
+        end
+    end}.
+
+refusal_of_300_tools_exits_1_with_the_reason_test_() ->
+    {timeout, 120, fun() ->
+        Pidfile = temp_path("many.pid"),
+        {Status, Stdout, Stderr} =
+            mcp_gen(["generate", "--", "escript", "examples/many_tools_server.escript"],
+                    [{"MCP_EXAMPLE_PIDFILE", Pidfile}, erl_libs()]),
+        ?assertEqual({1, <<>>}, {Status, Stdout}),
+        ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: 300 tools listed$", [multiline])),
+        Reason = last_line(Stderr),
+        ?assertMatch({match, _}, re:run(Reason, "^mcp-gen: refused: .*300.*256", [])),
+        assert_gone(Pidfile)
+    end}.
+
+missing_executable_exits_1_test_() ->
+    {timeout, 120, fun() ->
+        {Status, Stdout, Stderr} = mcp_gen(["list", "--", "/nonexistent/mcp-server", "--flag"]),
+        ?assertEqual({1, <<>>}, {Status, Stdout}),
+        ?assertEqual(<<"mcp-gen: executable not found: /nonexistent/mcp-server">>, last_line(Stderr))
+    end}.
+
+%% ---- list ----
+
+list_prints_one_line_per_tool_test_() ->
+    {timeout, 120, fun() ->
+        Pidfile = temp_path("list.pid"),
+        {Status, Stdout, _} = mcp_gen(["list"], [{"MCP_EXAMPLE_PIDFILE", Pidfile}]),
+        ?assertEqual(0, Status),
+        Lines = binary:split(Stdout, <<"\n">>, [global, trim]),
+        ?assertEqual(8, length(Lines)),
+        ?assertEqual(<<"echo(message: string) - Sends the message back unchanged.">>, lists:nth(1, Lines)),
+        ?assertEqual(<<"greet(name: string, greeting?: string, times?: int, shout?: bool)"
+                       " - Greets someone, optionally loudly and more than once.">>, lists:nth(4, Lines)),
+        ?assertEqual(<<"sumList(numbers: [float]) - Sums a list of numbers.">>, lists:nth(5, Lines)),
+        ?assertEqual(<<"create_event(title: string, place: json, attendees?: json)"
+                       " - Creates a calendar event at a place, with attendees.">>, lists:nth(6, Lines)),
+        ?assertEqual(<<"evaluate(arguments: json)"
+                       " - Evaluates an arithmetic expression given as text or as a tree.">>, lists:nth(7, Lines)),
+        assert_gone(Pidfile)
+    end}.
+
+%% ---- call ----
+
+call_prints_text_blocks_test_() ->
+    {timeout, 120, fun() ->
+        ?assertMatch({0, <<"HELLO, ANN! HELLO, ANN!\n">>, _},
+                     mcp_gen(["call", "greet", "--args", "{\"name\":\"Ann\",\"times\":2,\"shout\":true}"]))
+    end}.
+
+call_json_prints_the_whole_result_test_() ->
+    {timeout, 120, fun() ->
+        {Status, Stdout, _} = mcp_gen(["call", "add", "--json", "--args", "{\"a\":2,\"b\":40}"]),
+        ?assertEqual(0, Status),
+        ?assertEqual({ok, {object, [{<<"content">>, {array, [{object, [{<<"type">>, {string, <<"text">>}},
+                                                                         {<<"text">>, {string, <<"42">>}}]}]}},
+                                    {<<"isError">>, {bool, false}},
+                                    {<<"structuredContent">>, {object, [{<<"sum">>, {int, 42}}]}}]}},
+                     mcp_json:decode(string:trim(Stdout, trailing, "\n")))
+    end}.
+
+call_of_a_tool_error_exits_1_test_() ->
+    {timeout, 120, fun() ->
+        {Status, Stdout, Stderr} = mcp_gen(["call", "divide", "--args", "{\"dividend\":1,\"divisor\":0}"]),
+        ?assertEqual({1, <<"division by zero\n">>}, {Status, Stdout}),
+        ?assertEqual(<<"mcp-gen: tool divide reported an error">>, last_line(Stderr))
+    end}.
+
+call_of_an_unknown_tool_reports_the_server_error_test_() ->
+    {timeout, 120, fun() ->
+        {Status, _, Stderr} = mcp_gen(["call", "no_such_tool"]),
+        ?assertEqual(1, Status),
+        ?assertEqual(<<"mcp-gen: server error -32602: unknown tool: no_such_tool">>, last_line(Stderr))
+    end}.
+
+%% ---- usage (every parse case is in mcp_cli_args_tests; these check the exit status) ----
+
+usage_errors_exit_2_test_() ->
+    {timeout, 120, fun() ->
+        [begin
+             {Status, Stdout, Stderr} = mcp_gen(Args),
+             ?assertEqual({Args, 2, <<>>}, {Args, Status, Stdout}),
+             ?assertMatch({match, _}, re:run(Stderr, "^usage: mcp-gen ", [multiline]))
+         end || Args <- [["generate", "--bogus"], ["call", "echo", "--args", "[1]"]]]
+    end}.
+
+help_exits_0_for_every_subcommand_test_() ->
+    {timeout, 120, fun() ->
+        [begin
+             {Status, Stdout, _} = mcp_gen(Args),
+             ?assertEqual({Args, 0}, {Args, Status}),
+             ?assertMatch({match, _}, re:run(Stdout, "^usage: mcp-gen ", []))
+         end || Args <- [["--help"], ["call", "--help"]]]
+    end}.
+
+%% ---- interruption ----
+
+sigint_mid_call_shuts_the_server_down_test_() ->
+    {timeout, 120, fun() -> interrupt_mid_call("INT", 130) end}.
+
+sigterm_mid_call_shuts_the_server_down_test_() ->
+    {timeout, 120, fun() -> interrupt_mid_call("TERM", 143) end}.
+
+interrupt_mid_call(Signal, ExpectedStatus) ->
+    Pidfile = temp_path("sleep.pid"),
+    StderrFile = temp_path("sleep.stderr"),
+    Port = open_mcp_gen(["call", "sleep", "--args", "{\"ms\":600000}"],
+                        [{"MCP_EXAMPLE_PIDFILE", Pidfile}], StderrFile),
+    {os_pid, WrapperPid} = erlang:port_info(Port, os_pid),
+    ServerPid = await_file(Pidfile ++ ".sleeping"),
+    ?assertEqual(alive, liveness(ServerPid)),
+    _ = os:cmd("kill -" ++ Signal ++ " " ++ integer_to_list(WrapperPid)),
+    {Status, _Stdout} = collect(Port),
+    ?assertEqual(ExpectedStatus, Status),
+    ?assertMatch({match, _}, re:run(read(StderrFile), "^mcp-gen: interrupted; shutting the server down$", [multiline])),
+    ?assertEqual(gone, liveness(ServerPid)).
+
+%% ---- helpers ----
+
+mcp_gen(Args) -> mcp_gen(Args, []).
+
+mcp_gen(Args, Env) ->
+    StderrFile = temp_path("stderr"),
+    {Status, Stdout} = collect(open_mcp_gen(Args, Env, StderrFile)),
+    {Status, Stdout, read(StderrFile)}.
+
+%% bin/mcp-gen with stderr redirected to a file (`exec' keeps the wrapper's pid).
+open_mcp_gen(Args, Env, StderrFile) ->
+    Ebin = code:lib_dir(mcp, ebin),
+    open_port({spawn_executable, "/bin/sh"},
+              [{args, ["-c", "exec \"$0\" \"$@\" 2>\"$MCP_TEST_STDERR\"", "bin/mcp-gen" | Args]},
+               {env, [{"MCP_GEN_EBIN", Ebin}, {"MCP_TEST_STDERR", StderrFile} | Env]},
+               binary, exit_status, use_stdio, hide]).
+
+collect(Port) -> collect(Port, []).
+
+collect(Port, Acc) ->
+    receive
+        {Port, {data, Bytes}} -> collect(Port, [Acc, Bytes]);
+        {Port, {exit_status, Status}} -> {Status, iolist_to_binary(Acc)}
+    after ?HANG_GUARD_MS ->
+        error({mcp_gen_did_not_exit, iolist_to_binary(Acc)})
+    end.
+
+%% An escript given as COMMAND finds mcp_json through ERL_LIBS (this profile's build).
+erl_libs() ->
+    {"ERL_LIBS", filename:dirname(code:lib_dir(mcp))}.
+
+golden(Name, Actual) ->
+    Path = filename:join(?GOLDEN_DIR, Name),
+    case os:getenv("MCP_REGEN_GOLDEN") of
+        "1" -> ok = filelib:ensure_dir(Path), ok = file:write_file(Path, Actual);
+        _ -> ?assertEqual(read(Path), Actual)
+    end.
+
+read(Path) ->
+    {ok, Bytes} = file:read_file(Path),
+    Bytes.
+
+last_line(Text) ->
+    lists:last(binary:split(Text, <<"\n">>, [global, trim])).
+
+%% The last "mcp-gen: " line that is not progress, or <<>> when every line is progress.
+last_error(Stderr) ->
+    Progress = "^mcp-gen: (server |\\d+ tools listed|wrote )",
+    Reasons = [Line || Line <- binary:split(Stderr, <<"\n">>, [global, trim]),
+                       re:run(Line, "^mcp-gen: ", [{capture, none}]) =:= match,
+                       re:run(Line, Progress, [{capture, none}]) =:= nomatch],
+    case Reasons of
+        [] -> <<>>;
+        _ -> lists:last(Reasons)
+    end.
+
+temp_dir(Name) ->
+    Dir = temp_path(Name),
+    ok = filelib:ensure_dir(filename:join(Dir, "x")),
+    Dir.
+
+temp_path(Name) ->
+    Base = filename:join(["/tmp", "mcp_cli_tests." ++ os:getpid()]),
+    ok = filelib:ensure_dir(filename:join(Base, "x")),
+    filename:join(Base, Name ++ "." ++ integer_to_list(erlang:unique_integer([positive]))).
+
+%% Polls (a hang guard bounds it) until the server wrote its pid.
+await_file(Path) -> await_file(Path, ?HANG_GUARD_MS div 50).
+
+await_file(Path, 0) -> error({file_never_written, Path});
+await_file(Path, Tries) ->
+    case file:read_file(Path) of
+        {ok, Pid} when Pid =/= <<>> -> binary_to_integer(Pid);
+        _ -> timer:sleep(50), await_file(Path, Tries - 1)
+    end.
+
+%% The server that wrote Pidfile at start is no longer running.
+assert_gone(Pidfile) ->
+    ?assertEqual(gone, liveness(binary_to_integer(read(Pidfile)))).
+
+liveness(OsPid) ->
+    case os:cmd("kill -0 " ++ integer_to_list(OsPid) ++ " 2>/dev/null && echo alive") of
+        "alive\n" -> alive;
+        _ -> gone
+    end.
