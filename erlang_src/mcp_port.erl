@@ -132,16 +132,24 @@ event(#port{port = Port}, {'EXIT', Port, Reason}) ->
 event(_, _) ->
     not_mine.
 
-%% @doc SIGKILL to the child while its port is still open. The owner calls
-%% this at most until the port's exit status arrives.
+%% @doc SIGKILL to the child while its port is still open and its exit
+%% status has not arrived; must be called by the port's owner.
 -spec terminate(#port{}) -> ok.
 terminate(#port{os_pid = undefined}) ->
     ok;
 terminate(#port{port = Port, os_pid = OsPid}) ->
-    case erlang:port_info(Port, os_pid) of
-        {os_pid, OsPid} -> _ = os:cmd("kill -KILL " ++ integer_to_list(OsPid)), ok;
-        _ -> ok
+    %% Two guards against signalling a reaped (perhaps recycled) pid: the
+    %% port must still be open, and its exit status must not be waiting in
+    %% the owner's mailbox already.
+    case erlang:port_info(Port, os_pid) =:= {os_pid, OsPid}
+        andalso not exit_status_arrived(Port) of
+        true -> _ = os:cmd("kill -KILL " ++ integer_to_list(OsPid)), ok;
+        false -> ok
     end.
+
+exit_status_arrived(Port) ->
+    {messages, Messages} = erlang:process_info(self(), messages),
+    lists:any(fun({From, {exit_status, _}}) -> From =:= Port; (_) -> false end, Messages).
 
 -spec os_pid(#port{}) -> {ok, integer()} | none.
 os_pid(#port{os_pid = undefined}) -> none;

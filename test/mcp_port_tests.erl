@@ -194,3 +194,48 @@ malformed_spawn_specs_fail_the_connect_not_the_actor_test() ->
          ?assertEqual({ok, no_resource}, mcp_client:shutdown(Client, ?TIMEOUT))
      end || Spec <- [#{executable => 42}, #{executable => "sh", args => [not_a_string]},
                      #{executable => "sh", env => [{"A"}]}, {no_such_module, x}]].
+
+%% Whether `Fun' runs `kill' (through `os:cmd'), seen by call tracing.
+runs_kill(Fun) ->
+    Self = self(),
+    Collector = spawn(fun() -> collect_traces(Self, []) end),
+    erlang:trace_pattern({os, cmd, '_'}, true, [global]),
+    erlang:trace(self(), true, [call, {tracer, Collector}]),
+    try Fun()
+    after
+        erlang:trace(self(), false, [call]),
+        erlang:trace_pattern({os, cmd, '_'}, false, [global])
+    end,
+    Delivered = erlang:trace_delivered(self()),
+    receive {trace_delivered, _, Delivered} -> ok end,
+    Collector ! {done, self()},
+    Commands = receive {traced, Traced} -> Traced end,
+    lists:any(fun(Command) -> lists:prefix("kill -KILL ", Command) end, Commands).
+
+collect_traces(Owner, Commands) ->
+    receive
+        {trace, Owner, call, {os, cmd, [Command | _]}} -> collect_traces(Owner, [Command | Commands]);
+        {done, Owner} -> Owner ! {traced, Commands}
+    end.
+
+signal_only_while_no_exit_status_has_arrived_test() ->
+    trapping_port_exits(fun() ->
+        %% A live child: SIGKILL is sent.
+        {Live, LivePid} = open(#{executable => "sleep", args => ["30"]}),
+        ?assert(runs_kill(fun() -> mcp_transport:terminate(Live) end)),
+        ?assertEqual({<<>>, {exit_status, 137}}, drain(Live)),
+        ?assertNot(os_alive(LivePid)),
+        %% An exited child whose exit status waits unread in the mailbox:
+        %% no signal, whether or not the port has closed yet.
+        {Exited, _} = open(#{executable => "true"}),
+        wait_for_message(fun({_, {exit_status, 0}}) -> true; (_) -> false end),
+        ?assertNot(runs_kill(fun() -> mcp_transport:terminate(Exited) end)),
+        ?assertEqual({<<>>, {exit_status, 0}}, drain(Exited))
+    end).
+
+wait_for_message(Pred) ->
+    {messages, Messages} = process_info(self(), messages),
+    case lists:any(Pred, Messages) of
+        true -> ok;
+        false -> receive after 5 -> wait_for_message(Pred) end
+    end.
