@@ -7,9 +7,10 @@
 %% gets `n_' in front. Whenever mangling changed anything, or the name ran
 %% past 32 characters (then it is truncated to 32), the result ends in `_'
 %% and the first eight lowercase hex characters of SHA-256 of the original,
-%% so `createIssue' and `create_issue' stay distinct. `mangle_label/1' also
-%% treats the generated module's import aliases (`internal', `list', `mcp',
-%% `report') as reserved. Mangled names are display only: wire names travel
+%% so `createIssue' and `create_issue' stay distinct. The generated module's
+%% import aliases (`internal', `list', `mcp', `report') count as reserved
+%% like keywords, since a function or parameter of that name would shadow
+%% them; `mangle_label/1' has the same rules today. Mangled names are display only: wire names travel
 %% verbatim. A name that is not a UTF-8 binary raises `badarg'.
 %%
 %% Inputs of at least `dirty_threshold()' bytes run on a dirty CPU scheduler.

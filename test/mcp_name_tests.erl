@@ -28,7 +28,8 @@ length_limit_test() ->
 
 keywords_and_aliases_test() ->
     ?assertEqual(<<"type", (suffix(<<"type">>))/binary>>, mcp_name:mangle(<<"type">>)),
-    ?assertEqual(<<"list">>, mcp_name:mangle(<<"list">>)),
+    ?assertEqual(<<"list", (suffix(<<"list">>))/binary>>, mcp_name:mangle(<<"list">>)),
+    ?assertEqual(<<"internal", (suffix(<<"internal">>))/binary>>, mcp_name:mangle(<<"internal">>)),
     ?assertEqual(<<"list", (suffix(<<"list">>))/binary>>, mcp_name:mangle_label(<<"list">>)),
     ?assertEqual(<<"owner">>, mcp_name:mangle_label(<<"owner">>)).
 

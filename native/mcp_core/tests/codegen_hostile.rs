@@ -4,24 +4,11 @@
 
 mod codegen_support;
 
-use codegen_support::{assert_valid_gleam, fixtures_dir, read_json, sha256_hex, tools_of};
-use mcp_core::codegen::{generate, scan_for_at, GenerateError, Generated};
+use codegen_support::{assert_invariants, fixtures_dir, read_json, sha256_hex, tools_of};
+use mcp_core::codegen::{generate, GenerateError};
 use mcp_core::json::Json;
 use mcp_core::name::Digest;
 use mcp_core::protocol::ToolDescriptor;
-
-/// The invariants every generated module keeps, whatever the listing.
-pub fn assert_invariants(generated: &Generated) {
-    let source = &generated.source;
-    assert_valid_gleam(source);
-    assert_eq!(scan_for_at(source), Ok(()));
-    assert!(!source.chars().any(|c| c != '\n' && c.is_control()), "control character in source");
-    for line in source.lines().chain(generated.surface.lines()) {
-        if line.trim_start().starts_with("//") {
-            assert!(line == "///" || line.starts_with("/// "), "comment line not from the generator: {line:?}");
-        }
-    }
-}
 
 fn strings(value: Option<&Json>) -> Vec<&str> {
     match value {

@@ -4,6 +4,10 @@
 
 #![allow(dead_code)]
 
+pub mod arbitrary_listing;
+
+use mcp_core::codegen::{scan_for_at, GenerateError, Generated, MAX_SURFACE_BYTES, MAX_TOOLS};
+use mcp_core::name::{mangle, Digest};
 use mcp_core::json::{parse, Json};
 use mcp_core::protocol::ToolDescriptor;
 use sha2::{Digest as _, Sha256};
@@ -76,5 +80,41 @@ pub fn assert_valid_gleam(source: &str) {
                 break;
             }
         }
+    }
+}
+
+/// The invariants every generated module keeps, whatever the listing.
+pub fn assert_invariants(generated: &Generated) {
+    let source = &generated.source;
+    assert_valid_gleam(source);
+    assert_eq!(scan_for_at(source), Ok(()));
+    assert!(!source.chars().any(|c| c != '\n' && c.is_control()), "control character in source");
+    for line in source.lines().chain(generated.surface.lines()) {
+        if line.trim_start().starts_with("//") {
+            assert!(line == "///" || line.starts_with("/// "), "comment line not from the generator: {line:?}");
+        }
+    }
+}
+
+/// A digest with sixteen values, so fuzzed names and labels collide often.
+pub fn weak_digest(text: &str) -> String {
+    format!("{:x}", text.bytes().fold(0u8, |sum, byte| sum.wrapping_add(byte)) % 16)
+}
+
+/// Generates `tools` for `server` and checks the outcome: a module keeps
+/// [`assert_invariants`] and is deterministic; a refusal is the right one.
+pub fn check_generation(server: &str, tools: &[ToolDescriptor], digest: Digest) {
+    let result = mcp_core::codegen::generate(server, tools, digest);
+    match &result {
+        Ok(generated) => {
+            assert!(tools.len() <= MAX_TOOLS && generated.surface.len() <= MAX_SURFACE_BYTES);
+            assert_eq!(generated.module_name, format!("cap/mcp/{}", mangle(server, digest)));
+            assert_invariants(generated);
+            assert_eq!(mcp_core::codegen::generate(server, tools, digest), result, "generation is not deterministic");
+        }
+        Err(GenerateError::TooManyTools { count, max }) => assert!(*count == tools.len() && *count > *max),
+        Err(GenerateError::ToolNameCollision { a, b }) => assert_eq!(mangle(a, digest), mangle(b, digest)),
+        Err(GenerateError::SurfaceTooLarge { bytes, max }) => assert!(bytes > max),
+        Err(GenerateError::SanitizerBreach { offset }) => panic!("sanitizer breach at {offset}"),
     }
 }

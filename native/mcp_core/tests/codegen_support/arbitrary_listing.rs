@@ -1,0 +1,158 @@
+//! A tool listing made from arbitrary bytes, shared by the proptest
+//! (`codegen_props.rs`) and the cargo-fuzz target (`fuzz/fuzz_targets/
+//! codegen_generate.rs`). Every byte string gives a listing; the bytes steer
+//! towards what matters to the generator: hostile characters in names and
+//! descriptions, every schema shape the planner distinguishes, duplicated
+//! names, and listings around the 256-tool limit.
+
+use mcp_core::json::Json;
+use mcp_core::protocol::ToolDescriptor;
+
+/// Deepest schema nesting built (the planner looks three levels down).
+const MAX_SCHEMA_DEPTH: usize = 4;
+
+/// Characters the generator must treat with care, and some ordinary ones.
+const ALPHABET: &[char] = &[
+    'a', 'b', 'z', 'A', 'Q', 'Z', '0', '7', '_', '-', '.', ' ', '@', '"', '\\', '\n', '\r', '\t', '/', '*', '\0',
+    '\u{7f}', '\u{85}', '\u{202e}', '\u{2066}', '\u{2028}', '\u{200f}', '\u{e9}', '\u{1f600}', '{', '}',
+];
+
+/// Reads the input a byte at a time; past the end every byte is 0.
+pub struct ByteReader<'a> {
+    data: &'a [u8],
+    at: usize,
+}
+
+impl<'a> ByteReader<'a> {
+    pub fn new(data: &'a [u8]) -> ByteReader<'a> {
+        ByteReader { data, at: 0 }
+    }
+
+    fn byte(&mut self) -> u8 {
+        let byte = self.data.get(self.at).copied().unwrap_or(0);
+        self.at += 1;
+        byte
+    }
+
+    fn below(&mut self, bound: u8) -> u8 {
+        self.byte() % bound
+    }
+
+    fn text(&mut self, max_chars: u8) -> String {
+        let length = self.below(max_chars);
+        (0..length)
+            .map(|_| {
+                let pick = usize::from(self.byte());
+                match ALPHABET.get(pick % (ALPHABET.len() + 1)) {
+                    Some(c) => *c,
+                    None => char::from_u32(u32::from(self.byte()) << 8 | u32::from(self.byte())).unwrap_or('?'),
+                }
+            })
+            .collect()
+    }
+}
+
+fn object(members: Vec<(&str, Json)>) -> Json {
+    Json::Object(members.into_iter().map(|(key, value)| (key.to_owned(), value)).collect())
+}
+
+fn typed(name: &str) -> Json {
+    object(vec![("type", Json::str(name))])
+}
+
+const SCALARS: &[&str] = &["string", "integer", "number", "boolean"];
+
+fn scalar_name(reader: &mut ByteReader<'_>) -> &'static str {
+    SCALARS.get(usize::from(reader.below(4))).copied().unwrap_or("string")
+}
+
+/// One property schema, of a shape chosen by the next byte.
+fn property_schema(reader: &mut ByteReader<'_>, depth: usize) -> Json {
+    let kind = if depth >= MAX_SCHEMA_DEPTH { 0 } else { reader.below(13) };
+    let mut schema = match kind {
+        0..=3 => typed(scalar_name(reader)),
+        4 => object(vec![("type", Json::str("array")), ("items", property_schema(reader, depth + 1))]),
+        5 => object(vec![("type", Json::str("object")), ("properties", object(vec![("x", property_schema(reader, depth + 1))]))]),
+        6 => object(vec![("anyOf", Json::Array(vec![property_schema(reader, depth + 1), typed("null")]))]),
+        7 => object(vec![("type", Json::Array(vec![Json::str(scalar_name(reader)), Json::str("null")]))]),
+        8 => object(vec![("$ref", Json::str("#/$defs/x"))]),
+        9 => Json::Int(i64::from(reader.byte())),
+        10 => object(vec![("oneOf", Json::Array(vec![property_schema(reader, depth + 1), property_schema(reader, depth + 1)]))]),
+        11 => object(vec![("type", Json::str("array"))]),
+        _ => object(vec![]),
+    };
+    if let (Json::Object(members), true) = (&mut schema, reader.below(2) == 1) {
+        members.push(("description".to_owned(), Json::String(reader.text(40))));
+    }
+    schema
+}
+
+fn input_schema(reader: &mut ByteReader<'_>) -> Json {
+    match reader.below(10) {
+        0 => Json::String(reader.text(8)),
+        1 => object(vec![("anyOf", Json::Array(vec![typed("object")]))]),
+        2 => object(vec![("type", Json::str("object")), ("properties", Json::Array(vec![]))]),
+        _ => {
+            let count = reader.below(6);
+            let mut properties = Vec::new();
+            let mut required = Vec::new();
+            for _ in 0..count {
+                let name = reader.text(10);
+                if reader.below(2) == 1 {
+                    required.push(Json::String(name.clone()));
+                }
+                properties.push((name, property_schema(reader, 1)));
+            }
+            if reader.below(8) == 0 {
+                required.push(Json::String(reader.text(6)));
+            }
+            let mut schema = vec![("properties".to_owned(), Json::Object(properties)), ("required".to_owned(), Json::Array(required))];
+            if reader.below(4) != 0 {
+                schema.insert(0, ("type".to_owned(), Json::str("object")));
+            }
+            Json::Object(schema)
+        }
+    }
+}
+
+fn tool(reader: &mut ByteReader<'_>, names: &[String]) -> ToolDescriptor {
+    let name = match (reader.below(32), names.last()) {
+        (0, Some(earlier)) => earlier.clone(),
+        _ => reader.text(40),
+    };
+    let description = match reader.below(4) {
+        0 => None,
+        1 => Some(reader.text(20).repeat(usize::from(reader.byte()) * 4)),
+        _ => Some(reader.text(120)),
+    };
+    let title = (reader.below(4) == 0).then(|| reader.text(20));
+    ToolDescriptor { name, title, description, input_schema: input_schema(reader), output_schema: None, annotations: None }
+}
+
+/// A server name and its listing, built from `data`.
+pub fn listing_from_bytes(data: &[u8]) -> (String, Vec<ToolDescriptor>) {
+    let mut reader = ByteReader::new(data);
+    let server = reader.text(24);
+    let count = match reader.byte() {
+        // Around the 256-tool limit, with small distinct tools.
+        255 => return (server, (0..250 + usize::from(reader.below(12))).map(|index| numbered_tool(index)).collect()),
+        byte => byte % 10,
+    };
+    let mut tools: Vec<ToolDescriptor> = Vec::new();
+    for _ in 0..count {
+        let names: Vec<String> = tools.iter().map(|tool| tool.name.clone()).collect();
+        tools.push(tool(&mut reader, &names));
+    }
+    (server, tools)
+}
+
+fn numbered_tool(index: usize) -> ToolDescriptor {
+    ToolDescriptor {
+        name: format!("tool{index}"),
+        title: None,
+        description: None,
+        input_schema: typed("object"),
+        output_schema: None,
+        annotations: None,
+    }
+}
