@@ -175,15 +175,19 @@ line_of_max_bytes_is_accepted_test_() ->
         {ok, _} = retired_with(Client)
     end}.
 
+%% Both framing cases: a pending line that grows past the limit (1 MiB
+%% chunks), and a completed line past it arriving in one chunk.
 line_one_byte_too_long_kills_test_() ->
-    {timeout, 60, fun() ->
-        Client = started(fun({request, Id, <<"tools/call">>, _}) ->
-                                 Line = response_line_of(Id, max_line_bytes() + 1),
-                                 [{chunks, chunked(Line, 1048576)}];
-                            (_) -> default end),
-        ?assertMatch({error, {unavailable, {line_too_long, N}}} when N > 16777216, call(Client)),
-        {ok, _} = retired_with(Client)
-    end}.
+    {timeout, 60,
+     [fun() -> line_too_long_kills(fun(Line) -> [{chunks, chunked(Line, 1048576)}] end) end,
+      fun() -> line_too_long_kills(fun(Line) -> [{raw, Line}] end) end]}.
+
+line_too_long_kills(Sending) ->
+    Client = started(fun({request, Id, <<"tools/call">>, _}) ->
+                             Sending(response_line_of(Id, max_line_bytes() + 1));
+                        (_) -> default end),
+    ?assertMatch({error, {unavailable, {line_too_long, N}}} when N > 16777216, call(Client)),
+    {ok, _} = retired_with(Client).
 
 chunked(Bytes, Size) when byte_size(Bytes) =< Size -> [Bytes];
 chunked(Bytes, Size) ->
