@@ -1,0 +1,35 @@
+//! Framing is total and independent of chunking: the input is cut at
+//! offsets taken from its first bytes, and the lines must equal those of
+//! the whole stream, each without a newline, within the limit.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use mcp_core::stdio::{Buffer, MAX_LINE_BYTES};
+
+fn push_all(chunks: &[&[u8]]) -> Result<Vec<Vec<u8>>, mcp_core::stdio::FramingFault> {
+    let mut buffer = Buffer::new();
+    let mut lines = Vec::new();
+    for chunk in chunks {
+        lines.extend(buffer.push(chunk)?);
+    }
+    Ok(lines)
+}
+
+fuzz_target!(|bytes: &[u8]| {
+    let (cuts, stream) = bytes.split_at(bytes.len().min(8));
+    let mut chunks = Vec::new();
+    let mut rest = stream;
+    for &cut in cuts {
+        let (chunk, tail) = rest.split_at((cut as usize).min(rest.len()));
+        chunks.push(chunk);
+        rest = tail;
+    }
+    chunks.push(rest);
+    let whole = push_all(&[stream]).expect("a short stream frames");
+    assert_eq!(push_all(&chunks).expect("a short stream frames"), whole);
+    let one_byte: Vec<&[u8]> = stream.chunks(1).collect();
+    assert_eq!(push_all(&one_byte).expect("a short stream frames"), whole);
+    for line in &whole {
+        assert!(!line.is_empty() && line.len() <= MAX_LINE_BYTES);
+        assert!(!line.contains(&b'\n'));
+    }
+});
