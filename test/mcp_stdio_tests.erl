@@ -5,7 +5,7 @@
 
 -define(MAX, 16777216).
 
-%% A multi-message stream in the shape a server writes: an initialize
+%% A hand-written multi-message stream in the shape a server writes: an initialize
 %% result, a log notification (CRLF), blank lines, a tools/list page, a
 %% tools/call result with an escaped newline, and a partial last line.
 stream() ->
@@ -54,6 +54,57 @@ prop_any_chunking() ->
     Stream = stream(),
     ?FORALL(Cuts, list(range(0, byte_size(Stream))),
             push_all(mcp_jsonrpc_tests:chunks(Stream, Cuts)) =:= {ok, stream_lines()}).
+
+%% ---- a stream recorded from a real server (test/fixtures/stdio/SOURCE) ----
+
+recorded() ->
+    Path = filename:join([filename:dirname(?FILE), "fixtures", "stdio", "server_everything_session.jsonl"]),
+    {ok, Stream} = file:read_file(Path),
+    Stream.
+
+%% The oracle is binary:split, independent of the framer.
+recorded_lines() -> binary:split(recorded(), <<"\n">>, [global, trim_all]).
+
+recorded_stream_whole_one_byte_and_random_test_() ->
+    Stream = recorded(),
+    Lines = recorded_lines(),
+    [?_assertEqual(7, length(Lines)),
+     ?_assertEqual({ok, Lines}, push_all([Stream])),
+     ?_assertEqual({ok, Lines}, push_all(bytes(Stream))),
+     ?_assertEqual({ok, Lines}, push_all([binary:replace(Stream, <<"\n">>, <<"\r\n">>, [global])])),
+     {timeout, 120, ?_assert(proper:quickcheck(
+                               ?FORALL(Cuts, list(range(0, byte_size(Stream))),
+                                       push_all(mcp_jsonrpc_tests:chunks(Stream, Cuts)) =:= {ok, Lines}),
+                               [{numtests, 200}, {to_file, user}]))}].
+
+recorded_stream_decodes_test() ->
+    {ok, Lines} = push_all([recorded()]),
+    Messages = [begin {ok, Message} = mcp_jsonrpc:decode(Line), Message end || Line <- Lines],
+    ?assertEqual([{response, {id_int, 0}}, {notification, <<"notifications/tools/list_changed">>},
+                  {response, {id_int, 1}}, {response, {id_int, 4}}, {response, {id_int, 5}},
+                  {response, {id_int, 2}}, {response, {id_int, 3}}],
+                 [kind(Message) || Message <- Messages]),
+    Result = fun(Id) -> {response, {id_int, Id}, Outcome} = lists:keyfind({id_int, Id}, 2, Messages), Outcome end,
+    {ok, Initialize} = Result(0),
+    ?assertMatch({ok, {initialize_result, <<"2025-06-18">>, {some, {tools_capability, true}},
+                       {server_info, <<"mcp-servers/everything">>, <<"2.0.0">>}, {some, _}}},
+                 mcp_protocol:decode_initialize_result(Initialize)),
+    {ok, Page} = Result(1),
+    {ok, {tools_page, Tools, none}} = mcp_protocol:decode_tools_page(Page),
+    ?assertEqual(13, length(Tools)),
+    ?assertMatch({tool_descriptor, <<"echo">>, {some, <<"Echo Tool">>}, {some, <<"Echoes back the input string">>},
+                  {object, _}, _, _}, hd(Tools)),
+    {ok, Echo} = Result(2),
+    ?assertEqual({ok, {call_tool_result, [{text, <<"Echo: caf", 16#e9/utf8, " \"quoted\"\nline">>}], false, none}},
+                 mcp_protocol:decode_call_tool_result(Echo)),
+    {ok, Sum} = Result(3),
+    ?assertEqual({ok, {call_tool_result, [{text, <<"The sum of 2 and 40 is 42.">>}], false, none}},
+                 mcp_protocol:decode_call_tool_result(Sum)),
+    ?assertEqual({error, {rpc_error, -32601, <<"Method not found">>, none}}, Result(4)),
+    ?assertEqual({ok, {object, []}}, Result(5)).
+
+kind({response, Id, _}) -> {response, Id};
+kind({notification, Method, _}) -> {notification, Method}.
 
 crlf_test_() ->
     [?_assertEqual({ok, [<<"a">>, <<"b">>]}, push_all([<<"a\r\nb\n">>])),
