@@ -268,3 +268,96 @@ fn call_tool_result_faults() {
         assert_eq!(decode_call_tool_result(&parse(text)), Err(expected), "{text}");
     }
 }
+
+// ---- properties: pages round trip; one bad entry names its index ---------------
+
+use crate::jsonrpc::tests::arb_json;
+use proptest::prelude::*;
+
+fn arb_object() -> impl Strategy<Value = Json> {
+    prop::collection::vec((any::<String>(), arb_json()), 0..4).prop_map(Json::Object)
+}
+
+fn arb_tool() -> impl Strategy<Value = ToolDescriptor> {
+    (
+        ".+",
+        prop::option::of(any::<String>()),
+        prop::option::of(any::<String>()),
+        arb_object(),
+        prop::option::of(arb_object()),
+        prop::option::of(arb_object()),
+    )
+        .prop_map(|(name, title, description, input_schema, output_schema, annotations)| ToolDescriptor {
+            name,
+            title,
+            description,
+            input_schema,
+            output_schema,
+            annotations,
+        })
+}
+
+/// The wire form of a tool; an absent optional member is left out or,
+/// when `nulls` says so, written as `null`.
+fn tool_json(tool: &ToolDescriptor, nulls: bool) -> Json {
+    let mut members = vec![("name".to_owned(), Json::str(&tool.name)), ("inputSchema".to_owned(), tool.input_schema.clone())];
+    let optional = [
+        ("title", tool.title.clone().map(Json::String)),
+        ("description", tool.description.clone().map(Json::String)),
+        ("outputSchema", tool.output_schema.clone()),
+        ("annotations", tool.annotations.clone()),
+    ];
+    for (key, value) in optional {
+        match value {
+            Some(value) => members.push((key.to_owned(), value)),
+            None if nulls => members.push((key.to_owned(), Json::Null)),
+            None => {}
+        }
+    }
+    Json::Object(members)
+}
+
+fn page_json(tools: &[Json], cursor: &Option<String>) -> Json {
+    let mut members = vec![("tools".to_owned(), Json::Array(tools.to_vec()))];
+    members.extend(cursor.clone().map(|cursor| ("nextCursor".to_owned(), Json::String(cursor))));
+    Json::Object(members)
+}
+
+/// An entry that breaks exactly one rule, and the path suffix it must name.
+fn corrupt(tool: &Json, how: usize) -> (Json, &'static str) {
+    let Json::Object(members) = tool else { return (Json::Null, "") };
+    let without = |key: &str| members.iter().filter(|(k, _)| k != key).cloned().collect::<Vec<_>>();
+    let with = |key: &str, value: Json| {
+        let mut members = without(key);
+        members.push((key.to_owned(), value));
+        Json::Object(members)
+    };
+    match how % 6 {
+        0 => (Json::Array(vec![]), ""),
+        1 => (Json::Object(without("name")), ".name"),
+        2 => (with("name", Json::str("")), ".name"),
+        3 => (Json::Object(without("inputSchema")), ".inputSchema"),
+        4 => (with("inputSchema", Json::Bool(true)), ".inputSchema"),
+        _ => (with("description", Json::Int(1)), ".description"),
+    }
+}
+
+proptest! {
+    #[test]
+    fn tools_pages_round_trip(tools in prop::collection::vec(arb_tool(), 0..5), cursor in prop::option::of(any::<String>()), nulls in any::<bool>()) {
+        let entries: Vec<Json> = tools.iter().map(|tool| tool_json(tool, nulls)).collect();
+        prop_assert_eq!(decode_tools_page(&page_json(&entries, &cursor)), Ok(ToolsPage { tools, next_cursor: cursor }));
+    }
+
+    #[test]
+    fn one_bad_entry_fails_the_page_at_its_index(tools in prop::collection::vec(arb_tool(), 1..6), bad in any::<prop::sample::Index>(), how in 0usize..6) {
+        let mut entries: Vec<Json> = tools.iter().map(|tool| tool_json(tool, false)).collect();
+        let index = bad.index(entries.len());
+        let (entry, suffix) = corrupt(&entries[index], how);
+        entries[index] = entry;
+        match decode_tools_page(&page_json(&entries, &None)) {
+            Err(ProtocolFault::Fault { path, .. }) => prop_assert_eq!(path, format!("$.tools[{index}]{suffix}")),
+            other => prop_assert!(false, "expected a fault, got {:?}", other),
+        }
+    }
+}
