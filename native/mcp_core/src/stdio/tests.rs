@@ -112,7 +112,7 @@ fn pending_line_of_max_is_held_and_one_more_byte_is_refused() {
     assert_eq!(buffer.push(b"\n").unwrap()[0].len(), MAX);
     // A fresh pending tail after a newline is limited too.
     let mut chunk = b"a\n".to_vec();
-    chunk.extend(std::iter::repeat(b'x').take(MAX + 1));
+    chunk.extend(std::iter::repeat_n(b'x', MAX + 1));
     assert_eq!(Buffer::new().push(&chunk), Err(FramingFault::LineTooLong { bytes: MAX + 1 }));
     chunk.pop();
     assert_eq!(Buffer::new().push(&chunk).unwrap(), lines(&["a"]));
