@@ -47,6 +47,16 @@ impl MsgpackWriter {
         self.out.is_empty()
     }
 
+    /// The bytes written so far.
+    pub(super) fn bytes(&self) -> &[u8] {
+        &self.out
+    }
+
+    /// Appends bytes that are already msgpack.
+    pub(super) fn raw(&mut self, bytes: &[u8]) {
+        self.out.extend_from_slice(bytes);
+    }
+
     /// A length header: the fix form (marker | len) below `fix_limit`,
     /// else the 8- (when `marker8` exists), 16- or 32-bit form.
     fn header(

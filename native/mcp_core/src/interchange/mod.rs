@@ -27,6 +27,7 @@ mod encode;
 mod events;
 mod fault;
 mod path;
+mod stream;
 mod translate;
 mod value;
 

@@ -69,20 +69,34 @@ impl Path {
     }
 
     pub(super) fn render(&self) -> String {
-        let mut out = String::from("$");
-        for step in &self.steps {
-            match *step {
-                Step::Index(index) => {
-                    out.push('[');
-                    out.push_str(&index.to_string());
-                    out.push(']');
-                }
-                Step::Key { from, to } => push_key(&mut out, self.key_text.get(from..to).unwrap_or_default()),
-                Step::AwaitingKey => {}
-            }
-        }
-        out
+        render(self.steps.iter().filter_map(|step| match *step {
+            Step::Index(index) => Some(Segment::Index(index)),
+            Step::Key { from, to } => Some(Segment::Key(self.key_text.get(from..to).unwrap_or_default())),
+            Step::AwaitingKey => None,
+        }))
     }
+}
+
+/// One step of a rendered path.
+pub(super) enum Segment<'a> {
+    Index(usize),
+    Key(&'a str),
+}
+
+/// `$` followed by each segment, outermost first.
+pub(super) fn render<'a>(segments: impl Iterator<Item = Segment<'a>>) -> String {
+    let mut out = String::from("$");
+    for segment in segments {
+        match segment {
+            Segment::Index(index) => {
+                out.push('[');
+                out.push_str(&index.to_string());
+                out.push(']');
+            }
+            Segment::Key(key) => push_key(&mut out, key),
+        }
+    }
+    out
 }
 
 fn is_identifier(key: &str) -> bool {

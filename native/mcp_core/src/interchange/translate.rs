@@ -10,7 +10,6 @@
 //! document order fails the whole conversion and names its path.
 
 use super::decode::{decode_with, DecodeError};
-use super::encode::MsgpackWriter;
 use super::events::{walk_json, walk_msgpack, JsonBuilder, JsonScalar, JsonVisitor, JsonWriter, WalkError};
 use super::fault::{InterchangeFault, LineFault, Reason};
 use super::path::Path;
@@ -21,7 +20,7 @@ use num_bigint::BigInt;
 use std::convert::Infallible;
 
 /// Longest string or container msgpack can announce.
-const MAX_MSGPACK_LEN: usize = u32::MAX as usize;
+pub(super) const MAX_MSGPACK_LEN: usize = u32::MAX as usize;
 
 /// Translates msgpack events into JSON events for `out`.
 pub struct ToJson<O> {
@@ -173,9 +172,24 @@ where
     }
 }
 
-/// A JSON integer as a msgpack one, if it is in range.
-fn msgpack_int(big: &BigInt) -> Option<i128> {
-    i128::try_from(big).ok().filter(|int| (MIN_MSGPACK_INT..=MAX_MSGPACK_INT).contains(int))
+/// The rule for one JSON scalar going to msgpack, shared by [`ToMsgpack`]
+/// and the streaming fast path: total except integers outside
+/// [-2^63, 2^64 - 1] (and, for Rust-built values, non-finite floats and
+/// strings past msgpack's 32-bit lengths).
+pub(super) fn msgpack_scalar(value: JsonScalar<'_>) -> Result<Scalar<'_>, Reason> {
+    Ok(match value {
+        JsonScalar::Null => Scalar::Nil,
+        JsonScalar::Bool(b) => Scalar::Bool(b),
+        JsonScalar::Int(int) => Scalar::Int(i128::from(int)),
+        JsonScalar::BigInt(big) => match i128::try_from(big) {
+            Ok(int) if (MIN_MSGPACK_INT..=MAX_MSGPACK_INT).contains(&int) => Scalar::Int(int),
+            _ => return Err(Reason::IntOutOfRange),
+        },
+        JsonScalar::Float(f) if f.is_finite() => Scalar::Float(f),
+        JsonScalar::Float(_) => return Err(Reason::NonFiniteFloat),
+        JsonScalar::String(text) if text.len() > MAX_MSGPACK_LEN => return Err(Reason::TooLong),
+        JsonScalar::String(text) => Scalar::String(text.as_bytes()),
+    })
 }
 
 impl<O: MsgpackVisitor> JsonVisitor for ToMsgpack<O>
@@ -184,19 +198,7 @@ where
 {
     type Error = InterchangeFault;
     fn scalar(&mut self, value: JsonScalar<'_>) -> Result<(), InterchangeFault> {
-        let msgpack = match value {
-            JsonScalar::Null => Scalar::Nil,
-            JsonScalar::Bool(b) => Scalar::Bool(b),
-            JsonScalar::Int(int) => Scalar::Int(i128::from(int)),
-            JsonScalar::BigInt(big) => match msgpack_int(big) {
-                Some(int) => Scalar::Int(int),
-                None => return Err(self.fault(Reason::IntOutOfRange)),
-            },
-            JsonScalar::Float(f) if f.is_finite() => Scalar::Float(f),
-            JsonScalar::Float(_) => return Err(self.fault(Reason::NonFiniteFloat)),
-            JsonScalar::String(text) if text.len() > MAX_MSGPACK_LEN => return Err(self.fault(Reason::TooLong)),
-            JsonScalar::String(text) => Scalar::String(text.as_bytes()),
-        };
+        let msgpack = msgpack_scalar(value).map_err(|reason| self.fault(reason))?;
         let written = self.out.scalar(msgpack);
         self.emit(written)?;
         self.path.value_done();
@@ -299,10 +301,7 @@ pub fn msgpack_to_json_line(bytes: &[u8]) -> Result<Vec<u8>, LineFault> {
 
 /// JSON text straight to MessagePack bytes: exactly
 /// `encode(to_msgpack(json::parse(bytes)))`, faults included, without
-/// building a msgpack tree.
+/// building either tree (see [`super::stream`]).
 pub fn json_to_msgpack_bytes(bytes: &[u8]) -> Result<Vec<u8>, LineFault> {
-    let value = json::parse(bytes)?;
-    let mut translator = ToMsgpack::new(MsgpackWriter::default());
-    walk_json(&value, &mut translator).map_err(walk_fault)?;
-    Ok(translator.into_output().into_bytes())
+    super::stream::json_to_msgpack_bytes(bytes)
 }

@@ -168,6 +168,30 @@ fn msgpack_to_json_line_reports_corruption_after_a_fault_first() {
 }
 
 #[test]
+fn json_to_msgpack_bytes_puts_each_header_before_its_items() {
+    // Empty containers in place, nested headers outer first.
+    assert_eq!(json_to_msgpack_bytes(b"[[],[1]]"), Ok(vec![0x92, 0x90, 0x91, 0x01]));
+    assert_eq!(json_to_msgpack_bytes(b"[[[7]],{}]"), Ok(vec![0x92, 0x91, 0x91, 0x07, 0x80]));
+    assert_eq!(
+        json_to_msgpack_bytes(br#"{"a":{},"b":{"c":[]}}"#),
+        Ok(vec![0x82, 0xa1, b'a', 0x80, 0xa1, b'b', 0x81, 0xa1, b'c', 0x90])
+    );
+    let sixteen = format!("[{}]", vec!["0"; 16].join(","));
+    let mut expected = vec![0xdc, 0x00, 0x10];
+    expected.extend_from_slice(&[0; 16]);
+    assert_eq!(json_to_msgpack_bytes(sixteen.as_bytes()), Ok(expected));
+}
+
+#[test]
+fn json_to_msgpack_bytes_names_the_first_fault_in_document_order() {
+    let text = br#"{"a":[1,{"two words":[2,18446744073709551616]}],"b":-9223372036854775809}"#;
+    assert_eq!(
+        json_to_msgpack_bytes(text),
+        Err(LineFault::Interchange(fault(r#"$.a[1]["two words"][1]"#, Reason::IntOutOfRange)))
+    );
+}
+
+#[test]
 fn json_to_msgpack_bytes_matches_parse_then_translate() {
     assert_eq!(
         json_to_msgpack_bytes(br#" {"a": [1, -1, 1.5, null, true]} "#),
