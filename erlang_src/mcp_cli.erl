@@ -22,6 +22,10 @@
 
 -spec main() -> no_return().
 main() ->
+    %% First, so that no SIGTERM from here on runs the kernel's init:stop/0
+    %% under a connecting client: it becomes a message handled in run/1.
+    ok = mcp_cli_signal:install(self()),
+    ok = tell_wrapper_ready(os:getenv("MCP_GEN_READY_FILE")),
     ok = io:setopts(standard_io, [{encoding, unicode}]),
     _ = io:setopts(standard_error, [{encoding, unicode}]),
     Status = case mcp_cli_args:parse(init:get_plain_arguments()) of
@@ -37,10 +41,14 @@ main() ->
              end,
     erlang:halt(Status).
 
+%% bin/mcp-gen forwards Ctrl-C as SIGTERM only once this file exists: a
+%% SIGTERM that reaches the VM before the handler is installed is lost.
+tell_wrapper_ready(false) -> ok;
+tell_wrapper_ready(Path) -> file:write_file(Path, <<>>).
+
 -spec run(mcp_cli_args:command()) -> non_neg_integer().
 run(#{server := Server, timeout_ms := Timeout} = Command) ->
     {ok, Client} = mcp_client:prepare(spawn_spec(Server), client_options(Timeout)),
-    ok = mcp_cli_signal:install(self()),
     {Worker, Monitor} = spawn_monitor(fun() -> exit({finished, perform(Client, Command)}) end),
     Status = receive
                  {'DOWN', Monitor, process, Worker, {finished, Finished}} ->

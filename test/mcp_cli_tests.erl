@@ -176,6 +176,30 @@ sigint_mid_call_shuts_the_server_down_test_() ->
 sigterm_mid_call_shuts_the_server_down_test_() ->
     {timeout, 120, fun() -> interrupt_mid_call("TERM", 143) end}.
 
+%% A signal while the VM boots (the wrapper has made its temporary directory,
+%% so its traps are set, and started the VM): the VM drops a SIGTERM that arrives before mcp_cli
+%% installs its handler, so the wrapper forwards it only once mcp_cli says it
+%% is ready. The outcome is 130, no server left if one was started, and the
+%% wrapper's temporary directory removed.
+sigint_while_the_vm_boots_exits_130_and_leaves_nothing_test_() ->
+    {timeout, 120, fun() ->
+        TmpDir = temp_dir("boot.tmp"),
+        Pidfile = temp_path("boot.pid"),
+        Port = open_mcp_gen(["call", "sleep", "--args", "{\"ms\":600000}"],
+                            [{"MCP_EXAMPLE_PIDFILE", Pidfile}, {"TMPDIR", TmpDir}],
+                            temp_path("boot.stderr")),
+        {os_pid, WrapperPid} = erlang:port_info(Port, os_pid),
+        await_entry(TmpDir),
+        await_child(WrapperPid),
+        _ = os:cmd("kill -INT " ++ integer_to_list(WrapperPid)),
+        ?assertMatch({130, _}, collect(Port)),
+        ?assertEqual({ok, []}, file:list_dir(TmpDir)),
+        case filelib:is_regular(Pidfile) of
+            true -> assert_gone(Pidfile);
+            false -> ok
+        end
+    end}.
+
 interrupt_mid_call(Signal, ExpectedStatus) ->
     Pidfile = temp_path("sleep.pid"),
     StderrFile = temp_path("sleep.stderr"),
@@ -264,6 +288,26 @@ await_file(Path, Tries) ->
     case file:read_file(Path) of
         {ok, Pid} when Pid =/= <<>> -> binary_to_integer(Pid);
         _ -> timer:sleep(50), await_file(Path, Tries - 1)
+    end.
+
+%% Polls (a hang guard bounds it) until Dir holds an entry.
+await_entry(Dir) -> await_entry(Dir, ?HANG_GUARD_MS div 10).
+
+await_entry(Dir, 0) -> error({never_populated, Dir});
+await_entry(Dir, Tries) ->
+    case file:list_dir(Dir) of
+        {ok, [_ | _]} -> ok;
+        _ -> timer:sleep(10), await_entry(Dir, Tries - 1)
+    end.
+
+%% Polls (a hang guard bounds it) until the OS process Pid has a child.
+await_child(Pid) -> await_child(Pid, ?HANG_GUARD_MS div 10).
+
+await_child(Pid, 0) -> error({no_child, Pid});
+await_child(Pid, Tries) ->
+    case os:cmd("pgrep -P " ++ integer_to_list(Pid)) of
+        [] -> timer:sleep(10), await_child(Pid, Tries - 1);
+        _ -> ok
     end.
 
 %% The server that wrote Pidfile at start is no longer running.
