@@ -13,12 +13,17 @@
 %% them; `mangle_label/1' has the same rules today. Mangled names are display only: wire names travel
 %% verbatim. A name that is not a UTF-8 binary raises `badarg'.
 %%
-%% Inputs of at least `dirty_threshold()' bytes run on a dirty CPU scheduler.
+%% Inputs of at least `dirty_threshold()' bytes (and `first_collision/1' on
+%% more than 64 names) run on a dirty CPU scheduler.
 -module(mcp_name).
 
 -export([mangle/1, mangle_label/1, first_collision/1, max_name_chars/0, dirty_threshold/0]).
 
 -define(DIRTY_THRESHOLD, 16384).
+%% A changed name costs a SHA-256 (a few microseconds with its mangling), so
+%% a list of many short names goes dirty by count: 64 names stay well under
+%% a millisecond.
+-define(DIRTY_NAME_COUNT, 64).
 
 %% @doc Characters of a mangled name kept before the digest suffix.
 -spec max_name_chars() -> pos_integer().
@@ -40,7 +45,7 @@ mangle_label(Name) -> mcp_nif:name_mangle_label(Name).
 %% maps to one identifier; byte-identical names count.
 -spec first_collision([binary()]) -> {some, {binary(), binary()}} | none.
 first_collision(Names) ->
-    case iolist_size(Names) >= ?DIRTY_THRESHOLD of
+    case length(Names) > ?DIRTY_NAME_COUNT orelse iolist_size(Names) >= ?DIRTY_THRESHOLD of
         true -> mcp_nif:name_first_collision_dirty(Names);
         false -> mcp_nif:name_first_collision(Names)
     end.

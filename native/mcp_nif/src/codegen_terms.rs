@@ -9,10 +9,16 @@ use mcp_core::schema::{Param, ParamType, Plan, Scalar};
 use rustler::types::tuple::{get_tuple, make_tuple};
 use rustler::{Atom, Encoder, Env, Error, NifResult, Term};
 use sha2::{Digest as _, Sha256};
+use std::fmt::Write as _;
 
 /// SHA-256 of the UTF-8 bytes as lowercase hex: the mangler's digest.
 pub fn sha256_hex(text: &str) -> String {
-    Sha256::digest(text.as_bytes()).iter().map(|byte| format!("{byte:02x}")).collect()
+    let mut hex = String::with_capacity(64);
+    for byte in Sha256::digest(text.as_bytes()) {
+        // Writing to a String cannot fail.
+        let _ = write!(hex, "{byte:02x}");
+    }
+    hex
 }
 
 fn string_term<'a>(env: Env<'a>, text: &str) -> Term<'a> {

@@ -2,6 +2,8 @@
 //! comments ([`sanitize`], [`truncate`], [`wrap`]), the string-literal
 //! escaper ([`escape`]) and the `@` backstop ([`scan_for_at`]).
 
+use std::fmt::Write as _;
+
 /// Cap for a tool description, in characters.
 pub const DESCRIPTION_CHARS: usize = 400;
 
@@ -65,7 +67,10 @@ pub fn escape(text: &str) -> String {
             '\\' => out.push_str("\\\\"),
             '"' => out.push_str("\\\""),
             ' '..='~' => out.push(c),
-            _ => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+            _ => {
+                // Writing to a String cannot fail.
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
         }
     }
     out.push('"');
