@@ -48,6 +48,14 @@ dirty_threshold_test() ->
                   mcp_name:mangle(binary:copy(<<"a">>, Size)))
      || Size <- [mcp_name:dirty_threshold() - 1, mcp_name:dirty_threshold()]].
 
+%% 64 names stay on the normal scheduler, 65 go dirty: same answers.
+first_collision_dirty_by_count_test() ->
+    [begin
+         Names = [<<"n", (integer_to_binary(I))/binary>> || I <- lists:seq(1, Count)],
+         ?assertEqual(none, mcp_name:first_collision(Names)),
+         ?assertEqual({some, {<<"n1">>, <<"n1">>}}, mcp_name:first_collision(Names ++ [<<"n1">>]))
+     end || Count <- [63, 64, 65]].
+
 is_identifier(Name) ->
     re:run(Name, "^[a-z][a-z0-9_]*$") =/= nomatch.
 
