@@ -33,7 +33,7 @@ server_rows(Root, Python, {Label, Exe, Args, Tool, Arguments}) ->
     ratio(Label, "python-sdk", Ours, Py).
 
 print(Label, Name, #{seq := Seq, p50 := P50, p99 := P99, conc := Conc}) ->
-    io:format("~-24s ~-12s ~10.0f ~9.3f ~9.3f ~12.0f~n", [Label, Name, Seq, P50, P99, Conc]);
+    io:format("~-24s ~-12s ~10.1f ~9.3f ~9.3f ~12.1f~n", [Label, Name, Seq, P50, P99, Conc]);
 print(Label, Name, {error, Why}) ->
     io:format("~-24s ~-12s failed: ~p~n", [Label, Name, Why]).
 

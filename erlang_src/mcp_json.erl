@@ -15,7 +15,7 @@
 %% smaller ones on the caller's scheduler (see the README for the measurement).
 -module(mcp_json).
 
--export([decode/1, encode/1, max_depth/0, dirty_threshold/0]).
+-export([decode/1, encode/1, encode_line/1, max_depth/0, dirty_threshold/0]).
 -export_type([json/0, corruption_report/0]).
 
 -define(DIRTY_THRESHOLD, 16384).
@@ -42,8 +42,17 @@ decode(Line) when is_binary(Line) -> mcp_nif:json_decode(Line).
 %% pass `dirty_threshold()' bytes, and the call is redone on a dirty CPU
 %% scheduler: bounded work on the caller's scheduler whatever the term.
 -spec encode(json()) -> binary().
-encode(Value) ->
-    case mcp_nif:json_encode(Value, ?DIRTY_THRESHOLD) of
-        dirty -> mcp_nif:json_encode_dirty(Value);
+encode(Value) -> encode(Value, false).
+
+%% @doc `encode/1' plus a trailing `\n', written in the same pass (appending
+%% to the NIF's binary afterwards would copy a whole 16 MiB line on the
+%% caller's scheduler). `mcp_stdio:frame/1' is its caller; it decides the
+%% wire shape.
+-spec encode_line(json()) -> binary().
+encode_line(Value) -> encode(Value, true).
+
+encode(Value, Newline) ->
+    case mcp_nif:json_encode(Value, ?DIRTY_THRESHOLD, Newline) of
+        dirty -> mcp_nif:json_encode_dirty(Value, Newline);
         Encoded -> Encoded
     end.

@@ -13,8 +13,8 @@
 -export([nif_version/0, library_path/0]).
 
 %% mcp_json
--export([json_decode/1, json_decode_dirty/1, json_encode/2, json_encode_dirty/1]).
--nifs([nif_version/0, json_decode/1, json_decode_dirty/1, json_encode/2, json_encode_dirty/1]).
+-export([json_decode/1, json_decode_dirty/1, json_encode/3, json_encode_dirty/2]).
+-nifs([nif_version/0, json_decode/1, json_decode_dirty/1, json_encode/3, json_encode_dirty/2]).
 
 %% ---- wire codecs (mcp_jsonrpc, mcp_protocol, mcp_stdio) ----
 -export([jsonrpc_decode/1, jsonrpc_decode_dirty/1,
@@ -76,8 +76,8 @@ nif_version() -> not_loaded().
 
 json_decode(_) -> not_loaded().
 json_decode_dirty(_) -> not_loaded().
-json_encode(_, _) -> not_loaded().
-json_encode_dirty(_) -> not_loaded().
+json_encode(_, _, _) -> not_loaded().
+json_encode_dirty(_, _) -> not_loaded().
 
 %% wire codecs
 jsonrpc_decode(_) -> not_loaded().

@@ -19,7 +19,8 @@
 %% scheduler.
 %%
 %% `frame/1' is the only place outgoing wire bytes get their shape:
-%% `mcp_json:encode/1' plus `\n'. The encoder escapes every control
+%% `mcp_json:encode/1' plus `\n', written in one pass by
+%% `mcp_json:encode_line/1'. The encoder escapes every control
 %% character, so the newline is the last byte and the only one.
 -module(mcp_stdio).
 
@@ -63,9 +64,7 @@ push(#stdio_buffer{held = Held, held_ends_with_cr = EndsWithCr}, Chunk) when is_
 
 %% @doc One wire line: compact JSON and `\n'.
 -spec frame(mcp_json:json()) -> binary().
-frame(Value) ->
-    Encoded = mcp_json:encode(Value),
-    <<Encoded/binary, $\n>>.
+frame(Value) -> mcp_json:encode_line(Value).
 
 %% Chunks from dirty_threshold() bytes go to a dirty scheduler directly;
 %% smaller ones too when they hold more than ?NEWLINE_BUDGET newlines (the

@@ -90,8 +90,9 @@ large_values_take_the_dirty_path_and_agree_test() ->
     Big = {array, [{string, binary:copy(<<"x">>, 1000)} || _ <- lists:seq(1, 200)]},
     Encoded = mcp_json:encode(Big),
     ?assert(byte_size(Encoded) > mcp_json:dirty_threshold()),
-    ?assertEqual(dirty, mcp_nif:json_encode(Big, mcp_json:dirty_threshold())),
-    ?assertEqual(Encoded, mcp_nif:json_encode_dirty(Big)),
+    ?assertEqual(dirty, mcp_nif:json_encode(Big, mcp_json:dirty_threshold(), false)),
+    ?assertEqual(Encoded, mcp_nif:json_encode_dirty(Big, false)),
+    ?assertEqual(<<Encoded/binary, "\n">>, mcp_json:encode_line(Big)),
     ?assertEqual({ok, Big}, mcp_json:decode(Encoded)).
 
 decoding_never_creates_atoms_test() ->

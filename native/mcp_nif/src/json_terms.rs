@@ -52,11 +52,17 @@ pub fn decode_to_result<'a>(env: Env<'a>, bytes: &[u8]) -> Term<'a> {
 /// outside `json()` or nested deeper than `max_depth`. With a `budget`, the
 /// atom `dirty` instead once the output would pass that many bytes: the
 /// caller then retries on a dirty scheduler, so a normal-scheduler call does
-/// bounded work whatever the term's size.
-pub fn encode_to_binary<'a>(env: Env<'a>, value: Term<'a>, budget: Option<usize>) -> NifResult<Term<'a>> {
+/// bounded work whatever the term's size. `newline` appends `\n` in the same
+/// pass (stdio framing), so a framed line is never copied again.
+pub fn encode_to_binary<'a>(env: Env<'a>, value: Term<'a>, budget: Option<usize>, newline: bool) -> NifResult<Term<'a>> {
     let mut out = Vec::new();
     match write_term(&mut out, value, 0, budget.unwrap_or(usize::MAX)) {
-        Ok(()) => Ok(binary_term(env, &out)),
+        Ok(()) => {
+            if newline {
+                out.push(b'\n');
+            }
+            Ok(binary_term(env, &out))
+        }
         Err(Stop::OverBudget) => Ok(atoms::dirty().encode(env)),
         Err(Stop::BadArg) => Err(Error::BadArg),
     }

@@ -34,15 +34,16 @@ fn json_decode_dirty<'a>(env: Env<'a>, line: Binary<'a>) -> Term<'a> {
     json_terms::decode_to_result(env, line.as_slice())
 }
 
-/// The encoding, or `dirty` once the output would pass `budget` bytes.
+/// The encoding (plus `\n` when `newline`), or `dirty` once the output
+/// would pass `budget` bytes.
 #[rustler::nif]
-fn json_encode<'a>(env: Env<'a>, value: Term<'a>, budget: usize) -> NifResult<Term<'a>> {
-    json_terms::encode_to_binary(env, value, Some(budget))
+fn json_encode<'a>(env: Env<'a>, value: Term<'a>, budget: usize, newline: bool) -> NifResult<Term<'a>> {
+    json_terms::encode_to_binary(env, value, Some(budget), newline)
 }
 
 #[rustler::nif(schedule = "DirtyCpu")]
-fn json_encode_dirty<'a>(env: Env<'a>, value: Term<'a>) -> NifResult<Term<'a>> {
-    json_terms::encode_to_binary(env, value, None)
+fn json_encode_dirty<'a>(env: Env<'a>, value: Term<'a>, newline: bool) -> NifResult<Term<'a>> {
+    json_terms::encode_to_binary(env, value, None, newline)
 }
 
 // ---- mcp_jsonrpc / mcp_protocol / mcp_stdio (wire codecs) -------------------
