@@ -5,7 +5,7 @@
 %% Also prints the parse-only ceiling ratio when the Rust timing binary's
 %% output is given.
 -module(json_bench).
--export([run/1, median_us/1, time_us/2]).
+-export([run/1]).
 
 -define(ROUNDS, 15).
 
@@ -14,7 +14,11 @@ run([PayloadDir | Rest]) ->
     io:format("~n== JSON decode (line -> term), MB/s, median of ~b interleaved rounds ==~n", [?ROUNDS]),
     io:format("~-12s ~10s ~10s ~10s ~12s ~12s ~14s~n",
               ["payload", "bytes", "mcp_json", "jiffy", "mochijson2", "vs jiffy", "vs mochijson2"]),
-    Decoded = [decode_row(PayloadDir, Name) || Name <- bench_payloads:names()],
+    Decoded = [decode_row(PayloadDir, Name, fun time_us/2) || Name <- bench_payloads:names()],
+    io:format("~n== JSON decode, each call in a fresh process (default heap, as in a client actor) ==~n", []),
+    io:format("~-12s ~10s ~10s ~10s ~12s ~12s ~14s~n",
+              ["payload", "bytes", "mcp_json", "jiffy", "mochijson2", "vs jiffy", "vs mochijson2"]),
+    [decode_row(PayloadDir, Name, fun time_fresh_us/2) || Name <- bench_payloads:names()],
     io:format("~n== JSON encode (term -> line), MB/s ==~n", []),
     io:format("~-12s ~10s ~10s ~10s ~12s ~12s ~14s~n",
               ["payload", "bytes", "mcp_json", "jiffy", "mochijson2", "vs jiffy", "vs mochijson2"]),
@@ -37,12 +41,12 @@ ceiling([File | _]) ->
         Line <- binary:split(Text, <<"\n">>, [global, trim_all]),
         [N, V] <- [binary:split(Line, <<" ">>)]].
 
-decode_row(Dir, Name) ->
+decode_row(Dir, Name, Timer) ->
     {ok, Line} = file:read_file(filename:join(Dir, Name ++ ".json")),
     Impls = [{mcp_json, fun() -> {ok, _} = mcp_json:decode(Line) end},
              {jiffy, fun() -> jiffy:decode(Line) end},
              {mochijson2, fun() -> mochijson2:decode(Line) end}],
-    [Ours, Jiffy, Mochi] = interleaved(Impls, byte_size(Line)),
+    [Ours, Jiffy, Mochi] = interleaved(Impls, byte_size(Line), Timer),
     row(Name, byte_size(Line), Ours, Jiffy, Mochi),
     {Name, Line, Ours, Jiffy}.
 
@@ -53,7 +57,7 @@ encode_row({Name, Line, _, _}) ->
     Impls = [{mcp_json, fun() -> mcp_json:encode(Ours) end},
              {jiffy, fun() -> jiffy:encode(JiffyTerm) end},
              {mochijson2, fun() -> iolist_to_binary(mochijson2:encode(MochiTerm)) end}],
-    [O, J, M] = interleaved(Impls, byte_size(Line)),
+    [O, J, M] = interleaved(Impls, byte_size(Line), fun time_us/2),
     row(Name, byte_size(Line), O, J, M).
 
 row(Name, Bytes, Ours, Jiffy, Mochi) ->
@@ -61,12 +65,12 @@ row(Name, Bytes, Ours, Jiffy, Mochi) ->
               [Name, Bytes, Ours, Jiffy, Mochi, Ours / Jiffy, Ours / Mochi]).
 
 %% MB/s per implementation: each round runs every implementation once, in
-%% rotating order, after a garbage collection.
-interleaved(Impls, Bytes) ->
+%% rotating order, timed by Timer.
+interleaved(Impls, Bytes, Timer) ->
     Count = length(Impls),
     Rounds = [begin
                   Order = rotate(lists:seq(1, Count), R rem Count),
-                  maps:from_list([{I, time_us(element(2, lists:nth(I, Impls)), Bytes)} || I <- Order])
+                  maps:from_list([{I, Timer(element(2, lists:nth(I, Impls)), Bytes)} || I <- Order])
               end || R <- lists:seq(1, ?ROUNDS)],
     [Bytes / median_us([maps:get(I, Round) || Round <- Rounds]) || I <- lists:seq(1, Count)].
 
@@ -79,6 +83,13 @@ time_us(Fun, Bytes) ->
     erlang:garbage_collect(),
     {Us, _} = timer:tc(fun() -> repeat(Fun, Batch) end),
     Us / Batch.
+
+%% The same, in a new process: its heap starts at the default size, so an
+%% implementation cannot profit from a heap grown by an earlier one.
+time_fresh_us(Fun, Bytes) ->
+    Parent = self(),
+    Pid = spawn(fun() -> Parent ! {self(), time_us(Fun, Bytes)} end),
+    receive {Pid, Us} -> Us end.
 
 repeat(_, 0) -> ok;
 repeat(Fun, N) -> _ = Fun(), repeat(Fun, N - 1).
