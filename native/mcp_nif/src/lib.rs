@@ -26,7 +26,9 @@ fn nif_version() -> &'static str {
 
 #[rustler::nif]
 fn json_decode<'a>(env: Env<'a>, line: Binary<'a>) -> Term<'a> {
-    json_terms::decode_to_result(env, line.as_slice())
+    let decoded = json_terms::decode_to_result(env, line.as_slice());
+    json_terms::charge_timeslice(env, line.len());
+    decoded
 }
 
 #[rustler::nif(schedule = "DirtyCpu")]
@@ -38,7 +40,9 @@ fn json_decode_dirty<'a>(env: Env<'a>, line: Binary<'a>) -> Term<'a> {
 /// would pass `budget` bytes.
 #[rustler::nif]
 fn json_encode<'a>(env: Env<'a>, value: Term<'a>, budget: usize, newline: bool) -> NifResult<Term<'a>> {
-    json_terms::encode_to_binary(env, value, Some(budget), newline)
+    let encoded = json_terms::encode_to_binary(env, value, Some(budget), newline);
+    json_terms::charge_timeslice(env, budget);
+    encoded
 }
 
 #[rustler::nif(schedule = "DirtyCpu")]
