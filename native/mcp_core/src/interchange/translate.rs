@@ -18,22 +18,32 @@ use super::{MAX_DEPTH, MAX_MSGPACK_INT, MIN_MSGPACK_INT};
 use crate::json::{self, Json};
 use num_bigint::BigInt;
 use std::convert::Infallible;
+use std::marker::PhantomData;
 
 /// Longest string or container msgpack can announce.
 pub(super) const MAX_MSGPACK_LEN: usize = u32::MAX as usize;
 
-/// Translates msgpack events into JSON events for `out`.
-pub struct ToJson<O> {
+/// The state both translators share: the output and the path of the value
+/// being translated. `D` marks the direction ([`ToJson`] or [`ToMsgpack`]).
+pub struct Translator<O, D> {
     out: O,
     path: Path,
+    direction: PhantomData<D>,
 }
 
-impl<O: JsonVisitor> ToJson<O>
-where
-    O::Error: Into<Reason>,
-{
+/// Direction marker: msgpack events in, JSON events out.
+pub enum MsgpackToJson {}
+/// Direction marker: JSON events in, msgpack events out.
+pub enum JsonToMsgpack {}
+
+/// Translates msgpack events into JSON events for `out`.
+pub type ToJson<O> = Translator<O, MsgpackToJson>;
+/// Translates JSON events into msgpack events for `out`.
+pub type ToMsgpack<O> = Translator<O, JsonToMsgpack>;
+
+impl<O, D> Translator<O, D> {
     pub fn new(out: O) -> Self {
-        ToJson { out, path: Path::default() }
+        Translator { out, path: Path::default(), direction: PhantomData }
     }
 
     pub fn into_output(self) -> O {
@@ -49,10 +59,15 @@ where
         InterchangeFault { path: self.path.render(), reason }
     }
 
-    fn emit(&mut self, result: Result<(), O::Error>) -> Result<(), InterchangeFault> {
+    fn emit<E: Into<Reason>>(&mut self, result: Result<(), E>) -> Result<(), InterchangeFault> {
         result.map_err(|error| self.fault(error.into()))
     }
+}
 
+impl<O: JsonVisitor> ToJson<O>
+where
+    O::Error: Into<Reason>,
+{
     fn key(&mut self, key: Scalar<'_>) -> Result<(), InterchangeFault> {
         let Scalar::String(bytes) = key else { return Err(self.fault(Reason::NonStringKey)) };
         let text = std::str::from_utf8(bytes).map_err(|_| self.fault(Reason::InvalidUtf8Key))?;
@@ -130,37 +145,10 @@ where
     }
 }
 
-/// Translates JSON events into msgpack events for `out`.
-pub struct ToMsgpack<O> {
-    out: O,
-    path: Path,
-}
-
 impl<O: MsgpackVisitor> ToMsgpack<O>
 where
     O::Error: Into<Reason>,
 {
-    pub fn new(out: O) -> Self {
-        ToMsgpack { out, path: Path::default() }
-    }
-
-    pub fn into_output(self) -> O {
-        self.out
-    }
-
-    /// The output so far (for a caller that budgets its work).
-    pub fn output(&self) -> &O {
-        &self.out
-    }
-
-    fn fault(&self, reason: Reason) -> InterchangeFault {
-        InterchangeFault { path: self.path.render(), reason }
-    }
-
-    fn emit(&mut self, result: Result<(), O::Error>) -> Result<(), InterchangeFault> {
-        result.map_err(|error| self.fault(error.into()))
-    }
-
     fn open(&mut self, len: usize) -> Result<(), InterchangeFault> {
         if self.path.depth() == MAX_DEPTH {
             return Err(self.fault(Reason::TooDeep));

@@ -26,6 +26,20 @@ pub use write::{to_bytes, write, write_float, write_int, write_big_int, write_st
 /// Deepest container nesting the parsers and encoders accept.
 pub const MAX_DEPTH: usize = 128;
 
+/// Bytes a JSON string cannot carry raw: quote, backslash and the control
+/// characters. The parser stops its fast scan at them; the writer escapes them.
+static STRING_SPECIAL: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 0x20 {
+        table[byte] = true;
+        byte += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
 /// Longest integer literal (in digits, sign excluded) the parser converts.
 /// The same bound CPython adopted for int/str conversion (CVE-2020-10735).
 pub const MAX_INTEGER_DIGITS: usize = 4300;

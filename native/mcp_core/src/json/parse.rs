@@ -5,7 +5,7 @@
 //! value is: [`TreeSink`] builds [`Json`]; the NIF builds Erlang terms
 //! directly, without an intermediate tree.
 
-use super::{Json, MAX_DEPTH, MAX_INTEGER_DIGITS};
+use super::{Json, MAX_DEPTH, MAX_INTEGER_DIGITS, STRING_SPECIAL};
 use num_bigint::BigInt;
 use std::vec::Drain;
 
@@ -181,19 +181,6 @@ pub fn parse_with<S: JsonSink>(bytes: &[u8], sink: &mut S) -> Result<S::Value, C
     }
 }
 
-/// Bytes that end the fast scan of a string: quote, backslash, control.
-static STRING_STOP: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut byte = 0;
-    while byte < 0x20 {
-        table[byte] = true;
-        byte += 1;
-    }
-    table[b'"' as usize] = true;
-    table[b'\\' as usize] = true;
-    table
-};
-
 struct Reader<'a> {
     bytes: &'a [u8],
     pos: usize,
@@ -256,7 +243,7 @@ impl<'a> Reader<'a> {
         let start = self.pos + 1;
         let mut cursor = start;
         let mut high_bits = 0u8;
-        while cursor < bytes.len() && !STRING_STOP[bytes[cursor] as usize] {
+        while cursor < bytes.len() && !STRING_SPECIAL[bytes[cursor] as usize] {
             high_bits |= bytes[cursor];
             cursor += 1;
         }
@@ -323,7 +310,7 @@ impl<'a> Reader<'a> {
             };
             self.scratch.push(decoded);
             let segment_start = cursor;
-            while cursor < bytes.len() && !STRING_STOP[bytes[cursor] as usize] {
+            while cursor < bytes.len() && !STRING_SPECIAL[bytes[cursor] as usize] {
                 cursor += 1;
             }
             let segment = utf8_segment(bytes, segment_start, cursor)?;

@@ -2,7 +2,7 @@
 //! `write_int`, `write_big_int`) are public so the NIF can encode Erlang
 //! terms straight to bytes with exactly the same output as [`write`].
 
-use super::{Json, MAX_DEPTH};
+use super::{Json, MAX_DEPTH, STRING_SPECIAL};
 use num_bigint::BigInt;
 
 /// Why a value cannot be written.
@@ -68,19 +68,6 @@ fn write_nested(out: &mut Vec<u8>, value: &Json, depth: usize) -> Result<(), Enc
     Ok(())
 }
 
-/// Bytes a string cannot carry raw: quote, backslash, control characters.
-static NEEDS_ESCAPE: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut byte = 0;
-    while byte < 0x20 {
-        table[byte] = true;
-        byte += 1;
-    }
-    table[b'"' as usize] = true;
-    table[b'\\' as usize] = true;
-    table
-};
-
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// Appends `text` as a JSON string. Non-ASCII is written as UTF-8 as-is.
@@ -90,7 +77,7 @@ pub fn write_string(out: &mut Vec<u8>, text: &str) {
     out.push(b'"');
     let mut run_start = 0;
     for (index, &byte) in bytes.iter().enumerate() {
-        if !NEEDS_ESCAPE[byte as usize] {
+        if !STRING_SPECIAL[byte as usize] {
             continue;
         }
         out.extend_from_slice(&bytes[run_start..index]);
