@@ -1,0 +1,57 @@
+//// The code-mode generator (`mcp_codegen`): a server's tool listing into the
+//// Gleam source of `cap/mcp/<server>` and the one-line-per-tool surface the
+//// model reads. It returns text; it never compiles or writes anything.
+
+import mcp/protocol.{type ToolDescriptor}
+
+pub type Generated {
+  Generated(module_name: String, source: String, surface: String)
+}
+
+pub type GenerateError {
+  TooManyTools(count: Int, max: Int)
+  ToolNameCollision(a: String, b: String)
+  SurfaceTooLarge(bytes: Int, max: Int)
+  /// A `@` survived sanitizing at this byte of the source (a backstop).
+  SanitizerBreach(byte_offset: Int)
+}
+
+@external(erlang, "mcp_codegen", "generate")
+pub fn generate(
+  server: String,
+  tools: List(ToolDescriptor),
+) -> Result(Generated, GenerateError)
+
+/// One sentence for a person.
+@external(erlang, "mcp_codegen", "describe")
+pub fn describe(error: GenerateError) -> String
+
+/// Server text made safe for a doc comment, at most `max_chars` characters.
+@external(erlang, "mcp_codegen", "sanitize")
+pub fn sanitize(text: String, max_chars: Int) -> String
+
+@external(erlang, "mcp_codegen", "truncate")
+pub fn truncate(text: String, max_chars: Int) -> String
+
+/// The Gleam string literal, quotes included, holding exactly `text`.
+@external(erlang, "mcp_codegen", "escape")
+pub fn escape(text: String) -> String
+
+/// `Error(byte_offset)` of the first `@` in a source, `Ok(Nil)` if none.
+@external(erlang, "mcp_gleam_ffi", "scan_for_at")
+pub fn scan_for_at(source: String) -> Result(Nil, Int)
+
+@external(erlang, "mcp_codegen", "max_tools")
+pub fn max_tools() -> Int
+
+@external(erlang, "mcp_codegen", "max_surface_bytes")
+pub fn max_surface_bytes() -> Int
+
+@external(erlang, "mcp_codegen", "description_chars")
+pub fn description_chars() -> Int
+
+@external(erlang, "mcp_codegen", "note_chars")
+pub fn note_chars() -> Int
+
+@external(erlang, "mcp_codegen", "dirty_threshold")
+pub fn dirty_threshold() -> Int

@@ -1,0 +1,74 @@
+//// The value translation between the capability wire (MessagePack) and the
+//// MCP wire (JSON), and the MessagePack byte codec (`mcp_interchange`).
+//// Total both ways; a fault names the path where it was found.
+
+import mcp/json.{type CorruptionReport, type JsonValue}
+
+/// A MessagePack value. `StringValue` holds the bytes of a msgpack str as
+/// decoded: `msgpack_decode` does not require UTF-8 there (`to_json` does).
+pub type MsgpackValue {
+  NilValue
+  BoolValue(Bool)
+  IntValue(Int)
+  FloatValue(Float)
+  StringValue(String)
+  BinaryValue(BitArray)
+  ArrayValue(List(MsgpackValue))
+  MapValue(List(#(MsgpackValue, MsgpackValue)))
+  ExtValue(ext_type: Int, data: BitArray)
+}
+
+/// `path` is `$.args[2].name`-style; `reason` a fixed phrase.
+pub type InterchangeFault {
+  InterchangeFault(path: String, reason: String)
+}
+
+/// What the byte-to-byte paths can answer.
+pub type LineFault {
+  /// The input bytes are corrupt.
+  Corrupt(CorruptionReport)
+  /// The value they hold cannot cross to the other wire.
+  Untranslatable(InterchangeFault)
+}
+
+@external(erlang, "mcp_interchange", "to_json")
+pub fn to_json(value: MsgpackValue) -> Result(JsonValue, InterchangeFault)
+
+@external(erlang, "mcp_interchange", "to_msgpack")
+pub fn to_msgpack(value: JsonValue) -> Result(MsgpackValue, InterchangeFault)
+
+/// `"binary has no json form at $.args[2]"`.
+@external(erlang, "mcp_interchange", "describe")
+pub fn describe(fault: InterchangeFault) -> String
+
+/// 2^64 - 1
+@external(erlang, "mcp_interchange", "max_msgpack_int")
+pub fn max_msgpack_int() -> Int
+
+/// -2^63
+@external(erlang, "mcp_interchange", "min_msgpack_int")
+pub fn min_msgpack_int() -> Int
+
+@external(erlang, "mcp_interchange", "msgpack_decode")
+pub fn msgpack_decode(bytes: BitArray) -> Result(MsgpackValue, CorruptionReport)
+
+/// Smallest-form MessagePack. Crashes (`badarg`) for an `IntValue` outside
+/// the msgpack range, an ext type outside -128..127, or nesting past 128.
+@external(erlang, "mcp_interchange", "msgpack_encode")
+pub fn msgpack_encode(value: MsgpackValue) -> BitArray
+
+/// MessagePack bytes straight to one JSON line (no `\n`).
+@external(erlang, "mcp_gleam_ffi", "msgpack_to_json_line")
+pub fn msgpack_to_json_line(bytes: BitArray) -> Result(String, LineFault)
+
+/// A JSON line straight to MessagePack bytes.
+@external(erlang, "mcp_gleam_ffi", "json_to_msgpack_bytes")
+pub fn json_to_msgpack_bytes(line: BitArray) -> Result(BitArray, LineFault)
+
+@external(erlang, "mcp_interchange", "dirty_threshold")
+pub fn dirty_threshold() -> Int
+
+/// The work a term translation does on the caller's scheduler before it
+/// moves to a dirty one.
+@external(erlang, "mcp_interchange", "work_budget")
+pub fn work_budget() -> Int

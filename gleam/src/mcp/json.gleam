@@ -1,0 +1,47 @@
+//// JSON values and the total JSON codec (`mcp_json` in Erlang, a Rust NIF).
+////
+//// `JsonValue` has exactly the runtime layout of the Erlang `json()` term, so
+//// values cross with no conversion. Objects keep every member in wire order,
+//// duplicates included; integers are exact at any size.
+
+/// A JSON document. `Object` members stay in wire order, duplicates kept.
+pub type JsonValue {
+  Null
+  Bool(Bool)
+  Int(Int)
+  Float(Float)
+  String(String)
+  Array(List(JsonValue))
+  Object(List(#(String, JsonValue)))
+}
+
+/// Why bytes are not JSON: the byte offset where decoding stopped and a short
+/// fixed phrase (`"unexpected character"`, `"nesting too deep"`, ...).
+pub type CorruptionReport {
+  CorruptionReport(byte_offset: Int, reason: String)
+}
+
+/// Decodes one JSON document. Total: any bytes give a value or a report.
+@external(erlang, "mcp_json", "decode")
+pub fn decode(bytes: BitArray) -> Result(JsonValue, CorruptionReport)
+
+/// `decode` for text already held as a `String`.
+@external(erlang, "mcp_json", "decode")
+pub fn parse(text: String) -> Result(JsonValue, CorruptionReport)
+
+/// Compact JSON text. Crashes (Erlang `badarg`) only for a value nested deeper
+/// than `max_depth()`; every other `JsonValue` built in Gleam encodes.
+@external(erlang, "mcp_json", "encode")
+pub fn encode(value: JsonValue) -> String
+
+/// `encode` plus the terminating `"\n"` of a stdio frame, in one pass.
+@external(erlang, "mcp_json", "encode_line")
+pub fn encode_line(value: JsonValue) -> String
+
+/// The deepest nesting the decoder and encoder accept (128).
+@external(erlang, "mcp_json", "max_depth")
+pub fn max_depth() -> Int
+
+/// Inputs of at least this many bytes are decoded on a dirty scheduler.
+@external(erlang, "mcp_json", "dirty_threshold")
+pub fn dirty_threshold() -> Int

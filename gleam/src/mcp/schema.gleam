@@ -1,0 +1,37 @@
+//// The schema planner (`mcp_schema`): the total three-tier reading of a
+//// tool's raw `inputSchema`. No parameter is ever dropped.
+
+import mcp/json.{type JsonValue}
+
+pub type Plan {
+  /// One labelled parameter per property, in wire order.
+  Typed(List(Param))
+  /// The top level is unusable; the tool takes one whole `mcp.Value`.
+  WholeValue(reason: String)
+}
+
+pub type Param {
+  Param(
+    wire_name: String,
+    label: String,
+    param_type: ParamType,
+    optional: Bool,
+  )
+}
+
+pub type ParamType {
+  Simple(Scalar)
+  ListOf(Scalar)
+  /// Anything else; the parameter is an `mcp.Value`.
+  Structured(reason: String)
+}
+
+pub type Scalar {
+  String
+  Int
+  Float
+  Bool
+}
+
+@external(erlang, "mcp_schema", "plan")
+pub fn plan(input_schema: JsonValue) -> Plan

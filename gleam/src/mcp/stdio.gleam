@@ -1,0 +1,33 @@
+//// Newline framing of the stdio wire (`mcp_stdio`), both ways. A line is
+//// limited to `max_line_bytes()` of content, however the stream is chunked.
+
+import mcp/json.{type JsonValue}
+
+/// The partial line held between chunks.
+pub type Buffer
+
+pub type FramingFault {
+  LineTooLong(bytes: Int)
+}
+
+@external(erlang, "mcp_stdio", "new")
+pub fn new() -> Buffer
+
+/// Feeds one chunk; returns the lines it completed (without `\n` or `\r\n`)
+/// and the buffer holding the rest.
+@external(erlang, "mcp_gleam_ffi", "stdio_push")
+pub fn push(
+  buffer: Buffer,
+  chunk: BitArray,
+) -> Result(#(List(BitArray), Buffer), FramingFault)
+
+/// Compact single-line JSON plus `"\n"`.
+@external(erlang, "mcp_stdio", "frame")
+pub fn frame(message: JsonValue) -> String
+
+/// 16 MiB.
+@external(erlang, "mcp_stdio", "max_line_bytes")
+pub fn max_line_bytes() -> Int
+
+@external(erlang, "mcp_stdio", "dirty_threshold")
+pub fn dirty_threshold() -> Int

@@ -1,0 +1,71 @@
+//// The seam the client is written against (`mcp_transport`): which server
+//// to run and how to reach it. Production servers are OS processes behind an
+//// Erlang port (`PortTransport`, `mcp_port`); `ChannelTransport` runs the
+//// server as a peer BEAM process (`mcp_channel`), which is how the client's
+//// behaviour is tested without an OS process.
+////
+//// `mcp_transport:open/2`, `send/2`, `event/2`, `terminate/1` and `os_pid/1`
+//// have no bindings on purpose: they may only be called by the client actor
+//// that owns the connection (see `docs/client.md`).
+
+import gleam/dynamic.{type Dynamic}
+import gleam/erlang/process.{type Pid}
+import gleam/option.{type Option, None}
+
+/// An OS process to start: executable plus argv (never a shell string).
+/// A name without a `/` is looked up on `PATH`.
+pub type Spawn {
+  Spawn(
+    executable: String,
+    args: List(String),
+    /// Variables set (`Set`) or removed (`Unset`) in the child's environment.
+    env: List(#(String, EnvValue)),
+    /// The child's working directory; `None` keeps the VM's.
+    cwd: Option(String),
+    /// `True` passes the VM's whole environment to the child; `False` passes
+    /// only the documented allow-list (see `docs/client.md`).
+    inherit_env: Bool,
+  )
+}
+
+pub type EnvValue {
+  Set(String)
+  Unset
+}
+
+/// A peer process standing in for a server, talking through a `Channel`.
+pub type Channel
+
+pub type Transport {
+  PortTransport(Spawn)
+  /// `start` runs inside the client actor when it connects; it starts the
+  /// peer, hands it the channel and returns its pid.
+  ChannelTransport(start: fn(Channel) -> Result(Pid, Dynamic))
+}
+
+pub type ResolveError {
+  ExecutableNotFound(executable: String)
+}
+
+/// A `Spawn` with no extra environment, the VM's working directory and the
+/// default (allow-listed) environment.
+pub fn spawn(executable: String, args: List(String)) -> Spawn {
+  Spawn(executable:, args:, env: [], cwd: None, inherit_env: False)
+}
+
+/// The peer's side of a channel: delivers bytes as the server's stdout.
+@external(erlang, "mcp_gleam_ffi", "channel_write")
+pub fn write(channel: Channel, bytes: BitArray) -> Nil
+
+/// The client actor at the other end of a channel (a peer should monitor it).
+@external(erlang, "mcp_channel", "client")
+pub fn client(channel: Channel) -> Pid
+
+/// Where `PortTransport` would find an executable.
+@external(erlang, "mcp_gleam_ffi", "resolve_executable")
+pub fn resolve_executable(executable: String) -> Result(String, ResolveError)
+
+/// Bytes that may queue towards a child not reading its stdin before a write
+/// fails.
+@external(erlang, "mcp_port", "max_queue_bytes")
+pub fn max_queue_bytes() -> Int

@@ -1,0 +1,104 @@
+//// The client end to end from Gleam: the bundled example server (an
+//// escript), npm server-everything (installed by the test setup), a missing
+//// executable, and a channel peer that never answers.
+
+import gleam/erlang/process
+import gleam/list
+import gleam/option.{None, Some}
+import mcp/client.{
+  CallTimedOut, ClientDown, ExecutableNotFound, Exited, HandshakeFailed,
+  KilledBySignal, NoResource, PeerDown, TransportFailed, Unavailable,
+}
+import mcp/json.{Float, Int, Object, String}
+import mcp/protocol.{CallToolResult, InitializeResult, ServerInfo, Text}
+import mcp/test_support
+import mcp/transport.{ChannelTransport, PortTransport}
+
+fn example_server() -> transport.Transport {
+  PortTransport(test_support.example_server())
+}
+
+fn everything_server() -> transport.Transport {
+  PortTransport(
+    transport.spawn("node", [
+      "../test/e2e/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+      "stdio",
+    ]),
+  )
+}
+
+fn tool_names(tools: List(protocol.ToolDescriptor)) -> List(String) {
+  list.map(tools, fn(tool) { tool.name })
+}
+
+pub fn example_server_end_to_end_test() {
+  let assert Ok(#(client, InitializeResult(
+    protocol_version: "2025-06-18",
+    server_info: ServerInfo("example", "1.0.0"),
+    ..,
+  ))) = client.start(example_server(), client.default_options())
+  let assert Some(os_pid) = client.os_pid(client)
+  let assert True = test_support.os_process_alive(os_pid)
+
+  let assert Ok(tools) = client.list_tools(client)
+  let assert [
+    "echo", "add", "divide", "greet", "sumList", "create_event", "evaluate",
+    "sleep",
+  ] = tool_names(tools)
+  let assert Ok(_) = client.list_tools_within(client, 5000)
+
+  let assert Ok(CallToolResult([Text("5")], False, Some(Object([#("sum", Int(5))])))) =
+    client.call_tool(client, "add", Object([#("a", Int(2)), #("b", Int(3))]), 5000)
+  // A tool error is a result with is_error set, not a client error.
+  let assert Ok(CallToolResult([Text("division by zero")], True, None)) =
+    client.call_tool(
+      client,
+      "divide",
+      Object([#("dividend", Float(1.0)), #("divisor", Float(0.0))]),
+      5000,
+    )
+  let assert Ok(Nil) = client.ping(client, 5000)
+
+  let assert Ok(Exited(KilledBySignal(9))) = client.shutdown(client, 5000)
+  let assert False = test_support.os_process_alive(os_pid)
+  let assert Error(Unavailable(ClientDown(_))) = client.ping(client, 1000)
+}
+
+pub fn server_everything_test() {
+  let assert Ok(#(client, InitializeResult(protocol_version: version, ..))) =
+    client.start(everything_server(), client.default_options())
+  let assert True = list.contains(protocol.supported_versions(), version)
+  let assert Ok(tools) = client.list_tools(client)
+  let assert True = list.contains(tool_names(tools), "echo")
+  let assert Ok(CallToolResult([Text(text)], False, _)) =
+    client.call_tool(client, "echo", Object([#("message", String("hi"))]), 5000)
+  let assert "Echo: hi" = text
+  let assert Ok(Exited(_)) = client.shutdown(client, 5000)
+}
+
+pub fn missing_executable_test() {
+  let missing = "no-such-mcp-server-" <> "9f1c"
+  let assert Error(TransportFailed(ExecutableNotFound(name))) =
+    client.start(
+      PortTransport(transport.spawn(missing, [])),
+      client.default_options(),
+    )
+  let assert True = name == missing
+}
+
+pub fn parked_client_needs_no_cleanup_test() {
+  let client = client.prepare(example_server(), client.default_options())
+  let assert None = client.os_pid(client)
+  let assert Ok(NoResource) = client.shutdown(client, 1000)
+}
+
+pub fn silent_channel_peer_times_out_the_handshake_test() {
+  let silent =
+    ChannelTransport(fn(_channel) {
+      Ok(process.spawn_unlinked(fn() { process.sleep_forever() }))
+    })
+  let options = client.Options(..client.default_options(), handshake_timeout_ms: 200)
+  let client = client.prepare_owned(silent, options, process.self())
+  let assert Error(HandshakeFailed(CallTimedOut)) = client.connect(client)
+  let assert Ok(Exited(PeerDown(_))) = client.shutdown(client, 2000)
+}

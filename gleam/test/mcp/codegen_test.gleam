@@ -1,0 +1,74 @@
+import gleam/int
+import gleam/list
+import gleam/option.{None, Some}
+import gleam/string
+import mcp/codegen.{
+  Generated, SanitizerBreach, SurfaceTooLarge, ToolNameCollision, TooManyTools,
+}
+import mcp/json.{Object, String}
+import mcp/protocol.{ToolDescriptor}
+
+fn tool(name: String) -> protocol.ToolDescriptor {
+  let schema =
+    Object([
+      #("type", String("object")),
+      #(
+        "properties",
+        Object([#("count", Object([#("type", String("integer"))]))]),
+      ),
+    ])
+  ToolDescriptor(name, None, Some("Does " <> name <> "."), schema, None, None)
+}
+
+pub fn generate_test() {
+  let assert Ok(Generated(module_name, source, surface)) =
+    codegen.generate("demo", [tool("add")])
+  let assert "cap/mcp/demo" = module_name
+  let assert True = string.contains(source, "pub fn add(")
+  let assert True = string.contains(source, "internal.invoke(\"demo\", \"add\"")
+  let assert True = string.contains(surface, "add: fn(")
+  let assert Ok(Nil) = codegen.scan_for_at(source)
+}
+
+pub fn tool_count_cap_both_sides_test() {
+  let max = codegen.max_tools()
+  let assert 256 = max
+  let tools =
+    int.range(from: 0, to: max, with: [], run: fn(acc, i) {
+      [tool("t" <> int.to_string(i)), ..acc]
+    })
+  let assert True = list.length(tools) == max
+  let assert Ok(_) = codegen.generate("many", tools)
+  let assert Error(TooManyTools(count, 256) as error) =
+    codegen.generate("many", [tool("extra"), ..tools])
+  let assert True = count == max + 1
+  let assert True = string.contains(codegen.describe(error), "257")
+}
+
+pub fn collision_test() {
+  let assert Error(ToolNameCollision("same", "same")) =
+    codegen.generate("dup", [tool("same"), tool("same")])
+}
+
+pub fn describe_every_error_test() {
+  let errors = [
+    TooManyTools(300, 256),
+    ToolNameCollision("a", "b"),
+    SurfaceTooLarge(70_000, 65_536),
+    SanitizerBreach(12),
+  ]
+  list.each(errors, fn(error) {
+    let assert True = string.length(codegen.describe(error)) > 0
+  })
+}
+
+pub fn text_helpers_test() {
+  let assert "a b @x" = codegen.sanitize("a\nb @x", codegen.note_chars())
+  let assert "ab…" = codegen.truncate("abcdef", 3)
+  let assert "abc" = codegen.truncate("abc", 3)
+  let assert "\"a\\\"b\"" = codegen.escape("a\"b")
+  let assert Error(2) = codegen.scan_for_at("ab@c")
+  let assert True = codegen.description_chars() >= codegen.note_chars()
+  let assert 65_536 = codegen.max_surface_bytes()
+  let assert True = codegen.dirty_threshold() > 0
+}

@@ -1,0 +1,68 @@
+import mcp/interchange.{
+  ArrayValue, BinaryValue, BoolValue, Corrupt, ExtValue, FloatValue,
+  InterchangeFault, IntValue, MapValue, NilValue, StringValue, Untranslatable,
+}
+import mcp/json.{Array, Bool, CorruptionReport, Float, Int, Null, Object, String}
+
+pub fn json_round_trip_test() {
+  let value =
+    Object([
+      #("n", Null),
+      #("b", Bool(True)),
+      #("i", Int(-3)),
+      #("f", Float(2.5)),
+      #("s", String("x")),
+      #("a", Array([Int(1)])),
+    ])
+  let assert Ok(MapValue([
+    #(StringValue("n"), NilValue),
+    #(StringValue("b"), BoolValue(True)),
+    #(StringValue("i"), IntValue(-3)),
+    #(StringValue("f"), FloatValue(2.5)),
+    #(StringValue("s"), StringValue("x")),
+    #(StringValue("a"), ArrayValue([IntValue(1)])),
+  ]) as msgpack) = interchange.to_msgpack(value)
+  let assert Ok(back) = interchange.to_json(msgpack)
+  let assert True = back == value
+  let bytes = interchange.msgpack_encode(msgpack)
+  let assert Ok(decoded) = interchange.msgpack_decode(bytes)
+  let assert True = decoded == msgpack
+}
+
+pub fn integer_range_both_sides_test() {
+  let max = interchange.max_msgpack_int()
+  let min = interchange.min_msgpack_int()
+  let assert Ok(IntValue(_)) = interchange.to_msgpack(Int(max))
+  let assert Ok(IntValue(_)) = interchange.to_msgpack(Int(min))
+  let assert Error(InterchangeFault("$", "integer outside msgpack range")) =
+    interchange.to_msgpack(Int(max + 1))
+  let assert Error(InterchangeFault("$", "integer outside msgpack range")) =
+    interchange.to_msgpack(Int(min - 1))
+}
+
+pub fn faults_name_their_path_test() {
+  let fault =
+    interchange.to_json(
+      MapValue([#(StringValue("args"), ArrayValue([NilValue, BinaryValue(<<1>>)]))]),
+    )
+  let assert Error(InterchangeFault("$.args[1]", "binary has no json form") as f) =
+    fault
+  let assert "binary has no json form at $.args[1]" = interchange.describe(f)
+  let assert Error(InterchangeFault(_, "ext has no json form")) =
+    interchange.to_json(ExtValue(1, <<>>))
+}
+
+pub fn byte_paths_test() {
+  let assert Ok("[1,true]") =
+    interchange.msgpack_to_json_line(<<0x92, 0x01, 0xc3>>)
+  let assert Ok(<<0x92, 0x01, 0xc3>>) =
+    interchange.json_to_msgpack_bytes(<<"[1,true]":utf8>>)
+  let assert Error(Untranslatable(InterchangeFault("$", "binary has no json form"))) =
+    interchange.msgpack_to_json_line(<<0xc4, 1, 0>>)
+  let assert Error(Corrupt(CorruptionReport(2, "unexpected end of input"))) =
+    interchange.json_to_msgpack_bytes(<<"[1":utf8>>)
+  let assert Error(Corrupt(CorruptionReport(_, "trailing bytes"))) =
+    interchange.msgpack_to_json_line(<<0x01, 0x01>>)
+  let assert True = interchange.dirty_threshold() > 0
+  let assert True = interchange.work_budget() > 0
+}

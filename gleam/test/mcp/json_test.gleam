@@ -1,0 +1,65 @@
+import gleam/list
+import gleam/string
+import mcp/json.{Array, Bool, CorruptionReport, Float, Int, Null, Object, String}
+import mcp/test_support
+
+pub fn decode_gives_every_constructor_test() {
+  let assert Ok(Object([
+    #("a", Null),
+    #("b", Bool(True)),
+    #("c", Int(-7)),
+    #("d", Float(1.5)),
+    #("e", String("é")),
+    #("f", Array([])),
+    #("a", Int(2)),
+  ])) =
+    json.decode(<<"{\"a\":null,\"b\":true,\"c\":-7,\"d\":1.5,\"e\":\"é\",\"f\":[],\"a\":2}":utf8>>)
+}
+
+pub fn bignums_are_exact_test() {
+  let assert Ok(Int(n)) = json.parse("123456789012345678901234567890")
+  let assert True = n == 123_456_789_012_345_678_901_234_567_890
+}
+
+pub fn corruption_is_a_report_test() {
+  let assert Error(CorruptionReport(byte_offset: 1, reason: "unexpected character")) =
+    json.parse("[x]")
+  let assert Error(CorruptionReport(reason: "invalid utf-8", ..)) =
+    json.decode(<<"\"":utf8, 255, "\"":utf8>>)
+}
+
+pub fn encode_round_trips_test() {
+  let value =
+    Object([#("k", Array([Int(1), Float(0.1), String("a\nb"), Null, Bool(False)]))])
+  let text = json.encode(value)
+  let assert "{\"k\":[1,0.1,\"a\\nb\",null,false]}" = text
+  let assert Ok(again) = json.parse(text)
+  let assert True = again == value
+  let assert True = json.encode_line(value) == text <> "\n"
+}
+
+fn nested(depth: Int) -> json.JsonValue {
+  case depth {
+    0 -> Null
+    _ -> Array([nested(depth - 1)])
+  }
+}
+
+pub fn depth_limit_both_sides_test() {
+  let limit = json.max_depth()
+  let assert 128 = limit
+  let at_limit = string.repeat("[", limit) <> string.repeat("]", limit)
+  let past_limit = "[" <> at_limit <> "]"
+  let assert Ok(_) = json.parse(at_limit)
+  let assert Error(CorruptionReport(reason: "nesting too deep", ..)) =
+    json.parse(past_limit)
+  let assert Ok(_) = test_support.rescue(fn() { json.encode(nested(limit)) })
+  let assert Error("error") =
+    test_support.rescue(fn() { json.encode(nested(limit + 1)) })
+}
+
+pub fn dirty_threshold_sized_inputs_decode_test() {
+  let big = "[" <> string.join(list.repeat("1", json.dirty_threshold()), ",") <> "]"
+  let assert Ok(Array(items)) = json.parse(big)
+  let assert True = list.length(items) == json.dirty_threshold()
+}

@@ -1,0 +1,44 @@
+import gleam/bit_array
+import gleam/list
+import mcp/json.{Object}
+import mcp/stdio.{LineTooLong}
+import mcp/test_support
+
+fn feed_bytes(buffer: stdio.Buffer, bytes: BitArray, lines: List(BitArray)) {
+  case bytes {
+    <<byte:bytes-size(1), rest:bytes>> -> {
+      let assert Ok(#(new_lines, next)) = stdio.push(buffer, byte)
+      feed_bytes(next, rest, list.append(lines, new_lines))
+    }
+    _ -> lines
+  }
+}
+
+// Empty lines are skipped; `\r\n` ends a line like `\n`.
+pub fn one_byte_at_a_time_test() {
+  let stream = <<"{\"a\":1}\r\n\n[2]\nrest":utf8>>
+  let assert [<<"{\"a\":1}":utf8>>, <<"[2]":utf8>>] =
+    feed_bytes(stdio.new(), stream, [])
+}
+
+pub fn whole_chunk_test() {
+  let assert Ok(#([<<"x":utf8>>, <<"y":utf8>>], _)) =
+    stdio.push(stdio.new(), <<"x\ny\nz":utf8>>)
+}
+
+pub fn line_cap_both_sides_test() {
+  let max = stdio.max_line_bytes()
+  let assert 16_777_216 = max
+  let at_cap = test_support.bytes_of(<<"a":utf8>>, max)
+  let assert Ok(#([line], _)) =
+    stdio.push(stdio.new(), bit_array.append(at_cap, <<"\n":utf8>>))
+  let assert True = bit_array.byte_size(line) == max
+  let assert Error(LineTooLong(bytes)) =
+    stdio.push(stdio.new(), bit_array.append(at_cap, <<"a\n":utf8>>))
+  let assert True = bytes == max + 1
+}
+
+pub fn frame_test() {
+  let assert "{}\n" = stdio.frame(Object([]))
+  let assert True = stdio.dirty_threshold() > 0
+}
