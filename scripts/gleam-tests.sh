@@ -45,6 +45,10 @@ PY
   fi
 }
 
+echo "== gleam format --check (the package, the cap counterpart, the tests)"
+(cd "$root" && gleam format --check gleam/src gleam/test test/code_mode/test \
+   test/code_mode/src/cap/mcp.gleam test/code_mode/src/cap/report.gleam test/code_mode/src/cap/internal)
+
 echo "== gleam/: gleeunit"
 seed_offline "$root/gleam"
 (cd "$root/gleam" && gleam test)

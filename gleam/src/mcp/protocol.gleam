@@ -69,7 +69,10 @@ pub fn supported_versions() -> List(String)
 
 /// `initialize` params with empty client capabilities.
 @external(erlang, "mcp_protocol", "initialize_params")
-pub fn initialize_params(client_name: String, client_version: String) -> JsonValue
+pub fn initialize_params(
+  client_name: String,
+  client_version: String,
+) -> JsonValue
 
 @external(erlang, "mcp_protocol", "decode_initialize_result")
 pub fn decode_initialize_result(

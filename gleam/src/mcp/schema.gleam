@@ -11,12 +11,7 @@ pub type Plan {
 }
 
 pub type Param {
-  Param(
-    wire_name: String,
-    label: String,
-    param_type: ParamType,
-    optional: Bool,
-  )
+  Param(wire_name: String, label: String, param_type: ParamType, optional: Bool)
 }
 
 pub type ParamType {

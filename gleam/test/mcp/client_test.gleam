@@ -32,23 +32,41 @@ fn tool_names(tools: List(protocol.ToolDescriptor)) -> List(String) {
 }
 
 pub fn example_server_end_to_end_test() {
-  let assert Ok(#(client, InitializeResult(
-    protocol_version: "2025-06-18",
-    server_info: ServerInfo("example", "1.0.0"),
-    ..,
-  ))) = client.start(example_server(), client.default_options())
+  let assert Ok(#(
+    client,
+    InitializeResult(
+      protocol_version: "2025-06-18",
+      server_info: ServerInfo("example", "1.0.0"),
+      ..,
+    ),
+  )) = client.start(example_server(), client.default_options())
   let assert Some(os_pid) = client.os_pid(client)
   let assert True = test_support.os_process_alive(os_pid)
 
   let assert Ok(tools) = client.list_tools(client)
   let assert [
-    "echo", "add", "divide", "greet", "sumList", "create_event", "evaluate",
+    "echo",
+    "add",
+    "divide",
+    "greet",
+    "sumList",
+    "create_event",
+    "evaluate",
     "sleep",
   ] = tool_names(tools)
   let assert Ok(_) = client.list_tools_within(client, 5000)
 
-  let assert Ok(CallToolResult([Text("5")], False, Some(Object([#("sum", Int(5))])))) =
-    client.call_tool(client, "add", Object([#("a", Int(2)), #("b", Int(3))]), 5000)
+  let assert Ok(CallToolResult(
+    [Text("5")],
+    False,
+    Some(Object([#("sum", Int(5))])),
+  )) =
+    client.call_tool(
+      client,
+      "add",
+      Object([#("a", Int(2)), #("b", Int(3))]),
+      5000,
+    )
   // A tool error is a result with is_error set, not a client error.
   let assert Ok(CallToolResult([Text("division by zero")], True, None)) =
     client.call_tool(
@@ -97,7 +115,8 @@ pub fn silent_channel_peer_times_out_the_handshake_test() {
     ChannelTransport(fn(_channel) {
       Ok(process.spawn_unlinked(fn() { process.sleep_forever() }))
     })
-  let options = client.Options(..client.default_options(), handshake_timeout_ms: 200)
+  let options =
+    client.Options(..client.default_options(), handshake_timeout_ms: 200)
   let client = client.prepare_owned(silent, options, process.self())
   let assert Error(HandshakeFailed(CallTimedOut)) = client.connect(client)
   let assert Ok(Exited(PeerDown(_))) = client.shutdown(client, 2000)

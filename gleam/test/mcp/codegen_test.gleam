@@ -3,7 +3,7 @@ import gleam/list
 import gleam/option.{None, Some}
 import gleam/string
 import mcp/codegen.{
-  Generated, SanitizerBreach, SurfaceTooLarge, ToolNameCollision, TooManyTools,
+  Generated, SanitizerBreach, SurfaceTooLarge, TooManyTools, ToolNameCollision,
 }
 import mcp/json.{Object, String}
 import mcp/protocol.{ToolDescriptor}

@@ -1,6 +1,6 @@
 import mcp/interchange.{
-  ArrayValue, BinaryValue, BoolValue, Corrupt, ExtValue, FloatValue,
-  InterchangeFault, IntValue, MapValue, NilValue, StringValue, Untranslatable,
+  ArrayValue, BinaryValue, BoolValue, Corrupt, ExtValue, FloatValue, IntValue,
+  InterchangeFault, MapValue, NilValue, StringValue, Untranslatable,
 }
 import mcp/json.{Array, Bool, CorruptionReport, Float, Int, Null, Object, String}
 
@@ -14,14 +14,16 @@ pub fn json_round_trip_test() {
       #("s", String("x")),
       #("a", Array([Int(1)])),
     ])
-  let assert Ok(MapValue([
-    #(StringValue("n"), NilValue),
-    #(StringValue("b"), BoolValue(True)),
-    #(StringValue("i"), IntValue(-3)),
-    #(StringValue("f"), FloatValue(2.5)),
-    #(StringValue("s"), StringValue("x")),
-    #(StringValue("a"), ArrayValue([IntValue(1)])),
-  ]) as msgpack) = interchange.to_msgpack(value)
+  let assert Ok(
+    MapValue([
+      #(StringValue("n"), NilValue),
+      #(StringValue("b"), BoolValue(True)),
+      #(StringValue("i"), IntValue(-3)),
+      #(StringValue("f"), FloatValue(2.5)),
+      #(StringValue("s"), StringValue("x")),
+      #(StringValue("a"), ArrayValue([IntValue(1)])),
+    ]) as msgpack,
+  ) = interchange.to_msgpack(value)
   let assert Ok(back) = interchange.to_json(msgpack)
   let assert True = back == value
   let bytes = interchange.msgpack_encode(msgpack)
@@ -43,10 +45,13 @@ pub fn integer_range_both_sides_test() {
 pub fn faults_name_their_path_test() {
   let fault =
     interchange.to_json(
-      MapValue([#(StringValue("args"), ArrayValue([NilValue, BinaryValue(<<1>>)]))]),
+      MapValue([
+        #(StringValue("args"), ArrayValue([NilValue, BinaryValue(<<1>>)])),
+      ]),
     )
-  let assert Error(InterchangeFault("$.args[1]", "binary has no json form") as f) =
-    fault
+  let assert Error(
+    InterchangeFault("$.args[1]", "binary has no json form") as f,
+  ) = fault
   let assert "binary has no json form at $.args[1]" = interchange.describe(f)
   let assert Error(InterchangeFault(_, "ext has no json form")) =
     interchange.to_json(ExtValue(1, <<>>))
@@ -57,8 +62,10 @@ pub fn byte_paths_test() {
     interchange.msgpack_to_json_line(<<0x92, 0x01, 0xc3>>)
   let assert Ok(<<0x92, 0x01, 0xc3>>) =
     interchange.json_to_msgpack_bytes(<<"[1,true]":utf8>>)
-  let assert Error(Untranslatable(InterchangeFault("$", "binary has no json form"))) =
-    interchange.msgpack_to_json_line(<<0xc4, 1, 0>>)
+  let assert Error(Untranslatable(InterchangeFault(
+    "$",
+    "binary has no json form",
+  ))) = interchange.msgpack_to_json_line(<<0xc4, 1, 0>>)
   let assert Error(Corrupt(CorruptionReport(2, "unexpected end of input"))) =
     interchange.json_to_msgpack_bytes(<<"[1":utf8>>)
   let assert Error(Corrupt(CorruptionReport(_, "trailing bytes"))) =

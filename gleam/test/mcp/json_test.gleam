@@ -13,7 +13,9 @@ pub fn decode_gives_every_constructor_test() {
     #("f", Array([])),
     #("a", Int(2)),
   ])) =
-    json.decode(<<"{\"a\":null,\"b\":true,\"c\":-7,\"d\":1.5,\"e\":\"é\",\"f\":[],\"a\":2}":utf8>>)
+    json.decode(<<
+      "{\"a\":null,\"b\":true,\"c\":-7,\"d\":1.5,\"e\":\"é\",\"f\":[],\"a\":2}":utf8,
+    >>)
 }
 
 pub fn bignums_are_exact_test() {
@@ -22,15 +24,19 @@ pub fn bignums_are_exact_test() {
 }
 
 pub fn corruption_is_a_report_test() {
-  let assert Error(CorruptionReport(byte_offset: 1, reason: "unexpected character")) =
-    json.parse("[x]")
+  let assert Error(CorruptionReport(
+    byte_offset: 1,
+    reason: "unexpected character",
+  )) = json.parse("[x]")
   let assert Error(CorruptionReport(reason: "invalid utf-8", ..)) =
     json.decode(<<"\"":utf8, 255, "\"":utf8>>)
 }
 
 pub fn encode_round_trips_test() {
   let value =
-    Object([#("k", Array([Int(1), Float(0.1), String("a\nb"), Null, Bool(False)]))])
+    Object([
+      #("k", Array([Int(1), Float(0.1), String("a\nb"), Null, Bool(False)])),
+    ])
   let text = json.encode(value)
   let assert "{\"k\":[1,0.1,\"a\\nb\",null,false]}" = text
   let assert Ok(again) = json.parse(text)
@@ -59,7 +65,8 @@ pub fn depth_limit_both_sides_test() {
 }
 
 pub fn dirty_threshold_sized_inputs_decode_test() {
-  let big = "[" <> string.join(list.repeat("1", json.dirty_threshold()), ",") <> "]"
+  let big =
+    "[" <> string.join(list.repeat("1", json.dirty_threshold()), ",") <> "]"
   let assert Ok(Array(items)) = json.parse(big)
   let assert True = list.length(items) == json.dirty_threshold()
 }

@@ -7,11 +7,16 @@ import mcp/jsonrpc.{
 
 pub fn response_with_result_test() {
   let assert Ok(Response(IdInt(7), Ok(Object([#("x", Int(1))])))) =
-    jsonrpc.decode(<<"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"x\":1}}":utf8>>)
+    jsonrpc.decode(<<
+      "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"x\":1}}":utf8,
+    >>)
 }
 
 pub fn response_with_error_test() {
-  let assert Ok(Response(IdString("a"), Error(RpcError(-32_601, "nope", Some(Null))))) =
+  let assert Ok(Response(
+    IdString("a"),
+    Error(RpcError(-32_601, "nope", Some(Null))),
+  )) =
     jsonrpc.decode(<<
       "{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"error\":{\"code\":-32601,\"message\":\"nope\",\"data\":null}}":utf8,
     >>)
@@ -50,7 +55,8 @@ pub fn builders_encode_the_wire_form_test() {
       jsonrpc.method_not_found(),
       "Method not found",
     ))
-  let assert True = json.encode(jsonrpc.request(IdInt(1), "x", None)) |> has_no_params
+  let assert True =
+    json.encode(jsonrpc.request(IdInt(1), "x", None)) |> has_no_params
 }
 
 fn has_no_params(text: String) -> Bool {

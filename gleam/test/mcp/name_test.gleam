@@ -19,7 +19,8 @@ pub fn length_cap_test() {
   let long = string.repeat("a", 40)
   let assert True =
     string.length(name.mangle(long)) == name.max_name_chars() + 1 + 8
-  let assert True = name.mangle(string.repeat("a", 32)) == string.repeat("a", 32)
+  let assert True =
+    name.mangle(string.repeat("a", 32)) == string.repeat("a", 32)
 }
 
 pub fn first_collision_test() {

@@ -21,7 +21,10 @@ pub fn initialize_params_declare_no_capabilities_test() {
   let assert [
     #("protocolVersion", String("2025-06-18")),
     #("capabilities", Object([])),
-    #("clientInfo", Object([#("name", String("me")), #("version", String("1.0"))])),
+    #(
+      "clientInfo",
+      Object([#("name", String("me")), #("version", String("1.0"))]),
+    ),
   ] = members
 }
 
@@ -35,7 +38,10 @@ pub fn initialize_result_test() {
     protocol.decode_initialize_result(parsed(
       "{\"protocolVersion\":\"2025-03-26\",\"capabilities\":{\"tools\":{\"listChanged\":true}},\"serverInfo\":{\"name\":\"srv\",\"version\":\"2\"}}",
     ))
-  let assert Error(UnsupportedVersion(requested: "2025-06-18", offered: "1999-01-01")) =
+  let assert Error(UnsupportedVersion(
+    requested: "2025-06-18",
+    offered: "1999-01-01",
+  )) =
     protocol.decode_initialize_result(parsed(
       "{\"protocolVersion\":\"1999-01-01\",\"capabilities\":{},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}",
     ))

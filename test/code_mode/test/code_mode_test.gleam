@@ -51,8 +51,10 @@ pub fn typed_tool_with_optional_arguments_test() {
 
 pub fn structured_content_comes_back_as_a_value_test() {
   use <- with_example_server
-  let assert Ok(Reply(["5"], Some(MapValue([#(StringValue("sum"), IntValue(5))])))) =
-    example.add(a: 2, b: 3)
+  let assert Ok(Reply(
+    ["5"],
+    Some(MapValue([#(StringValue("sum"), IntValue(5))])),
+  )) = example.add(a: 2, b: 3)
 }
 
 pub fn list_parameter_test() {
@@ -82,7 +84,9 @@ pub fn structured_parameters_test() {
 pub fn whole_value_tool_test() {
   use <- with_example_server
   let assert Ok(Reply(["received {\"text\":\"1+2\"}"], None)) =
-    example.evaluate(arguments: MapValue([#(StringValue("text"), StringValue("1+2"))]))
+    example.evaluate(
+      arguments: MapValue([#(StringValue("text"), StringValue("1+2"))]),
+    )
 }
 
 pub fn tool_error_is_a_report_test() {

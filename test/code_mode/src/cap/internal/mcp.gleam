@@ -59,7 +59,8 @@ pub fn invoke_whole(server: String, tool: String, arguments: Value) -> Outcome {
       Ok(Reply(texts(content), option.then(structured_content, to_value)))
     Ok(CallToolResult(content, is_error: True, ..)) ->
       Error(report.ToolFailed(server, tool, string.join(texts(content), "\n")))
-    Error(error) -> Error(report.CallFailed(server, tool, string.inspect(error)))
+    Error(error) ->
+      Error(report.CallFailed(server, tool, string.inspect(error)))
   }
 }
 
