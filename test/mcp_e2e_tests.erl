@@ -6,6 +6,9 @@
 
 -include_lib("eunit/include/eunit.hrl").
 
+%% Shared with mcp_launcher_tests, which runs the same peers behind launchers.
+-export([installed/1]).
+
 -define(TIMEOUT, 10000).
 
 %%% ------------------------------------------------------------ helpers
