@@ -235,7 +235,8 @@ malformed_spawn_specs_fail_the_connect_not_the_actor_test() ->
          ?assertMatch({error, {transport_failed, _}}, mcp_client:connect(Client)),
          ?assertEqual({ok, no_resource}, mcp_client:shutdown(Client, ?TIMEOUT))
      end || Spec <- [#{executable => 42}, #{executable => "sh", args => [not_a_string]},
-                     #{executable => "sh", env => [{"A"}]}, {no_such_module, x}]].
+                     #{executable => "sh", env => [{"A"}]}, #{executable => "sh", inherit_env => yes},
+                     {no_such_module, x}]].
 
 %% The `kill' commands `Fun' runs (through `os:cmd'), seen by call tracing.
 kill_commands(Fun) ->
