@@ -14,7 +14,7 @@
 %% <li>It writes with `write(Channel, Bytes)' (a chunk of the child's
 %%     stdout; chunk boundaries are the peer's choice).</li>
 %% <li>The peer's death is the transport closing: the actor monitors it, and
-%%     its `DOWN' is `{closed, {exited, Reason}}' (the analogue of an exit
+%%     its `DOWN' is `{closed, {exited, {peer_down, Reason}}}' (the analogue of an exit
 %%     status). Termination is `exit(Peer, kill)', the analogue of SIGKILL;
 %%     nothing but the `DOWN' proves the peer is gone.</li>
 %% <li>The peer should monitor `client(Channel)' and stop when it dies.</li>
@@ -65,7 +65,7 @@ send(#conn{channel = Channel, peer = Peer}, Bytes) ->
 event(#conn{channel = Channel}, {mcp_channel, Channel, {bytes, Bytes}}) ->
     {ok, {bytes, Bytes}};
 event(#conn{monitor = Monitor}, {'DOWN', Monitor, process, _, Reason}) ->
-    {ok, {closed, {exited, Reason}}};
+    {ok, {closed, {exited, {peer_down, Reason}}}};
 event(_, _) ->
     not_mine.
 

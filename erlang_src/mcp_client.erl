@@ -61,7 +61,9 @@
                      | {version_unsupported, Requested :: binary(), Offered :: binary()}
                      | tools_not_declared
                      | {cleanup_unconfirmed, client()}.
--type retirement_evidence() :: no_resource | {exited, ExitStatus :: term()}.
+-type retirement_evidence() :: no_resource
+                             | {exited, {status, non_neg_integer()} | {signal, pos_integer()}
+                                        | {peer_down, term()}}.
 -type retirement_error() :: retirement_timed_out | {retirement_unconfirmed, Reason :: term()}.
 
 -define(MAX_TOOL_PAGES, 64).
@@ -595,6 +597,5 @@ transport_ended(Evidence, #data{reason = Latched} = Data) ->
     end.
 
 retirement_reply(no_resource) -> {ok, no_resource};
-retirement_reply({exit_status, Status}) -> {ok, {exited, Status}};
-retirement_reply({exited, Reason}) -> {ok, {exited, Reason}};
+retirement_reply({exited, Cause}) -> {ok, {exited, Cause}};
 retirement_reply({unconfirmed, Reason}) -> {error, {retirement_unconfirmed, Reason}}.

@@ -8,11 +8,19 @@
 %%     stderr.</li>
 %% <li>This module never closes the port. The port closing would destroy the
 %%     `{Port, {exit_status, S}}' message, the only proof that the child is
-%%     gone. Termination is `kill -KILL <os pid>' while the port is still
-%%     open; the port then reports the exit status itself. (The price is that
-%%     the server never sees EOF on its stdin.)</li>
-%% <li>After the exit status arrived the pid is never signalled again (it may
-%%     have been recycled): the owner treats the connection as inert.</li>
+%%     gone. Termination is SIGKILL to the child's process group and to the
+%%     child (`kill -s KILL -- -<os pid> <os pid>'; the runtime makes every
+%%     child the leader of a session and group of its own) while the port is
+%%     still open, so a launcher (`sh -c', `npx', `env') dies together with
+%%     the server it started; the port then reports the exit status itself.
+%%     (The price is that the server never sees EOF on its stdin.) See
+%%     `docs/server-processes.md'.</li>
+%% <li>After the exit status arrived neither the pid nor the group is
+%%     signalled again (the ids may have been recycled): the owner treats the
+%%     connection as inert.</li>
+%% <li>The child's environment is an allow-list of the VM's variables
+%%     (`inherited_env_names/0') plus the spec's `env' pairs, unless the spec
+%%     says `inherit_env => true'.</li>
 %% <li>Writes never suspend the owner: the port's busy limits are raised to
 %%     `max_queue_bytes()' and a write past them fails with `busy'.</li>
 %% </ul>
@@ -20,7 +28,7 @@
 -behaviour(mcp_transport).
 
 -export([open/2, send/2, event/2, terminate/1, os_pid/1]).
--export([resolve_executable/1, max_queue_bytes/0]).
+-export([resolve_executable/1, max_queue_bytes/0, inherited_env_names/0]).
 
 -record(port, {port :: port(), os_pid :: integer() | undefined}).
 
@@ -75,14 +83,39 @@ resolve_executable(Executable) ->
             end
     end.
 
+%% The VM's variables a child receives unless `inherit_env => true': where
+%% things are on this machine (identity, paths, locale, terminal), never a
+%% credential. Each name is justified in `docs/server-processes.md'.
+-define(INHERITED_ENV_NAMES,
+        ["HOME", "LOGNAME", "USER", "PATH", "SHELL", "TERM",        % the SDKs' list
+         "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_COLLATE",     % locale
+         "LC_MESSAGES", "LC_NUMERIC", "LC_TIME", "LC_MONETARY", "LC_PAPER",
+         "LC_NAME", "LC_ADDRESS", "LC_TELEPHONE", "LC_MEASUREMENT",
+         "LC_IDENTIFICATION", "TZ",
+         "TMPDIR",                                                   % temporary files
+         "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME",      % per-user dirs
+         "XDG_RUNTIME_DIR",
+         "npm_config_cache", "NPM_CONFIG_CACHE",                     % npx's package cache
+         "UV_CACHE_DIR", "UV_TOOL_DIR", "UV_PYTHON_INSTALL_DIR",     % uvx's caches
+         "DOCKER_HOST"]).                                            % docker run's daemon
+
+%% @doc The names of the VM's environment variables a child inherits by
+%% default (without `inherit_env => true'), when the VM has them set.
+-spec inherited_env_names() -> [string()].
+inherited_env_names() -> ?INHERITED_ENV_NAMES.
+
+%% Every VM variable outside the allow-list is unset for the child (the
+%% port's `env' can only add to or remove from the VM's environment), then
+%% the given pairs apply.
 env_option(Spawn) ->
     Given = lists:map(fun env_pair/1, maps:get(env, Spawn, [])),
-    Cleared = case maps:get(inherit_env, Spawn, true) of
+    Cleared = case maps:get(inherit_env, Spawn, false) of
                   true ->
                       [];
                   false ->
                       GivenNames = [Name || {Name, _} <- Given],
-                      [{Name, false} || Name <- inherited_names(),
+                      [{Name, false} || Name <- vm_env_names(),
+                                        not lists:member(Name, ?INHERITED_ENV_NAMES),
                                         not lists:member(Name, GivenNames)]
               end,
     case Cleared ++ Given of
@@ -90,7 +123,7 @@ env_option(Spawn) ->
         Env -> [{env, Env}]
     end.
 
-inherited_names() ->
+vm_env_names() ->
     [Name || Entry <- os:getenv(), [Name, _ | _] <- [string:split(Entry, "=")]].
 
 %% An argument is a binary or a string; anything else raises (open_port
@@ -123,7 +156,7 @@ send(#port{port = Port}, Bytes) ->
 event(#port{port = Port}, {Port, {data, Bytes}}) ->
     {ok, {bytes, Bytes}};
 event(#port{port = Port}, {Port, {exit_status, Status}}) ->
-    {ok, {closed, {exit_status, Status}}};
+    {ok, {closed, {exited, exit_cause(Status)}}};
 event(#port{port = Port}, {'EXIT', Port, Reason}) ->
     %% The port is gone. After an exit status this is the normal follow-up
     %% (the owner no longer listens by then); without one, nothing proves the
@@ -132,20 +165,34 @@ event(#port{port = Port}, {'EXIT', Port, Reason}) ->
 event(_, _) ->
     not_mine.
 
-%% @doc SIGKILL to the child while its port is still open and its exit
-%% status has not arrived; must be called by the port's owner.
+%% @doc SIGKILL to the child's process group and the child while its port
+%% is still open and its exit status has not arrived; must be called by the
+%% port's owner.
 -spec terminate(#port{}) -> ok.
 terminate(#port{os_pid = undefined}) ->
     ok;
 terminate(#port{port = Port, os_pid = OsPid}) ->
-    %% Two guards against signalling a reaped (perhaps recycled) pid: the
-    %% port must still be open, and its exit status must not be waiting in
-    %% the owner's mailbox already.
+    %% Two guards against signalling a reaped (perhaps recycled) pid or
+    %% group: the port must still be open, and its exit status must not be
+    %% waiting in the owner's mailbox already.
     case erlang:port_info(Port, os_pid) =:= {os_pid, OsPid}
         andalso not exit_status_arrived(Port) of
-        true -> _ = os:cmd("kill -KILL " ++ integer_to_list(OsPid)), ok;
+        true -> _ = os:cmd(kill_command(OsPid)), ok;
         false -> ok
     end.
+
+%% The group (`-Pid': the child leads it, so its id is the child's pid) and
+%% the child itself, in case it left the group it was started in.
+kill_command(OsPid) ->
+    Pid = integer_to_list(OsPid),
+    "kill -s KILL -- -" ++ Pid ++ " " ++ Pid ++ " 2>/dev/null".
+
+%% The port reports a normal exit as the exit code and a death by signal N
+%% as 128 + N (OTP 25's child setup, like a POSIX shell's `$?'), so 129..192
+%% (128 + Linux's 64 signals) reads as a signal: a child that exits with
+%% such a code on its own is indistinguishable from one killed by a signal.
+exit_cause(Status) when Status > 128, Status =< 128 + 64 -> {signal, Status - 128};
+exit_cause(Status) -> {status, Status}.
 
 exit_status_arrived(Port) ->
     {messages, Messages} = erlang:process_info(self(), messages),

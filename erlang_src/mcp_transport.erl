@@ -14,7 +14,8 @@
 %%     closes the connection. The one proof that the peer is gone is the
 %%     `{closed, Evidence}' event, and after it the connection is inert: the
 %%     actor never calls `send/2' or `terminate/1' on it again.</li>
-%% <li>`{closed, {exit_status, S}}' and `{closed, {exited, Reason}}' are proof;
+%% <li>`{closed, {exited, Cause}}' is proof (`{status, N}' or `{signal, N}'
+%%     for a port's child, `{peer_down, Reason}' for a channel peer);
 %%     `{closed, {unconfirmed, Reason}}' means the connection ended without
 %%     proof that the peer did.</li>
 %% </ul>
@@ -34,7 +35,9 @@
                    inherit_env => boolean()}.
 -type spec() :: spawn() | {module(), term()}.
 -opaque connection() :: {module(), term()}.
--type evidence() :: {exit_status, integer()} | {exited, term()} | {unconfirmed, term()}.
+-type evidence() :: {exited, {status, non_neg_integer()} | {signal, pos_integer()}
+                              | {peer_down, term()}}
+                  | {unconfirmed, term()}.
 -type event() :: {bytes, binary()} | {closed, evidence()}.
 
 -callback open(Arg :: term(), Owner :: pid()) -> {ok, State :: term()} | {error, term()}.

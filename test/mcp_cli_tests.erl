@@ -91,8 +91,8 @@ generate_against_server_everything() ->
 refusal_of_300_tools_exits_1_with_the_reason() ->
     Pidfile = temp_path("many.pid"),
     {Status, Stdout, Stderr} =
-        mcp_gen(["generate", "--", "escript", "examples/many_tools_server.escript"],
-                [{"MCP_EXAMPLE_PIDFILE", Pidfile}, erl_libs()]),
+        mcp_gen(["generate" | server_with_env([{"MCP_EXAMPLE_PIDFILE", Pidfile}],
+                                              ["escript", "examples/many_tools_server.escript"])]),
     ?assertEqual({1, <<>>}, {Status, Stdout}),
     ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: 300 tools listed$", [multiline])),
     Reason = last_line(Stderr),
@@ -108,7 +108,7 @@ missing_executable_exits_1() ->
 
 list_prints_one_line_per_tool() ->
     Pidfile = temp_path("list.pid"),
-    {Status, Stdout, _} = mcp_gen(["list"], [{"MCP_EXAMPLE_PIDFILE", Pidfile}]),
+    {Status, Stdout, _} = mcp_gen(["list" | example_with_env([{"MCP_EXAMPLE_PIDFILE", Pidfile}])]),
     ?assertEqual(0, Status),
     Lines = binary:split(Stdout, <<"\n">>, [global, trim]),
     ?assertEqual(8, length(Lines)),
@@ -179,8 +179,9 @@ sigterm_mid_call_shuts_the_server_down() ->
 sigint_while_the_vm_boots_exits_130_and_leaves_nothing() ->
     TmpDir = temp_dir("boot.tmp"),
     Pidfile = temp_path("boot.pid"),
-    Port = open_mcp_gen(["call", "sleep", "--args", "{\"ms\":600000}"],
-                        [{"MCP_EXAMPLE_PIDFILE", Pidfile}, {"TMPDIR", TmpDir}],
+    Port = open_mcp_gen(["call", "sleep", "--args", "{\"ms\":600000}"
+                         | example_with_env([{"MCP_EXAMPLE_PIDFILE", Pidfile}])],
+                        [{"TMPDIR", TmpDir}],
                         temp_path("boot.stderr")),
     {os_pid, WrapperPid} = erlang:port_info(Port, os_pid),
     await_entry(TmpDir),
@@ -196,8 +197,9 @@ sigint_while_the_vm_boots_exits_130_and_leaves_nothing() ->
 interrupt_mid_call(Signal, ExpectedStatus) ->
     Pidfile = temp_path("sleep.pid"),
     StderrFile = temp_path("sleep.stderr"),
-    Port = open_mcp_gen(["call", "sleep", "--args", "{\"ms\":600000}"],
-                        [{"MCP_EXAMPLE_PIDFILE", Pidfile}], StderrFile),
+    Port = open_mcp_gen(["call", "sleep", "--args", "{\"ms\":600000}"
+                         | example_with_env([{"MCP_EXAMPLE_PIDFILE", Pidfile}])],
+                        [], StderrFile),
     {os_pid, WrapperPid} = erlang:port_info(Port, os_pid),
     ServerPid = await_file(Pidfile ++ ".sleeping"),
     ?assertEqual(alive, liveness(ServerPid)),
@@ -237,6 +239,16 @@ collect(Port, Acc) ->
 %% An escript given as COMMAND finds mcp_json through ERL_LIBS (this profile's build).
 erl_libs() ->
     {"ERL_LIBS", filename:dirname(code:lib_dir(mcp))}.
+
+%% `-- COMMAND' run through `env' with ERL_LIBS and `Env': a server receives
+%% only an allow-list of the VM's variables (docs/server-processes.md), so
+%% what is meant for it travels on its command line.
+server_with_env(Env, Command) ->
+    ["--", "env" | [Name ++ "=" ++ Value || {Name, Value} <- [erl_libs() | Env]]] ++ Command.
+
+%% The example server (what `mcp-gen' runs by default) with `Env'.
+example_with_env(Env) ->
+    server_with_env(Env, ["escript", "examples/example_server.escript"]).
 
 golden(Name, Actual) ->
     Path = filename:join(?GOLDEN_DIR, Name),

@@ -60,7 +60,7 @@ expected(Behaviour, alive, Answer) ->
         {malformed_result, {error, {result_malformed, _}}} -> {true, alive};
         {never, {error, call_timed_out}} -> {true, alive};
         {garbage, {error, {unavailable, {malformed_message, _} = Reason}}} -> {true, {dead, Reason}};
-        {die, {error, {unavailable, {transport_ended, {exited, died}} = Reason}}} -> {true, {dead, Reason}};
+        {die, {error, {unavailable, {transport_ended, {exited, {peer_down, died}}} = Reason}}} -> {true, {dead, Reason}};
         _ -> {false, alive}
     end.
 
@@ -78,7 +78,7 @@ prop_every_call_answers_as_the_model_says() ->
                 {messages, Left} = process_info(self(), messages),
                 ?WHENFAIL(io:format(user, "final model ~p, retired ~p, mailbox ~p~n", [Final, Retired, Left]),
                           Agrees andalso Left =:= []
-                          andalso lists:member(Retired, [{ok, {exited, killed}}, {ok, {exited, died}}]))
+                          andalso lists:member(Retired, [{ok, {exited, {peer_down, killed}}}, {ok, {exited, {peer_down, died}}}]))
             end).
 
 flush() ->

@@ -78,7 +78,7 @@ handshake_and_tools_test() ->
     Arguments = {object, [{<<"x">>, {int, 1}}]},
     ?assertEqual(echo_text(Arguments), mcp_client:call_tool(Client, <<"echo">>, Arguments, ?TIMEOUT)),
     ?assertEqual(ok, mcp_client:ping(Client, ?TIMEOUT)),
-    ?assertEqual({ok, {exited, killed}}, retired_with(Client)),
+    ?assertEqual({ok, {exited, {peer_down, killed}}}, retired_with(Client)),
     assert_clean_mailbox().
 
 empty_options_and_client_info_test() ->
@@ -128,7 +128,7 @@ garbage_line_kills_and_latches_test() ->
     ?assertMatch({error, {unavailable, {malformed_message, {corruption_report, _, _}}}}, call(Client)),
     %% Latched: later calls answer at once with the same reason.
     ?assertMatch({error, {unavailable, {malformed_message, _}}}, mcp_client:ping(Client, ?TIMEOUT)),
-    ?assertEqual({ok, {exited, killed}}, retired_with(Client)),
+    ?assertEqual({ok, {exited, {peer_down, killed}}}, retired_with(Client)),
     assert_clean_mailbox().
 
 non_json_rpc_line_kills_test() ->
@@ -146,7 +146,7 @@ non_utf8_kills_with_the_stream_offset_test() ->
     ?assertEqual({error, {handshake_failed, {unavailable, {invalid_utf8, 6}}}},
                  mcp_client:connect(Client)),
     ?assertEqual({error, {unavailable, {invalid_utf8, 6}}}, mcp_client:ping(Client, ?TIMEOUT)),
-    ?assertEqual({ok, {exited, killed}}, retired_with(Client)).
+    ?assertEqual({ok, {exited, {peer_down, killed}}}, retired_with(Client)).
 
 non_utf8_after_a_held_tail_test() ->
     %% `C3' alone is held (it may start `é'); `C3 28' never becomes UTF-8.
@@ -294,11 +294,11 @@ dying_mid_call_answers_every_caller_test() ->
                         (_) -> default end),
     Callers = [spawn_caller(fun() -> call(Client) end) || _ <- lists:seq(1, 3)],
     [receive call_arrived -> ok after ?TIMEOUT -> error(no_call) end || _ <- Callers],
-    Reason = {transport_ended, {exited, crashed}},
+    Reason = {transport_ended, {exited, {peer_down, crashed}}},
     ?assertEqual({error, {unavailable, Reason}}, mcp_client:ping(Client, ?TIMEOUT)),
     ?assertEqual(lists:duplicate(3, {error, {unavailable, Reason}}), [collect(C) || C <- Callers]),
     ?assertEqual({error, {unavailable, Reason}}, call(Client)),
-    ?assertEqual({ok, {exited, crashed}}, retired_with(Client)).
+    ?assertEqual({ok, {exited, {peer_down, crashed}}}, retired_with(Client)).
 
 spawn_caller(Fun) ->
     Self = self(),
@@ -330,7 +330,7 @@ no_tools_capability_test() ->
     ?assertEqual({error, tools_not_declared}, mcp_client:connect(Client)),
     %% No `notifications/initialized' after a refused handshake.
     ?assertEqual({error, {unavailable, tools_not_declared}}, mcp_client:list_tools(Client)),
-    ?assertEqual({ok, {exited, killed}}, retired_with(Client)),
+    ?assertEqual({ok, {exited, {peer_down, killed}}}, retired_with(Client)),
     ?assertEqual([], [N || {fake_server, _, {notification, _, _} = N} <- flush()]).
 
 flush() ->
@@ -517,7 +517,7 @@ shutdown_without_exit_proof_times_out_test() ->
     ActorMonitor = erlang:monitor(process, client_pid(Client)),
     ?assertEqual({error, retirement_timed_out}, mcp_client:shutdown(Client, 50)),
     %% The retirement request stands: the actor stops once the proof comes.
-    mcp_stubborn_transport:close(client_pid(Client), {exit_status, 0}),
+    mcp_stubborn_transport:close(client_pid(Client), {exited, {status, 0}}),
     receive {'DOWN', ActorMonitor, process, _, normal} -> ok end,
     assert_clean_mailbox().
 
@@ -531,7 +531,7 @@ start_reports_cleanup_unconfirmed_test() ->
     Options = #{handshake_timeout_ms => 20, shutdown_timeout_ms => 20},
     {error, {cleanup_unconfirmed, Client}} = mcp_client:start({mcp_stubborn_transport, #{}}, Options),
     ActorMonitor = erlang:monitor(process, client_pid(Client)),
-    mcp_stubborn_transport:close(client_pid(Client), {exit_status, 0}),
+    mcp_stubborn_transport:close(client_pid(Client), {exited, {status, 0}}),
     receive {'DOWN', ActorMonitor, process, _, normal} -> ok end.
 
 calls_on_a_vanished_actor_do_not_crash_the_caller_test() ->
@@ -551,7 +551,7 @@ arguments_that_are_not_json_raise_in_the_caller_only_test() ->
     ?assertError(function_clause, mcp_client:ping(Client, infinity)),
     %% The actor and its connection are unaffected.
     ?assertEqual(echo_text({object, []}), call(Client)),
-    ?assertEqual({ok, {exited, killed}}, retired_with(Client)).
+    ?assertEqual({ok, {exited, {peer_down, killed}}}, retired_with(Client)).
 
 options_of_the_wrong_type_raise_at_prepare_test() ->
     Spec = fresh_spec(fun(_) -> default end),

@@ -78,7 +78,7 @@ remote_caller(_Context) ->
     %% A remote caller whose call expires keeps nothing in its mailbox.
     ?assertEqual({call_timed_out_and_clean, []},
                  erpc:call(Node, ?MODULE, expire_remotely, [Client])),
-    ?assertMatch({ok, {exited, killed}}, mcp_client:shutdown(Client, ?TIMEOUT)),
+    ?assertMatch({ok, {exited, {peer_down, killed}}}, mcp_client:shutdown(Client, ?TIMEOUT)),
     peer:stop(Peer).
 
 %% Runs on the peer node.

@@ -6,6 +6,9 @@
 
 -include_lib("eunit/include/eunit.hrl").
 
+%% Shared with mcp_launcher_tests, which runs the same peers behind launchers.
+-export([installed/1]).
+
 -define(TIMEOUT, 10000).
 
 %%% ------------------------------------------------------------ helpers
@@ -47,7 +50,7 @@ started(Spawn) ->
 
 %% Retirement with proof, and the child gone by pid.
 retired(#{client := Client, os_pid := OsPid}) ->
-    ?assertMatch({ok, {exited, _}}, mcp_client:shutdown(Client, ?TIMEOUT)),
+    ?assertEqual({ok, {exited, {signal, 9}}}, mcp_client:shutdown(Client, ?TIMEOUT)),
     ?assertNot(os_alive(OsPid)).
 
 %% Cleanup after a failed test: never leave the child behind.
@@ -138,11 +141,11 @@ fastmcp_exit_mid_call_test_() ->
      fun(#{client := Client, os_pid := OsPid}) ->
              {"exit mid-call", ?_test(begin
                         Arguments = {object, [{<<"status">>, {int, 3}}]},
-                        Died = {unavailable, {transport_ended, {exit_status, 3}}},
+                        Died = {unavailable, {transport_ended, {exited, {status, 3}}}},
                         ?assertEqual({error, Died},
                                      mcp_client:call_tool(Client, <<"exit_now">>, Arguments, ?TIMEOUT)),
                         ?assertEqual({error, Died}, mcp_client:ping(Client, ?TIMEOUT)),
-                        ?assertEqual({ok, {exited, 3}}, mcp_client:shutdown(Client, ?TIMEOUT)),
+                        ?assertEqual({ok, {exited, {status, 3}}}, mcp_client:shutdown(Client, ?TIMEOUT)),
                         ?assertNot(os_alive(OsPid))
                     end)}
      end}.
