@@ -121,17 +121,12 @@ death_reason({flooded, Bytes} = Reason) when is_integer(Bytes) -> Reason;
 death_reason({client_down, _} = Reason) -> Reason;
 death_reason(Other) -> {other_reason, Other}.
 
-transport_end({exit_status, Status}) -> {proven, exit_evidence(Status)};
 transport_end({exited, Evidence}) -> {proven, exit_evidence(Evidence)};
 transport_end({unconfirmed, Reason}) -> {unconfirmed, Reason}.
 
 exit_evidence({status, Code}) when is_integer(Code) -> {exit_code, Code};
 exit_evidence({signal, Number}) when is_integer(Number) -> {killed_by_signal, Number};
-exit_evidence({peer_down, _} = PeerDown) -> PeerDown;
-%% A raw port exit status: the runtime reports death by signal N as 128 + N.
-exit_evidence(Status) when is_integer(Status), Status > 128 -> {killed_by_signal, Status - 128};
-exit_evidence(Status) when is_integer(Status) -> {exit_code, Status};
-exit_evidence(Reason) -> {peer_down, Reason}.
+exit_evidence({peer_down, _} = PeerDown) -> PeerDown.
 
 text(Value) when is_binary(Value) -> Value;
 text(Value) -> unicode:characters_to_binary(Value).

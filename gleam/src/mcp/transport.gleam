@@ -23,7 +23,7 @@ pub type Spawn {
     /// The child's working directory; `None` keeps the VM's.
     cwd: Option(String),
     /// `True` passes the VM's whole environment to the child; `False` passes
-    /// only the documented allow-list (see `docs/client.md`).
+    /// only the documented allow-list (`docs/server-processes.md`).
     inherit_env: Bool,
   )
 }
