@@ -173,6 +173,21 @@ retirement_row({error, Reason}, #{status := Status} = Result) ->
     end.
 
 perform(Client, Job, Command) ->
+    case working_directory(Job) of
+        ok -> connect(Client, Job, Command);
+        {missing, Dir} -> fail(Job, ["the server's working directory ", name(unicode:characters_to_binary(Dir)),
+                                     " is not a directory"])
+    end.
+
+working_directory(#{spec := #{cd := Dir}}) ->
+    case filelib:is_dir(Dir) of
+        true -> ok;
+        false -> {missing, Dir}
+    end;
+working_directory(_Job) ->
+    ok.
+
+connect(Client, Job, Command) ->
     case mcp_client:connect(Client) of
         {ok, InitializeResult} -> act(Client, InitializeResult, Job, Command);
         {error, Reason} -> fail(Job, mcp_cli_reason:start_error(Reason))
