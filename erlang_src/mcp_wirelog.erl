@@ -86,9 +86,10 @@ note(Log, What) ->
     Log ! {?MODULE, erlang:monotonic_time(microsecond), What},
     ok.
 
-command(#{executable := Executable} = Spawn) -> [Executable | maps:get(args, Spawn, [])];
+command(#{executable := Executable} = Spawn) -> {argv, [Executable | maps:get(args, Spawn, [])]};
 command({mcp_port, Spawn}) -> command(Spawn);
-command(_Other) -> [].
+command({Module, _Arg}) when is_atom(Module) -> {module, Module};
+command(_Other) -> unknown.
 
 %%% ------------------------------------------------------------ the log
 
@@ -123,8 +124,12 @@ loop(State) ->
             ok
     end.
 
-record({spawn, Command}, At, State) ->
-    print(At, ["spawn ", lists:join(" ", [shown(Arg, State) || Arg <- Command])], State);
+record({spawn, {argv, Argv}}, At, State) ->
+    print(At, ["spawn ", lists:join(" ", [shown(Arg, State) || Arg <- Argv])], State);
+record({spawn, {module, Module}}, At, State) ->
+    print(At, ["open ", atom_to_list(Module)], State);
+record({spawn, unknown}, At, State) ->
+    print(At, "open", State);
 record({opened, {ok, OsPid}}, At, State) ->
     print(At, ["running as pid ", integer_to_list(OsPid)], State);
 record({opened, none}, _At, State) ->

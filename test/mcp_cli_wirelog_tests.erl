@@ -1,0 +1,97 @@
+%% mcp_wirelog: the wrapper delegates unchanged (on an mcp_channel peer) and
+%% the log prints one line per message, whole lines however the bytes were
+%% chunked (byte by byte included), truncated to its width with the real
+%% size, a partial line at the end, and events it does not know in words.
+-module(mcp_cli_wirelog_tests).
+
+-include_lib("eunit/include/eunit.hrl").
+
+%% A log writing to a capture process instead of stderr.
+with_log(Width, Fun) ->
+    Capture = spawn_link(fun() -> capture([]) end),
+    Log = mcp_wirelog:start_log(#{width => Width, device => Capture, label => "t ",
+                                  render_evidence => fun mcp_cli_reason:evidence/1}),
+    Fun(Log),
+    ok = mcp_wirelog:stop_log(Log),
+    Capture ! {lines, self()},
+    receive {lines, Lines} -> Lines end.
+
+%% An io server good enough for io:put_chars/2.
+capture(Acc) ->
+    receive
+        {io_request, From, ReplyAs, {put_chars, Encoding, Chars}} ->
+            From ! {io_reply, ReplyAs, ok},
+            capture([unicode:characters_to_binary(Chars, Encoding) | Acc]);
+        {io_request, From, ReplyAs, {put_chars, Encoding, M, F, A}} ->
+            From ! {io_reply, ReplyAs, ok},
+            capture([unicode:characters_to_binary(apply(M, F, A), Encoding) | Acc]);
+        {lines, To} ->
+            Text = iolist_to_binary(lists:reverse(Acc)),
+            To ! {lines, [strip_time(L) || L <- binary:split(Text, <<"\n">>, [global, trim])]}
+    end.
+
+strip_time(Line) ->
+    {match, [Rest]} = re:run(Line, "^mcp-gen: wire t \\+\\d+\\.\\d{3}s (.*)$", [{capture, all_but_first, binary}, unicode]),
+    Rest.
+
+event(Log, Event) ->
+    Log ! {mcp_wirelog, erlang:monotonic_time(microsecond), {event, Event}}.
+
+lines_are_whole_however_chunked_test() ->
+    Bytes = <<"{\"a\":1}\n{\"b\":\"é\"}\n"/utf8>>,
+    Expected = [<<"< 8 B {\"a\":1}">>, <<"< 11 B {\"b\":\"é\"}"/utf8>>, <<"closed: with exit status 0">>],
+    ?assertEqual(Expected, with_log(100, fun(Log) ->
+                                                 event(Log, {bytes, Bytes}),
+                                                 event(Log, {closed, {exit_status, 0}})
+                                         end)),
+    ?assertEqual(Expected, with_log(100, fun(Log) ->
+                                                 [event(Log, {bytes, <<B>>}) || <<B>> <= Bytes],
+                                                 event(Log, {closed, {exit_status, 0}})
+                                         end)).
+
+long_lines_are_truncated_with_their_size_test() ->
+    Line = binary:copy(<<"x">>, 16 * 1024 * 1024),
+    Lines = with_log(10, fun(Log) ->
+                                 [event(Log, {bytes, Chunk}) || Chunk <- chunks(<<Line/binary, "\n">>, 65536)],
+                                 Log ! {mcp_wirelog, erlang:monotonic_time(microsecond), {sent, <<"0123456789AB\n">>}}
+                         end),
+    ?assertEqual([<<"< 16777217 B xxxxxxxxxx…"/utf8>>, <<"> 13 B 0123456789…"/utf8>>], Lines).
+
+a_line_without_newline_is_shown_at_the_end_test() ->
+    ?assertEqual([<<"< 5 B abc\x{FFFD}d (no newline before the end)"/utf8>>, <<"closed: with exit status 3">>],
+                 with_log(100, fun(Log) ->
+                                       event(Log, {bytes, <<"abc\ed">>}),
+                                       event(Log, {closed, {exit_status, 3}})
+                               end)).
+
+unknown_events_are_printed_in_words_test() ->
+    ?assertEqual([<<"< 3 B abc">>, <<"event: something new (1)">>],
+                 with_log(100, fun(Log) ->
+                                       event(Log, {line, <<"abc">>}),
+                                       event(Log, {something_new, 1})
+                               end)).
+
+%% Through a real client on an mcp_channel peer that answers the
+%% initialize request with a banner in two chunks: the wrapper passes
+%% everything through unchanged (the client sees the banner and dies with
+%% the usual reason) and the log shows the exchange and the peer's end.
+the_wrapper_delegates_test() ->
+    Start = fun(Channel) ->
+                    {ok, spawn(fun() ->
+                                       receive {mcp_channel, _, {bytes, _}} -> ok end,
+                                       ok = mcp_channel:write(Channel, <<"hello ">>),
+                                       ok = mcp_channel:write(Channel, <<"banner\n">>),
+                                       receive after infinity -> ok end
+                               end)}
+            end,
+    Lines = with_log(40, fun(Log) ->
+                                 {ok, Client} = mcp_client:prepare(mcp_wirelog:spec({mcp_channel, Start}, Log), #{}),
+                                 ?assertMatch({error, {handshake_failed, {unavailable, {malformed_message, _}}}},
+                                              mcp_client:connect(Client)),
+                                 ?assertEqual({ok, {exited, killed}}, mcp_client:shutdown(Client, 5000))
+                         end),
+    ?assertMatch([<<"open mcp_channel">>, <<"> ", _/binary>>, <<"< 13 B hello banner">>, <<"terminate requested">>,
+                  <<"closed: (killed)">>], Lines).
+
+chunks(Bytes, Size) when byte_size(Bytes) =< Size -> [Bytes];
+chunks(Bytes, Size) -> [binary:part(Bytes, 0, Size) | chunks(binary:part(Bytes, Size, byte_size(Bytes) - Size), Size)].
