@@ -15,12 +15,13 @@ test: deps
 	rebar3 eunit
 
 ## The main job: bin/mcp-gen generates the typed Gleam module of the example
-## MCP server shipped in examples/ (builds first; needs only the base deps).
+## MCP server shipped in examples/ (it builds first when a source changed;
+## needs only the base deps). Only the module goes to stdout, so
+## `make run > example.gleam` writes a Gleam file; progress is on stderr.
 ## Any other stdio server: bin/mcp-gen generate -- COMMAND ARGS...
 run:
-	sh scripts/ensure-deps.sh base
-	rebar3 compile
-	sh bin/mcp-gen generate
+	@sh scripts/ensure-deps.sh base >&2
+	@sh bin/mcp-gen generate
 
 ## Benchmarks (ratios against peers, measured side by side in one run).
 BENCH_OUT = bench/_build
