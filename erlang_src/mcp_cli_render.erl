@@ -59,7 +59,7 @@ tier_counts(Rows) ->
 -spec plan_table([plan_row()]) -> iolist().
 plan_table(Rows) ->
     table([<<"tool">>, <<"plan">>, <<"note">>],
-          [[cell(Name, ?MAX_NAME_COLUMN), Tier, mcp_cli_text:printable(Note, line, mcp_cli_text:text_chars())]
+          [[cell(Name, ?MAX_NAME_COLUMN), Tier, mcp_cli_text:printable(Note, folded, mcp_cli_text:text_chars())]
            || {Name, Tier, Note} <- Rows]).
 
 %% Aligned columns, two spaces apart, trailing blanks trimmed; cells are
@@ -118,7 +118,7 @@ tool_line({tool_descriptor, Name, _Title, Description, InputSchema, _Output, _An
     Head = [name(Name), "(", params(mcp_schema:plan(InputSchema)), ")"],
     case Description of
         {some, Text} when Text =/= <<>> ->
-            [Head, " - ", mcp_cli_text:printable(Text, line, mcp_cli_text:text_chars())];
+            [Head, " - ", mcp_cli_text:printable(Text, folded, mcp_cli_text:text_chars())];
         _ -> Head
     end.
 

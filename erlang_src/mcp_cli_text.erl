@@ -25,6 +25,9 @@
 -export([escaped_ranges/0, is_escaped/1, printable/2, printable/3, terminal_json/1,
          name_chars/0, text_chars/0]).
 
+-type mode() :: line | multiline | folded.
+-export_type([mode/0]).
+
 -define(REPLACEMENT, 16#FFFD).
 -define(ELLIPSIS, 16#2026).
 -define(NAME_CHARS, 120).
@@ -50,15 +53,16 @@ name_chars() -> ?NAME_CHARS.
 text_chars() -> ?TEXT_CHARS.
 
 %% @doc `printable(Text, Mode, infinity)'.
--spec printable(binary(), line | multiline) -> binary().
+-spec printable(binary(), mode()) -> binary().
 printable(Text, Mode) ->
     printable(Text, Mode, infinity).
 
-%% @doc `Text' safe for a terminal: every escaped codepoint (newline and tab
-%% kept in `multiline') and every byte outside well-formed UTF-8 becomes
-%% U+FFFD; a text longer than `MaxChars' characters shows its first
+%% @doc `Text' safe for a terminal: every escaped codepoint and every byte
+%% outside well-formed UTF-8 becomes U+FFFD, except that `multiline' keeps
+%% newline and tab and `folded' turns a line break or tab, with the blanks
+%% after it, into one space (a description shown on one line); a text longer than `MaxChars' characters shows its first
 %% `MaxChars' followed by `…'.
--spec printable(binary(), line | multiline, pos_integer() | infinity) -> binary().
+-spec printable(binary(), mode(), pos_integer() | infinity) -> binary().
 printable(Text, Mode, MaxChars) when is_binary(Text) ->
     printable(Text, Mode, MaxChars, <<>>).
 
@@ -66,10 +70,15 @@ printable(<<>>, _Mode, _Left, Acc) ->
     Acc;
 printable(_Rest, _Mode, 0, Acc) ->
     <<Acc/binary, ?ELLIPSIS/utf8>>;
+printable(<<C/utf8, Rest/binary>>, folded, Left, Acc) when C =:= $\n; C =:= $\r; C =:= $\t ->
+    printable(skip_blanks(Rest), folded, decrement(Left), <<Acc/binary, $\s>>);
 printable(<<C/utf8, Rest/binary>>, Mode, Left, Acc) ->
     printable(Rest, Mode, decrement(Left), <<Acc/binary, (safe_codepoint(C, Mode))/utf8>>);
 printable(<<_NotUtf8, Rest/binary>>, Mode, Left, Acc) ->
     printable(Rest, Mode, decrement(Left), <<Acc/binary, ?REPLACEMENT/utf8>>).
+
+skip_blanks(<<C, Rest/binary>>) when C =:= $\s; C =:= $\n; C =:= $\r; C =:= $\t -> skip_blanks(Rest);
+skip_blanks(Rest) -> Rest.
 
 decrement(infinity) -> infinity;
 decrement(N) -> N - 1.

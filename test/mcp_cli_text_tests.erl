@@ -81,3 +81,8 @@ cap_touches_only_what_it_shows_test() ->
     Huge = binary:copy(<<"世"/utf8>>, 8 * 1024 * 1024 div 3),
     Shown = mcp_cli_text:printable(Huge, line, mcp_cli_text:name_chars()),
     ?assertEqual(mcp_cli_text:name_chars() + 1, string:length(Shown)).
+
+folded_turns_line_breaks_into_one_space_test() ->
+    ?assertEqual(<<"a b c d", ?FFFD, "e">>,
+                 mcp_cli_text:printable(<<"a\n    b\r\n\tc\td\ee">>, folded)),
+    ?assertEqual(<<"a …"/utf8>>, mcp_cli_text:printable(<<"a\n  bc">>, folded, 2)).
