@@ -1,7 +1,7 @@
 # The two commands a newcomer runs: `make test` and `make run`.
 # Both install what is missing first (scripts/ensure-deps.sh).
 
-.PHONY: test run bench deps compile
+.PHONY: test run bench deps compile readme-check
 
 deps:
 	sh scripts/ensure-deps.sh test
@@ -22,6 +22,16 @@ test: deps
 run:
 	@sh scripts/ensure-deps.sh base >&2
 	@sh bin/mcp-gen generate
+
+## The README's commands on a fresh clone of this checkout's HEAD: `make test`
+## there runs test/mcp_cli_readme_tests.erl, which runs every other command
+## of the README's quick start as written (network needed for the npm and
+## PyPI test servers).
+README_CHECK_DIR = /tmp/mcp-readme-check
+readme-check:
+	rm -rf $(README_CHECK_DIR)
+	git clone -q $(CURDIR) $(README_CHECK_DIR)
+	$(MAKE) -C $(README_CHECK_DIR) test
 
 ## Benchmarks (ratios against peers, measured side by side in one run).
 BENCH_OUT = bench/_build

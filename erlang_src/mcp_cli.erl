@@ -1,18 +1,24 @@
-%% @doc `bin/mcp-gen': runs one stdio MCP server through `mcp_client' and
-%% generates its code-mode module, lists its tools or calls one.
+%% @doc `bin/mcp-gen': runs stdio MCP servers through `mcp_client' and
+%% generates their code-mode modules, lists their tools or calls one.
+%% Which servers run is `mcp_cli_jobs'' business (one, or every stdio server
+%% of a `--config' file for `generate --out'); the text shown is
+%% `mcp_cli_render''s and `mcp_cli_reason''s. Full reference: docs/cli.md.
 %%
 %% Entry point `main/0' (the wrapper runs `erl -run mcp_cli main -extra
 %% ARGS...'). Invariants:
 %% - Exit status: 0 success; 1 a refusal, a client or server error, a tool
-%%   that reported an error, or a server whose shutdown could not be
-%%   confirmed (each with a one-line reason on stderr); 2 a usage error;
-%%   130 interrupted (SIGTERM, which the wrapper sends on Ctrl-C).
-%% - The server is always retired through `mcp_client:shutdown/2', on
-%%   success, on every error and on SIGTERM: the work runs in a worker
-%%   process while this process owns the client and waits for the worker or
-%%   the signal, then shuts the client down before halting.
-%% - stdout carries only the product (the module, the tool lines, the call
-%%   result); progress, the plan table and reasons go to stderr.
+%%   that reported an error, a server whose shutdown could not be confirmed,
+%%   or (several servers) any server that failed; each with a sentence on
+%%   stderr; 2 a usage error; 130 interrupted (SIGTERM, which the wrapper
+%%   sends on Ctrl-C).
+%% - Every server is always retired through `mcp_client:shutdown/2', on
+%%   success, on every error and on SIGTERM: each server's work runs in a
+%%   worker process while this process owns every client and waits for the
+%%   workers or the signal, then shuts all clients down, concurrently,
+%%   before halting.
+%% - stdout carries only the product (the module, the tool lines or JSON,
+%%   the call result); progress, the plan table, the summary, the wire log
+%%   and reasons go to stderr.
 -module(mcp_cli).
 
 -export([main/0]).

@@ -43,7 +43,10 @@ cli_test_() ->
       {"verbose logs the handshake and the exit", {timeout, 120, fun verbose_logs_the_handshake_and_the_exit/0}},
       {"a banner on stdout reads as a sentence", {timeout, 120, fun a_banner_on_stdout_reads_as_a_sentence/0}},
       {"env and cwd reach the server", {timeout, 120, fun env_and_cwd_reach_the_server/0}},
-      {"call json escapes terminal controls", {timeout, 120, fun call_json_escapes_terminal_controls/0}}]}.
+      {"call json escapes terminal controls", {timeout, 120, fun call_json_escapes_terminal_controls/0}},
+      {"huge colliding names are shown capped", {timeout, 120, fun huge_colliding_names_are_shown_capped/0}},
+      {"generate config reports a server that never answers", {timeout, 120, fun generate_config_reports_a_server_that_never_answers/0}},
+      {"sigint during generate config shuts every server down", {timeout, 120, fun sigint_during_generate_config_shuts_every_server_down/0}}]}.
 
 %% ---- generate ----
 
@@ -328,6 +331,50 @@ call_json_escapes_terminal_controls() ->
     ?assertMatch({_, _}, binary:match(Stdout, <<"a\\u007fb\\u009bc\\u202ed\\ufeffe">>)),
     {ok, {object, [{<<"content">>, {array, [{object, Block}]}} | _]}} = mcp_json:decode(string:trim(Stdout, trailing, "\n")),
     ?assertEqual({<<"text">>, {string, Message}}, lists:keyfind(<<"text">>, 1, Block)).
+
+%% Two tools share one 4 MiB name that starts with an escape sequence: the
+%% refusal, the plan table and `list' stay short lines with no escape.
+huge_colliding_names_are_shown_capped() ->
+    Server = ["--", "escript", "test/fixtures/cli/collision_server.escript"],
+    {Status, Stdout, Stderr} = mcp_gen(["generate" | Server], [erl_libs()]),
+    ?assertEqual({1, <<>>}, {Status, Stdout}),
+    ?assert(byte_size(Stderr) < 2000),
+    ?assertEqual(nomatch, binary:match(Stderr, <<"\e">>)),
+    ?assertMatch({match, _}, re:run(last_line(Stderr), "^mcp-gen: refused: tool names \"\\x{FFFD}\\[2Jn+…\" and", [unicode])),
+    ?assertMatch({match, _}, re:run(Stderr, "^  \\x{FFFD}\\[2Jn{27}…  typed$", [multiline, unicode])),
+    {0, Listed, _} = mcp_gen(["list" | Server], [erl_libs()]),
+    [First, _] = binary:split(Listed, <<"\n">>, [global, trim]),
+    ?assertEqual(<<"\x{FFFD}[2J"/utf8, (binary:copy(<<"n">>, 116))/binary, "…() - One of two tools with the same name."/utf8>>, First).
+
+%% A server that never answers initialize fails its own row (the handshake
+%% deadline) while the others are generated.
+generate_config_reports_a_server_that_never_answers() ->
+    Silent = {<<"silent">>, {object, [{<<"command">>, {string, <<"sleep">>}}, {<<"args">>, {array, [{string, <<"600">>}]}}]}},
+    {Status, _, Stderr} = mcp_gen(["generate", "--config", config_file([Silent]), "--out", temp_dir("silent"),
+                                   "--timeout", "3000"]),
+    ?assertEqual(1, Status),
+    ?assertMatch({match, _}, re:run(Stderr, "^  silent +- .* failed: the server did not answer the initialize request in time", [multiline])),
+    ?assertMatch({match, _}, re:run(Stderr, "^  python +9 ", [multiline])),
+    ?assertEqual(<<"mcp-gen: 1 of 5 servers failed: silent">>, last_line(Stderr)).
+
+%% Ctrl-C while several servers start (two never answer): 130, and every
+%% server's process is gone.
+sigint_during_generate_config_shuts_every_server_down() ->
+    Pidfiles = [temp_path("silent1.pid"), temp_path("silent2.pid")],
+    Silent = [{list_to_binary("silent" ++ integer_to_list(N)),
+               {object, [{<<"command">>, {string, <<"sh">>}},
+                         {<<"args">>, {array, [{string, <<"-c">>}, {string, <<"printf %s $$ > \"$0\"; exec sleep 600">>},
+                                               {string, list_to_binary(Pidfile)}]}}]}}
+              || {N, Pidfile} <- lists:zip([1, 2], Pidfiles)],
+    StderrFile = temp_path("several.stderr"),
+    Port = open_mcp_gen(["generate", "--config", config_file(Silent), "--out", temp_dir("several")], [], StderrFile),
+    {os_pid, WrapperPid} = erlang:port_info(Port, os_pid),
+    Pids = [await_file(Pidfile) || Pidfile <- Pidfiles],
+    [?assertEqual(alive, liveness(Pid)) || Pid <- Pids],
+    _ = os:cmd("kill -INT " ++ integer_to_list(WrapperPid)),
+    ?assertMatch({130, _}, collect(Port)),
+    ?assertMatch({match, _}, re:run(read(StderrFile), "^mcp-gen: interrupted; shutting the servers down$", [multiline])),
+    [?assertEqual(gone, liveness(Pid)) || Pid <- Pids].
 
 everything_entry() ->
     filename:join(?EVERYTHING, "dist/index.js").
