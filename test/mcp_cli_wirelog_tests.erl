@@ -88,10 +88,11 @@ the_wrapper_delegates_test() ->
                                  {ok, Client} = mcp_client:prepare(mcp_wirelog:spec({mcp_channel, Start}, Log), #{}),
                                  ?assertMatch({error, {handshake_failed, {unavailable, {malformed_message, _}}}},
                                               mcp_client:connect(Client)),
-                                 ?assertEqual({ok, {exited, killed}}, mcp_client:shutdown(Client, 5000))
+                                 ?assertMatch({ok, {exited, _}}, mcp_client:shutdown(Client, 5000))
                          end),
     ?assertMatch([<<"open mcp_channel">>, <<"> ", _/binary>>, <<"< 13 B hello banner">>, <<"terminate requested">>,
-                  <<"closed: (killed)">>], Lines).
+                  <<"closed: ", _/binary>>], Lines),
+    ?assertMatch({match, _}, re:run(lists:last(Lines), "killed")).
 
 chunks(Bytes, Size) when byte_size(Bytes) =< Size -> [Bytes];
 chunks(Bytes, Size) -> [binary:part(Bytes, 0, Size) | chunks(binary:part(Bytes, Size, byte_size(Bytes) - Size), Size)].
