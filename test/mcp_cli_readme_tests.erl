@@ -98,9 +98,12 @@ run_shell(Command) ->
     {Status, Output} = shell(Command ++ " 2>&1"),
     ?assertEqual({Command, 0, <<>>}, {Command, Status, case Status of 0 -> <<>>; _ -> Output end}).
 
+%% As from a person's shell: not inside the `make test' that runs this suite
+%% (a nested make announces its directory on stdout).
 shell(Command) ->
     Port = open_port({spawn_executable, "/bin/sh"},
-                     [{args, ["-c", Command]}, binary, exit_status, use_stdio, hide, stderr_to_stdout]),
+                     [{args, ["-c", Command]}, {env, [{Name, false} || Name <- ["MAKELEVEL", "MAKEFLAGS", "MFLAGS"]]},
+                      binary, exit_status, use_stdio, hide, stderr_to_stdout]),
     collect(Port, []).
 
 collect(Port, Acc) ->
