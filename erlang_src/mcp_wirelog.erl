@@ -15,6 +15,10 @@
 %%     truncated to its width, with its size in bytes. It keeps at most
 %%     `4 * Width + 4' bytes of a line that has not ended, so a 16 MiB line
 %%     costs the log no more than a short one.</li>
+%% <li>When the log falls more than 1,000 messages behind (a server flooding
+%%     its stdout faster than stderr takes the lines), received chunks are
+%%     reported by size only (`< N B not shown'), so the log's memory stays
+%%     bounded whatever the server sends.</li>
 %% <li>An event the log does not know (a transport that delivers something
 %%     other than byte chunks) is printed in words, never dropped.</li>
 %% </ul>
@@ -38,6 +42,7 @@
 -record(wire, {inner :: mcp_transport:connection(), log :: pid()}).
 
 -define(DEFAULT_WIDTH, 100).
+-define(MAX_BACKLOG, 1000).
 
 %% @doc A transport spec that opens `Inner' and logs its traffic to `Log'.
 -spec spec(mcp_transport:spec(), log()) -> mcp_transport:spec().
@@ -70,9 +75,20 @@ send(#wire{inner = Inner, log = Log}, Bytes) ->
 -spec event(#wire{}, term()) -> {ok, mcp_transport:event()} | not_mine.
 event(#wire{inner = Inner, log = Log}, Message) ->
     case mcp_transport:event(Inner, Message) of
-        {ok, Event} = Mine -> note(Log, {event, Event}), Mine;
+        {ok, Event} = Mine -> note(Log, received(Log, Event)), Mine;
         not_mine -> not_mine
     end.
+
+%% A log that has fallen behind (a server flooding its stdout faster than
+%% stderr takes the lines) gets the size of what arrived, not the bytes, so
+%% the log never holds more than ?MAX_BACKLOG chunks.
+received(Log, {_Kind, Bytes} = Event) when is_binary(Bytes) ->
+    case erlang:process_info(Log, message_queue_len) of
+        {message_queue_len, Backlog} when Backlog > ?MAX_BACKLOG -> {dropped, byte_size(Bytes)};
+        _ -> {event, Event}
+    end;
+received(_Log, Event) ->
+    {event, Event}.
 
 -spec terminate(#wire{}) -> ok.
 terminate(#wire{inner = Inner, log = Log}) ->
@@ -103,7 +119,8 @@ start_log(Options) ->
                               width => maps:get(width, Options, ?DEFAULT_WIDTH),
                               render_evidence => maps:get(render_evidence, Options, fun words/1),
                               device => maps:get(device, Options, standard_error),
-                              partial => none})
+                              partial => none,
+                              dropped => 0})
                end).
 
 %% @doc Prints what the log holds and stops it.
@@ -117,12 +134,21 @@ stop_log(Log) ->
 
 loop(State) ->
     receive
-        {?MODULE, At, What} ->
-            loop(record(What, At, State));
         {?MODULE, stop, _From, _Monitor} ->
-            _ = flush_partial(erlang:monotonic_time(microsecond), State),
-            ok
+            Now = erlang:monotonic_time(microsecond),
+            _ = flush_partial(Now, report_dropped(Now, State)),
+            ok;
+        {?MODULE, _At, {dropped, Bytes}} ->
+            %% The line being assembled loses its middle: it is not shown.
+            loop(State#{dropped => maps:get(dropped, State) + Bytes, partial => none});
+        {?MODULE, At, What} ->
+            loop(record(What, At, report_dropped(At, State)))
     end.
+
+report_dropped(_At, #{dropped := 0} = State) ->
+    State;
+report_dropped(At, #{dropped := Bytes} = State) ->
+    print(At, ["< ", integer_to_list(Bytes), " B not shown: the log fell behind the server"], State#{dropped => 0}).
 
 record({spawn, {argv, Argv}}, At, State) ->
     print(At, ["spawn ", lists:join(" ", [shown(Arg, State) || Arg <- Argv])], State);
