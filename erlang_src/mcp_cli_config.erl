@@ -106,14 +106,22 @@ collect([Check | Rest], Spec) ->
         {error, _} = Error -> Error
     end.
 
-command({given, {string, Command}}) when Command =/= <<>> -> {ok, #{executable => Command}};
+command({given, {string, Command}}) when Command =/= <<>> ->
+    case has_nul(Command) of
+        false -> {ok, #{executable => Command}};
+        true -> {error, "has a \"command\" with a NUL character"}
+    end;
 command(none) -> {error, "has no \"command\""};
 command(_) -> {error, "has a \"command\" that is not a non-empty string"}.
 
 args(none) -> {ok, #{args => []}};
 args({given, {array, Items}}) ->
     case [S || {string, S} <- Items] of
-        Strings when length(Strings) =:= length(Items) -> {ok, #{args => Strings}};
+        Strings when length(Strings) =:= length(Items) ->
+            case lists:any(fun has_nul/1, Strings) of
+                false -> {ok, #{args => Strings}};
+                true -> {error, "has \"args\" with a NUL character"}
+            end;
         _ -> {error, "has \"args\" that are not all strings"}
     end;
 args({given, _}) -> {error, "has \"args\" that is not an array"}.
@@ -124,19 +132,30 @@ env({given, {object, Pairs}}) ->
     case [Name || {Name, invalid} <- Env] ++ [Name || {Name, _} <- Env, not valid_env_name(Name)] of
         [] -> {ok, #{env => Env}};
         [Bad | _] -> {error, ["has an \"env\" entry ", printable(Bad),
-                              " that is not NAME (no = or NUL) with a string or null value"]}
+                              " that is not NAME (no = or NUL) with a string (no NUL) or null value"]}
     end;
 env({given, _}) -> {error, "has \"env\" that is not an object"}.
 
-value({string, Value}) -> Value;
+value({string, Value}) ->
+    case has_nul(Value) of
+        false -> Value;
+        true -> invalid
+    end;
 value(null) -> false;
 value(_) -> invalid.
 
 valid_env_name(Name) ->
     Name =/= <<>> andalso binary:match(Name, [<<"=">>, <<0>>]) =:= nomatch.
 
+%% The OS takes argv, the environment and paths as C strings.
+has_nul(Text) -> binary:match(Text, <<0>>) =/= nomatch.
+
 cwd(none) -> {ok, #{}};
-cwd({given, {string, Dir}}) when Dir =/= <<>> -> {ok, #{cd => Dir}};
+cwd({given, {string, Dir}}) when Dir =/= <<>> ->
+    case has_nul(Dir) of
+        false -> {ok, #{cd => Dir}};
+        true -> {error, "has a \"cwd\" with a NUL character"}
+    end;
 cwd({given, _}) -> {error, "has a \"cwd\" that is not a non-empty string"}.
 
 no_env_file(none) -> {ok, #{}};
