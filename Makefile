@@ -1,7 +1,7 @@
 # The two commands a newcomer runs: `make test` and `make run`.
 # Both install what is missing first (scripts/ensure-deps.sh).
 
-.PHONY: test run bench deps compile
+.PHONY: test run bench deps compile readme-check
 
 deps:
 	sh scripts/ensure-deps.sh test
@@ -15,12 +15,23 @@ test: deps
 	rebar3 eunit
 
 ## The main job: bin/mcp-gen generates the typed Gleam module of the example
-## MCP server shipped in examples/ (builds first; needs only the base deps).
+## MCP server shipped in examples/ (it builds first when a source changed;
+## needs only the base deps). Only the module goes to stdout, so
+## `make run > example.gleam` writes a Gleam file; progress is on stderr.
 ## Any other stdio server: bin/mcp-gen generate -- COMMAND ARGS...
 run:
-	sh scripts/ensure-deps.sh base
-	rebar3 compile
-	sh bin/mcp-gen generate
+	@sh scripts/ensure-deps.sh base >&2
+	@sh bin/mcp-gen generate
+
+## The README's commands on a fresh clone of this checkout's HEAD: `make test`
+## there runs test/mcp_cli_readme_tests.erl, which runs every other command
+## of the README's quick start as written (network needed for the npm and
+## PyPI test servers).
+README_CHECK_DIR = /tmp/mcp-readme-check
+readme-check:
+	rm -rf $(README_CHECK_DIR)
+	git clone -q $(CURDIR) $(README_CHECK_DIR)
+	$(MAKE) -C $(README_CHECK_DIR) test
 
 ## Benchmarks (ratios against peers, measured side by side in one run).
 BENCH_OUT = bench/_build

@@ -1,18 +1,24 @@
-%% @doc `bin/mcp-gen': runs one stdio MCP server through `mcp_client' and
-%% generates its code-mode module, lists its tools or calls one.
+%% @doc `bin/mcp-gen': runs stdio MCP servers through `mcp_client' and
+%% generates their code-mode modules, lists their tools or calls one.
+%% Which servers run is `mcp_cli_jobs'' business (one, or every stdio server
+%% of a `--config' file for `generate --out'); the text shown is
+%% `mcp_cli_render''s and `mcp_cli_reason''s. Full reference: docs/cli.md.
 %%
 %% Entry point `main/0' (the wrapper runs `erl -run mcp_cli main -extra
 %% ARGS...'). Invariants:
 %% - Exit status: 0 success; 1 a refusal, a client or server error, a tool
-%%   that reported an error, or a server whose shutdown could not be
-%%   confirmed (each with a one-line reason on stderr); 2 a usage error;
-%%   130 interrupted (SIGTERM, which the wrapper sends on Ctrl-C).
-%% - The server is always retired through `mcp_client:shutdown/2', on
-%%   success, on every error and on SIGTERM: the work runs in a worker
-%%   process while this process owns the client and waits for the worker or
-%%   the signal, then shuts the client down before halting.
-%% - stdout carries only the product (the module, the tool lines, the call
-%%   result); progress, the plan table and reasons go to stderr.
+%%   that reported an error, a server whose shutdown could not be confirmed,
+%%   or (several servers) any server that failed; each with a sentence on
+%%   stderr; 2 a usage error; 130 interrupted (SIGTERM, which the wrapper
+%%   sends on Ctrl-C).
+%% - Every server is always retired through `mcp_client:shutdown/2', on
+%%   success, on every error and on SIGTERM: each server's work runs in a
+%%   worker process while this process owns every client and waits for the
+%%   workers or the signal, then shuts all clients down, concurrently,
+%%   before halting.
+%% - stdout carries only the product (the module, the tool lines or JSON,
+%%   the call result); progress, the plan table, the summary, the wire log
+%%   and reasons go to stderr.
 -module(mcp_cli).
 
 -export([main/0]).
@@ -47,95 +53,220 @@ tell_wrapper_ready(false) -> ok;
 tell_wrapper_ready(Path) -> file:write_file(Path, <<>>).
 
 -spec run(mcp_cli_args:command()) -> non_neg_integer().
-run(#{server := Server, timeout_ms := Timeout} = Command) ->
-    {ok, Client} = mcp_client:prepare(spawn_spec(Server), client_options(Timeout)),
-    {Worker, Monitor} = spawn_monitor(fun() -> exit({finished, perform(Client, Command)}) end),
-    Status = receive
-                 {'DOWN', Monitor, process, Worker, {finished, Finished}} ->
-                     Finished;
-                 {'DOWN', Monitor, process, Worker, Crash} ->
-                     fail(["internal error: ", mcp_cli_render:client_error(Crash)]);
-                 {mcp_cli_signal, sigterm} ->
-                     exit(Worker, kill),
-                     progress("interrupted; shutting the server down"),
-                     ?INTERRUPTED
-             end,
-    retire(Client, Status).
-
-retire(Client, Status) ->
-    case mcp_client:shutdown(Client, ?SHUTDOWN_TIMEOUT_MS) of
-        {ok, _Retired} -> Status;
+run(#{subcommand := Subcommand} = Command) ->
+    case mcp_cli_jobs:resolve(Command) of
+        {ok, [Job], []} ->
+            #{status := Status} = run_jobs([Job], Command, single),
+            Status;
+        {ok, Jobs, Skipped} ->
+            several(Jobs, Skipped, Command);
+        {usage_error, Reason} ->
+            progress(Reason),
+            ok = io:put_chars(standard_error, [mcp_cli_args:usage(Subcommand), $\n]),
+            2;
         {error, Reason} ->
-            progress(mcp_cli_render:retirement_error(Reason)),
+            progress(Reason),
+            1
+    end.
+
+%% generate --config FILE --out DIR with several servers: each generated
+%% concurrently, then one summary line per server (skipped entries too).
+several(Jobs, Skipped, Command) ->
+    progress(io_lib:format("generating ~b servers", [length(Jobs)])),
+    #{status := Status, rows := Rows} = run_jobs(Jobs, Command, several),
+    Ordered = Rows ++ [#{server => Name, Kind => Why} || {Kind, Name, Why} <- Skipped],
+    ok = io:put_chars(standard_error, mcp_cli_render:summary_table([summary_row(Row) || Row <- Ordered])),
+    Failed = [Server || #{server := Server} = Row <- Ordered, maps:is_key(error, Row) orelse maps:is_key(invalid, Row)],
+    case {Status, Failed} of
+        {?INTERRUPTED, _} -> ?INTERRUPTED;
+        {_, []} -> Status;
+        {_, _} ->
+            progress(io_lib:format("~b of ~b servers failed: ~ts",
+                                   [length(Failed), length(Ordered),
+                                    lists:join(", ", [mcp_cli_text:printable(F, line, mcp_cli_text:name_chars())
+                                                      || F <- Failed])])),
             max(Status, 1)
     end.
 
-perform(Client, Command) ->
+summary_row(#{invalid := Why} = Row) -> (maps:remove(invalid, Row))#{error => ["invalid entry: ", Why]};
+summary_row(#{unsupported := Why} = Row) -> (maps:remove(unsupported, Row))#{note => ["not run: ", Why]};
+summary_row(Row) -> Row.
+
+%% Each job's client is prepared here (this process is their custodian),
+%% its work runs in a worker; this process waits for every worker or for
+%% SIGTERM, then shuts every client down, concurrently, on every path.
+run_jobs(Jobs, Command, Mode) ->
+    Started = [start_job(Job, Command, Mode) || Job <- Jobs],
+    {Interrupted, Results} = await(Started, #{}),
+    Retirements = retire_all(Started),
+    Rows = [begin
+                Result = maps:get(Monitor, Results, #{status => ?INTERRUPTED, error => "interrupted"}),
+                Row = retirement_row(maps:get(Monitor, Retirements), Result),
+                Row#{server => Label}
+            end || #{monitor := Monitor, job := #{label := Label}} <- Started],
+    Status = case Interrupted of
+                 true -> ?INTERRUPTED;
+                 false -> lists:max([S || #{status := S} <- Rows])
+             end,
+    #{status => Status, rows => Rows}.
+
+start_job(#{spec := Spec} = Job, #{timeout_ms := Timeout, verbose := Verbose} = Command, Mode) ->
+    Context = Job#{mode => Mode, verbose => Verbose},
+    {TransportSpec, Log} = case Verbose of
+                               true ->
+                                   L = mcp_wirelog:start_log(#{label => log_label(Context),
+                                                               render_evidence => fun mcp_cli_reason:evidence/1}),
+                                   {mcp_wirelog:spec(Spec, L), L};
+                               false ->
+                                   {Spec, none}
+                           end,
+    {ok, Client} = mcp_client:prepare(TransportSpec, client_options(Timeout)),
+    Began = erlang:monotonic_time(millisecond),
+    {Worker, Monitor} = spawn_monitor(fun() -> exit({finished, perform(Client, Context, Command)}) end),
+    #{job => Context, client => Client, log => Log, worker => Worker, monitor => Monitor, began => Began}.
+
+await(Started, Results) when map_size(Results) =:= length(Started) ->
+    {false, Results};
+await(Started, Results) ->
+    receive
+        {'DOWN', Monitor, process, _Worker, Exit} ->
+            case [S || #{monitor := M} = S <- Started, M =:= Monitor] of
+                [#{began := Began} = Job] ->
+                    Seconds = (erlang:monotonic_time(millisecond) - Began) / 1000,
+                    Result = case Exit of
+                                 {finished, Finished} -> Finished;
+                                 Crash -> fail(Job, ["internal error: ", mcp_cli_reason:words(Crash)])
+                             end,
+                    await(Started, Results#{Monitor => Result#{seconds => Seconds}});
+                [] ->
+                    await(Started, Results)
+            end;
+        {mcp_cli_signal, sigterm} ->
+            [exit(Worker, kill) || #{worker := Worker, monitor := M} <- Started, not is_map_key(M, Results)],
+            progress(case Started of
+                         [_] -> "interrupted; shutting the server down";
+                         _ -> "interrupted; shutting the servers down"
+                     end),
+            {true, Results}
+    end.
+
+%% Every client's shutdown/2 at once; each retirement error is reported.
+retire_all(Started) ->
+    Self = self(),
+    [spawn_link(fun() -> Self ! {retired, Monitor, mcp_client:shutdown(Client, ?SHUTDOWN_TIMEOUT_MS)} end)
+     || #{client := Client, monitor := Monitor} <- Started],
+    maps:from_list([receive
+                        {retired, Monitor, Retirement} ->
+                            _ = [mcp_wirelog:stop_log(Log) || Log =/= none],
+                            report_retirement(Job, Retirement),
+                            {Monitor, Retirement}
+                    end || #{monitor := Monitor, log := Log, job := Job} <- Started]).
+
+report_retirement(Job, {ok, Evidence}) ->
+    case Job of
+        #{verbose := true} -> progress(Job, mcp_cli_reason:retirement(Evidence));
+        _ -> ok
+    end;
+report_retirement(Job, {error, Reason}) ->
+    progress(Job, mcp_cli_reason:retirement_error(Reason)).
+
+retirement_row({ok, _Evidence}, Result) -> Result;
+retirement_row({error, Reason}, #{status := Status} = Result) ->
+    Row = Result#{status => max(Status, 1)},
+    case Row of
+        #{error := _} -> Row;
+        _ -> Row#{error => mcp_cli_reason:retirement_error(Reason)}
+    end.
+
+perform(Client, Job, Command) ->
+    case working_directory(Job) of
+        ok -> connect(Client, Job, Command);
+        {missing, Dir} -> fail(Job, ["the server's working directory ", name(unicode:characters_to_binary(Dir)),
+                                     " is not a directory"])
+    end.
+
+working_directory(#{spec := #{cd := Dir}}) ->
+    case filelib:is_dir(Dir) of
+        true -> ok;
+        false -> {missing, Dir}
+    end;
+working_directory(_Job) ->
+    ok.
+
+connect(Client, Job, Command) ->
     case mcp_client:connect(Client) of
-        {ok, InitializeResult} -> act(Client, InitializeResult, Command);
-        {error, Reason} -> fail(mcp_cli_render:start_error(Reason))
+        {ok, InitializeResult} -> act(Client, InitializeResult, Job, Command);
+        {error, Reason} -> fail(Job, mcp_cli_reason:start_error(Reason))
     end.
 
 act(Client, {initialize_result, Protocol, _Tools, {server_info, ServerName, ServerVersion}, _},
-    #{subcommand := generate} = Command) ->
-    progress(["server ", printable(ServerName), " ", printable(ServerVersion),
-              ", protocol ", printable(Protocol)]),
-    with_tools(Client, Command,
+    Job, #{subcommand := generate} = Command) ->
+    progress(Job, ["server ", name(ServerName), " ", name(ServerVersion), ", protocol ", name(Protocol)]),
+    with_tools(Client, Job, Command,
                fun(Tools) ->
-                       progress([integer_to_list(length(Tools)), " tools listed"]),
-                       ok = io:put_chars(standard_error,
-                                         mcp_cli_render:plan_table([mcp_cli_render:plan_row(T) || T <- Tools])),
-                       case mcp_codegen:generate(maps:get(name, Command, ServerName), Tools) of
-                           {ok, Generated} -> emit(Generated, maps:get(out, Command, stdout));
-                           {error, Refusal} -> fail(["refused: ", mcp_codegen:describe(Refusal)])
-                       end
+                       progress(Job, [integer_to_list(length(Tools)), " tools listed"]),
+                       Rows = [mcp_cli_render:plan_row(T) || T <- Tools],
+                       case Job of
+                           #{mode := single} -> ok = io:put_chars(standard_error, mcp_cli_render:plan_table(Rows));
+                           _ -> ok
+                       end,
+                       Counted = #{tools => length(Tools), tiers => mcp_cli_render:tier_counts(Rows)},
+                       Name = maps:get(name, Command, maps:get(name, Job, ServerName)),
+                       Outcome = case mcp_codegen:generate(Name, Tools) of
+                                     {ok, Generated} -> emit(Job, Generated, maps:get(out, Command, stdout));
+                                     {error, Refusal} -> fail(Job, ["refused: ", mcp_cli_reason:refusal(Refusal)])
+                                 end,
+                       maps:merge(Counted, Outcome)
                end);
-act(Client, _InitializeResult, #{subcommand := list} = Command) ->
-    with_tools(Client, Command,
+act(Client, InitializeResult, Job, #{subcommand := list, json := AsJson} = Command) ->
+    with_tools(Client, Job, Command,
                fun(Tools) ->
-                       ok = io:put_chars([[mcp_cli_render:tool_line(T), $\n] || T <- Tools]),
-                       0
+                       ok = io:put_chars(case AsJson of
+                                             true -> mcp_cli_render:json_output(mcp_cli_render:tools_json(InitializeResult, Tools));
+                                             false -> [[mcp_cli_render:tool_line(T), $\n] || T <- Tools]
+                                         end),
+                       ok(#{tools => length(Tools)})
                end);
-act(Client, _InitializeResult, #{subcommand := call, tool := Tool, arguments := Arguments,
-                                 json := AsJson, timeout_ms := Timeout}) ->
+act(Client, _InitializeResult, Job, #{subcommand := call, tool := Tool, arguments := Arguments,
+                                      json := AsJson, timeout_ms := Timeout}) ->
     case mcp_client:call_tool(Client, Tool, Arguments, Timeout) of
         {ok, {call_tool_result, _Blocks, IsError, _Structured} = Result} ->
             ok = io:put_chars(case AsJson of
-                                  true -> [mcp_json:encode(mcp_cli_render:result_json(Result)), $\n];
+                                  true -> mcp_cli_render:json_output(mcp_cli_render:result_json(Result));
                                   false -> mcp_cli_render:result_text(Result)
                               end),
             case IsError of
-                true -> fail(["tool ", printable(Tool), " reported an error"]);
-                false -> 0
+                true -> fail(Job, ["tool ", name(Tool), " reported an error"]);
+                false -> ok(#{})
             end;
         {error, Reason} ->
-            fail(mcp_cli_render:client_error(Reason))
+            fail(Job, mcp_cli_reason:client_error(Reason))
     end.
 
-with_tools(Client, #{timeout_ms := Timeout}, Continue) ->
+with_tools(Client, Job, #{timeout_ms := Timeout}, Continue) ->
     case mcp_client:list_tools(Client, Timeout) of
         {ok, Tools} -> Continue(Tools);
-        {error, Reason} -> fail(["tools/list failed: ", mcp_cli_render:client_error(Reason)])
+        {error, Reason} -> fail(Job, ["tools/list failed: ", mcp_cli_reason:client_error(Reason)])
     end.
 
 %% The module on stdout, or its two files under an --out directory.
-emit({generated, _ModuleName, Source, _Surface}, stdout) ->
+emit(_Job, {generated, _ModuleName, Source, _Surface}, stdout) ->
     ok = io:put_chars(Source),
-    0;
-emit({generated, ModuleName, Source, Surface}, OutDir) ->
+    ok(#{});
+emit(Job, {generated, ModuleName, Source, Surface}, OutDir) ->
     case module_segment(ModuleName) of
         {ok, Segment} ->
             SourcePath = filename:join([OutDir, "cap", "mcp", <<Segment/binary, ".gleam">>]),
             SurfacePath = filename:join(OutDir, <<Segment/binary, ".surface">>),
             case write_files([{SourcePath, Source}, {SurfacePath, Surface}]) of
                 ok ->
-                    progress(["wrote ", SourcePath, " and ", SurfacePath]),
-                    0;
+                    progress(Job, ["wrote ", SourcePath, " and ", SurfacePath]),
+                    ok(#{note => ["wrote ", SourcePath]});
                 {error, Path, Reason} ->
-                    fail(io_lib:format("cannot write ~ts: ~ts", [Path, file:format_error(Reason)]))
+                    fail(Job, io_lib:format("cannot write ~ts: ~ts", [Path, file:format_error(Reason)]))
             end;
         error ->
-            fail(["unexpected module name: ", printable(ModuleName)])
+            fail(Job, ["unexpected module name: ", name(ModuleName)])
     end.
 
 %% `cap/mcp/<segment>' where the segment is a plain Gleam identifier, so it
@@ -159,37 +290,6 @@ write_files([{Path, Bytes} | Rest]) ->
         {error, Reason} -> {error, Path, Reason}
     end.
 
-%% ---- the server to run ----
-
-spawn_spec({command, Executable, Args}) ->
-    #{executable => Executable, args => Args};
-spawn_spec(embedded) ->
-    %% The example server uses this application's mcp_json: ERL_LIBS points
-    %% its VM at the same build.
-    #{executable => escript(),
-      args => [filename:join([root(), "examples", "example_server.escript"])],
-      env => [{"ERL_LIBS", erl_libs()}]}.
-
-%% The directory holding this build's `mcp' application directory.
-erl_libs() ->
-    case code:lib_dir(mcp) of
-        {error, bad_name} -> filename:dirname(filename:dirname(filename:dirname(code:which(mcp_json))));
-        AppDir -> filename:dirname(AppDir)
-    end.
-
-escript() ->
-    case os:find_executable("escript") of
-        false -> filename:join([code:root_dir(), "bin", "escript"]);
-        Path -> Path
-    end.
-
-%% The repository checkout: bin/mcp-gen exports MCP_GEN_ROOT.
-root() ->
-    case os:getenv("MCP_GEN_ROOT") of
-        false -> {ok, Cwd} = file:get_cwd(), Cwd;
-        Root -> Root
-    end.
-
 client_options(Timeout) ->
     #{client_info => {<<"mcp-gen">>, version()},
       handshake_timeout_ms => Timeout,
@@ -205,11 +305,21 @@ version() ->
 
 %% ---- stderr ----
 
-printable(Text) -> mcp_cli_render:printable(Text, line).
+name(Text) -> mcp_cli_text:printable(Text, line, mcp_cli_text:name_chars()).
+
+%% With several servers each line names its server.
+progress(#{mode := several, label := Label}, Line) -> progress([name(Label), ": ", Line]);
+progress(_Job, Line) -> progress(Line).
 
 progress(Line) ->
     ok = io:put_chars(standard_error, ["mcp-gen: ", Line, $\n]).
 
-fail(Reason) ->
-    progress(Reason),
-    1.
+log_label(#{mode := several, label := Label}) -> [name(Label), " "];
+log_label(_Job) -> [].
+
+%% A job's outcome: its exit status, with what the summary shows.
+ok(Outcome) -> Outcome#{status => 0}.
+
+fail(Job, Reason) ->
+    progress(Job, Reason),
+    #{status => 1, error => Reason}.

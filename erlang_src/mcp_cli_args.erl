@@ -5,7 +5,11 @@
 %% text (exit 0) or a usage error (exit 2); it never raises. Flags take
 %% their value as the next argument or after `=' (`--out=DIR'). Everything
 %% after the first `--' is the server command, passed on verbatim (never
-%% through a shell); without it the embedded example server is used.
+%% through a shell); `--config FILE [--server NAME]' names servers from a
+%% standard MCP configuration file instead (read at run time by
+%% `mcp_cli_config'); with neither the embedded example server is used.
+%% `--env NAME=VALUE' may be given any number of times (a later one for the
+%% same NAME wins).
 -module(mcp_cli_args).
 
 -export([parse/1, usage/1, default_timeout_ms/0, max_timeout_ms/0]).
@@ -15,21 +19,27 @@
 -define(MAX_TIMEOUT_MS, 86400000).
 
 -type subcommand() :: generate | list | call.
-%% `embedded' is the example server shipped in `examples/'.
--type server() :: embedded | {command, Executable :: string(), Args :: [string()]}.
+%% `embedded' is the example server shipped in `examples/'; `{config, ...}'
+%% one server of a configuration file, or each of its stdio servers (`all').
+-type server() :: embedded
+                | {command, Executable :: string(), Args :: [string()]}
+                | {config, Path :: string(), all | {one, Name :: binary()}}.
 -type command() :: #{subcommand := subcommand(),
                      server := server(),
                      timeout_ms := pos_integer(),
+                     verbose := boolean(),          % --verbose: the wire log on stderr
+                     env := [{string(), string()}], % --env NAME=VALUE, in order
+                     cwd => string(),               % --cwd DIR
                      name => binary(),              % generate: --name
                      out => string(),               % generate: --out
                      tool => binary(),              % call: TOOL
                      arguments => mcp_json:json(),  % call: --args (an object)
-                     json => boolean()}.            % call: --json
+                     json => boolean()}.            % list, call: --json
 -type parsed() :: {run, command()}
                 | {help, Text :: iolist()}
                 | {usage_error, Reason :: iolist(), Usage :: iolist()}.
 
--type flag_kind() :: value | switch.
+-type flag_kind() :: value | switch | repeated.
 
 %% @doc Milliseconds allowed for each request when `--timeout' is absent.
 -spec default_timeout_ms() -> pos_integer().
@@ -76,9 +86,13 @@ parse_subcommand(Subcommand, Args, ServerPart) ->
     end.
 
 -spec flags(subcommand()) -> [{string(), atom(), flag_kind()}].
-flags(generate) -> [{"--name", name, value}, {"--out", out, value}, {"--timeout", timeout, value}];
-flags(list) -> [{"--timeout", timeout, value}];
-flags(call) -> [{"--args", args, value}, {"--json", json, switch}, {"--timeout", timeout, value}].
+flags(generate) -> [{"--name", name, value}, {"--out", out, value} | common_flags()];
+flags(list) -> [{"--json", json, switch} | common_flags()];
+flags(call) -> [{"--args", args, value}, {"--json", json, switch} | common_flags()].
+
+common_flags() ->
+    [{"--timeout", timeout, value}, {"--config", config, value}, {"--server", server, value},
+     {"--env", env, repeated}, {"--cwd", cwd, value}, {"--verbose", verbose, switch}].
 
 parse_flags([], _Spec, Flags, Positional) ->
     {ok, Flags, lists:reverse(Positional)};
@@ -90,6 +104,10 @@ parse_flags(["-" ++ _ = Arg | Rest], Spec, Flags, Positional) ->
     case {lists:keyfind(Flag, 1, Spec), Inline, Rest} of
         {false, _, _} ->
             {error, ["unknown flag: ", Flag]};
+        {{_, Key, repeated}, {given, Value}, _} ->
+            parse_flags(Rest, Spec, append(Key, Value, Flags), Positional);
+        {{_, Key, repeated}, none, [Value | After]} ->
+            parse_flags(After, Spec, append(Key, Value, Flags), Positional);
         {{_, Key, _}, _, _} when is_map_key(Key, Flags) ->
             {error, [Flag, " given twice"]};
         {{_, Key, switch}, none, _} ->
@@ -100,15 +118,21 @@ parse_flags(["-" ++ _ = Arg | Rest], Spec, Flags, Positional) ->
             parse_flags(Rest, Spec, Flags#{Key => Value}, Positional);
         {{_, Key, value}, none, [Value | After]} ->
             parse_flags(After, Spec, Flags#{Key => Value}, Positional);
-        {{_, _, value}, none, []} ->
+        {{_, _, _}, none, []} ->
             {error, [Flag, " needs a value"]}
     end;
 parse_flags([Arg | Rest], Spec, Flags, Positional) ->
     parse_flags(Rest, Spec, Flags, [Arg | Positional]).
 
+append(Key, Value, Flags) ->
+    Flags#{Key => maps:get(Key, Flags, []) ++ [Value]}.
+
 build(Subcommand, Flags, Positional, ServerPart) ->
-    Checks = [fun() -> server(ServerPart) end,
+    Checks = [fun() -> server(ServerPart, maps:get(config, Flags, none), maps:get(server, Flags, none)) end,
               fun() -> timeout(maps:get(timeout, Flags, none)) end,
+              fun() -> env(maps:get(env, Flags, [])) end,
+              fun() -> cwd(maps:get(cwd, Flags, none)) end,
+              fun() -> {ok, #{verbose => maps:get(verbose, Flags, false)}} end,
               fun() -> positional(Subcommand, Positional) end
               | specific(Subcommand, Flags)],
     case collect(Checks, #{subcommand => Subcommand}) of
@@ -127,15 +151,36 @@ collect([Check | Rest], Command) ->
 specific(generate, Flags) ->
     [fun() -> server_name(maps:get(name, Flags, none)) end,
      fun() -> out_dir(maps:get(out, Flags, none)) end];
-specific(list, _Flags) ->
-    [];
+specific(list, Flags) ->
+    [fun() -> {ok, #{json => maps:get(json, Flags, false)}} end];
 specific(call, Flags) ->
     [fun() -> arguments(maps:get(args, Flags, "{}")) end,
      fun() -> {ok, #{json => maps:get(json, Flags, false)}} end].
 
-server(none) -> {ok, #{server => embedded}};
-server({given, []}) -> {error, "-- must be followed by the server COMMAND"};
-server({given, [Executable | Args]}) -> {ok, #{server => {command, Executable, Args}}}.
+server(none, none, none) -> {ok, #{server => embedded}};
+server({given, []}, _Config, _Name) -> {error, "-- must be followed by the server COMMAND"};
+server({given, _}, Config, _Name) when Config =/= none ->
+    {error, "--config and -- COMMAND are alternatives: give one"};
+server({given, [Executable | Args]}, none, none) -> {ok, #{server => {command, Executable, Args}}};
+server(_ServerPart, none, _Name) -> {error, "--server needs --config FILE"};
+server(none, "", _Name) -> {error, "--config must not be empty"};
+server(none, _Config, "") -> {error, "--server must not be empty"};
+server(none, Config, none) -> {ok, #{server => {config, Config, all}}};
+server(none, Config, Name) -> {ok, #{server => {config, Config, {one, unicode:characters_to_binary(Name)}}}}.
+
+env(Pairs) ->
+    Split = [case string:split(Pair, "=") of
+                 [Name, Value] when Name =/= "" -> {Name, Value};
+                 _ -> {error, Pair}
+             end || Pair <- Pairs],
+    case [Bad || {error, Bad} <- Split] of
+        [] -> {ok, #{env => Split}};
+        [Bad | _] -> {error, ["--env takes NAME=VALUE, not ", Bad]}
+    end.
+
+cwd(none) -> {ok, #{}};
+cwd("") -> {error, "--cwd must not be empty"};
+cwd(Dir) -> {ok, #{cwd => Dir}}.
 
 timeout(none) ->
     {ok, #{timeout_ms => ?DEFAULT_TIMEOUT_MS}};
@@ -173,47 +218,63 @@ arguments(Text) ->
 
 %% @doc The one-line usage of a subcommand (or of the program: `top').
 -spec usage(top | subcommand()) -> iolist().
-usage(top) -> "usage: mcp-gen generate|list|call [OPTIONS] [-- COMMAND ARGS...]   (mcp-gen SUBCOMMAND --help)";
-usage(generate) -> "usage: mcp-gen generate [--name SERVER] [--out DIR] [--timeout MS] [-- COMMAND ARGS...]";
-usage(list) -> "usage: mcp-gen list [--timeout MS] [-- COMMAND ARGS...]";
-usage(call) -> "usage: mcp-gen call TOOL [--args JSON] [--json] [--timeout MS] [-- COMMAND ARGS...]".
+usage(top) -> "usage: mcp-gen generate|list|call [OPTIONS] [SERVER]   (mcp-gen SUBCOMMAND --help)";
+usage(generate) -> ["usage: mcp-gen generate [--name SERVER] [--out DIR]", common_usage()];
+usage(list) -> ["usage: mcp-gen list [--json]", common_usage()];
+usage(call) -> ["usage: mcp-gen call TOOL [--args JSON] [--json]", common_usage()].
+
+common_usage() ->
+    " [--timeout MS] [--verbose] [--env NAME=VALUE]... [--cwd DIR]"
+    " [--config FILE [--server NAME] | -- COMMAND ARGS...]".
 
 help(top) ->
     [usage(top), "\n\n"
      "Runs an MCP server over stdio and works with its tools:\n"
      "  generate  generate the typed Gleam module cap/mcp/<server> and its surface\n"
-     "  list      list the tools with their parameters, one per line\n"
+     "  list      list the tools with their parameters, one per line (or as JSON)\n"
      "  call      call one tool and print its result\n\n",
      server_help()];
 help(generate) ->
     [usage(generate), "\n\n"
      "Spawns the server, lists every tool and generates the Gleam module\n"
      "cap/mcp/<segment> and its description surface. Progress and a table of\n"
-     "the tools' plans go to stderr.\n\n"
-     "  --name SERVER  server name the module is named after (default: the\n"
-     "                 name the server reports in its serverInfo)\n"
-     "  --out DIR      write DIR/cap/mcp/<segment>.gleam and DIR/<segment>.surface\n"
-     "                 (default: print the module to stdout)\n",
-     timeout_help(), "\n", server_help()];
+     "the tools' plans go to stderr. With --config and no --server, every stdio\n"
+     "server of the file is generated into --out DIR, concurrently, and a\n"
+     "summary table ends the run (exit 1 if any failed).\n\n"
+     "  --name SERVER    server name the module is named after (default: the\n"
+     "                   config key with --config, else the name the server\n"
+     "                   reports in its serverInfo)\n"
+     "  --out DIR        write DIR/cap/mcp/<segment>.gleam and DIR/<segment>.surface\n"
+     "                   (default: print the module to stdout)\n",
+     common_help(), "\n", server_help()];
 help(list) ->
     [usage(list), "\n\n"
      "Prints each tool as NAME(PARAM: TYPE, OPTIONAL?: TYPE, ...) with its\n"
      "description; types are string, int, float, bool, [T] for lists, json for\n"
-     "anything structured; (arguments: json) when only a whole value fits.\n\n",
-     timeout_help(), "\n", server_help()];
+     "anything structured; (arguments: json) when only a whole value fits.\n\n"
+     "  --json           print one JSON document instead: the server, and every\n"
+     "                   tool as sent (inputSchema, outputSchema, annotations...)\n",
+     common_help(), "\n", server_help()];
 help(call) ->
     [usage(call), "\n\n"
      "Calls TOOL once and prints its text content blocks (other blocks as a\n"
      "[kind content] line). Exit status 1 when the tool reports an error.\n\n"
-     "  --args JSON    the arguments, a JSON object (default {})\n"
-     "  --json         print the whole result as one JSON object instead\n",
-     timeout_help(), "\n", server_help()].
+     "  --args JSON      the arguments, a JSON object (default {})\n"
+     "  --json           print the whole result as one JSON object instead\n",
+     common_help(), "\n", server_help()].
 
-timeout_help() ->
-    io_lib:format("  --timeout MS   deadline for each request to the server (default ~b)\n",
-                  [?DEFAULT_TIMEOUT_MS]).
+common_help() ->
+    [io_lib:format("  --timeout MS     deadline for each request to the server (default ~b)\n",
+                   [?DEFAULT_TIMEOUT_MS]),
+     "  --verbose        log every line sent and received on stderr, with times\n"
+     "  --env NAME=VALUE set a variable in the server's environment (repeatable)\n"
+     "  --cwd DIR        run the server in DIR\n"
+     "  --config FILE    take the server from an MCP config file (\"mcpServers\",\n"
+     "                   or VS Code's \"servers\")\n"
+     "  --server NAME    the config's server to use (needed when it has several)\n"].
 
 server_help() ->
-    "-- COMMAND ARGS... is the server to run (an executable and its arguments,\n"
-    "never a shell string); without it the example server in examples/ runs.\n"
+    "SERVER is --config FILE [--server NAME], or -- COMMAND ARGS... (an\n"
+    "executable and its arguments, never a shell string); with neither, the\n"
+    "example server in examples/ runs.\n"
     "Exit status: 0 success, 1 refusal or server/client error, 2 usage, 130 interrupted.\n".

@@ -1,86 +1,33 @@
-%% @doc Text `bin/mcp-gen' shows a person: one-line reasons for client
-%% errors, the plan table, tool lines for `list', call results.
+%% @doc What `bin/mcp-gen' prints besides reasons (`mcp_cli_reason'): the
+%% plan table, tool lines and the JSON listing for `list', call results, and
+%% the summary of a several-server `generate'.
 %%
-%% Everything a server chose (names, descriptions, versions, text content,
-%% reasons) is untrusted and passes through `printable/2' before it reaches
-%% a terminal: control characters (C0 except newline and tab where text may
-%% span lines, DEL, C1) and direction-changing codepoints become U+FFFD, so a
-%% server cannot move the cursor, rewrite earlier lines or reorder text.
+%% Everything a server chose is untrusted and passes through
+%% `mcp_cli_text' before it reaches a terminal: text through `printable/3'
+%% (names capped at `name_chars/0', descriptions and notes at
+%% `text_chars/0', table cells at their column), JSON through
+%% `terminal_json/1'. A tool's text content is the product of `call' and is
+%% shown whole, made printable but not capped.
 -module(mcp_cli_render).
 
--export([start_error/1, client_error/1, retirement_error/1,
-         plan_table/1, plan_row/1, tool_line/1, params/1,
-         result_text/1, result_json/1, printable/2]).
--export_type([plan_row/0]).
+-export([plan_table/1, plan_row/1, tier_counts/1, tool_line/1, params/1,
+         result_text/1, result_json/1, tools_json/2, json_output/1, summary_table/1]).
+-export_type([plan_row/0, summary_row/0]).
 
 %% Tool name, tier (typed | structured params | whole value), note.
 -type plan_row() :: {Name :: binary(), Tier :: binary(), Note :: binary()}.
+%% One server of a several-server `generate': its config key, then either
+%% what was generated or why not, and the seconds it took.
+-type summary_row() :: #{server := binary(),
+                         seconds => float(),
+                         tools => non_neg_integer(),
+                         tiers => {Typed :: non_neg_integer(), Structured :: non_neg_integer(),
+                                   Whole :: non_neg_integer()},
+                         error => iodata(),
+                         note => iodata()}.
 
--define(REPLACEMENT, 16#FFFD).
 -define(MAX_NAME_COLUMN, 32).
-
-%% ---- one-line reasons ----
-
--spec start_error(term()) -> iolist().
-start_error({transport_failed, {executable_not_found, Name}}) ->
-    ["executable not found: ", printable(term_text(Name), line)];
-start_error({transport_failed, Reason}) ->
-    ["could not start the server: ", reason(Reason)];
-start_error({handshake_failed, ClientError}) ->
-    ["handshake failed: ", client_error(ClientError)];
-start_error({version_unsupported, Requested, Offered}) ->
-    ["server offered protocol version ", printable(term_text(Offered), line),
-     "; this client asked for ", printable(term_text(Requested), line),
-     " and supports no common version"];
-start_error(tools_not_declared) ->
-    "server does not declare the tools capability";
-start_error({cleanup_unconfirmed, _Client}) ->
-    "server start failed and its process could not be confirmed gone";
-start_error(Other) ->
-    ["could not start the server: ", reason(Other)].
-
--spec client_error(term()) -> iolist().
-client_error({unavailable, Reason}) ->
-    ["server unavailable: ", reason(Reason)];
-client_error(call_timed_out) ->
-    "request timed out (see --timeout)";
-client_error({server_error, {rpc_error, Code, Message, _Data}}) ->
-    [io_lib:format("server error ~b: ", [Code]), printable(Message, line)];
-client_error({result_malformed, {protocol_fault, Path, Reason}}) ->
-    ["malformed result at ", printable(Path, line), ": ", printable(Reason, line)];
-client_error({result_malformed, Fault}) ->
-    ["malformed result: ", reason(Fault)];
-client_error(too_many_pages) ->
-    "tools/list did not end: more than 64 pages or a repeated cursor";
-client_error(Other) ->
-    reason(Other).
-
--spec retirement_error(term()) -> iolist().
-retirement_error(retirement_timed_out) ->
-    "server shutdown timed out: its process may still be running";
-retirement_error({retirement_unconfirmed, Reason}) ->
-    ["server shutdown unconfirmed: ", reason(Reason)];
-retirement_error(Other) ->
-    ["server shutdown failed: ", reason(Other)].
-
-reason(Reason) when is_binary(Reason) -> printable(Reason, line);
-reason(Reason) -> printable(term_text(Reason), line).
-
-term_text(Text) when is_binary(Text) -> Text;
-term_text(Chars) when is_list(Chars), Chars =/= [] ->
-    case io_lib:printable_unicode_list(Chars) of
-        true -> unicode:characters_to_binary(Chars);
-        false -> formatted(Chars)
-    end;
-term_text(Term) ->
-    formatted(Term).
-
-formatted(Term) ->
-    Flat = unicode:characters_to_binary(io_lib:format("~0tp", [Term], [{chars_limit, 300}])),
-    case Flat of
-        Bin when is_binary(Bin) -> Bin;
-        _ -> <<"(unprintable)">>
-    end.
+-define(MAX_PARAMS, 32).
 
 %% ---- the plan table (generate, on stderr) ----
 
@@ -101,18 +48,32 @@ plan_row({tool_descriptor, Name, _Title, _Description, InputSchema, _Output, _An
 structured_note(Structured) ->
     iolist_to_binary(lists:join(<<"; ">>, [[Wire, <<": ">>, Reason] || {Wire, Reason} <- Structured])).
 
-%% @doc The rows as aligned lines (each ending in a newline), with a header.
+%% @doc How many tools each tier holds: typed, structured params, whole value.
+-spec tier_counts([plan_row()]) -> {non_neg_integer(), non_neg_integer(), non_neg_integer()}.
+tier_counts(Rows) ->
+    Count = fun(Tier) -> length([Row || {_, T, _} = Row <- Rows, T =:= Tier]) end,
+    {Count(<<"typed">>), Count(<<"structured params">>), Count(<<"whole value">>)}.
+
+%% @doc The rows as aligned lines (each ending in a newline), with a header;
+%% names are cut to the column, notes at `mcp_cli_text:text_chars/0'.
 -spec plan_table([plan_row()]) -> iolist().
 plan_table(Rows) ->
-    Names = [printable(Name, line) || {Name, _, _} <- Rows],
-    Width = lists:min([?MAX_NAME_COLUMN,
-                       lists:max([string:length("tool") | [string:length(N) || N <- Names]])]),
-    Line = fun(Name, Tier, Note) ->
-                   string:trim(["  ", pad(Name, Width), "  ", pad(Tier, 17), "  ", Note], trailing)
-           end,
-    [[Line("tool", "plan", "note"), $\n]
-     | [[Line(Name, Tier, printable(Note, line)), $\n]
-        || {Name, {_, Tier, Note}} <- lists:zip(Names, Rows)]].
+    table([<<"tool">>, <<"plan">>, <<"note">>],
+          [[cell(Name, ?MAX_NAME_COLUMN), Tier, mcp_cli_text:printable(Note, folded, mcp_cli_text:text_chars())]
+           || {Name, Tier, Note} <- Rows]).
+
+%% Aligned columns, two spaces apart, trailing blanks trimmed; cells are
+%% printable already.
+table(Header, Rows) ->
+    Widths = lists:foldl(fun(Row, Acc) -> [max(W, string:length(C)) || {W, C} <- lists:zip(Acc, Row)] end,
+                         [0 || _ <- Header], [Header | Rows]),
+    [[string:trim(["  " | lists:join("  ", [pad(Cell, Width) || {Cell, Width} <- lists:zip(Row, Widths)])],
+                  trailing), $\n]
+     || Row <- [Header | Rows]].
+
+%% Server-chosen text cut to a table column of `Width' characters.
+cell(Text, Width) ->
+    mcp_cli_text:printable(Text, line, Width - 1).
 
 pad(Text, Width) ->
     case string:length(Text) of
@@ -120,24 +81,56 @@ pad(Text, Width) ->
         Length -> [Text, lists:duplicate(Width - Length, $\s)]
     end.
 
+%% ---- generate with several servers: the summary ----
+
+%% @doc One line per server: tools, how many of each tier, seconds, and the
+%% outcome (the error, or the note such as the files written).
+-spec summary_table([summary_row()]) -> iolist().
+summary_table(Rows) ->
+    table([<<"server">>, <<"tools">>, <<"typed">>, <<"structured">>, <<"whole">>, <<"time">>, <<"result">>],
+          [summary_cells(Row) || Row <- Rows]).
+
+summary_cells(#{server := Server} = Row) ->
+    {Tools, Typed, Structured, Whole} =
+        case Row of
+            #{tools := N, tiers := {T, S, W}} -> {int(N), int(T), int(S), int(W)};
+            #{tools := N} -> {int(N), "-", "-", "-"};
+            _ -> {"-", "-", "-", "-"}
+        end,
+    Time = case Row of
+               #{seconds := Seconds} -> io_lib:format("~.1f s", [Seconds]);
+               _ -> "-"
+           end,
+    Result = case Row of
+                 #{error := Error} -> ["failed: ", Error];
+                 #{note := Note} -> Note;
+                 _ -> "ok"
+             end,
+    [cell(Server, ?MAX_NAME_COLUMN), Tools, Typed, Structured, Whole, Time, Result].
+
+int(N) -> integer_to_list(N).
+
 %% ---- list ----
 
 %% @doc `name(param: type, optional?: type) - description' for `list'.
 -spec tool_line(tuple()) -> iolist().
 tool_line({tool_descriptor, Name, _Title, Description, InputSchema, _Output, _Annotations}) ->
-    Head = [printable(Name, line), "(", params(mcp_schema:plan(InputSchema)), ")"],
+    Head = [name(Name), "(", params(mcp_schema:plan(InputSchema)), ")"],
     case Description of
-        {some, Text} when Text =/= <<>> -> [Head, " - ", printable(Text, line)];
+        {some, Text} when Text =/= <<>> ->
+            [Head, " - ", mcp_cli_text:printable(Text, folded, mcp_cli_text:text_chars())];
         _ -> Head
     end.
 
-%% @doc A plan's parameters by wire name: `a: int, tags?: [string], place: json'.
+%% @doc A plan's parameters by wire name: `a: int, tags?: [string], place: json'
+%% (at most `?MAX_PARAMS' of them, then `…').
 -spec params(mcp_schema:plan()) -> iolist().
 params({whole_value, _Reason}) ->
     "arguments: json";
 params({typed, Params}) ->
-    lists:join(", ", [[printable(Wire, line), optional_mark(Optional), ": ", param_type(Type)]
-                      || {param, Wire, _Label, Type, Optional} <- Params]).
+    Shown = [[name(Wire), optional_mark(Optional), ": ", param_type(Type)]
+             || {param, Wire, _Label, Type, Optional} <- lists:sublist(Params, ?MAX_PARAMS)],
+    lists:join(", ", Shown ++ ["…" || length(Params) > ?MAX_PARAMS]).
 
 optional_mark(true) -> "?";
 optional_mark(false) -> "".
@@ -146,22 +139,46 @@ param_type({simple, Scalar}) -> atom_to_list(Scalar);
 param_type({list_of, Scalar}) -> ["[", atom_to_list(Scalar), "]"];
 param_type({structured, _Reason}) -> "json".
 
+name(Name) ->
+    mcp_cli_text:printable(Name, line, mcp_cli_text:name_chars()).
+
+%% @doc The listing as one JSON document: the server's name and version, the
+%% protocol version, and every tool with the members the server sent
+%% (`name', `title', `description', `inputSchema', `outputSchema',
+%% `annotations'; absent ones stay absent).
+-spec tools_json(tuple(), [tuple()]) -> mcp_json:json().
+tools_json({initialize_result, Protocol, _Tools, {server_info, Name, Version}, _Instructions}, Tools) ->
+    {object, [{<<"server">>, {object, [{<<"name">>, {string, Name}}, {<<"version">>, {string, Version}}]}},
+              {<<"protocolVersion">>, {string, Protocol}},
+              {<<"tools">>, {array, [tool_json(Tool) || Tool <- Tools]}}]}.
+
+tool_json({tool_descriptor, Name, Title, Description, InputSchema, OutputSchema, Annotations}) ->
+    {object, [{<<"name">>, {string, Name}}]
+             ++ optional(<<"title">>, Title, fun(T) -> {string, T} end)
+             ++ optional(<<"description">>, Description, fun(D) -> {string, D} end)
+             ++ [{<<"inputSchema">>, InputSchema}]
+             ++ optional(<<"outputSchema">>, OutputSchema, fun(J) -> J end)
+             ++ optional(<<"annotations">>, Annotations, fun(J) -> J end)}.
+
+optional(Key, {some, Value}, Wrap) -> [{Key, Wrap(Value)}];
+optional(_Key, none, _Wrap) -> [].
+
 %% ---- call ----
 
 %% @doc Text blocks as text (each ending in a newline), other blocks as a
-%% `[kind content]' line.
+%% `[kind content]' line. The text is shown whole (it is what was asked for).
 -spec result_text(tuple()) -> iolist().
 result_text({call_tool_result, Blocks, _IsError, _Structured}) ->
     [block_text(Block) || Block <- Blocks].
 
 block_text({text, Text}) ->
-    Printable = printable(Text, multiline),
+    Printable = mcp_cli_text:printable(Text, multiline),
     case binary:last(<<"\n", Text/binary>>) of
         $\n -> Printable;
         _ -> [Printable, $\n]
     end;
 block_text({other, Kind}) ->
-    ["[", printable(Kind, line), " content]\n"].
+    ["[", name(Kind), " content]\n"].
 
 %% @doc The result as one JSON object in the wire's field names. Blocks the
 %% client does not decode (`{other, Kind}') keep only their `type'.
@@ -171,31 +188,10 @@ result_json({call_tool_result, Blocks, IsError, Structured}) ->
                    {text, Text} -> {object, [{<<"type">>, {string, <<"text">>}}, {<<"text">>, {string, Text}}]};
                    {other, Kind} -> {object, [{<<"type">>, {string, Kind}}]}
                end || Block <- Blocks],
-    StructuredMember = case Structured of
-                           {some, Value} -> [{<<"structuredContent">>, Value}];
-                           none -> []
-                       end,
-    {object, [{<<"content">>, {array, Content}}, {<<"isError">>, {bool, IsError}} | StructuredMember]}.
+    {object, [{<<"content">>, {array, Content}}, {<<"isError">>, {bool, IsError}}
+              | optional(<<"structuredContent">>, Structured, fun(J) -> J end)]}.
 
-%% ---- terminal safety ----
-
-%% @doc `Text' with every codepoint that could steer a terminal replaced by
-%% U+FFFD; `multiline' keeps newlines and tabs, `line' replaces them too.
-%% Each byte that does not start a UTF-8 sequence is replaced as well.
--spec printable(binary(), line | multiline) -> binary().
-printable(Text, Mode) ->
-    printable(Text, Mode, <<>>).
-
-printable(<<C/utf8, Rest/binary>>, Mode, Acc) ->
-    printable(Rest, Mode, <<Acc/binary, (safe_codepoint(C, Mode))/utf8>>);
-printable(<<_NotUtf8, Rest/binary>>, Mode, Acc) ->
-    printable(Rest, Mode, <<Acc/binary, ?REPLACEMENT/utf8>>);
-printable(<<>>, _Mode, Acc) ->
-    Acc.
-
-safe_codepoint(C, multiline) when C =:= $\n; C =:= $\t -> C;
-safe_codepoint(C, _) when C < 16#20; C =:= 16#7F; C >= 16#80, C =< 16#9F -> ?REPLACEMENT;
-safe_codepoint(C, _) when C =:= 16#061C; C =:= 16#200E; C =:= 16#200F;
-                          C >= 16#202A, C =< 16#202E; C >= 16#2066, C =< 16#2069;
-                          C =:= 16#2028; C =:= 16#2029 -> ?REPLACEMENT;
-safe_codepoint(C, _) -> C.
+%% @doc A JSON document for stdout: compact, terminal-safe, one line.
+-spec json_output(mcp_json:json()) -> iolist().
+json_output(Json) ->
+    [mcp_cli_text:terminal_json(mcp_json:encode(Json)), $\n].

@@ -7,14 +7,25 @@
 -define(DEFAULT, 30000).
 
 generate_defaults_to_the_embedded_server_test() ->
-    ?assertEqual({run, #{subcommand => generate, server => embedded, timeout_ms => ?DEFAULT}},
+    ?assertEqual({run, #{subcommand => generate, server => embedded, timeout_ms => ?DEFAULT,
+                         verbose => false, env => []}},
                  mcp_cli_args:parse(["generate"])).
 
 generate_with_every_flag_test() ->
     ?assertEqual({run, #{subcommand => generate, name => <<"gh">>, out => "dir", timeout_ms => 500,
+                         verbose => true, env => [{"A", "1"}, {"B", "x=y"}, {"A", ""}], cwd => "/srv",
                          server => {command, "npx", ["-y", "server", "--", "x"]}}},
                  mcp_cli_args:parse(["generate", "--name", "gh", "--out=dir", "--timeout", "500",
-                                     "--", "npx", "-y", "server", "--", "x"])).
+                                     "--verbose", "--env", "A=1", "--env=B=x=y", "--env", "A=",
+                                     "--cwd", "/srv", "--", "npx", "-y", "server", "--", "x"])).
+
+config_names_every_server_or_one_test() ->
+    ?assertMatch({run, #{server := {config, "cfg.json", all}}},
+                 mcp_cli_args:parse(["generate", "--config", "cfg.json", "--out", "d"])),
+    ?assertMatch({run, #{server := {config, "cfg.json", {one, <<"gh">>}}, json := true}},
+                 mcp_cli_args:parse(["list", "--config", "cfg.json", "--server", "gh", "--json"])),
+    ?assertMatch({run, #{subcommand := call, server := {config, "c", {one, <<"s">>}}}},
+                 mcp_cli_args:parse(["call", "t", "--config", "c", "--server", "s"])).
 
 server_arguments_after_double_dash_are_not_flags_test() ->
     ?assertMatch({run, #{subcommand := list, server := {command, "srv", ["--bogus", "--help"]}}},
@@ -22,6 +33,7 @@ server_arguments_after_double_dash_are_not_flags_test() ->
 
 call_takes_a_tool_and_object_arguments_test() ->
     ?assertEqual({run, #{subcommand => call, tool => <<"echo">>, json => true, timeout_ms => ?DEFAULT,
+                         verbose => false, env => [],
                          arguments => {object, [{<<"message">>, {string, <<"hé"/utf8>>}}]},
                          server => embedded}},
                  mcp_cli_args:parse(["call", "--json", "echo", "--args", "{\"message\":\"hé\"}"])).
@@ -57,7 +69,17 @@ usage_errors_name_the_problem_test_() ->
              {["generate", "--name", ""], "--name must not be empty"},
              {["call", "t", "--args", "[]"], "--args must be a JSON object"},
              {["call", "t", "--args", "{"], "--args is not JSON: unexpected end of input at byte 1"},
-             {["list", "--"], "-- must be followed by the server COMMAND"}],
+             {["list", "--"], "-- must be followed by the server COMMAND"},
+             {["list", "--server", "x"], "--server needs --config FILE"},
+             {["list", "--config", "c", "--", "srv"], "--config and -- COMMAND are alternatives: give one"},
+             {["list", "--config", ""], "--config must not be empty"},
+             {["list", "--config", "c", "--server", ""], "--server must not be empty"},
+             {["list", "--env", "NOVALUE"], "--env takes NAME=VALUE, not NOVALUE"},
+             {["list", "--env", "=v"], "--env takes NAME=VALUE, not =v"},
+             {["list", "--env"], "--env needs a value"},
+             {["list", "--cwd", ""], "--cwd must not be empty"},
+             {["list", "--verbose=1"], "--verbose takes no value"},
+             {["list", "--args", "{}"], "unknown flag: --args"}],
     [{Reason, fun() ->
                       {usage_error, Got, Usage} = mcp_cli_args:parse(Args),
                       ?assertEqual(Reason, unicode:characters_to_list(Got)),

@@ -1,57 +1,58 @@
-%% mcp_cli_render: terminal safety of server-chosen text, one-line reasons,
-%% and call results as text and as JSON.
+%% mcp_cli_render: the plan table (names cut to the column), tool lines,
+%% the JSON listing, call results as text and as JSON, the summary table.
 -module(mcp_cli_render_tests).
 
 -include_lib("eunit/include/eunit.hrl").
 
--define(FFFD, 16#FFFD/utf8).
--define(FFFD_STRING, "\x{FFFD}").
+tool(Name, Description, Schema) ->
+    {tool_descriptor, Name, none, Description, Schema, none, none}.
 
-printable_replaces_terminal_controls_test() ->
-    Hostile = <<"a\e[2Jb\rc\x7f\x{202E}d\x{2066}e\x{85}"/utf8>>,
-    ?assertEqual(<<"a", ?FFFD, "[2Jb", ?FFFD, "c", ?FFFD, ?FFFD, "d", ?FFFD, "e", ?FFFD>>,
-                 text(mcp_cli_render:printable(Hostile, line))).
+object_schema(Properties) ->
+    {object, [{<<"type">>, {string, <<"object">>}}, {<<"properties">>, {object, Properties}}]}.
 
-printable_keeps_newline_and_tab_only_in_multiline_test() ->
-    ?assertEqual(<<"a\nb\tc">>, mcp_cli_render:printable(<<"a\nb\tc">>, multiline)),
-    ?assertEqual(<<"a", ?FFFD, "b", ?FFFD, "c">>, text(mcp_cli_render:printable(<<"a\nb\tc">>, line))).
+plan_table_cuts_names_to_the_column_test() ->
+    Long = binary:copy(<<"n">>, 8 * 1024 * 1024),
+    Rows = [mcp_cli_render:plan_row(tool(Long, none, object_schema([]))),
+            mcp_cli_render:plan_row(tool(<<"short\e[2J">>, none, object_schema([])))],
+    [Header, First, Second] = binary:split(iolist_to_binary(mcp_cli_render:plan_table(Rows)), <<"\n">>,
+                                           [global, trim]),
+    ?assertMatch({match, _}, re:run(Header, "^  tool +plan +note$")),
+    ?assertEqual(<<"  ", (binary:copy(<<"n">>, 31))/binary, "…  typed"/utf8>>, First),
+    ?assertMatch({match, _}, re:run(Second, "^  short\x{FFFD}\\[2J +typed$", [unicode])).
 
-printable_keeps_ordinary_unicode_test() ->
-    Text = <<"héllo 世界 \x{1F600} \x{A0}"/utf8>>,
-    ?assertEqual(Text, mcp_cli_render:printable(Text, line)).
+tier_counts_test() ->
+    Rows = [{<<"a">>, <<"typed">>, <<>>}, {<<"b">>, <<"whole value">>, <<"r">>},
+            {<<"c">>, <<"typed">>, <<>>}, {<<"d">>, <<"structured params">>, <<"x: y">>}],
+    ?assertEqual({2, 1, 1}, mcp_cli_render:tier_counts(Rows)).
 
-printable_replaces_each_byte_that_is_not_utf8_test() ->
-    ?assertEqual(<<"a", ?FFFD, ?FFFD, "b">>, text(mcp_cli_render:printable(<<"a", 16#C3, 16#FF, "b">>, line))).
+tool_line_caps_the_description_test() ->
+    Line = iolist_to_binary(mcp_cli_render:tool_line(tool(<<"t">>, {some, binary:copy(<<"d">>, 100000)},
+                                                          object_schema([])))),
+    ?assertEqual(<<"t() - ", (binary:copy(<<"d">>, 400))/binary, "…"/utf8>>, Line).
 
-%% The boundaries of each replaced range, both sides.
-printable_range_boundaries_test_() ->
-    [?_assertEqual({C, Expected}, {C, mcp_cli_render:printable(<<C/utf8>>, line)})
-     || {C, Expected} <- [{16#1F, <<?FFFD>>}, {16#20, <<" ">>}, {16#7E, <<"~">>},
-                          {16#7F, <<?FFFD>>}, {16#9F, <<?FFFD>>}, {16#A0, <<16#A0/utf8>>},
-                          {16#2029, <<?FFFD>>}, {16#202A, <<?FFFD>>}, {16#202F, <<16#202F/utf8>>},
-                          {16#2065, <<16#2065/utf8>>}, {16#2069, <<?FFFD>>}, {16#206A, <<16#206A/utf8>>}]].
+tools_json_keeps_what_the_server_sent_test() ->
+    Init = {initialize_result, <<"2025-06-18">>, {some, {tools_capability, false}},
+            {server_info, <<"srv">>, <<"1.0">>}, none},
+    Annotated = {tool_descriptor, <<"b">>, {some, <<"B">>}, none, object_schema([]),
+                 {some, {object, []}}, {some, {object, [{<<"readOnlyHint">>, {bool, true}}]}}},
+    ?assertEqual(<<"{\"server\":{\"name\":\"srv\",\"version\":\"1.0\"},\"protocolVersion\":\"2025-06-18\","
+                   "\"tools\":[{\"name\":\"a\",\"description\":\"d\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}}},"
+                   "{\"name\":\"b\",\"title\":\"B\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},"
+                   "\"outputSchema\":{},\"annotations\":{\"readOnlyHint\":true}}]}\n">>,
+                 iolist_to_binary(mcp_cli_render:json_output(
+                                    mcp_cli_render:tools_json(Init, [tool(<<"a">>, {some, <<"d">>}, object_schema([])),
+                                                                     Annotated])))).
 
-start_errors_read_as_one_line_test_() ->
-    [?_assertEqual(Expected, flat(mcp_cli_render:start_error(Error)))
-     || {Error, Expected} <-
-            [{{transport_failed, {executable_not_found, <<"srv">>}}, "executable not found: srv"},
-             {{transport_failed, {executable_not_found, "srv"}}, "executable not found: srv"},
-             {{handshake_failed, call_timed_out}, "handshake failed: request timed out (see --timeout)"},
-             {{version_unsupported, <<"2025-06-18">>, <<"1999-01-01">>},
-              "server offered protocol version 1999-01-01; this client asked for 2025-06-18 "
-              "and supports no common version"},
-             {tools_not_declared, "server does not declare the tools capability"},
-             {{handshake_failed, {unavailable, {transport_closed, {exit_status, 3}}}},
-              "handshake failed: server unavailable: {transport_closed,{exit_status,3}}"}]].
-
-client_errors_read_as_one_line_test_() ->
-    [?_assertEqual(Expected, flat(mcp_cli_render:client_error(Error)))
-     || {Error, Expected} <-
-            [{{server_error, {rpc_error, -32602, <<"bad\nname">>, none}}, "server error -32602: bad" ?FFFD_STRING "name"},
-             {{result_malformed, {protocol_fault, <<"$.tools[3].name">>, <<"expected string">>}},
-              "malformed result at $.tools[3].name: expected string"},
-             {too_many_pages, "tools/list did not end: more than 64 pages or a repeated cursor"},
-             {{unavailable, <<"line too long">>}, "server unavailable: line too long"}]].
+%% DEL, 8-bit CSI and a bidi override in a result: escaped in the JSON
+%% written to the terminal, and the document still means the same.
+call_json_output_is_terminal_safe_test() ->
+    Text = <<"a\x{7F}b\x{9B}2Jc\x{202E}d"/utf8>>,
+    Result = {call_tool_result, [{text, Text}], false, none},
+    Output = iolist_to_binary(mcp_cli_render:json_output(mcp_cli_render:result_json(Result))),
+    ?assertEqual(<<"{\"content\":[{\"type\":\"text\",\"text\":\"a\\u007fb\\u009b2Jc\\u202ed\"}],\"isError\":false}\n">>,
+                 Output),
+    {ok, Decoded} = mcp_json:decode(string:trim(Output, trailing, "\n")),
+    ?assertEqual(mcp_cli_render:result_json(Result), Decoded).
 
 text_result_prints_blocks_one_per_line_test() ->
     Result = {call_tool_result, [{text, <<"one">>}, {text, <<"two\n">>}, {other, <<"image">>}], false, none},
@@ -65,6 +66,13 @@ json_result_keeps_wire_names_and_structured_content_test() ->
     ?assertEqual(<<"{\"content\":[],\"isError\":false}">>,
                  mcp_json:encode(mcp_cli_render:result_json({call_tool_result, [], false, none}))).
 
-text(Binary) -> unicode:characters_to_binary(Binary).
-
-flat(IoData) -> unicode:characters_to_list(IoData).
+summary_table_test() ->
+    Rows = [#{server => <<"example">>, tools => 8, tiers => {6, 1, 1}, seconds => 0.42,
+              note => "wrote /tmp/x/cap/mcp/example.gleam"},
+            #{server => <<"broken">>, seconds => 1.0, error => "executable not found: nope"},
+            #{server => <<"remote">>, note => "not run: is a remote server"}],
+    ?assertEqual(<<"  server   tools  typed  structured  whole  time   result\n"
+                   "  example  8      6      1           1      0.4 s  wrote /tmp/x/cap/mcp/example.gleam\n"
+                   "  broken   -      -      -           -      1.0 s  failed: executable not found: nope\n"
+                   "  remote   -      -      -           -      -      not run: is a remote server\n">>,
+                 iolist_to_binary(mcp_cli_render:summary_table(Rows))).

@@ -34,7 +34,19 @@ cli_test_() ->
       {"help exits 0 for every subcommand", {timeout, 120, fun help_exits_0_for_every_subcommand/0}},
       {"sigint while the vm boots exits 130 and leaves nothing", {timeout, 120, fun sigint_while_the_vm_boots_exits_130_and_leaves_nothing/0}},
       {"sigint mid call shuts the server down", {timeout, 120, fun sigint_mid_call_shuts_the_server_down/0}},
-      {"sigterm mid call shuts the server down", {timeout, 120, fun sigterm_mid_call_shuts_the_server_down/0}}]}.
+      {"sigterm mid call shuts the server down", {timeout, 120, fun sigterm_mid_call_shuts_the_server_down/0}},
+      {"generate config runs every server with a summary", {timeout, 120, fun generate_config_runs_every_server_with_a_summary/0}},
+      {"generate config names the servers that failed", {timeout, 120, fun generate_config_names_the_servers_that_failed/0}},
+      {"config with several servers needs a choice", {timeout, 120, fun config_with_several_servers_needs_a_choice/0}},
+      {"list json of a config server", {timeout, 120, fun list_json_of_a_config_server/0}},
+      {"list json of the embedded server", {timeout, 120, fun list_json_of_the_embedded_server/0}},
+      {"verbose logs the handshake and the exit", {timeout, 120, fun verbose_logs_the_handshake_and_the_exit/0}},
+      {"a banner on stdout reads as a sentence", {timeout, 120, fun a_banner_on_stdout_reads_as_a_sentence/0}},
+      {"env and cwd reach the server", {timeout, 120, fun env_and_cwd_reach_the_server/0}},
+      {"call json escapes terminal controls", {timeout, 120, fun call_json_escapes_terminal_controls/0}},
+      {"huge colliding names are shown capped", {timeout, 120, fun huge_colliding_names_are_shown_capped/0}},
+      {"generate config reports a server that never answers", {timeout, 120, fun generate_config_reports_a_server_that_never_answers/0}},
+      {"sigint during generate config shuts every server down", {timeout, 120, fun sigint_during_generate_config_shuts_every_server_down/0}}]}.
 
 %% ---- generate ----
 
@@ -67,26 +79,21 @@ generate_name_flag_names_the_module() ->
     ?assert(filelib:is_regular(filename:join(Out, "calculator.surface"))).
 
 generate_against_server_everything() ->
-    Entry = filename:join(?EVERYTHING, "dist/index.js"),
-    case filelib:is_regular(Entry) of
-        false ->
-            ?debugFmt("SKIPPED: ~s is not installed (scripts/ensure-deps.sh test installs it "
-                      "from test/e2e/package.json)", [?EVERYTHING]);
-        true ->
-            Out = temp_dir("everything"),
-            {Status, _, Stderr} = mcp_gen(["generate", "--name", "everything", "--out", Out,
-                                           "--", "node", Entry, "stdio"]),
-            ?assertEqual({0, <<>>}, {Status, last_error(Stderr)}),
-            Source = read(filename:join([Out, "cap", "mcp", "everything.gleam"])),
-            %% `echo' is a Gleam keyword and `get-sum' not an identifier: both
-            %% carry sha256(name)[0..8] (computed independently with sha256sum).
-            ?assertMatch({match, _}, re:run(Source, "^pub fn echo_092c79e8\\(message message: String\\) -> mcp.Outcome \\{$", [multiline])),
-            ?assertMatch({match, _}, re:run(Source, "^pub fn get_sum_2fb224d8\\(a a: Float, b b: Float\\) -> mcp.Outcome \\{$", [multiline])),
-            ?assertMatch({match, _}, re:run(Source, "^  internal.invoke\\(\"everything\", \"get-sum\", \\[$", [multiline])),
-            ?assert(filelib:is_regular(filename:join(Out, "everything.surface"))),
-            ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: \\d+ tools listed$", [multiline])),
-            ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: server \\S+ \\S+, protocol \\d{4}-\\d\\d-\\d\\d$", [multiline]))
-    end.
+    %% Installed by `make test' (scripts/ensure-deps.sh test): a missing one fails.
+    Entry = everything_entry(),
+    Out = temp_dir("everything"),
+    {Status, _, Stderr} = mcp_gen(["generate", "--name", "everything", "--out", Out,
+                                   "--", "node", Entry, "stdio"]),
+    ?assertEqual({0, <<>>}, {Status, last_error(Stderr)}),
+    Source = read(filename:join([Out, "cap", "mcp", "everything.gleam"])),
+    %% `echo' is a Gleam keyword and `get-sum' not an identifier: both
+    %% carry sha256(name)[0..8] (computed independently with sha256sum).
+    ?assertMatch({match, _}, re:run(Source, "^pub fn echo_092c79e8\\(message message: String\\) -> mcp.Outcome \\{$", [multiline])),
+    ?assertMatch({match, _}, re:run(Source, "^pub fn get_sum_2fb224d8\\(a a: Float, b b: Float\\) -> mcp.Outcome \\{$", [multiline])),
+    ?assertMatch({match, _}, re:run(Source, "^  internal.invoke\\(\"everything\", \"get-sum\", \\[$", [multiline])),
+    ?assert(filelib:is_regular(filename:join(Out, "everything.surface"))),
+    ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: \\d+ tools listed$", [multiline])),
+    ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: server \\S+ \\S+, protocol \\d{4}-\\d\\d-\\d\\d$", [multiline])).
 
 refusal_of_300_tools_exits_1_with_the_reason() ->
     Pidfile = temp_path("many.pid"),
@@ -102,7 +109,7 @@ refusal_of_300_tools_exits_1_with_the_reason() ->
 missing_executable_exits_1() ->
     {Status, Stdout, Stderr} = mcp_gen(["list", "--", "/nonexistent/mcp-server", "--flag"]),
     ?assertEqual({1, <<>>}, {Status, Stdout}),
-    ?assertEqual(<<"mcp-gen: executable not found: /nonexistent/mcp-server">>, last_line(Stderr)).
+    ?assertEqual(<<"mcp-gen: executable not found: /nonexistent/mcp-server (check the command and PATH)">>, last_line(Stderr)).
 
 %% ---- list ----
 
@@ -208,6 +215,183 @@ interrupt_mid_call(Signal, ExpectedStatus) ->
     ?assertEqual(ExpectedStatus, Status),
     ?assertMatch({match, _}, re:run(read(StderrFile), "^mcp-gen: interrupted; shutting the server down$", [multiline])),
     ?assertEqual(gone, liveness(ServerPid)).
+
+%% ---- --config, list --json, --verbose, --env, --cwd ----
+
+%% The issue's configuration: the example server, server-everything, the
+%% Python FastMCP fixture, and a remote entry that is reported, not run.
+config_file(Extra) ->
+    Root = cwd(),
+    Servers = [{<<"example">>, {object, [{<<"command">>, {string, <<"escript">>}},
+                                         {<<"args">>, {array, [{string, path(Root, "examples/example_server.escript")}]}},
+                                         {<<"env">>, {object, [{<<"ERL_LIBS">>, {string, erl_libs_dir()}}]}}]}},
+               {<<"everything">>, {object, [{<<"command">>, {string, <<"node">>}},
+                                            {<<"args">>, {array, [{string, path(Root, everything_entry())},
+                                                                  {string, <<"stdio">>}]}}]}},
+               {<<"python">>, {object, [{<<"command">>, {string, path(Root, ".venv/bin/python")}},
+                                        {<<"args">>, {array, [{string, path(Root, "test/e2e/fastmcp_fixture.py")}]}}]}},
+               {<<"remote">>, {object, [{<<"type">>, {string, <<"http">>}},
+                                        {<<"url">>, {string, <<"https://example.invalid/mcp">>}}]}}
+               | Extra],
+    Path = temp_path("cfg.json"),
+    ok = file:write_file(Path, mcp_json:encode({object, [{<<"mcpServers">>, {object, Servers}}]})),
+    Path.
+
+generate_config_runs_every_server_with_a_summary() ->
+    Out = temp_dir("config"),
+    {Status, Stdout, Stderr} = mcp_gen(["generate", "--config", config_file([]), "--out", Out]),
+    ?assertEqual({0, <<>>}, {Status, Stdout}),
+    %% one module per server, named after its config key
+    [?assert(filelib:is_regular(filename:join([Out, "cap", "mcp", Name ++ ".gleam"])))
+     || Name <- ["example", "everything", "python"]],
+    ?assertMatch({match, _}, re:run(Stderr, "^  server +tools +typed +structured +whole +time +result$", [multiline])),
+    ?assertMatch({match, _}, re:run(Stderr, "^  example +8 +6 +1 +1 +\\d+\\.\\d s +wrote .*example\\.gleam$", [multiline])),
+    ?assertMatch({match, _}, re:run(Stderr, "^  everything +\\d+ .* wrote .*everything\\.gleam$", [multiline])),
+    ?assertMatch({match, _}, re:run(Stderr, "^  python +9 +9 +0 +0 +\\d+\\.\\d s +wrote .*python\\.gleam$", [multiline])),
+    ?assertMatch({match, _}, re:run(Stderr, "^  remote +- .* not run: uses the \"http\" transport; mcp-gen speaks stdio only$", [multiline])),
+    ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: python: 9 tools listed$", [multiline])).
+
+generate_config_names_the_servers_that_failed() ->
+    Broken = {<<"broken">>, {object, [{<<"command">>, {string, <<"/nonexistent/server">>}}]}},
+    Pidfile = temp_path("config.pid"),
+    Cfg = config_file([Broken]),
+    {Status, _, Stderr} = mcp_gen(["generate", "--config", Cfg, "--out", temp_dir("failed")],
+                                  [{"MCP_EXAMPLE_PIDFILE", Pidfile}]),
+    ?assertEqual(1, Status),
+    ?assertMatch({match, _}, re:run(Stderr, "^  broken +- .* failed: executable not found: /nonexistent/server", [multiline])),
+    ?assertEqual(<<"mcp-gen: 1 of 5 servers failed: broken">>, last_line(Stderr)),
+    assert_gone(Pidfile).
+
+config_with_several_servers_needs_a_choice() ->
+    Cfg = config_file([]),
+    {Status, _, Stderr} = mcp_gen(["list", "--config", Cfg]),
+    ?assertEqual(2, Status),
+    ?assertMatch({match, _}, re:run(Stderr, "has 4 servers \\(example, everything, python, remote\\): "
+                                            "choose one with --server NAME$", [multiline])),
+    {1, _, Remote} = mcp_gen(["list", "--config", Cfg, "--server", "remote"]),
+    ?assertEqual(<<"mcp-gen: server remote uses the \"http\" transport; mcp-gen speaks stdio only">>, last_line(Remote)).
+
+list_json_of_a_config_server() ->
+    {Status, Stdout, _} = mcp_gen(["list", "--config", config_file([]), "--server", "everything", "--json"]),
+    ?assertEqual(0, Status),
+    {ok, {object, Members}} = mcp_json:decode(string:trim(Stdout, trailing, "\n")),
+    {<<"tools">>, {array, Tools}} = lists:keyfind(<<"tools">>, 1, Members),
+    ?assert(length(Tools) > 5),
+    [?assertMatch({<<"inputSchema">>, {object, _}}, lists:keyfind(<<"inputSchema">>, 1, Tool)) || {object, Tool} <- Tools],
+    ?assert(lists:any(fun({object, Tool}) -> lists:keymember(<<"annotations">>, 1, Tool) end, Tools)).
+
+list_json_of_the_embedded_server() ->
+    {0, Stdout, _} = mcp_gen(["list", "--json"]),
+    {ok, {object, Members}} = mcp_json:decode(string:trim(Stdout, trailing, "\n")),
+    {<<"tools">>, {array, Tools}} = lists:keyfind(<<"tools">>, 1, Members),
+    ?assertEqual(8, length(Tools)),
+    {object, Add} = lists:nth(2, Tools),
+    ?assertMatch({<<"outputSchema">>, {object, _}}, lists:keyfind(<<"outputSchema">>, 1, Add)).
+
+verbose_logs_the_handshake_and_the_exit() ->
+    {Status, Stdout, Stderr} = mcp_gen(["call", "echo", "--verbose", "--args", "{\"message\":\"hi\"}"]),
+    ?assertEqual({0, <<"hi\n">>}, {Status, Stdout}),
+    Wire = "^mcp-gen: wire \\+\\d+\\.\\d{3}s ",
+    [?assertMatch({Pattern, {match, _}}, {Pattern, re:run(Stderr, Wire ++ Pattern, [multiline])})
+     || Pattern <- ["spawn .*escript .*example_server\\.escript$",
+                    "running as pid \\d+$",
+                    "> \\d+ B \\{\"jsonrpc\":\"2\\.0\",\"id\":1,\"method\":\"initialize\"",
+                    "< \\d+ B \\{\"jsonrpc\":\"2\\.0\",\"id\":1,\"result\":",
+                    "> 55 B \\{\"jsonrpc\":\"2\\.0\",\"method\":\"notifications/initialized\"\\}$",
+                    "terminate requested$",
+                    %% the evidence's shape is mcp_port's (a status, or a signal)
+                    "closed: (with exit status \\d+|killed by SIG[A-Z]+)"]],
+    ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: the server (exited with exit status \\d+|was killed by SIG[A-Z]+)",
+                                    [multiline])).
+
+%% A server that prints a banner on stdout (and then execs a real server,
+%% so SIGKILL reaches the process holding the pipe).
+a_banner_on_stdout_reads_as_a_sentence() ->
+    {Status, _, Stderr} = mcp_gen(["list", "--", "sh", "-c", "echo 'Server v1 starting...'; exec sleep 60"]),
+    ?assertEqual(1, Status),
+    ?assertEqual(<<"mcp-gen: the handshake failed because the server wrote a line that is not JSON "
+                   "(unexpected character at byte 0); servers must keep stdout for protocol messages, "
+                   "so a banner or log line printed there ends the session: see its stderr above">>,
+                 last_line(Stderr)).
+
+env_and_cwd_reach_the_server() ->
+    Probe = temp_path("probe"),
+    Dir = temp_dir("cwd"),
+    Script = "printf '%s %s' \"$MCP_PROBE\" \"$(pwd)\" > \"$0\"; exec escript \"$1\"",
+    {Status, _, _} = mcp_gen(["list", "--env", "MCP_PROBE=one", "--env", "MCP_PROBE=two=2",
+                              "--env", "ERL_LIBS=" ++ binary_to_list(erl_libs_dir()), "--cwd", Dir,
+                              "--", "sh", "-c", Script, Probe, filename:join(cwd(), "examples/example_server.escript")]),
+    ?assertEqual(0, Status),
+    ?assertEqual(iolist_to_binary(["two=2 ", Dir]), read(Probe)),
+    {1, _, Stderr} = mcp_gen(["list", "--cwd", "/nonexistent/dir"]),
+    ?assertEqual(<<"mcp-gen: the server's working directory /nonexistent/dir is not a directory">>, last_line(Stderr)).
+
+%% echo sends its message back: DEL, U+009B (8-bit CSI), U+202E and U+FEFF
+%% come out as \\uXXXX, and the JSON still decodes to the same text.
+call_json_escapes_terminal_controls() ->
+    Message = <<"a\x{7F}b\x{9B}c\x{202E}d\x{FEFF}e"/utf8>>,
+    {0, Stdout, _} = mcp_gen(["call", "echo", "--json", "--args",
+                              unicode:characters_to_list(mcp_json:encode({object, [{<<"message">>, {string, Message}}]}))]),
+    ?assertMatch({_, _}, binary:match(Stdout, <<"a\\u007fb\\u009bc\\u202ed\\ufeffe">>)),
+    {ok, {object, [{<<"content">>, {array, [{object, Block}]}} | _]}} = mcp_json:decode(string:trim(Stdout, trailing, "\n")),
+    ?assertEqual({<<"text">>, {string, Message}}, lists:keyfind(<<"text">>, 1, Block)).
+
+%% Two tools share one 4 MiB name that starts with an escape sequence: the
+%% refusal, the plan table and `list' stay short lines with no escape.
+huge_colliding_names_are_shown_capped() ->
+    Server = ["--", "escript", "test/fixtures/cli/collision_server.escript"],
+    {Status, Stdout, Stderr} = mcp_gen(["generate" | Server], [erl_libs()]),
+    ?assertEqual({1, <<>>}, {Status, Stdout}),
+    ?assert(byte_size(Stderr) < 2000),
+    ?assertEqual(nomatch, binary:match(Stderr, <<"\e">>)),
+    ?assertMatch({match, _}, re:run(last_line(Stderr), "^mcp-gen: refused: tool names \"\\x{FFFD}\\[2Jn+…\" and", [unicode])),
+    ?assertMatch({match, _}, re:run(Stderr, "^  \\x{FFFD}\\[2Jn{27}…  typed$", [multiline, unicode])),
+    {0, Listed, _} = mcp_gen(["list" | Server], [erl_libs()]),
+    [First, _] = binary:split(Listed, <<"\n">>, [global, trim]),
+    ?assertEqual(<<"\x{FFFD}[2J"/utf8, (binary:copy(<<"n">>, 116))/binary, "…() - One of two tools with the same name."/utf8>>, First).
+
+%% A server that never answers initialize fails its own row (the handshake
+%% deadline) while the others are generated.
+generate_config_reports_a_server_that_never_answers() ->
+    Silent = {<<"silent">>, {object, [{<<"command">>, {string, <<"sleep">>}}, {<<"args">>, {array, [{string, <<"600">>}]}}]}},
+    {Status, _, Stderr} = mcp_gen(["generate", "--config", config_file([Silent]), "--out", temp_dir("silent"),
+                                   "--timeout", "3000"]),
+    ?assertEqual(1, Status),
+    ?assertMatch({match, _}, re:run(Stderr, "^  silent +- .* failed: the server did not answer the initialize request in time", [multiline])),
+    ?assertMatch({match, _}, re:run(Stderr, "^  python +9 ", [multiline])),
+    ?assertEqual(<<"mcp-gen: 1 of 5 servers failed: silent">>, last_line(Stderr)).
+
+%% Ctrl-C while several servers start (two never answer): 130, and every
+%% server's process is gone.
+sigint_during_generate_config_shuts_every_server_down() ->
+    Pidfiles = [temp_path("silent1.pid"), temp_path("silent2.pid")],
+    Silent = [{list_to_binary("silent" ++ integer_to_list(N)),
+               {object, [{<<"command">>, {string, <<"sh">>}},
+                         {<<"args">>, {array, [{string, <<"-c">>}, {string, <<"printf %s $$ > \"$0\"; exec sleep 600">>},
+                                               {string, list_to_binary(Pidfile)}]}}]}}
+              || {N, Pidfile} <- lists:zip([1, 2], Pidfiles)],
+    StderrFile = temp_path("several.stderr"),
+    Port = open_mcp_gen(["generate", "--config", config_file(Silent), "--out", temp_dir("several")], [], StderrFile),
+    {os_pid, WrapperPid} = erlang:port_info(Port, os_pid),
+    Pids = [await_file(Pidfile) || Pidfile <- Pidfiles],
+    [?assertEqual(alive, liveness(Pid)) || Pid <- Pids],
+    _ = os:cmd("kill -INT " ++ integer_to_list(WrapperPid)),
+    ?assertMatch({130, _}, collect(Port)),
+    ?assertMatch({match, _}, re:run(read(StderrFile), "^mcp-gen: interrupted; shutting the servers down$", [multiline])),
+    [?assertEqual(gone, liveness(Pid)) || Pid <- Pids].
+
+everything_entry() ->
+    filename:join(?EVERYTHING, "dist/index.js").
+
+erl_libs_dir() ->
+    list_to_binary(filename:dirname(code:lib_dir(mcp))).
+
+cwd() ->
+    {ok, Dir} = file:get_cwd(),
+    Dir.
+
+path(Root, Relative) ->
+    list_to_binary(filename:join(Root, Relative)).
 
 %% ---- helpers ----
 

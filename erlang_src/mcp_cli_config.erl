@@ -1,0 +1,166 @@
+%% @doc The standard MCP configuration file for `bin/mcp-gen --config'.
+%%
+%% Reads `{"mcpServers": {NAME: ENTRY, ...}}' (Claude Desktop, Cursor, the
+%% MCP Inspector) or `{"servers": {NAME: ENTRY, ...}}' (VS Code), other
+%% top-level members ignored. A stdio ENTRY is
+%% `{"command": STRING, "args": [STRING...], "env": {NAME: STRING|null},
+%% "cwd": STRING}' (`"type": "stdio"' allowed; `null' unsets a variable);
+%% it becomes an `mcp_client' spawn spec
+%% `#{executable, args, env, cd}'. Invariants:
+%% <ul>
+%% <li>Every entry is accounted for, in file order: `{stdio, Name, Spec}',
+%%     `{unsupported, Name, Why}' for a transport this package does not
+%%     speak (`"type"' other than `stdio', or a `url' without a `command'),
+%%     or `{invalid, Name, Why}'. None is dropped silently.</li>
+%% <li>Strings are used verbatim: no `${...}' substitution, no shell; a
+%%     relative `command' is looked up on PATH, a relative `cwd' is relative
+%%     to the directory mcp-gen runs in.</li>
+%% <li>Names are the config's keys (binaries, never atoms); a name given
+%%     twice makes the whole file an error.</li>
+%% </ul>
+-module(mcp_cli_config).
+
+-export([read/1, parse/1]).
+-export_type([entry/0]).
+
+-type entry() :: {stdio, Name :: binary(), mcp_transport:spawn()}
+               | {unsupported, Name :: binary(), Why :: iolist()}
+               | {invalid, Name :: binary(), Why :: iolist()}.
+
+%% @doc The entries of the configuration file at `Path'.
+-spec read(file:filename_all()) -> {ok, [entry()]} | {error, Reason :: iolist()}.
+read(Path) ->
+    case file:read_file(Path) of
+        {ok, Bytes} ->
+            case parse(Bytes) of
+                {ok, Entries} -> {ok, Entries};
+                {error, Reason} -> {error, ["config ", display(Path), " ", Reason]}
+            end;
+        {error, Posix} ->
+            {error, ["cannot read config ", display(Path), ": ", file:format_error(Posix)]}
+    end.
+
+%% @doc The entries of a configuration document.
+-spec parse(binary()) -> {ok, [entry()]} | {error, Reason :: iolist()}.
+parse(Bytes) ->
+    case mcp_json:decode(Bytes) of
+        {ok, {object, Members}} ->
+            case [Key || {Key, _} <- Members, Key =:= <<"mcpServers">> orelse Key =:= <<"servers">>] of
+                [Key] ->
+                    {Key, Servers} = lists:keyfind(Key, 1, Members),
+                    servers(Key, Servers);
+                [] -> {error, "has no \"mcpServers\" (or VS Code \"servers\") object"};
+                _ -> {error, "has more than one \"mcpServers\"/\"servers\" member"}
+            end;
+        {ok, _} ->
+            {error, "is not a JSON object"};
+        {error, {corruption_report, Offset, Reason}} ->
+            {error, io_lib:format("is not JSON: ~ts at byte ~b", [Reason, Offset])}
+    end.
+
+servers(_Key, {object, Servers}) ->
+    Names = [Name || {Name, _} <- Servers],
+    case Names -- lists:usort(Names) of
+        [] -> {ok, [entry(Name, Entry) || {Name, Entry} <- Servers]};
+        [Twice | _] -> {error, ["names server ", printable(Twice), " twice"]}
+    end;
+servers(Key, _) ->
+    {error, ["has a \"", Key, "\" member that is not an object"]}.
+
+entry(Name, {object, Fields}) ->
+    Field = fun(F) -> case lists:keyfind(F, 1, Fields) of
+                          {F, Value} -> {given, Value};
+                          false -> none
+                      end
+            end,
+    case {Field(<<"type">>), Field(<<"command">>), Field(<<"url">>)} of
+        {{given, {string, Type}}, _, _} when Type =/= <<"stdio">> ->
+            {unsupported, Name, ["uses the \"", printable(Type), "\" transport; mcp-gen speaks stdio only"]};
+        {{given, {string, _Stdio}}, _, _} = Given ->
+            stdio(Name, Field, Given);
+        {{given, _}, _, _} ->
+            {invalid, Name, "has a \"type\" that is not a string"};
+        {none, none, {given, _}} ->
+            {unsupported, Name, "is a remote server (a \"url\"); mcp-gen speaks stdio only"};
+        Given ->
+            stdio(Name, Field, Given)
+    end;
+entry(Name, _) ->
+    {invalid, Name, "is not an object"}.
+
+stdio(Name, Field, {_Type, Command, _Url}) ->
+    Checks = [fun() -> command(Command) end,
+              fun() -> args(Field(<<"args">>)) end,
+              fun() -> env(Field(<<"env">>)) end,
+              fun() -> cwd(Field(<<"cwd">>)) end,
+              fun() -> no_env_file(Field(<<"envFile">>)) end],
+    case collect(Checks, #{}) of
+        {ok, Spec} -> {stdio, Name, Spec};
+        {error, Why} -> {invalid, Name, Why}
+    end.
+
+collect([], Spec) -> {ok, Spec};
+collect([Check | Rest], Spec) ->
+    case Check() of
+        {ok, Fields} -> collect(Rest, maps:merge(Spec, Fields));
+        {error, _} = Error -> Error
+    end.
+
+command({given, {string, Command}}) when Command =/= <<>> ->
+    case has_nul(Command) of
+        false -> {ok, #{executable => Command}};
+        true -> {error, "has a \"command\" with a NUL character"}
+    end;
+command(none) -> {error, "has no \"command\""};
+command(_) -> {error, "has a \"command\" that is not a non-empty string"}.
+
+args(none) -> {ok, #{args => []}};
+args({given, {array, Items}}) ->
+    case [S || {string, S} <- Items] of
+        Strings when length(Strings) =:= length(Items) ->
+            case lists:any(fun has_nul/1, Strings) of
+                false -> {ok, #{args => Strings}};
+                true -> {error, "has \"args\" with a NUL character"}
+            end;
+        _ -> {error, "has \"args\" that are not all strings"}
+    end;
+args({given, _}) -> {error, "has \"args\" that is not an array"}.
+
+env(none) -> {ok, #{env => []}};
+env({given, {object, Pairs}}) ->
+    Env = [{Name, value(Value)} || {Name, Value} <- Pairs],
+    case [Name || {Name, invalid} <- Env] ++ [Name || {Name, _} <- Env, not valid_env_name(Name)] of
+        [] -> {ok, #{env => Env}};
+        [Bad | _] -> {error, ["has an \"env\" entry ", printable(Bad),
+                              " that is not NAME (no = or NUL) with a string (no NUL) or null value"]}
+    end;
+env({given, _}) -> {error, "has \"env\" that is not an object"}.
+
+value({string, Value}) ->
+    case has_nul(Value) of
+        false -> Value;
+        true -> invalid
+    end;
+value(null) -> false;
+value(_) -> invalid.
+
+valid_env_name(Name) ->
+    Name =/= <<>> andalso binary:match(Name, [<<"=">>, <<0>>]) =:= nomatch.
+
+%% The OS takes argv, the environment and paths as C strings.
+has_nul(Text) -> binary:match(Text, <<0>>) =/= nomatch.
+
+cwd(none) -> {ok, #{}};
+cwd({given, {string, Dir}}) when Dir =/= <<>> ->
+    case has_nul(Dir) of
+        false -> {ok, #{cd => Dir}};
+        true -> {error, "has a \"cwd\" with a NUL character"}
+    end;
+cwd({given, _}) -> {error, "has a \"cwd\" that is not a non-empty string"}.
+
+no_env_file(none) -> {ok, #{}};
+no_env_file({given, _}) -> {error, "has \"envFile\", which mcp-gen does not read: put the variables in \"env\""}.
+
+printable(Text) -> mcp_cli_text:printable(Text, line, mcp_cli_text:name_chars()).
+
+display(Path) -> printable(unicode:characters_to_binary(Path)).

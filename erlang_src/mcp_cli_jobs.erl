@@ -1,0 +1,125 @@
+%% @doc Which servers a `bin/mcp-gen' command runs: the embedded example
+%% server, `-- COMMAND ARGS...', or entries of a `--config' file, each as a
+%% job (a spawn spec for `mcp_client', a label, and for a config entry the
+%% name its module is generated under).
+%%
+%% Rules:
+%% <ul>
+%% <li>`--config FILE --server NAME' runs that entry; a config with a single
+%%     entry runs it without `--server'.</li>
+%% <li>Several entries and no `--server': `generate --out DIR' runs every
+%%     stdio entry (the others come back as skipped, with why, for the
+%%     summary); every other command is a usage error naming the
+%%     choices.</li>
+%% <li>`--env NAME=VALUE' pairs are added after the entry's own `env' (so
+%%     they win), `--cwd DIR' replaces its `cwd'.</li>
+%% <li>A config entry's module is named after its key, not after the name
+%%     the server reports.</li>
+%% </ul>
+-module(mcp_cli_jobs).
+
+-export([resolve/1]).
+-export_type([job/0, skipped/0]).
+
+-type job() :: #{label := binary() | none,
+                 spec := mcp_transport:spawn(),
+                 name => binary()}.
+-type skipped() :: {unsupported | invalid, Name :: binary(), Why :: iolist()}.
+
+-spec resolve(mcp_cli_args:command()) ->
+          {ok, [job(), ...], [skipped()]} | {usage_error, iolist()} | {error, iolist()}.
+resolve(#{server := embedded} = Command) ->
+    {ok, [adjust(#{label => none, spec => embedded_spec()}, Command)], []};
+resolve(#{server := {command, Executable, Args}} = Command) ->
+    {ok, [adjust(#{label => none, spec => #{executable => Executable, args => Args}}, Command)], []};
+resolve(#{server := {config, Path, Which}} = Command) ->
+    case mcp_cli_config:read(Path) of
+        {ok, Entries} -> choose(Entries, Which, Path, Command);
+        {error, _} = Error -> Error
+    end.
+
+choose([], _Which, Path, _Command) ->
+    {error, ["config ", display(Path), " names no servers"]};
+choose([Entry], all, Path, Command) ->
+    one(Entry, Path, Command);
+choose(Entries, {one, Name}, Path, Command) ->
+    case [Entry || Entry <- Entries, element(2, Entry) =:= Name] of
+        [Entry] -> one(Entry, Path, Command);
+        [] -> {error, ["config ", display(Path), " has no server ", name(Name), "; it has ", names(Entries)]}
+    end;
+choose(Entries, all, Path, #{subcommand := generate, out := _} = Command) ->
+    case {[stdio_job(Name, Spec, Command) || {stdio, Name, Spec} <- Entries], maps:is_key(name, Command)} of
+        {_, true} ->
+            {usage_error, ["--name names one server, and config ", display(Path), " has ",
+                           integer_to_list(length(Entries)), ": choose one with --server NAME, "
+                           "or drop --name to name each module after its config key"]};
+        {[], false} ->
+            {error, ["config ", display(Path), " has no stdio server to run: ",
+                     lists:join("; ", [[name(Name), " ", Why] || {_, Name, Why} <- Entries])]};
+        {Jobs, false} ->
+            {ok, Jobs, [Skipped || {Kind, _, _} = Skipped <- Entries, Kind =/= stdio]}
+    end;
+choose(Entries, all, Path, #{subcommand := Subcommand}) ->
+    {usage_error, ["config ", display(Path), " has ", integer_to_list(length(Entries)),
+                   " servers (", names(Entries), "): choose one with --server NAME",
+                   case Subcommand of
+                       generate -> ", or give --out DIR to generate them all";
+                       _ -> ""
+                   end]}.
+
+one({stdio, Name, Spec}, _Path, Command) ->
+    {ok, [stdio_job(Name, Spec, Command)], []};
+one({unsupported, Name, Why}, _Path, _Command) ->
+    {error, ["server ", name(Name), " ", Why]};
+one({invalid, Name, Why}, Path, _Command) ->
+    {error, ["server ", name(Name), " in config ", display(Path), " ", Why]}.
+
+stdio_job(Name, Spec, Command) ->
+    adjust(#{label => Name, name => Name, spec => Spec}, Command).
+
+%% --env and --cwd on top of the job's own spec.
+adjust(#{spec := Spec} = Job, #{env := Env} = Command) ->
+    WithEnv = case Env of
+                  [] -> Spec;
+                  _ -> Spec#{env => maps:get(env, Spec, []) ++ Env}
+              end,
+    Job#{spec => case Command of
+                     #{cwd := Dir} -> WithEnv#{cd => Dir};
+                     _ -> WithEnv
+                 end}.
+
+names(Entries) ->
+    lists:join(", ", [name(element(2, Entry)) || Entry <- Entries]).
+
+name(Name) -> mcp_cli_text:printable(Name, line, mcp_cli_text:name_chars()).
+
+display(Path) -> name(unicode:characters_to_binary(Path)).
+
+%% ---- the embedded example server ----
+
+%% The example server uses this application's mcp_json: ERL_LIBS points its
+%% VM at the same build.
+embedded_spec() ->
+    #{executable => escript(),
+      args => [filename:join([root(), "examples", "example_server.escript"])],
+      env => [{"ERL_LIBS", erl_libs()}]}.
+
+%% The directory holding this build's `mcp' application directory.
+erl_libs() ->
+    case code:lib_dir(mcp) of
+        {error, bad_name} -> filename:dirname(filename:dirname(filename:dirname(code:which(mcp_json))));
+        AppDir -> filename:dirname(AppDir)
+    end.
+
+escript() ->
+    case os:find_executable("escript") of
+        false -> filename:join([code:root_dir(), "bin", "escript"]);
+        Path -> Path
+    end.
+
+%% The repository checkout: bin/mcp-gen exports MCP_GEN_ROOT.
+root() ->
+    case os:getenv("MCP_GEN_ROOT") of
+        false -> {ok, Cwd} = file:get_cwd(), Cwd;
+        Root -> Root
+    end.

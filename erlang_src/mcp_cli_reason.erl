@@ -1,0 +1,283 @@
+%% @doc Every reason `bin/mcp-gen' may have to report, as a sentence a
+%% person can act on: start errors, client errors, the death reasons they
+%% carry, retirement errors and retirement evidence, and code generation
+%% refusals.
+%%
+%% Invariants:
+%% <ul>
+%% <li>No rendering contains Erlang term syntax: every constructor of
+%%     `mcp_client''s start, client, death and retirement vocabularies has a
+%%     clause of its own, and a term none of them knows goes through
+%%     `words/1', which spells atoms, numbers, text and nested tuples as
+%%     words (no braces, brackets or binary markers).</li>
+%% <li>Every server-chosen string passes through `mcp_cli_text:printable/3'
+%%     with a cap, so a reason is one bounded line whatever the server
+%%     sent.</li>
+%% </ul>
+%% The sentences start in lower case: the command line prefixes them with
+%% `mcp-gen: '.
+-module(mcp_cli_reason).
+
+-export([start_error/1, client_error/1, death/1, evidence/1,
+         retirement_error/1, retirement/1, refusal/1, words/1]).
+
+-define(MAX_DEPTH, 4).
+-define(MAX_ITEMS, 8).
+
+%% ---- start errors (mcp_client:connect/1, start/2) ----
+
+-spec start_error(term()) -> iolist().
+start_error({transport_failed, {executable_not_found, Name}}) ->
+    ["executable not found: ", name(Name), " (check the command and PATH)"];
+start_error({transport_failed, {spawn_failed, Posix}}) when is_atom(Posix) ->
+    ["could not start the server: ", erl_posix_msg:message(Posix),
+     " (check the executable's permissions and the --cwd directory)"];
+start_error({transport_failed, already_connected}) ->
+    "the client is already connected";
+start_error({transport_failed, {not_parked, _State}}) ->
+    "the client was already started once and cannot be started again";
+start_error({transport_failed, {bad_spawn, _Spec}}) ->
+    "the server command is not a valid spawn specification";
+start_error({transport_failed, {bad_transport_spec, _Spec}}) ->
+    "the transport specification is not valid";
+start_error({transport_failed, Reason}) ->
+    ["could not start the server: ", words(Reason)];
+start_error({handshake_failed, {unavailable, Death}}) ->
+    ["the handshake failed because ", death(Death)];
+start_error({handshake_failed, call_timed_out}) ->
+    "the server did not answer the initialize request in time "
+    "(raise --timeout if it is slow to start)";
+start_error({handshake_failed, ClientError}) ->
+    ["the handshake failed: ", client_error(ClientError)];
+start_error({version_unsupported, Requested, Offered}) ->
+    ["the server offered protocol version ", name(Offered), "; this client asked for ",
+     name(Requested), " and supports no common version"];
+start_error(tools_not_declared) ->
+    "the server does not declare the tools capability, so it has no tools to list or call";
+start_error({cleanup_unconfirmed, _Client}) ->
+    "the server failed to start and its process could not be confirmed gone";
+start_error(Other) ->
+    ["could not start the server: ", words(Other)].
+
+%% ---- client errors (list_tools, call_tool, ping) ----
+
+-spec client_error(term()) -> iolist().
+client_error({unavailable, Death}) ->
+    ["the server is unavailable: ", death(Death)];
+client_error(call_timed_out) ->
+    "the request timed out (raise --timeout if the server is slow)";
+client_error({server_error, {rpc_error, Code, Message, _Data}}) when is_integer(Code) ->
+    [io_lib:format("server error ~b: ", [Code]), text(Message)];
+client_error({result_malformed, {protocol_fault, Path, Reason}}) ->
+    ["the server's result is malformed at ", name(Path), ": ", text(Reason)];
+client_error({result_malformed, {unsupported_version, Requested, Offered}}) ->
+    ["the server answered with protocol version ", name(Offered), " to a request for ",
+     name(Requested), ", which this client does not support"];
+client_error({result_malformed, Fault}) ->
+    ["the server's result is malformed: ", words(Fault)];
+client_error(too_many_pages) ->
+    io_lib:format("tools/list did not end: more than ~b pages or a repeated cursor",
+                  [mcp_client:max_tool_pages()]);
+client_error(Other) ->
+    ["the request failed: ", words(Other)].
+
+%% ---- death reasons: what {unavailable, Reason} carries ----
+
+%% @doc Why a client's connection is gone, completing "the server is
+%% unavailable: ..." or "the handshake failed because ...".
+-spec death(term()) -> iolist().
+death({transport_ended, Evidence}) ->
+    ["the server exited on its own", evidence_clause(Evidence),
+     " (its stderr, above, may say why)"];
+death(transport_ended) ->
+    "the connection to the server ended (its stderr, above, may say why)";
+death({invalid_utf8, Offset}) when is_integer(Offset) ->
+    io_lib:format("the server wrote bytes that are not UTF-8 at byte ~b of its output; "
+                  "MCP messages are UTF-8 JSON, one per line", [Offset]);
+death({line_too_long, Bytes}) when is_integer(Bytes) ->
+    io_lib:format("the server wrote a line of ~b bytes or more without a newline, "
+                  "past the ~b-byte limit on one message", [Bytes, mcp_stdio:max_line_bytes()]);
+death({malformed_message, {corruption_report, Offset, Reason}}) when is_integer(Offset) ->
+    ["the server wrote a line that is not JSON (", text(Reason),
+     io_lib:format(" at byte ~b); servers must keep stdout for protocol messages, so a banner "
+                   "or log line printed there ends the session: see its stderr above", [Offset])];
+death({malformed_message, Fault}) ->
+    ["the server wrote a line that is not a JSON-RPC message: ", words(Fault)];
+death({bad_message, Reason}) ->
+    ["the server sent JSON that is not a valid JSON-RPC 2.0 message: ", text(Reason)];
+death({write_failed, busy}) ->
+    io_lib:format("the server stopped reading its input: more than ~b bytes were waiting for it",
+                  [mcp_port:max_queue_bytes()]);
+death({write_failed, closed}) ->
+    "the connection to the server was already closed when the client wrote to it";
+death({flooded, Bytes}) when is_integer(Bytes) ->
+    io_lib:format("the server sent more than the client can process: ~b bytes of its output "
+                  "were waiting, past the client's budget, so it was stopped", [Bytes]);
+death(stopped) ->
+    "the client was stopped";
+death(retired) ->
+    "the client was shut down";
+death(custodian_down) ->
+    "the process that owned the client ended, so the server was stopped";
+death(not_connected) ->
+    "the client is not connected to a server yet";
+death({client_down, Reason}) ->
+    ["the client process is gone (", words(Reason), ")"];
+death({version_unsupported, _, _} = StartError) ->
+    start_error(StartError);
+death(tools_not_declared = StartError) ->
+    start_error(StartError);
+death({handshake_failed, _} = StartError) ->
+    start_error(StartError);
+death(Other) ->
+    ["the connection ended for a reason this version does not describe: ", words(Other)].
+
+%% ---- evidence: how the server's process ended ----
+
+%% @doc How the server's process ended, as a clause: "with exit status 3".
+-spec evidence(term()) -> iolist().
+evidence(Evidence) ->
+    string:trim(evidence_clause(Evidence), leading).
+
+evidence_clause({exit_status, Status}) when is_integer(Status) ->
+    exit_status(Status);
+evidence_clause({exited, {status, Status}}) when is_integer(Status) ->
+    exit_status(Status);
+evidence_clause({exited, Status}) when is_integer(Status) ->     % a port's raw exit status
+    exit_status(Status);
+evidence_clause({exited, {signal, Signal}}) ->
+    [" killed by ", signal(Signal)];
+evidence_clause({exited, {peer_down, Reason}}) ->
+    [" (its peer process ended: ", words(Reason), ")"];
+evidence_clause({exited, Reason}) ->
+    [" (", words(Reason), ")"];
+evidence_clause({unconfirmed, Reason}) ->
+    [", but without an exit status to prove it (", words(Reason), ")"];
+evidence_clause(Other) ->
+    [" (", words(Other), ")"].
+
+%% A port reports a child killed by signal N as exit status 128 + N.
+exit_status(Status) when Status > 128 ->
+    case signal_name(Status - 128) of
+        undefined -> io_lib:format(" with exit status ~b", [Status]);
+        Name -> io_lib:format(" with exit status ~b (128 + ~s)", [Status, Name])
+    end;
+exit_status(Status) ->
+    io_lib:format(" with exit status ~b", [Status]).
+
+signal(Number) when is_integer(Number) ->
+    case signal_name(Number) of
+        undefined -> io_lib:format("signal ~b", [Number]);
+        Name -> io_lib:format("~s (signal ~b)", [Name, Number])
+    end;
+signal(Name) when is_atom(Name) ->
+    ["SIG", string:uppercase(atom_to_list(Name))];
+signal(Other) ->
+    ["signal ", words(Other)].
+
+signal_name(1) -> "SIGHUP";
+signal_name(2) -> "SIGINT";
+signal_name(3) -> "SIGQUIT";
+signal_name(6) -> "SIGABRT";
+signal_name(9) -> "SIGKILL";
+signal_name(11) -> "SIGSEGV";
+signal_name(13) -> "SIGPIPE";
+signal_name(15) -> "SIGTERM";
+signal_name(_) -> undefined.
+
+%% ---- retirement (mcp_client:shutdown/2) ----
+
+-spec retirement_error(term()) -> iolist().
+retirement_error(retirement_timed_out) ->
+    "the server's shutdown timed out: its process may still be running";
+retirement_error({retirement_unconfirmed, {port_exited, Reason}}) ->
+    ["the server's shutdown is unconfirmed: its connection closed without an exit status (",
+     words(Reason), "), so nothing proves the process is gone"];
+retirement_error({retirement_unconfirmed, {actor_down, Reason}}) ->
+    ["the server's shutdown is unconfirmed: the client process ended first (", words(Reason), ")"];
+retirement_error({retirement_unconfirmed, Reason}) ->
+    ["the server's shutdown is unconfirmed: ", words(Reason)];
+retirement_error(Other) ->
+    ["the server's shutdown failed: ", words(Other)].
+
+%% @doc A successful retirement's evidence as a sentence.
+-spec retirement(term()) -> iolist().
+retirement(no_resource) ->
+    "the server was never started, so there was nothing to stop";
+retirement({exited, {signal, _}} = Evidence) ->
+    ["the server was", evidence_clause(Evidence)];
+retirement(Evidence) ->
+    ["the server exited", evidence_clause(Evidence)].
+
+%% ---- code generation refusals ----
+
+%% @doc `mcp_codegen:describe/1' of the refusal, with the server-chosen
+%% names in it capped first (two 8 MB names must not become one 16 MB line).
+-spec refusal(term()) -> iolist().
+refusal({tool_name_collision, A, B}) when is_binary(A), is_binary(B) ->
+    describe({tool_name_collision, cap(A), cap(B)});
+refusal({too_many_tools, _, _} = Refusal) -> describe(Refusal);
+refusal({surface_too_large, _, _} = Refusal) -> describe(Refusal);
+refusal({sanitizer_breach, _} = Refusal) -> describe(Refusal);
+refusal(Other) -> ["code generation refused: ", words(Other)].
+
+describe(Refusal) ->
+    mcp_cli_text:printable(mcp_codegen:describe(Refusal), line, 2 * mcp_cli_text:text_chars()).
+
+cap(Name) ->
+    mcp_cli_text:printable(Name, line, mcp_cli_text:name_chars()).
+
+%% ---- any term, in words ----
+
+%% @doc A term spelt without Erlang syntax: atoms as words (`_' as space),
+%% numbers, text (made printable and capped), and a tagged tuple as
+%% `tag (field, field)'. Deep or long terms are elided with `…'.
+-spec words(term()) -> iolist().
+words(Term) ->
+    mcp_cli_text:printable(unicode:characters_to_binary(words(Term, ?MAX_DEPTH)), line,
+                           mcp_cli_text:text_chars()).
+
+words(_Term, 0) -> "…";
+words(Atom, _Depth) when is_atom(Atom) -> string:replace(atom_to_list(Atom), "_", " ", all);
+words(Integer, _Depth) when is_integer(Integer) -> integer_to_list(Integer);
+words(Float, _Depth) when is_float(Float) -> float_to_list(Float, [short]);
+words(Binary, _Depth) when is_binary(Binary) -> cap(Binary);
+words(Pid, _Depth) when is_pid(Pid) -> "a process";
+words(Port, _Depth) when is_port(Port) -> "a port";
+words(Ref, _Depth) when is_reference(Ref) -> "a reference";
+words(Fun, _Depth) when is_function(Fun) -> "a function";
+words([], _Depth) -> "nothing";
+words(List, Depth) when is_list(List) ->
+    case io_lib:printable_unicode_list(List) of
+        true -> cap(unicode:characters_to_binary(List));
+        false -> items(List, Depth)
+    end;
+words(Tuple, Depth) when is_tuple(Tuple), tuple_size(Tuple) > 1, is_atom(element(1, Tuple)) ->
+    [_ | Fields] = tuple_to_list(Tuple),
+    [words(element(1, Tuple), Depth), " (", items(Fields, Depth), ")"];
+words(Tuple, Depth) when is_tuple(Tuple) ->
+    items(tuple_to_list(Tuple), Depth);
+words(Map, Depth) when is_map(Map) ->
+    lists:join(", ", [[words(K, Depth - 1), ": ", words(V, Depth - 1)]
+                      || {K, V} <- lists:sublist(maps:to_list(Map), ?MAX_ITEMS)]);
+words(_Other, _Depth) ->
+    "something unprintable".
+
+items(List, Depth) ->
+    {Shown, More} = take(List, ?MAX_ITEMS, []),
+    lists:join(", ", [words(Item, Depth - 1) || Item <- Shown] ++ ["…" || More]).
+
+%% At most N elements of a list that may be improper (its tail counts as
+%% one more element), and whether any were left out.
+take([], _N, Acc) -> {lists:reverse(Acc), false};
+take(_List, 0, Acc) -> {lists:reverse(Acc), true};
+take([Head | Tail], N, Acc) -> take(Tail, N - 1, [Head | Acc]);
+take(Improper, _N, Acc) -> {lists:reverse([Improper | Acc]), false}.
+
+%% ---- server-chosen text ----
+
+name(Text) when is_binary(Text) -> cap(Text);
+name(Other) -> words(Other).
+
+text(Text) when is_binary(Text) -> mcp_cli_text:printable(Text, line, mcp_cli_text:text_chars());
+text(Other) -> words(Other).

@@ -1,0 +1,225 @@
+%% @doc A wire log: a transport that wraps another and reports what passes
+%% through it to a log process, which prints one line per message on
+%% stderr (`bin/mcp-gen --verbose').
+%%
+%% `spec(Inner, Log)' is a transport spec for `mcp_client': every callback
+%% delegates to the `Inner' transport (opened with `mcp_transport:open/2',
+%% so any spec works) and tells the log what happened, so the client actor
+%% needs no change. Invariants:
+%% <ul>
+%% <li>The wrapper never changes what passes: each callback returns exactly
+%%     what the inner transport returned.</li>
+%% <li>The actor only sends messages to the log (never waits on it), with the
+%%     monotonic time of the event; the log turns times into seconds since
+%%     it started, assembles received chunks into lines and prints each line
+%%     truncated to its width, with its size in bytes. It keeps at most
+%%     `4 * Width + 4' bytes of a line that has not ended, so a 16 MiB line
+%%     costs the log no more than a short one.</li>
+%% <li>When the log falls more than 1,000 messages behind (a server flooding
+%%     its stdout faster than stderr takes the lines), received chunks are
+%%     reported by size only (`< N B not shown'), so the log's memory stays
+%%     bounded whatever the server sends.</li>
+%% <li>An event the log does not know (a transport that delivers something
+%%     other than byte chunks) is printed in words, never dropped.</li>
+%% </ul>
+%% Lines: `> 86 B {"jsonrpc":...}' sent, `< 120 B {...}' received,
+%% `< 40 B (no newline) ...' for bytes left without a newline when the
+%% connection closed, `closed: ...' with the exit evidence, `spawn' and
+%% `terminate requested' for the process.
+-module(mcp_wirelog).
+-behaviour(mcp_transport).
+
+-export([spec/2, start_log/1, stop_log/1]).
+-export([open/2, send/2, event/2, terminate/1, os_pid/1]).
+-export_type([log/0, log_options/0]).
+
+-opaque log() :: pid().
+-type log_options() :: #{label => iodata(),                       % after the prefix, e.g. a server name
+                         width => pos_integer(),                  % characters shown of each line (100)
+                         render_evidence => fun((term()) -> iodata()),
+                         device => io:device()}.                  % standard_error
+
+-record(wire, {inner :: mcp_transport:connection(), log :: pid()}).
+
+-define(DEFAULT_WIDTH, 100).
+-define(MAX_BACKLOG, 1000).
+
+%% @doc A transport spec that opens `Inner' and logs its traffic to `Log'.
+-spec spec(mcp_transport:spec(), log()) -> mcp_transport:spec().
+spec(Inner, Log) -> {?MODULE, {Inner, Log}}.
+
+%%% ------------------------------------------------------------ transport
+
+-spec open({mcp_transport:spec(), log()}, pid()) -> {ok, #wire{}} | {error, term()}.
+open({Inner, Log}, Owner) ->
+    note(Log, {spawn, command(Inner)}),
+    case mcp_transport:open(Inner, Owner) of
+        {ok, Connection} ->
+            note(Log, {opened, mcp_transport:os_pid(Connection)}),
+            {ok, #wire{inner = Connection, log = Log}};
+        {error, Reason} = Error ->
+            note(Log, {open_failed, Reason}),
+            Error
+    end.
+
+-spec send(#wire{}, iodata()) -> ok | {error, term()}.
+send(#wire{inner = Inner, log = Log}, Bytes) ->
+    note(Log, {sent, iolist_to_binary(Bytes)}),
+    Result = mcp_transport:send(Inner, Bytes),
+    case Result of
+        ok -> ok;
+        {error, Reason} -> note(Log, {send_failed, Reason})
+    end,
+    Result.
+
+-spec event(#wire{}, term()) -> {ok, mcp_transport:event()} | not_mine.
+event(#wire{inner = Inner, log = Log}, Message) ->
+    case mcp_transport:event(Inner, Message) of
+        {ok, Event} = Mine -> note(Log, received(Log, Event)), Mine;
+        not_mine -> not_mine
+    end.
+
+%% A log that has fallen behind (a server flooding its stdout faster than
+%% stderr takes the lines) gets the size of what arrived, not the bytes, so
+%% the log never holds more than ?MAX_BACKLOG chunks.
+received(Log, {_Kind, Bytes} = Event) when is_binary(Bytes) ->
+    case erlang:process_info(Log, message_queue_len) of
+        {message_queue_len, Backlog} when Backlog > ?MAX_BACKLOG -> {dropped, byte_size(Bytes)};
+        _ -> {event, Event}
+    end;
+received(_Log, Event) ->
+    {event, Event}.
+
+-spec terminate(#wire{}) -> ok.
+terminate(#wire{inner = Inner, log = Log}) ->
+    note(Log, terminate),
+    mcp_transport:terminate(Inner).
+
+-spec os_pid(#wire{}) -> {ok, integer()} | none.
+os_pid(#wire{inner = Inner}) -> mcp_transport:os_pid(Inner).
+
+note(Log, What) ->
+    Log ! {?MODULE, erlang:monotonic_time(microsecond), What},
+    ok.
+
+command(#{executable := Executable} = Spawn) -> {argv, [Executable | maps:get(args, Spawn, [])]};
+command({mcp_port, Spawn}) -> command(Spawn);
+command({Module, _Arg}) when is_atom(Module) -> {module, Module};
+command(_Other) -> unknown.
+
+%%% ------------------------------------------------------------ the log
+
+%% @doc Starts a log process; its times count from now.
+-spec start_log(log_options()) -> log().
+start_log(Options) ->
+    Start = erlang:monotonic_time(microsecond),
+    spawn_link(fun() ->
+                       loop(#{start => Start,
+                              label => maps:get(label, Options, []),
+                              width => maps:get(width, Options, ?DEFAULT_WIDTH),
+                              render_evidence => maps:get(render_evidence, Options, fun words/1),
+                              device => maps:get(device, Options, standard_error),
+                              partial => none,
+                              dropped => 0})
+               end).
+
+%% @doc Prints what the log holds and stops it.
+-spec stop_log(log()) -> ok.
+stop_log(Log) ->
+    Monitor = erlang:monitor(process, Log),
+    Log ! {?MODULE, stop, self(), Monitor},
+    receive
+        {'DOWN', Monitor, process, Log, _} -> ok
+    end.
+
+loop(State) ->
+    receive
+        {?MODULE, stop, _From, _Monitor} ->
+            Now = erlang:monotonic_time(microsecond),
+            _ = flush_partial(Now, report_dropped(Now, State)),
+            ok;
+        {?MODULE, _At, {dropped, Bytes}} ->
+            %% The line being assembled loses its middle: it is not shown.
+            loop(State#{dropped => maps:get(dropped, State) + Bytes, partial => none});
+        {?MODULE, At, What} ->
+            loop(record(What, At, report_dropped(At, State)))
+    end.
+
+report_dropped(_At, #{dropped := 0} = State) ->
+    State;
+report_dropped(At, #{dropped := Bytes} = State) ->
+    print(At, ["< ", integer_to_list(Bytes), " B not shown: the log fell behind the server"], State#{dropped => 0}).
+
+record({spawn, {argv, Argv}}, At, State) ->
+    print(At, ["spawn ", lists:join(" ", [shown(Arg, State) || Arg <- Argv])], State);
+record({spawn, {module, Module}}, At, State) ->
+    print(At, ["open ", atom_to_list(Module)], State);
+record({spawn, unknown}, At, State) ->
+    print(At, "open", State);
+record({opened, {ok, OsPid}}, At, State) ->
+    print(At, ["running as pid ", integer_to_list(OsPid)], State);
+record({opened, none}, _At, State) ->
+    State;
+record({open_failed, Reason}, At, State) ->
+    print(At, ["open failed: ", words(Reason)], State);
+record({sent, Bytes}, At, State) ->
+    print(At, ["> ", line(Bytes, byte_size(Bytes), State)], State);
+record({send_failed, Reason}, At, State) ->
+    print(At, ["send failed: ", words(Reason)], State);
+record({event, {bytes, Chunk}}, At, State) ->
+    received(Chunk, At, State);
+record({event, {closed, Evidence}}, At, #{render_evidence := Render} = State) ->
+    print(At, ["closed: ", Render(Evidence)], flush_partial(At, State));
+record({event, {_Kind, Line}}, At, State) when is_binary(Line) ->
+    print(At, ["< ", line(Line, byte_size(Line), State)], State);
+record({event, Other}, At, State) ->
+    print(At, ["event: ", words(Other)], State);
+record(terminate, At, State) ->
+    print(At, "terminate requested", State).
+
+%% Each complete line is printed with the time its last chunk arrived.
+received(<<>>, _At, State) ->
+    State;
+received(Chunk, At, #{partial := Partial, width := Width} = State) ->
+    {Head, Size} = case Partial of
+                       none -> {<<>>, 0};
+                       {H, S} -> {H, S}
+                   end,
+    case binary:match(Chunk, <<"\n">>) of
+        nomatch ->
+            State#{partial => {keep(<<Head/binary, (keep(Chunk, Width))/binary>>, Width),
+                               Size + byte_size(Chunk)}};
+        {End, 1} ->
+            Line = <<Head/binary, (keep(binary:part(Chunk, 0, End), Width))/binary>>,
+            Printed = print(At, ["< ", line(Line, Size + End + 1, State)], State#{partial => none}),
+            received(binary:part(Chunk, End + 1, byte_size(Chunk) - End - 1), At, Printed)
+    end.
+
+flush_partial(_At, #{partial := none} = State) ->
+    State;
+flush_partial(At, #{partial := {Head, Size}} = State) ->
+    print(At, ["< ", line(Head, Size, State), " (no newline before the end)"], State#{partial => none}).
+
+%% The bytes of a line worth keeping to show `Width' characters of it.
+keep(Bytes, Width) when byte_size(Bytes) > 4 * Width + 4 -> binary:part(Bytes, 0, 4 * Width + 4);
+keep(Bytes, _Width) -> Bytes.
+
+line(Bytes, Size, #{width := Width}) ->
+    [integer_to_list(Size), " B ", mcp_cli_text:printable(without_newline(Bytes), line, Width)].
+
+without_newline(<<>>) -> <<>>;
+without_newline(Bytes) ->
+    case binary:last(Bytes) of
+        Byte when Byte =:= $\n; Byte =:= $\r -> without_newline(binary:part(Bytes, 0, byte_size(Bytes) - 1));
+        _ -> Bytes
+    end.
+
+shown(Arg, #{width := Width}) ->
+    mcp_cli_text:printable(unicode:characters_to_binary(Arg), line, Width).
+
+print(At, Text, #{start := Start, label := Label, device := Device} = State) ->
+    Seconds = max(0, At - Start) / 1000000,
+    ok = io:put_chars(Device, ["mcp-gen: wire ", Label, io_lib:format("+~.3fs ", [Seconds]), Text, $\n]),
+    State.
+
+words(Term) -> mcp_cli_reason:words(Term).

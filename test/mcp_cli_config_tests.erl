@@ -1,0 +1,69 @@
+%% mcp_cli_config: the mcpServers and VS Code servers shapes, every entry
+%% accounted for (stdio, unsupported by name, invalid with why), file errors.
+-module(mcp_cli_config_tests).
+
+-include_lib("eunit/include/eunit.hrl").
+
+parse(Json) -> mcp_cli_config:parse(iolist_to_binary(Json)).
+
+mcp_servers_shape_test() ->
+    ?assertEqual({ok, [{stdio, <<"fs">>, #{executable => <<"npx">>, args => [<<"-y">>, <<"srv">>],
+                                           env => [{<<"TOKEN">>, <<"t">>}, {<<"GONE">>, false}],
+                                           cd => <<"/tmp">>}},
+                       {stdio, <<"bare">>, #{executable => <<"/bin/srv">>, args => [], env => []}}]},
+                 parse(<<"{\"mcpServers\": {\"fs\": {\"command\": \"npx\", \"args\": [\"-y\", \"srv\"],"
+                         " \"env\": {\"TOKEN\": \"t\", \"GONE\": null}, \"cwd\": \"/tmp\"},"
+                         " \"bare\": {\"command\": \"/bin/srv\"}}, \"other\": 1}">>)).
+
+vscode_servers_shape_test() ->
+    ?assertMatch({ok, [{stdio, <<"a">>, #{executable := <<"srv">>}},
+                       {unsupported, <<"web">>, _}, {unsupported, <<"events">>, _},
+                       {unsupported, <<"remote">>, _}]},
+                 parse(<<"{\"inputs\": [], \"servers\": {"
+                         "\"a\": {\"type\": \"stdio\", \"command\": \"srv\"},"
+                         "\"web\": {\"type\": \"http\", \"url\": \"https://x\"},"
+                         "\"events\": {\"type\": \"sse\", \"url\": \"https://x\"},"
+                         "\"remote\": {\"url\": \"https://x\"}}}">>)).
+
+unsupported_entries_say_why_test() ->
+    {ok, [{unsupported, <<"web">>, Why}]} = parse(<<"{\"mcpServers\": {\"web\": {\"type\": \"http\"}}}">>),
+    ?assertEqual("uses the \"http\" transport; mcp-gen speaks stdio only", flat(Why)).
+
+invalid_entries_say_why_test_() ->
+    Cases = [{<<"{}">>, "has no \"command\""},
+             {<<"{\"command\": \"\"}">>, "has a \"command\" that is not a non-empty string"},
+             {<<"{\"command\": \"s\", \"args\": [\"a\", 1]}">>, "has \"args\" that are not all strings"},
+             {<<"{\"command\": \"s\", \"args\": \"a\"}">>, "has \"args\" that is not an array"},
+             {<<"{\"command\": \"s\", \"env\": {\"A\": 1}}">>,
+              "has an \"env\" entry A that is not NAME (no = or NUL) with a string (no NUL) or null value"},
+             {<<"{\"command\": \"s\", \"env\": {\"A=B\": \"x\"}}">>,
+              "has an \"env\" entry A=B that is not NAME (no = or NUL) with a string (no NUL) or null value"},
+             {<<"{\"command\": \"s\", \"cwd\": 3}">>, "has a \"cwd\" that is not a non-empty string"},
+             {<<"{\"command\": \"s\", \"envFile\": \".env\"}">>,
+              "has \"envFile\", which mcp-gen does not read: put the variables in \"env\""},
+             {<<"{\"type\": 1, \"command\": \"s\"}">>, "has a \"type\" that is not a string"},
+             {<<"{\"command\": \"s\\u0000\"}">>, "has a \"command\" with a NUL character"},
+             {<<"{\"command\": \"s\", \"args\": [\"a\\u0000\"]}">>, "has \"args\" with a NUL character"},
+             {<<"{\"command\": \"s\", \"env\": {\"A\": \"\\u0000\"}}">>,
+              "has an \"env\" entry A that is not NAME (no = or NUL) with a string (no NUL) or null value"},
+             {<<"{\"command\": \"s\", \"cwd\": \"/\\u0000\"}">>, "has a \"cwd\" with a NUL character"},
+             {<<"[]">>, "is not an object"}],
+    [?_assertMatch({Entry, {ok, [{invalid, <<"x">>, _}]}, Why},
+                   {Entry, parse([<<"{\"mcpServers\": {\"x\": ">>, Entry, <<"}}">>]), Why})
+     || {Entry, Why} <- Cases]
+    ++ [?_assertEqual(Why, begin {ok, [{invalid, _, Got}]} = parse([<<"{\"mcpServers\": {\"x\": ">>, Entry, <<"}}">>]),
+                                 flat(Got) end)
+        || {Entry, Why} <- Cases].
+
+file_errors_test_() ->
+    [?_assertEqual({error, "has no \"mcpServers\" (or VS Code \"servers\") object"}, parse(<<"{}">>)),
+     ?_assertEqual({error, "is not a JSON object"}, parse(<<"[]">>)),
+     ?_assertMatch({error, _}, parse(<<"{\"mcpServers\": {}, \"servers\": {}}">>)),
+     ?_assertMatch({error, _}, parse(<<"{\"mcpServers\": []}">>)),
+     ?_assertEqual("names server a twice",
+                   flat(element(2, parse(<<"{\"mcpServers\": {\"a\": {\"command\": \"x\"}, \"a\": {\"command\": \"y\"}}}">>)))),
+     ?_assertEqual("is not JSON: unexpected end of input at byte 1", flat(element(2, parse(<<"{">>)))),
+     ?_assertEqual("cannot read config /nonexistent/cfg.json: no such file or directory",
+                   flat(element(2, mcp_cli_config:read("/nonexistent/cfg.json"))))].
+
+flat(IoData) -> unicode:characters_to_list(IoData).

@@ -1,0 +1,70 @@
+%% mcp_cli_jobs: which servers a command runs, with --env/--cwd on top, and
+%% the choices a config with several servers needs.
+-module(mcp_cli_jobs_tests).
+
+-include_lib("eunit/include/eunit.hrl").
+
+command(Subcommand, Server, Extra) ->
+    maps:merge(#{subcommand => Subcommand, server => Server, timeout_ms => 1000, verbose => false, env => []},
+               Extra).
+
+with_config(Json, Fun) ->
+    Path = filename:join("/tmp", "mcp_cli_jobs_tests." ++ os:getpid() ++ ".json"),
+    ok = file:write_file(Path, Json),
+    try Fun(Path) after file:delete(Path) end.
+
+-define(TWO, <<"{\"mcpServers\": {\"a\": {\"command\": \"srv-a\", \"env\": {\"K\": \"config\"}, \"cwd\": \"/c\"},"
+               " \"b\": {\"command\": \"srv-b\"}, \"web\": {\"url\": \"https://x\"}}}">>).
+
+command_line_server_with_env_and_cwd_test() ->
+    ?assertEqual({ok, [#{label => none, spec => #{executable => "srv", args => ["x"], env => [{"K", "v"}], cd => "/d"}}], []},
+                 mcp_cli_jobs:resolve(command(list, {command, "srv", ["x"]}, #{env => [{"K", "v"}], cwd => "/d"}))).
+
+embedded_server_keeps_its_env_test() ->
+    {ok, [#{spec := #{env := [{"ERL_LIBS", _}, {"K", "v"}]}}], []} =
+        mcp_cli_jobs:resolve(command(list, embedded, #{env => [{"K", "v"}]})).
+
+one_server_of_a_config_test() ->
+    with_config(?TWO, fun(Path) ->
+        ?assertEqual({ok, [#{label => <<"a">>, name => <<"a">>,
+                             spec => #{executable => <<"srv-a">>, args => [],
+                                       env => [{<<"K">>, <<"config">>}, {"K", "cli"}], cd => "/cli"}}], []},
+                     mcp_cli_jobs:resolve(command(list, {config, Path, {one, <<"a">>}},
+                                                  #{env => [{"K", "cli"}], cwd => "/cli"})))
+    end).
+
+every_stdio_server_for_generate_out_test() ->
+    with_config(?TWO, fun(Path) ->
+        {ok, [#{label := <<"a">>}, #{label := <<"b">>}], [{unsupported, <<"web">>, _}]} =
+            mcp_cli_jobs:resolve(command(generate, {config, Path, all}, #{out => "/o"}))
+    end).
+
+several_servers_need_a_choice_test() ->
+    with_config(?TWO, fun(Path) ->
+        {usage_error, List} = mcp_cli_jobs:resolve(command(list, {config, Path, all}, #{})),
+        ?assertMatch({match, _}, re:run(List, "has 3 servers \\(a, b, web\\): choose one with --server NAME$")),
+        {usage_error, Generate} = mcp_cli_jobs:resolve(command(generate, {config, Path, all}, #{})),
+        ?assertMatch({match, _}, re:run(Generate, "or give --out DIR to generate them all$")),
+        {usage_error, Named} = mcp_cli_jobs:resolve(command(generate, {config, Path, all}, #{out => "/o", name => <<"n">>})),
+        ?assertMatch({match, _}, re:run(Named, "^--name names one server"))
+    end).
+
+a_single_entry_needs_no_server_flag_test() ->
+    with_config(<<"{\"servers\": {\"only\": {\"type\": \"stdio\", \"command\": \"srv\"}}}">>, fun(Path) ->
+        {ok, [#{label := <<"only">>}], []} = mcp_cli_jobs:resolve(command(call, {config, Path, all}, #{}))
+    end).
+
+errors_name_the_server_test() ->
+    with_config(?TWO, fun(Path) ->
+        {error, Missing} = mcp_cli_jobs:resolve(command(list, {config, Path, {one, <<"c">>}}, #{})),
+        ?assertMatch({match, _}, re:run(Missing, "has no server c; it has a, b, web$")),
+        {error, Remote} = mcp_cli_jobs:resolve(command(list, {config, Path, {one, <<"web">>}}, #{})),
+        ?assertEqual("server web is a remote server (a \"url\"); mcp-gen speaks stdio only", flat(Remote))
+    end),
+    with_config(<<"{\"mcpServers\": {\"x\": {\"url\": \"u\"}, \"y\": {}}}">>, fun(Path) ->
+        {error, None} = mcp_cli_jobs:resolve(command(generate, {config, Path, all}, #{out => "/o"})),
+        ?assertMatch({match, _}, re:run(None, "has no stdio server to run: x is a remote server .*; y has no \"command\"$"))
+    end),
+    ?assertMatch({error, _}, mcp_cli_jobs:resolve(command(list, {config, "/nonexistent.json", all}, #{}))).
+
+flat(IoData) -> unicode:characters_to_list(IoData).

@@ -1,0 +1,127 @@
+%% mcp_cli_reason: every constructor of the start, client, death and
+%% retirement vocabularies reads as a sentence with no Erlang term syntax,
+%% and has a rendering of its own (not the fallback); unknown terms still
+%% read as words.
+-module(mcp_cli_reason_tests).
+
+-include_lib("eunit/include/eunit.hrl").
+
+-define(FALLBACK, "does not describe").
+
+corruption() -> {corruption_report, 0, <<"unexpected character">>}.
+
+deaths() ->
+    [{transport_ended, {exit_status, 3}},
+     {transport_ended, {exit_status, 137}},
+     {transport_ended, {exited, {status, 1}}},
+     {transport_ended, {exited, {signal, 9}}},
+     {transport_ended, {exited, {signal, kill}}},
+     {transport_ended, {exited, {peer_down, killed}}},
+     {transport_ended, {exited, normal}},
+     {transport_ended, {unconfirmed, {port_exited, epipe}}},
+     transport_ended,
+     {invalid_utf8, 12},
+     {line_too_long, 16777217},
+     {malformed_message, corruption()},
+     {bad_message, <<"missing jsonrpc">>},
+     {write_failed, busy},
+     {write_failed, closed},
+     {flooded, 33554432},
+     stopped, retired, custodian_down, not_connected,
+     {client_down, noproc},
+     tools_not_declared,
+     {version_unsupported, <<"2025-06-18">>, <<"1999-01-01">>},
+     {handshake_failed, call_timed_out}].
+
+client_errors() ->
+    [{unavailable, Death} || Death <- deaths()]
+    ++ [call_timed_out,
+        {server_error, {rpc_error, -32602, <<"unknown tool">>, none}},
+        {result_malformed, {protocol_fault, <<"$.content">>, <<"expected array">>}},
+        {result_malformed, {unsupported_version, <<"2025-06-18">>, <<"1999">>}},
+        too_many_pages].
+
+start_errors() ->
+    [{transport_failed, {executable_not_found, <<"srv">>}},
+     {transport_failed, {executable_not_found, "srv"}},
+     {transport_failed, {spawn_failed, eacces}},
+     {transport_failed, already_connected},
+     {transport_failed, {not_parked, active}},
+     {transport_failed, {bad_spawn, #{}}},
+     {transport_failed, {bad_transport_spec, {x, y}}},
+     {version_unsupported, <<"2025-06-18">>, <<"1999-01-01">>},
+     tools_not_declared,
+     {cleanup_unconfirmed, client}]
+    ++ [{handshake_failed, Error} || Error <- client_errors()].
+
+retirement_errors() ->
+    [retirement_timed_out,
+     {retirement_unconfirmed, {port_exited, epipe}},
+     {retirement_unconfirmed, {actor_down, noproc}}].
+
+retirements() ->
+    [no_resource, {exited, 137}, {exited, {status, 0}}, {exited, {signal, 9}},
+     {exited, {signal, kill}}, {exited, {peer_down, killed}}].
+
+refusals() ->
+    [{too_many_tools, 300, 256}, {tool_name_collision, <<"a-b">>, <<"a_b">>},
+     {surface_too_large, 70000, 65536}, {sanitizer_breach, 12}].
+
+every_constructor_reads_as_a_sentence_test_() ->
+    Cases = [{death, D} || D <- deaths()]
+        ++ [{client_error, E} || E <- client_errors()]
+        ++ [{start_error, E} || E <- start_errors()]
+        ++ [{retirement_error, E} || E <- retirement_errors()]
+        ++ [{retirement, E} || E <- retirements()]
+        ++ [{refusal, E} || E <- refusals()],
+    [{lists:flatten(io_lib:format("~p ~0p", [F, T])),
+      fun() ->
+              Text = flat(mcp_cli_reason:F(T)),
+              assert_sentence(Text),
+              ?assertEqual(nomatch, string:find(Text, ?FALLBACK))
+      end} || {F, T} <- Cases].
+
+unknown_terms_still_read_as_words_test_() ->
+    Unknown = [{weird, 1, <<"x">>, [a, b], #{k => v}, self(), make_ref(), 1.5},
+               [1, 2 | 3], {}, {{nested, {deeper, {deepest, {gone, x}}}}},
+               lists:seq(1, 100), <<255, 0>>, fun() -> ok end],
+    [{lists:flatten(io_lib:format("~p ~0p", [F, T])),
+      fun() -> assert_sentence(flat(mcp_cli_reason:F(T))) end}
+     || T <- Unknown, F <- [death, client_error, start_error, retirement_error, refusal]].
+
+assert_sentence(Text) ->
+    ?assert(length(Text) > 10),
+    ?assertEqual(nomatch, re:run(Text, "[{}\\[\\]]|<<|>>|#\\{|#Ref|#Fun|<\\d+\\.\\d+\\.\\d+>", [unicode])),
+    ?assertNot(lists:member($\n, Text)).
+
+%% A server that prints a banner on stdout: the issue's example.
+banner_on_stdout_explains_itself_test() ->
+    Text = flat(mcp_cli_reason:start_error({handshake_failed, {unavailable, {malformed_message, corruption()}}})),
+    ?assertEqual("the handshake failed because the server wrote a line that is not JSON (unexpected "
+                 "character at byte 0); servers must keep stdout for protocol messages, so a banner "
+                 "or log line printed there ends the session: see its stderr above", Text).
+
+evidence_names_the_signal_test() ->
+    ?assertEqual("with exit status 137 (128 + SIGKILL)", flat(mcp_cli_reason:evidence({exit_status, 137}))),
+    ?assertEqual("killed by SIGKILL (signal 9)", flat(mcp_cli_reason:evidence({exited, {signal, 9}}))),
+    ?assertEqual("with exit status 1", flat(mcp_cli_reason:evidence({exited, {status, 1}}))).
+
+server_text_is_printable_and_capped_test() ->
+    Text = flat(mcp_cli_reason:client_error({server_error, {rpc_error, -1, <<"bad\e[2J", 0:8000000>>, none}})),
+    ?assertEqual(nomatch, string:find(Text, "\e")),
+    ?assert(length(Text) < 500).
+
+%% Two 8 MB names that collide: the refusal stays one short line.
+collision_refusal_is_capped_test() ->
+    A = binary:copy(<<"a">>, 8 * 1024 * 1024),
+    Text = flat(mcp_cli_reason:refusal({tool_name_collision, <<A/binary, "-x">>, <<A/binary, "_x">>})),
+    ?assert(length(Text) =< 2 * 400 + 1),
+    ?assertMatch({match, _}, re:run(Text, "^tool names \"a+…", [unicode])).
+
+flat(IoData) -> unicode:characters_to_list(IoData).
+
+%% The path is the fault's own JSON path notation (brackets are its syntax).
+result_fault_names_its_path_test() ->
+    ?assertEqual("the server's result is malformed at $.tools[3].name: expected string",
+                 flat(mcp_cli_reason:client_error({result_malformed, {protocol_fault, <<"$.tools[3].name">>,
+                                                                      <<"expected string">>}}))).

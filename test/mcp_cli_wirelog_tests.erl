@@ -1,0 +1,129 @@
+%% mcp_wirelog: the wrapper delegates unchanged (on an mcp_channel peer) and
+%% the log prints one line per message, whole lines however the bytes were
+%% chunked (byte by byte included), truncated to its width with the real
+%% size, a partial line at the end, and events it does not know in words.
+-module(mcp_cli_wirelog_tests).
+
+-include_lib("eunit/include/eunit.hrl").
+
+%% The fake inner transport at the end of this module.
+-export([open/2, send/2, event/2, terminate/1, os_pid/1]).
+
+%% A log writing to a capture process instead of stderr.
+with_log(Width, Fun) ->
+    Capture = spawn_link(fun() -> capture([]) end),
+    Log = mcp_wirelog:start_log(#{width => Width, device => Capture, label => "t ",
+                                  render_evidence => fun mcp_cli_reason:evidence/1}),
+    Fun(Log),
+    ok = mcp_wirelog:stop_log(Log),
+    Capture ! {lines, self()},
+    receive {lines, Lines} -> Lines end.
+
+%% An io server good enough for io:put_chars/2.
+capture(Acc) ->
+    receive
+        {io_request, From, ReplyAs, {put_chars, Encoding, Chars}} ->
+            From ! {io_reply, ReplyAs, ok},
+            capture([unicode:characters_to_binary(Chars, Encoding) | Acc]);
+        {io_request, From, ReplyAs, {put_chars, Encoding, M, F, A}} ->
+            From ! {io_reply, ReplyAs, ok},
+            capture([unicode:characters_to_binary(apply(M, F, A), Encoding) | Acc]);
+        {lines, To} ->
+            Text = iolist_to_binary(lists:reverse(Acc)),
+            To ! {lines, [strip_time(L) || L <- binary:split(Text, <<"\n">>, [global, trim])]}
+    end.
+
+strip_time(Line) ->
+    {match, [Rest]} = re:run(Line, "^mcp-gen: wire t \\+\\d+\\.\\d{3}s (.*)$", [{capture, all_but_first, binary}, unicode]),
+    Rest.
+
+feed(Log, Event) ->
+    Log ! {mcp_wirelog, erlang:monotonic_time(microsecond), {event, Event}}.
+
+lines_are_whole_however_chunked_test() ->
+    Bytes = <<"{\"a\":1}\n{\"b\":\"é\"}\n"/utf8>>,
+    Expected = [<<"< 8 B {\"a\":1}">>, <<"< 11 B {\"b\":\"é\"}"/utf8>>, <<"closed: with exit status 0">>],
+    ?assertEqual(Expected, with_log(100, fun(Log) ->
+                                                 feed(Log, {bytes, Bytes}),
+                                                 feed(Log, {closed, {exit_status, 0}})
+                                         end)),
+    ?assertEqual(Expected, with_log(100, fun(Log) ->
+                                                 [feed(Log, {bytes, <<B>>}) || <<B>> <= Bytes],
+                                                 feed(Log, {closed, {exit_status, 0}})
+                                         end)).
+
+long_lines_are_truncated_with_their_size_test() ->
+    Line = binary:copy(<<"x">>, 16 * 1024 * 1024),
+    Lines = with_log(10, fun(Log) ->
+                                 [feed(Log, {bytes, Chunk}) || Chunk <- chunks(<<Line/binary, "\n">>, 65536)],
+                                 Log ! {mcp_wirelog, erlang:monotonic_time(microsecond), {sent, <<"0123456789AB\n">>}}
+                         end),
+    ?assertEqual([<<"< 16777217 B xxxxxxxxxx…"/utf8>>, <<"> 13 B 0123456789…"/utf8>>], Lines).
+
+a_line_without_newline_is_shown_at_the_end_test() ->
+    ?assertEqual([<<"< 5 B abc\x{FFFD}d (no newline before the end)"/utf8>>, <<"closed: with exit status 3">>],
+                 with_log(100, fun(Log) ->
+                                       feed(Log, {bytes, <<"abc\ed">>}),
+                                       feed(Log, {closed, {exit_status, 3}})
+                               end)).
+
+unknown_events_are_printed_in_words_test() ->
+    ?assertEqual([<<"< 3 B abc">>, <<"event: something new (1)">>],
+                 with_log(100, fun(Log) ->
+                                       feed(Log, {line, <<"abc">>}),
+                                       feed(Log, {something_new, 1})
+                               end)).
+
+%% Through a real client on an mcp_channel peer that answers the
+%% initialize request with a banner in two chunks: the wrapper passes
+%% everything through unchanged (the client sees the banner and dies with
+%% the usual reason) and the log shows the exchange and the peer's end.
+the_wrapper_delegates_test() ->
+    Start = fun(Channel) ->
+                    {ok, spawn(fun() ->
+                                       receive {mcp_channel, _, {bytes, _}} -> ok end,
+                                       ok = mcp_channel:write(Channel, <<"hello ">>),
+                                       ok = mcp_channel:write(Channel, <<"banner\n">>),
+                                       receive after infinity -> ok end
+                               end)}
+            end,
+    Lines = with_log(40, fun(Log) ->
+                                 {ok, Client} = mcp_client:prepare(mcp_wirelog:spec({mcp_channel, Start}, Log), #{}),
+                                 ?assertMatch({error, {handshake_failed, {unavailable, {malformed_message, _}}}},
+                                              mcp_client:connect(Client)),
+                                 ?assertMatch({ok, {exited, _}}, mcp_client:shutdown(Client, 5000))
+                         end),
+    ?assertMatch([<<"open mcp_channel">>, <<"> ", _/binary>>, <<"< 13 B hello banner">>, <<"terminate requested">>,
+                  <<"closed: ", _/binary>>], Lines),
+    ?assertMatch({match, _}, re:run(lists:last(Lines), "killed")).
+
+chunks(Bytes, Size) when byte_size(Bytes) =< Size -> [Bytes];
+chunks(Bytes, Size) -> [binary:part(Bytes, 0, Size) | chunks(binary:part(Bytes, Size, byte_size(Bytes) - Size), Size)].
+
+%% A log far behind gets sizes, not bytes: of 5,000 chunks of 1 MiB that
+%% arrive while the log is suspended, at most ~1,000 are held by its queue.
+a_log_that_falls_behind_holds_sizes_only_test() ->
+    Capture = spawn_link(fun() -> capture([]) end),
+    Log = mcp_wirelog:start_log(#{width => 20, device => Capture, label => "t "}),
+    {ok, Wire} = mcp_wirelog:open({{?MODULE, no_arg}, Log}, self()),
+    Chunk = binary:copy(<<"x">>, 1024 * 1024),
+    erlang:suspend_process(Log),
+    [{ok, {bytes, Chunk}} = mcp_wirelog:event(Wire, {fake_chunk, Chunk}) || _ <- lists:seq(1, 5000)],
+    {messages, Queued} = erlang:process_info(Log, messages),
+    erlang:resume_process(Log),
+    ok = mcp_wirelog:stop_log(Log),
+    Holding = [M || {mcp_wirelog, _, {event, {bytes, _}}} = M <- Queued],
+    ?assert(length(Holding) =< 1002),
+    ?assert(length(Queued) >= 5000),
+    Capture ! {lines, self()},
+    Lines = receive {lines, L} -> L end,
+    ?assertMatch({match, _}, re:run(lists:last(Lines), "^< \\d+ B not shown: the log fell behind the server$")).
+
+%% This module as the inner transport of the test above: every
+%% `{fake_chunk, Bytes}' message is a received chunk.
+open(no_arg, _Owner) -> {ok, fake}.
+send(fake, _Bytes) -> ok.
+event(fake, {fake_chunk, Bytes}) -> {ok, {bytes, Bytes}};
+event(fake, _) -> not_mine.
+terminate(fake) -> ok.
+os_pid(fake) -> none.
