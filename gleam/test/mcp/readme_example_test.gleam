@@ -1,5 +1,6 @@
-//// The README's Gleam example (test/readme_example.gleam) runs as written,
-//// and the README quotes that file verbatim.
+//// The READMEs' Gleam example (test/readme_example.gleam) runs as written,
+//// and both READMEs (this package's and the repository's) quote that file
+//// verbatim.
 
 import gleam/string
 import mcp/transport
@@ -21,4 +22,5 @@ pub fn readme_example_runs_test() {
 pub fn readme_quotes_the_example_verbatim_test() {
   let example = read_text("test/readme_example.gleam")
   let assert True = string.contains(read_text("README.md"), example)
+  let assert True = string.contains(read_text("../README.md"), example)
 }
