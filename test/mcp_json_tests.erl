@@ -150,6 +150,32 @@ large_values_take_the_dirty_path_and_agree_test() ->
     ?assertEqual(<<Encoded/binary, "\n">>, mcp_json:encode_line(Big)),
     ?assertEqual({ok, Big}, mcp_json:decode(Encoded)).
 
+%% The json() term of a long line is at most 20 times the line (8 bytes a
+%% word): `[0,0,...]' and maximal nesting reach it (5 words per 2 bytes),
+%% nothing else passes it. docs/json.md derives the memory bound from this.
+term_size_bound_per_shape_test_() ->
+    Bytes = 1048576,
+    Repeat = fun(Item) ->
+                 N = (Bytes - 1) div (byte_size(Item) + 1),
+                 Body = binary:copy(<<Item/binary, ",">>, N),
+                 <<"[", (binary:part(Body, 0, byte_size(Body) - 1))/binary, "]">>
+             end,
+    Depth = mcp_json:max_depth() - 1,
+    Deep = <<(binary:copy(<<"[">>, Depth))/binary, "0", (binary:copy(<<"]">>, Depth))/binary>>,
+    Shapes = [{zeros, Repeat(<<"0">>), 20.0}, {deep, Repeat(Deep), 20.0},
+              {empty_strings, Repeat(<<"\"\"">>), 18.7}, {members, <<"{", (binary:part(Repeat(<<"\"\":0">>), 1, Bytes - 2))/binary, "}">>, 16.0},
+              {small_objects, Repeat(<<"{\"a\":0}">>), 16.0}, {floats, Repeat(<<"0.5">>), 14.0},
+              {empty_objects, Repeat(<<"{}">>), 13.4}, {empty_arrays, Repeat(<<"[]">>), 13.4},
+              {falses, Repeat(<<"false">>), 6.7}, {nulls, Repeat(<<"null">>), 3.2}],
+    [{atom_to_list(Shape),
+      fun() ->
+          {ok, Term} = mcp_json:decode(Line),
+          TermBytes = erts_debug:flat_size(Term) * erlang:system_info(wordsize),
+          %% (a few words of the outermost value on top of the per-byte rate)
+          ?assert(TermBytes =< Expected * byte_size(Line) + 64, {Shape, TermBytes / byte_size(Line)}),
+          ?assert(TermBytes >= (Expected - 0.1) * byte_size(Line), {Shape, TermBytes / byte_size(Line)})
+      end} || {Shape, Line, Expected} <- Shapes].
+
 decoding_never_creates_atoms_test() ->
     Keys = [<<"k", (integer_to_binary(erlang:unique_integer([positive])))/binary,
               (integer_to_binary(N))/binary>> || N <- lists:seq(1, 10000)],
