@@ -205,3 +205,24 @@ prop_round_trip() ->
 round_trip_property_test_() ->
     {timeout, 120,
      ?_assert(proper:quickcheck(prop_round_trip(), [{numtests, 500}, {to_file, user}]))}.
+
+%% PropEr: an integer of any magnitude (powers of two up to 2^15000, and
+%% the neighbours of 10^4300) encodes to its decimal text exactly when it has
+%% at most max_integer_digits() digits, and is refused otherwise.
+prop_integers_encode_up_to_the_digit_limit() ->
+    Pow10 = binary_to_integer(<<"1", (binary:copy(<<"0">>, mcp_json:max_integer_digits()))/binary>>),
+    ?FORALL({Base, Sign, Delta}, {oneof([?LET(E, range(0, 15000), 1 bsl E), Pow10]), oneof([1, -1]), range(-3, 3)},
+        begin
+            I = Sign * (Base + Delta),
+            Text = integer_to_binary(I),
+            Digits = byte_size(Text) - case I < 0 of true -> 1; false -> 0 end,
+            Encoded = try mcp_json:encode({int, I}) catch error:badarg -> refused end,
+            case Digits =< mcp_json:max_integer_digits() of
+                true -> Encoded =:= Text andalso mcp_json:decode(Text) =:= {ok, {int, I}};
+                false -> Encoded =:= refused
+            end
+        end).
+
+integer_digit_limit_property_test_() ->
+    {timeout, 120,
+     ?_assert(proper:quickcheck(prop_integers_encode_up_to_the_digit_limit(), [{numtests, 300}, {to_file, user}]))}.
