@@ -323,7 +323,8 @@ pub fn member(term: Term<'_>) -> NifResult<(&[u8], Term<'_>)> {
     Ok((bytes(key)?, value))
 }
 
-/// Where an integer outside `i64` lies relative to `i128`.
+/// Where an integer outside `i64` lies relative to `i128` (`Below` includes
+/// `i128::MIN`).
 pub enum WideInt {
     Fits(i128),
     Above,
@@ -356,10 +357,14 @@ impl<'a> IntReader<'a> {
             return Err(Error::BadArg);
         }
         let env = self.env;
-        let (min, max) = *self.i128_bounds.get_or_insert_with(|| (i128::MIN.encode(env), i128::MAX.encode(env)));
+        let (min, max) = *self
+            .i128_bounds
+            .get_or_insert_with(|| (BigInt::from(i128::MIN).encode(env), BigInt::from(i128::MAX).encode(env)));
+        // i128::MIN itself counts as below: rustler's i128 decoder negates
+        // its magnitude, which overflows for that one value.
         Ok(if term > max {
             WideInt::Above
-        } else if term < min {
+        } else if term <= min {
             WideInt::Below
         } else {
             WideInt::Fits(term.decode()?)
