@@ -25,7 +25,7 @@
 -include_lib("eunit/include/eunit.hrl").
 
 -define(HOLD_MS, 1).
--define(LOADED_MS, 6).
+-define(LOADED_MS, 10).
 -define(MIB, 1048576).
 
 %% ---- the assertion ----
@@ -103,14 +103,14 @@ encode_refuses_a_huge_integer_test() ->
     ?assertError(badarg, mcp_json:encode({int, Huge})).
 
 encode_measures_keys_before_reading_them_test() ->
-    Key = ascii(16 * ?MIB),
+    Key = ascii(64 * ?MIB),
     Encoded = no_long_hold(fun() -> mcp_json:encode({object, [{Key, null}]}) end),
-    ?assertEqual(16 * ?MIB + 9, byte_size(Encoded)),
+    ?assertEqual(64 * ?MIB + 9, byte_size(Encoded)),
     CjkKey = cjk(16 * ?MIB),
     ?assertMatch(<<"{\"", _/binary>>, no_long_hold(fun() -> mcp_json:encode({object, [{CjkKey, null}]}) end)).
 
 encode_measures_strings_before_the_utf8_check_test() ->
-    Text = cjk(16 * ?MIB),
+    Text = cjk(64 * ?MIB),
     ?assertEqual(byte_size(Text) + 2, byte_size(no_long_hold(fun() -> mcp_json:encode({string, Text}) end))),
     Bad = <<Text/binary, 255>>,
     ?assertEqual({raised, error, badarg}, no_long_hold(fun() -> mcp_json:encode({string, Bad}) end)).
