@@ -3,6 +3,10 @@
 %% processes on normal schedulers and reports the longest uninterrupted run
 %% the VM saw per function and size (0 means no event of 1 ms or more).
 %% This is what justifies each dirty-scheduling threshold.
+%%
+%% A second table runs the hostile inputs of issue 16 (giant integers, keys
+%% and strings, ten-million-element lists, long colliding tool names), one
+%% row each; test/mcp_sched_tests.erl asserts the same inputs.
 -module(sched_bench).
 -export([run/0]).
 
@@ -15,6 +19,8 @@ run() ->
     [io:format(" ~9b", [S]) || S <- ?SIZES],
     io:format("~n", []),
     [row(Name, Fun) || {Name, Fun} <- Cases],
+    io:format("~n== Scheduler hold on hostile inputs: longest long_schedule event (ms), 0 = none >= 1 ms ==~n", []),
+    [io:format("~-60s ~9b~n", [Label, longest_hold(fun(_) -> Make() end, 0)]) || {Label, Make} <- hostile()],
     ok.
 
 exported({M, F, A}) -> code:ensure_loaded(M) =:= {module, M} andalso erlang:function_exported(M, F, A).
@@ -30,6 +36,27 @@ cases() ->
       fun(S) -> Line = line(S), fun() -> mcp_interchange:json_to_msgpack_bytes(Line) end end},
      {{mcp_codegen, generate, 2},
       fun(S) -> Tools = tools(max(1, min(256, S div 1024))), fun() -> mcp_codegen:generate(<<"bench">>, Tools) end end}].
+
+%% {Label, fun() -> Call} with the input built outside the call.
+hostile() ->
+    Cjk = fun(Bytes) -> binary:copy(<<"字"/utf8>>, Bytes div 3) end,
+    Mib = 1048576,
+    [{"mcp_json:encode {int, 1 bsl 1000000} (refused)", fun() -> I = 1 bsl 1000000, fun() -> catch mcp_json:encode({int, I}) end end},
+     {"mcp_json:encode {int, 1 bsl 16000000} (refused)", fun() -> I = 1 bsl 16000000, fun() -> catch mcp_json:encode({int, I}) end end},
+     {"mcp_json:encode 16 MiB ASCII key", fun() -> K = binary:copy(<<"k">>, 16 * Mib), fun() -> mcp_json:encode({object, [{K, null}]}) end end},
+     {"mcp_json:encode 100 MB ASCII key", fun() -> K = binary:copy(<<"k">>, 100000000), fun() -> mcp_json:encode({object, [{K, null}]}) end end},
+     {"mcp_json:encode 100 MB CJK string", fun() -> T = Cjk(100000000), fun() -> mcp_json:encode({string, T}) end end},
+     {"mcp_stdio:frame 16 MiB CJK key", fun() -> K = Cjk(16 * Mib), fun() -> mcp_stdio:frame({object, [{K, null}]}) end end},
+     {"tools/call request frame, 16 MiB key in arguments",
+      fun() -> P = mcp_protocol:tools_call_params(<<"t">>, {object, [{Cjk(16 * Mib), null}]}),
+               fun() -> mcp_stdio:frame(mcp_jsonrpc:request({id_int, 1}, <<"tools/call">>, {some, P})) end end},
+     {"mcp_interchange:to_msgpack 10 M element list", fun() -> V = {array, lists:duplicate(10000000, null)}, fun() -> mcp_interchange:to_msgpack(V) end end},
+     {"mcp_interchange:to_msgpack 100 MB CJK string", fun() -> T = Cjk(100000000), fun() -> mcp_interchange:to_msgpack({string, T}) end end},
+     {"mcp_interchange:to_msgpack 100 MB CJK key", fun() -> T = Cjk(100000000), fun() -> mcp_interchange:to_msgpack({object, [{T, null}]}) end end},
+     {"mcp_interchange:to_msgpack {int, 1 bsl 16000000}", fun() -> I = 1 bsl 16000000, fun() -> mcp_interchange:to_msgpack({int, I}) end end},
+     {"mcp_interchange:to_json 10 M element list", fun() -> V = {array_value, lists:duplicate(10000000, nil_value)}, fun() -> mcp_interchange:to_json(V) end end},
+     {"mcp_interchange:msgpack_encode 10 M element list", fun() -> V = {array_value, lists:duplicate(10000000, nil_value)}, fun() -> mcp_interchange:msgpack_encode(V) end end},
+     {"mcp_codegen:describe collision of two 8 MiB CJK names", fun() -> N = Cjk(8 * Mib), fun() -> mcp_codegen:describe({tool_name_collision, N, N}) end end}].
 
 row({M, F, _}, Make) ->
     io:format("~-28s", [atom_to_list(M) ++ ":" ++ atom_to_list(F)]),

@@ -60,8 +60,13 @@ dirty_threshold() -> ?DIRTY_THRESHOLD.
 -spec generate(binary(), [tool_descriptor()]) -> {ok, generated()} | {error, generate_error()}.
 generate(Server, Tools) -> mcp_nif:codegen_generate_dirty(Server, Tools).
 
-%% @doc One sentence for a person.
+%% @doc One sentence for a person. A name collision whose two names hold
+%% `dirty_threshold()' bytes or more between them (a hostile server can send
+%% two identical 8 MiB names) is described on a dirty CPU scheduler.
 -spec describe(generate_error()) -> binary().
+describe({tool_name_collision, A, B} = Error)
+  when is_binary(A), is_binary(B), byte_size(A) + byte_size(B) >= ?DIRTY_THRESHOLD ->
+    mcp_nif:codegen_describe_dirty(Error);
 describe(Error) -> mcp_nif:codegen_describe(Error).
 
 %% @doc Text fit for a doc comment: whitespace (line breaks included) folds

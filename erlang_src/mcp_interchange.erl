@@ -32,9 +32,11 @@
 %% </ul>
 %% Byte inputs of at least `dirty_threshold()' bytes run on a dirty CPU
 %% scheduler; term inputs start on the caller's scheduler with a work budget
-%% of `work_budget()' units (one per value plus one per payload byte) and
-%% are redone on a dirty scheduler when it runs out. No atom is made from
-%% input.
+%% of `work_budget()' units (one per value, one per list cell as a
+%% container's length is counted, one per payload byte before its UTF-8 is
+%% checked) and are redone on a dirty scheduler when it runs out. An
+%% integer beyond i128 is placed by comparison, never copied. No atom is
+%% made from input.
 -module(mcp_interchange).
 
 -export([to_json/1, to_msgpack/1, max_msgpack_int/0, min_msgpack_int/0, describe/1,
@@ -42,7 +44,7 @@
          json_to_msgpack_bytes/1, dirty_threshold/0, work_budget/0]).
 -export_type([msgpack/0, interchange_fault/0, line_fault/0]).
 
-%% Measured (README, "interchange"): decoding 96 KiB of small msgpack values
+%% Measured (docs/interchange.md): decoding 96 KiB of small msgpack values
 %% into terms takes 6-10 ms on the loaded build machine, the fast paths 2-9 ms
 %% for 96-181 KiB, and translating a term about 1 ms per 3,500-5,000 work
 %% units; so 16 KiB of bytes and 4,096 units keep a normal-scheduler call

@@ -9,13 +9,21 @@
 %%
 %% `encode/1' is compact, escapes every control character (so the output
 %% never holds a raw newline) and prints floats in shortest round-trip form;
-%% it raises `badarg' for a term outside `json()'.
+%% it raises `badarg' for a term outside `json()', and for an integer of
+%% more than `max_integer_digits()' digits: the decoder's own limit, so what
+%% the client writes it could read back (and decimal conversion is
+%% quadratic: `1 bsl 16000000' took 3.6 s on the caller's scheduler).
+%%
+%% `max_depth()' and `max_integer_digits()' are the Rust core's constants,
+%% read through the NIF: one definition for decoder, encoder and
+%% `mcp_interchange'.
 %%
 %% Inputs of at least `dirty_threshold()' bytes run on a dirty CPU scheduler;
-%% smaller ones on the caller's scheduler (see the README for the measurement).
+%% smaller ones on the caller's scheduler (see docs/json.md for the
+%% measurement).
 -module(mcp_json).
 
--export([decode/1, encode/1, encode_line/1, max_depth/0, dirty_threshold/0]).
+-export([decode/1, encode/1, encode_line/1, max_depth/0, max_integer_digits/0, dirty_threshold/0]).
 -export_type([json/0, corruption_report/0]).
 
 -define(DIRTY_THRESHOLD, 16384).
@@ -26,8 +34,14 @@
 -type corruption_report() :: {corruption_report, ByteOffset :: non_neg_integer(),
                               Reason :: binary()}.
 
+%% @doc Deepest container nesting the decoders and encoders accept (128).
 -spec max_depth() -> pos_integer().
-max_depth() -> 128.
+max_depth() -> mcp_nif:json_max_depth().
+
+%% @doc Longest integer, in decimal digits (sign excluded), that decode and
+%% encode accept (4300).
+-spec max_integer_digits() -> pos_integer().
+max_integer_digits() -> mcp_nif:json_max_integer_digits().
 
 %% @doc Byte size from which decode and encode run on a dirty CPU scheduler.
 -spec dirty_threshold() -> pos_integer().
@@ -41,6 +55,8 @@ decode(Line) when is_binary(Line) -> mcp_nif:json_decode(Line).
 %% normal-scheduler NIF gives up (answering `dirty') once its output would
 %% pass `dirty_threshold()' bytes, and the call is redone on a dirty CPU
 %% scheduler: bounded work on the caller's scheduler whatever the term.
+%% Every string, key and integer is measured against that budget before it
+%% is read (UTF-8 checked, copied, converted to decimal).
 -spec encode(json()) -> binary().
 encode(Value) -> encode(Value, false).
 

@@ -15,6 +15,8 @@
 %% mcp_json
 -export([json_decode/1, json_decode_dirty/1, json_encode/3, json_encode_dirty/2]).
 -nifs([nif_version/0, json_decode/1, json_decode_dirty/1, json_encode/3, json_encode_dirty/2]).
+-export([json_max_depth/0, json_max_integer_digits/0]).
+-nifs([json_max_depth/0, json_max_integer_digits/0]).
 
 %% ---- wire codecs (mcp_jsonrpc, mcp_protocol, mcp_stdio) ----
 -export([jsonrpc_decode/1, jsonrpc_decode_dirty/1,
@@ -39,6 +41,10 @@
        codegen_generate_dirty/2, codegen_describe/1,
        codegen_sanitize/2, codegen_sanitize_dirty/2, codegen_truncate/2, codegen_truncate_dirty/2,
        codegen_escape/1, codegen_escape_dirty/1, codegen_scan_for_at/1, codegen_scan_for_at_dirty/1]).
+
+%% mcp_codegen:describe/1 on long names
+-export([codegen_describe_dirty/1]).
+-nifs([codegen_describe_dirty/1]).
 
 %% ---- interchange ----
 -export([interchange_to_json/2, interchange_to_json_dirty/1, interchange_to_msgpack/2,
@@ -78,6 +84,8 @@ json_decode(_) -> not_loaded().
 json_decode_dirty(_) -> not_loaded().
 json_encode(_, _, _) -> not_loaded().
 json_encode_dirty(_, _) -> not_loaded().
+json_max_depth() -> not_loaded().
+json_max_integer_digits() -> not_loaded().
 
 %% wire codecs
 jsonrpc_decode(_) -> not_loaded().
@@ -112,6 +120,7 @@ name_first_collision(_) -> not_loaded().
 name_first_collision_dirty(_) -> not_loaded().
 codegen_generate_dirty(_, _) -> not_loaded().
 codegen_describe(_) -> not_loaded().
+codegen_describe_dirty(_) -> not_loaded().
 codegen_sanitize(_, _) -> not_loaded().
 codegen_sanitize_dirty(_, _) -> not_loaded().
 codegen_truncate(_, _) -> not_loaded().

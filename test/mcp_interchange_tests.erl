@@ -77,10 +77,11 @@ to_json_refuses_terms_outside_msgpack_test_() ->
               {map_value, [{nil_value}]}, {ext_value, 128, <<>>}, {array_value, [nil_value | nil_value]}]].
 
 deeper_than_max_depth_is_a_fault_test() ->
+    Max = mcp_json:max_depth(),
     Deep = fun(N) -> lists:foldl(fun(_, Acc) -> {array_value, [Acc]} end, nil_value, lists:seq(1, N)) end,
-    ?assertMatch({ok, _}, mcp_interchange:to_json(Deep(128))),
-    {error, {interchange_fault, Path, <<"nesting too deep">>}} = mcp_interchange:to_json(Deep(129)),
-    ?assertEqual(iolist_to_binary(["$" | lists:duplicate(128, "[0]")]), Path).
+    ?assertMatch({ok, _}, mcp_interchange:to_json(Deep(Max))),
+    {error, {interchange_fault, Path, <<"nesting too deep">>}} = mcp_interchange:to_json(Deep(Max + 1)),
+    ?assertEqual(iolist_to_binary(["$" | lists:duplicate(Max, "[0]")]), Path).
 
 %% ---- to_msgpack ----
 
@@ -90,6 +91,15 @@ integer_bounds_to_msgpack_test() ->
     ?assertEqual({ok, {int_value, ?MIN}}, mcp_interchange:to_msgpack({int, ?MIN})),
     ?assertEqual(fault(<<"$">>, <<"integer outside msgpack range">>), mcp_interchange:to_msgpack({int, ?MIN - 1})),
     ?assertEqual(fault(<<"$">>, <<"integer outside msgpack range">>), mcp_interchange:to_msgpack({int, 1 bsl 200})).
+
+%% Integers beyond i128 are placed by comparison, never copied or converted:
+%% the same answers whatever their size.
+huge_integers_are_faults_not_work_test_() ->
+    Fault = fault(<<"$">>, <<"integer outside msgpack range">>),
+    [[?_assertEqual(Fault, mcp_interchange:to_msgpack({int, I})),
+      ?_assertEqual(Fault, mcp_interchange:to_json({int_value, I})),
+      ?_assertError(badarg, mcp_interchange:msgpack_encode({int_value, I}))]
+     || I <- [1 bsl 127, (1 bsl 127) - 1, -(1 bsl 127), -(1 bsl 127) - 1, 1 bsl 4000000, -(1 bsl 4000000)]].
 
 one_bad_integer_fails_the_whole_result_test() ->
     Result = {object, [{<<"ok">>, {int, 1}}, {<<"rows">>, {array, [{int, 1}, {object, [{<<"n">>, {int, ?MAX + 1}}]}]}}]},
@@ -125,7 +135,7 @@ smallest_encoding_examples_test_() ->
         {{map_value, [{s(<<"k">>), {bool_value, true}}]}, <<16#81, 16#a1, "k", 16#c3>>}]].
 
 encode_refuses_terms_outside_msgpack_test_() ->
-    Deep = lists:foldl(fun(_, Acc) -> {array_value, [Acc]} end, nil_value, lists:seq(1, 129)),
+    Deep = lists:foldl(fun(_, Acc) -> {array_value, [Acc]} end, nil_value, lists:seq(1, mcp_json:max_depth() + 1)),
     [?_assertError(badarg, mcp_interchange:msgpack_encode(T))
      || T <- [{int_value, ?MAX + 1}, {int_value, ?MIN - 1}, {ext_value, -129, <<>>}, {ext_value, 128, <<>>}, foo, Deep]].
 
@@ -135,6 +145,7 @@ decode_examples_test() ->
     ?assertEqual({ok, {ext_value, -2, <<1, 2>>}}, mcp_interchange:msgpack_decode(<<16#d5, 254, 1, 2>>)).
 
 decode_faults_test_() ->
+    Max = mcp_json:max_depth(),
     [?_assertEqual({error, {corruption_report, Offset, Reason}}, mcp_interchange:msgpack_decode(Bytes))
      || {Bytes, Offset, Reason} <- [
         {<<>>, 0, <<"unexpected end of input">>},
@@ -145,12 +156,14 @@ decode_faults_test_() ->
         {<<16#a3, "hi">>, 0, <<"length exceeds input">>},
         {<<16#c1>>, 0, <<"reserved marker">>},
         {<<16#cb, 16#7f, 16#f8, 0:48>>, 0, <<"non-finite float">>},
-        {binary:copy(<<16#91>>, 128), 127, <<"length exceeds input">>},
-        {<<(binary:copy(<<16#91>>, 128))/binary, 16#90>>, 128, <<"nesting too deep">>},
-        {binary:copy(<<16#91>>, 100000), 128, <<"nesting too deep">>}]].
+        {binary:copy(<<16#91>>, Max), Max - 1, <<"length exceeds input">>},
+        {<<(binary:copy(<<16#91>>, Max))/binary, 16#90>>, Max, <<"nesting too deep">>},
+        {binary:copy(<<16#91>>, 100000), Max, <<"nesting too deep">>}]].
 
 decode_depth_limit_test() ->
-    ?assertMatch({ok, {array_value, _}}, mcp_interchange:msgpack_decode(<<(binary:copy(<<16#91>>, 127))/binary, 16#90>>)).
+    Max = mcp_json:max_depth(),
+    ?assertMatch({ok, {array_value, _}},
+                 mcp_interchange:msgpack_decode(<<(binary:copy(<<16#91>>, Max - 1))/binary, 16#90>>)).
 
 %% ---- fast paths ----
 
@@ -192,6 +205,29 @@ big_inputs_take_the_dirty_path_and_agree_test() ->
     ?assertEqual(dirty, mcp_nif:interchange_to_json(Value, Threshold)),
     ?assertEqual(dirty, mcp_nif:interchange_to_msgpack(Json, Threshold)),
     ?assertEqual(<<16#c0>>, mcp_nif:msgpack_encode(nil_value, 1)).
+
+%% A term walk pays one unit per value, one per list cell as it counts a
+%% container (before reading any item) and one per payload byte (before a
+%% UTF-8 check): both sides of the budget for each.
+work_budget_counts_before_reading_test_() ->
+    N = 100,
+    Nils = {array_value, lists:duplicate(N, nil_value)},
+    Nulls = {array, lists:duplicate(N, null)},
+    Units = 1 + 2 * N,
+    Text = binary:copy(<<"é"/utf8>>, 50),
+    [?_assertMatch({ok, _}, mcp_nif:interchange_to_json(Nils, Units)),
+     ?_assertEqual(dirty, mcp_nif:interchange_to_json(Nils, Units - 1)),
+     ?_assertMatch(<<_/binary>>, mcp_nif:msgpack_encode(Nils, Units)),
+     ?_assertEqual(dirty, mcp_nif:msgpack_encode(Nils, Units - 1)),
+     ?_assertMatch({ok, _}, mcp_nif:interchange_to_msgpack(Nulls, Units)),
+     ?_assertEqual(dirty, mcp_nif:interchange_to_msgpack(Nulls, Units - 1)),
+     ?_assertEqual(dirty, mcp_nif:interchange_to_msgpack({array, [null | null]}, 1)),
+     ?_assertError(badarg, mcp_nif:interchange_to_msgpack({array, [null | null]}, 3)),
+     ?_assertMatch({ok, _}, mcp_nif:interchange_to_msgpack({string, Text}, 1 + byte_size(Text))),
+     ?_assertEqual(dirty, mcp_nif:interchange_to_msgpack({string, Text}, byte_size(Text))),
+     ?_assertEqual(dirty, mcp_nif:interchange_to_msgpack({string, <<Text/binary, 255>>}, byte_size(Text))),
+     ?_assertMatch({ok, _}, mcp_nif:interchange_to_msgpack({object, [{Text, null}]}, 3 + byte_size(Text))),
+     ?_assertEqual(dirty, mcp_nif:interchange_to_msgpack({object, [{Text, null}]}, 2 + byte_size(Text)))].
 
 %% ---- properties ----
 

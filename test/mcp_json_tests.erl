@@ -56,23 +56,78 @@ lone_surrogate_is_a_fault_test() ->
 
 nested(N) -> <<(binary:copy(<<"[">>, N))/binary, (binary:copy(<<"]">>, N))/binary>>.
 
+%% max_depth() is read from the Rust core (one definition); DESIGN's value
+%% is pinned once here, and every limit test below is written against the
+%% exported function, so a change on either side shows up as a failure.
 depth_limit_both_sides_test() ->
-    ?assertEqual(128, mcp_json:max_depth()),
-    ?assertMatch({ok, {array, [_]}}, mcp_json:decode(nested(128))),
-    ?assertEqual({error, {corruption_report, 128, <<"nesting too deep">>}}, mcp_json:decode(nested(129))).
+    Max = mcp_json:max_depth(),
+    ?assertEqual(128, Max),
+    ?assertMatch({ok, {array, [_]}}, mcp_json:decode(nested(Max))),
+    ?assertEqual({error, {corruption_report, Max, <<"nesting too deep">>}}, mcp_json:decode(nested(Max + 1))).
 
 hundred_thousand_brackets_on_both_schedulers_test() ->
     Open = binary:copy(<<"[">>, 100000),
-    ?assertMatch({error, {corruption_report, 128, _}}, mcp_nif:json_decode(Open)),
-    ?assertMatch({error, {corruption_report, 128, _}}, mcp_nif:json_decode_dirty(Open)),
-    ?assertMatch({error, {corruption_report, 128, _}}, mcp_json:decode(Open)).
+    Max = mcp_json:max_depth(),
+    ?assertMatch({error, {corruption_report, Max, _}}, mcp_nif:json_decode(Open)),
+    ?assertMatch({error, {corruption_report, Max, _}}, mcp_nif:json_decode_dirty(Open)),
+    ?assertMatch({error, {corruption_report, Max, _}}, mcp_json:decode(Open)).
 
 wrap(V, 0) -> V;
 wrap(V, N) -> wrap({array, [V]}, N - 1).
 
 encode_depth_limit_both_sides_test() ->
-    ?assertEqual(nested(128), mcp_json:encode(wrap({array, []}, 127))),
-    ?assertError(badarg, mcp_json:encode(wrap({array, []}, 128))).
+    Max = mcp_json:max_depth(),
+    ?assertEqual(nested(Max), mcp_json:encode(wrap({array, []}, Max - 1))),
+    ?assertError(badarg, mcp_json:encode(wrap({array, []}, Max))).
+
+%% The encoder takes exactly the integers the decoder reads: at most
+%% max_integer_digits() digits, sign excluded, either way round.
+integer_digit_limit_both_sides_test_() ->
+    Digits = mcp_json:max_integer_digits(),
+    Longest = binary:copy(<<"9">>, Digits),
+    Int = binary_to_integer(Longest),
+    [?_assertEqual(4300, Digits),
+     ?_assertEqual({ok, {int, Int}}, mcp_json:decode(Longest)),
+     ?_assertEqual({ok, {int, -Int}}, mcp_json:decode(<<"-", Longest/binary>>)),
+     ?_assertMatch({error, {corruption_report, _, <<"integer too long">>}}, mcp_json:decode(<<"1", Longest/binary>>)),
+     ?_assertEqual(Longest, mcp_json:encode({int, Int})),
+     ?_assertEqual(<<"-", Longest/binary>>, mcp_json:encode({int, -Int})),
+     ?_assertEqual(Longest, mcp_nif:json_encode_dirty({int, Int}, false)),
+     ?_assertError(badarg, mcp_json:encode({int, Int + 1})),
+     ?_assertError(badarg, mcp_json:encode({int, -Int - 1})),
+     ?_assertError(badarg, mcp_nif:json_encode_dirty({array, [{int, Int + 1}]}, false)),
+     %% the term codecs that read json() follow the same rule
+     ?_assertMatch({whole_value, _}, mcp_schema:plan({object, [{<<"default">>, {int, Int}}]})),
+     ?_assertError(badarg, mcp_schema:plan({object, [{<<"default">>, {int, Int + 1}}]}))].
+
+%% Integers between i64 and i128, and beyond, on both schedulers.
+wide_integers_test_() ->
+    [?_assertEqual(integer_to_binary(I), mcp_json:encode({int, I}))
+     || I <- [1 bsl 63, -(1 bsl 63) - 1, (1 bsl 127) - 1, -(1 bsl 127), 1 bsl 127, -(1 bsl 127) - 1, 1 bsl 1000]].
+
+%% The normal-scheduler encoder measures what it will read against its
+%% budget first: a key, a string (before its UTF-8 check) and an integer
+%% beyond i128 (reserved at twice its longest form) answer `dirty' rather
+%% than being read.
+encode_budget_counts_before_reading_test_() ->
+    Budget = mcp_json:dirty_threshold(),
+    Key = binary:copy(<<"k">>, Budget - 1),
+    BadKey = <<Key/binary, 255>>,
+    Object = {object, [{Key, null}]},
+    Fits = byte_size(mcp_json:encode(Object)),
+    Big = binary_to_integer(binary:copy(<<"9">>, 4300)),
+    BigCost = 2 * (mcp_json:max_integer_digits() + 1),
+    [?_assertEqual(mcp_json:encode(Object), mcp_nif:json_encode(Object, Fits, false)),
+     ?_assertEqual(dirty, mcp_nif:json_encode({object, [{<<Key/binary, (binary:copy(<<"k">>, 16))/binary>>, null}]}, Fits, false)),
+     ?_assertEqual(dirty, mcp_nif:json_encode({object, [{BadKey, null}]}, Budget, false)),
+     ?_assertError(badarg, mcp_json:encode({object, [{BadKey, null}]})),
+     ?_assertMatch(<<"\"", _/binary>>, mcp_nif:json_encode({string, Key}, Budget, false)),
+     ?_assertEqual(dirty, mcp_nif:json_encode({string, <<Key/binary, "k", 255>>}, Budget, false)),
+     ?_assertError(badarg, mcp_json:encode({string, <<Key/binary, "k", 255>>})),
+     ?_assertMatch(<<"9", _/binary>>, mcp_nif:json_encode({int, Big}, BigCost, false)),
+     ?_assertEqual(dirty, mcp_nif:json_encode({int, Big}, BigCost - 1, false)),
+     ?_assertEqual(dirty, mcp_nif:json_encode({int, 1 bsl 1000000}, BigCost - 1, false)),
+     ?_assertError(badarg, mcp_nif:json_encode({int, 1 bsl 1000000}, BigCost, false))].
 
 encode_refuses_terms_outside_json_test_() ->
     [?_assertError(badarg, mcp_json:encode(T)) ||
@@ -94,6 +149,32 @@ large_values_take_the_dirty_path_and_agree_test() ->
     ?assertEqual(Encoded, mcp_nif:json_encode_dirty(Big, false)),
     ?assertEqual(<<Encoded/binary, "\n">>, mcp_json:encode_line(Big)),
     ?assertEqual({ok, Big}, mcp_json:decode(Encoded)).
+
+%% The json() term of a long line is at most 20 times the line (8 bytes a
+%% word): `[0,0,...]' and maximal nesting reach it (5 words per 2 bytes),
+%% nothing else passes it. docs/json.md derives the memory bound from this.
+term_size_bound_per_shape_test_() ->
+    Bytes = 1048576,
+    Repeat = fun(Item) ->
+                 N = (Bytes - 1) div (byte_size(Item) + 1),
+                 Body = binary:copy(<<Item/binary, ",">>, N),
+                 <<"[", (binary:part(Body, 0, byte_size(Body) - 1))/binary, "]">>
+             end,
+    Depth = mcp_json:max_depth() - 1,
+    Deep = <<(binary:copy(<<"[">>, Depth))/binary, "0", (binary:copy(<<"]">>, Depth))/binary>>,
+    Shapes = [{zeros, Repeat(<<"0">>), 20.0}, {deep, Repeat(Deep), 20.0},
+              {empty_strings, Repeat(<<"\"\"">>), 18.7}, {members, <<"{", (binary:part(Repeat(<<"\"\":0">>), 1, Bytes - 2))/binary, "}">>, 16.0},
+              {small_objects, Repeat(<<"{\"a\":0}">>), 16.0}, {floats, Repeat(<<"0.5">>), 14.0},
+              {empty_objects, Repeat(<<"{}">>), 13.4}, {empty_arrays, Repeat(<<"[]">>), 13.4},
+              {falses, Repeat(<<"false">>), 6.7}, {nulls, Repeat(<<"null">>), 3.2}],
+    [{atom_to_list(Shape),
+      fun() ->
+          {ok, Term} = mcp_json:decode(Line),
+          TermBytes = erts_debug:flat_size(Term) * erlang:system_info(wordsize),
+          %% (a few words of the outermost value on top of the per-byte rate)
+          ?assert(TermBytes =< Expected * byte_size(Line) + 64, {Shape, TermBytes / byte_size(Line)}),
+          ?assert(TermBytes >= (Expected - 0.1) * byte_size(Line), {Shape, TermBytes / byte_size(Line)})
+      end} || {Shape, Line, Expected} <- Shapes].
 
 decoding_never_creates_atoms_test() ->
     Keys = [<<"k", (integer_to_binary(erlang:unique_integer([positive])))/binary,
@@ -124,3 +205,24 @@ prop_round_trip() ->
 round_trip_property_test_() ->
     {timeout, 120,
      ?_assert(proper:quickcheck(prop_round_trip(), [{numtests, 500}, {to_file, user}]))}.
+
+%% PropEr: an integer of any magnitude (powers of two up to 2^15000, and
+%% the neighbours of 10^4300) encodes to its decimal text exactly when it has
+%% at most max_integer_digits() digits, and is refused otherwise.
+prop_integers_encode_up_to_the_digit_limit() ->
+    Pow10 = binary_to_integer(<<"1", (binary:copy(<<"0">>, mcp_json:max_integer_digits()))/binary>>),
+    ?FORALL({Base, Sign, Delta}, {oneof([?LET(E, range(0, 15000), 1 bsl E), Pow10]), oneof([1, -1]), range(-3, 3)},
+        begin
+            I = Sign * (Base + Delta),
+            Text = integer_to_binary(I),
+            Digits = byte_size(Text) - case I < 0 of true -> 1; false -> 0 end,
+            Encoded = try mcp_json:encode({int, I}) catch error:badarg -> refused end,
+            case Digits =< mcp_json:max_integer_digits() of
+                true -> Encoded =:= Text andalso mcp_json:decode(Text) =:= {ok, {int, I}};
+                false -> Encoded =:= refused
+            end
+        end).
+
+integer_digit_limit_property_test_() ->
+    {timeout, 120,
+     ?_assert(proper:quickcheck(prop_integers_encode_up_to_the_digit_limit(), [{numtests, 300}, {to_file, user}]))}.

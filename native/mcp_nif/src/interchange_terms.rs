@@ -11,16 +11,17 @@
 
 use crate::atoms;
 use crate::json_terms::{
-    binary_term, corruption_report_term, pair, utf8_binary, JsonTerm, ListCells, TermBuilder, TermSink,
+    binary_term, bytes, corruption_report_term, member, pair, text, IntReader, JsonTerm, ListCells, TermBuilder,
+    TermSink, WideInt,
 };
 use mcp_core::interchange::{
     self, InterchangeFault, JsonBuilder, JsonScalar, JsonVisitor, LineFault, MsgpackBuilder, MsgpackSink,
     MsgpackVisitor, MsgpackWriter, Scalar, ToJson, ToMsgpack, MAX_DEPTH,
 };
-use num_bigint::{BigInt, Sign};
+use num_bigint::BigInt;
 use rustler::sys::ErlNifTerm;
 use rustler::types::tuple::{get_tuple, make_tuple};
-use rustler::{Binary, Encoder, Env, Error, NifResult, Term, TermType};
+use rustler::{Encoder, Env, Error, NifResult, Term, TermType};
 use std::vec::Drain;
 
 /// Why a term walk stopped.
@@ -122,13 +123,14 @@ impl<'a> MsgpackSink for MsgpackTermSink<'a> {
 }
 
 /// An integer term as the core's `i128`. Beyond `i128` it saturates: every
-/// such value is outside msgpack's range, which is all the core then checks.
-fn int_payload(term: Term<'_>) -> NifResult<i128> {
-    if let Ok(int) = term.decode::<i128>() {
-        return Ok(int);
-    }
-    let big: BigInt = term.decode()?;
-    Ok(if big.sign() == Sign::Minus { i128::MIN } else { i128::MAX })
+/// such value is outside msgpack's range, which is all the core then checks
+/// (and the bignum is never copied, see [`IntReader`]).
+fn int_payload<'a>(ints: &mut IntReader<'a>, term: Term<'a>) -> NifResult<i128> {
+    Ok(match ints.wide(term)? {
+        WideInt::Fits(int) => int,
+        WideInt::Above => i128::MAX,
+        WideInt::Below => i128::MIN,
+    })
 }
 
 /// An ext type: an integer in -128..127 (rustler's own `i8` decoder wraps).
@@ -144,20 +146,34 @@ fn tuple_elements(term: Term<'_>) -> NifResult<Vec<Term<'_>>> {
     }
 }
 
-fn bytes(term: Term<'_>) -> NifResult<&[u8]> {
-    Ok(term.decode::<Binary>()?.as_slice())
-}
-
-/// Reads terms into events, spending its budget as it goes.
-pub struct TermWalk {
+/// Reads terms into events, spending its budget before each thing it
+/// touches: one unit per value and per list cell (a container's length is
+/// counted by walking its list under the budget, so the walk is paid for
+/// before the items are read), one per byte of a string, key or binary
+/// (before its UTF-8 is checked). Integers beyond `i128` are never read.
+pub struct TermWalk<'a> {
     budget: Budget,
     /// Containers open around the term being read.
     depth: usize,
+    ints: IntReader<'a>,
 }
 
-impl TermWalk {
-    pub fn new(budget: Option<usize>) -> TermWalk {
-        TermWalk { budget: Budget::new(budget), depth: 0 }
+impl<'a> TermWalk<'a> {
+    pub fn new(env: Env<'a>, budget: Option<usize>) -> TermWalk<'a> {
+        TermWalk { budget: Budget::new(budget), depth: 0, ints: IntReader::new(env) }
+    }
+
+    /// The length of a list term, walked one budget unit per cell
+    /// (`enif_get_list_length` would walk ten million cells unbudgeted);
+    /// `badarg` for an improper list.
+    fn list_len<E>(&mut self, cells: ListCells<'_>) -> Result<usize, Stop<E>> {
+        let mut len = 0;
+        for cell in cells {
+            cell?;
+            self.budget.spend(1)?;
+            len += 1;
+        }
+        Ok(len)
     }
 
     /// Steps into a container's items, or `badarg` past `max_depth`. Called
@@ -172,7 +188,7 @@ impl TermWalk {
 
     /// Reports a `msgpack()` term to `visitor`; `badarg` outside the type (an
     /// ext type must be -128..127) or deeper than `max_depth`.
-    pub fn msgpack<V: MsgpackVisitor>(&mut self, term: Term<'_>, visitor: &mut V) -> Result<(), Stop<V::Error>> {
+    pub fn msgpack<V: MsgpackVisitor>(&mut self, term: Term<'a>, visitor: &mut V) -> Result<(), Stop<V::Error>> {
         self.budget.spend(1)?;
         let env = term.get_env();
         if term.get_type() == TermType::Atom {
@@ -189,9 +205,10 @@ impl TermWalk {
                 self.budget.spend(text.len())?;
                 Scalar::String(text)
             }
-            [_, payload] if is(atoms::int_value()) => Scalar::Int(int_payload(payload)?),
+            [_, payload] if is(atoms::int_value()) => Scalar::Int(int_payload(&mut self.ints, payload)?),
             [_, payload] if is(atoms::map_value()) => {
-                visitor.map(payload.list_length()?).map_err(Stop::Visitor)?;
+                let len = self.list_len(ListCells::new(payload)?)?;
+                visitor.map(len).map_err(Stop::Visitor)?;
                 self.enter()?;
                 for entry in ListCells::new(payload)? {
                     let (key, value) = pair(entry?)?;
@@ -202,7 +219,8 @@ impl TermWalk {
                 return visitor.end().map_err(Stop::Visitor);
             }
             [_, payload] if is(atoms::array_value()) => {
-                visitor.array(payload.list_length()?).map_err(Stop::Visitor)?;
+                let len = self.list_len(ListCells::new(payload)?)?;
+                visitor.array(len).map_err(Stop::Visitor)?;
                 self.enter()?;
                 for item in ListCells::new(payload)? {
                     self.msgpack(item?, visitor)?;
@@ -232,7 +250,7 @@ impl TermWalk {
 
     /// Reports a `json()` term to `visitor`, reading it with the JSON module's
     /// own classifier; `badarg` outside `json()` or deeper than `max_depth`.
-    pub fn json<V: JsonVisitor>(&mut self, term: Term<'_>, visitor: &mut V) -> Result<(), Stop<V::Error>> {
+    pub fn json<V: JsonVisitor>(&mut self, term: Term<'a>, visitor: &mut V) -> Result<(), Stop<V::Error>> {
         self.budget.spend(1)?;
         let big;
         let scalar = match JsonTerm::classify(term)? {
@@ -240,33 +258,33 @@ impl TermWalk {
             JsonTerm::Bool(b) => JsonScalar::Bool(b),
             JsonTerm::Int(int) => JsonScalar::Int(int),
             JsonTerm::BigInt(value) => {
-                big = value;
+                // saturated beyond i128: outside msgpack's range either way
+                big = BigInt::from(int_payload(&mut self.ints, value)?);
                 JsonScalar::BigInt(&big)
             }
             JsonTerm::Float(f) => JsonScalar::Float(f),
-            JsonTerm::String(text) => {
-                self.budget.spend(text.len())?;
-                JsonScalar::String(text)
+            JsonTerm::String(bytes) => {
+                self.budget.spend(bytes.len())?;
+                JsonScalar::String(text(bytes)?)
             }
             JsonTerm::Array(items) => {
-                let items: Vec<Term<'_>> = items.collect::<NifResult<_>>()?;
-                visitor.array(items.len()).map_err(Stop::Visitor)?;
+                let len = self.list_len(items.clone())?;
+                visitor.array(len).map_err(Stop::Visitor)?;
                 self.enter()?;
                 for item in items {
-                    self.json(item, visitor)?;
+                    self.json(item?, visitor)?;
                 }
                 self.depth -= 1;
                 return visitor.end().map_err(Stop::Visitor);
             }
             JsonTerm::Object(members) => {
-                let members: Vec<Term<'_>> = members.collect::<NifResult<_>>()?;
-                visitor.object(members.len()).map_err(Stop::Visitor)?;
+                let len = self.list_len(members.clone())?;
+                visitor.object(len).map_err(Stop::Visitor)?;
                 self.enter()?;
-                for member in members {
-                    let (key, value) = pair(member)?;
-                    let key = utf8_binary(key)?;
+                for entry in members {
+                    let (key, value) = member(entry?)?;
                     self.budget.spend(key.len())?;
-                    visitor.key(key).map_err(Stop::Visitor)?;
+                    visitor.key(text(key)?).map_err(Stop::Visitor)?;
                     self.json(value, visitor)?;
                 }
                 self.depth -= 1;
@@ -297,14 +315,14 @@ fn translated<'a>(
 /// `to_json(msgpack())`: `{ok, json()} | {error, interchange_fault()}`.
 pub fn to_json<'a>(env: Env<'a>, value: Term<'a>, budget: Option<usize>) -> NifResult<Term<'a>> {
     let mut translator = ToJson::new(JsonBuilder::new(TermSink::new(env)));
-    let walked = TermWalk::new(budget).msgpack(value, &mut translator);
+    let walked = TermWalk::new(env, budget).msgpack(value, &mut translator);
     translated(env, walked, translator.into_output().finish())
 }
 
 /// `to_msgpack(json())`: `{ok, msgpack()} | {error, interchange_fault()}`.
 pub fn to_msgpack<'a>(env: Env<'a>, value: Term<'a>, budget: Option<usize>) -> NifResult<Term<'a>> {
     let mut translator = ToMsgpack::new(MsgpackBuilder::new(MsgpackTermSink::new(env)));
-    let walked = TermWalk::new(budget).json(value, &mut translator);
+    let walked = TermWalk::new(env, budget).json(value, &mut translator);
     translated(env, walked, translator.into_output().finish())
 }
 
@@ -320,7 +338,7 @@ pub fn decode<'a>(env: Env<'a>, bytes: &[u8]) -> Term<'a> {
 /// (outside the type, an integer outside msgpack's range, too deep).
 pub fn encode<'a>(env: Env<'a>, value: Term<'a>, budget: Option<usize>) -> NifResult<Term<'a>> {
     let mut writer = MsgpackWriter::default();
-    match TermWalk::new(budget).msgpack(value, &mut writer) {
+    match TermWalk::new(env, budget).msgpack(value, &mut writer) {
         Ok(()) => Ok(binary_term(env, &writer.into_bytes())),
         Err(Stop::OverBudget) => Ok(atoms::dirty().encode(env)),
         Err(Stop::BadArg | Stop::Visitor(_)) => Err(Error::BadArg),

@@ -6,7 +6,7 @@
 //! is read, shared by the encoder and by [`json_from_term`].
 
 use crate::atoms;
-use mcp_core::json::{self, CorruptionReport, Json, JsonSink, MAX_DEPTH};
+use mcp_core::json::{self, CorruptionReport, Json, JsonSink, MAX_DEPTH, MAX_INTEGER_DIGITS};
 use num_bigint::BigInt;
 use rustler::sys::{self, ErlNifTerm};
 use rustler::types::tuple::make_tuple;
@@ -58,26 +58,30 @@ pub fn decode_to_result<'a>(env: Env<'a>, bytes: &[u8]) -> Term<'a> {
 }
 
 /// The compact encoding of a `json()` term as a binary; `badarg` for a term
-/// outside `json()` or nested deeper than `max_depth`. With a `budget`, the
-/// atom `dirty` instead once the output would pass that many bytes: the
-/// caller then retries on a dirty scheduler, so a normal-scheduler call does
-/// bounded work whatever the term's size. `newline` appends `\n` in the same
-/// pass (stdio framing), so a framed line is never copied again.
+/// outside `json()`, nested deeper than `max_depth`, or holding an integer
+/// of more than `MAX_INTEGER_DIGITS` digits (the decoder's own limit, so
+/// what the client writes it could also read). With a `budget`, the atom
+/// `dirty` instead once the output would pass that many bytes: every string,
+/// key and integer is measured against the budget before it is read (UTF-8
+/// checked, copied, converted to decimal), and every element writes at least
+/// one byte, so a normal-scheduler call does bounded work whatever the term;
+/// the caller then retries on a dirty scheduler. `newline` appends `\n` in
+/// the same pass (stdio framing), so a framed line is never copied again.
 pub fn encode_to_binary<'a>(env: Env<'a>, value: Term<'a>, budget: Option<usize>, newline: bool) -> NifResult<Term<'a>> {
-    let mut out = Vec::new();
-    match write_term(&mut out, value, 0, budget.unwrap_or(usize::MAX)) {
+    let mut writer = TermWriter { out: Vec::new(), budget: budget.unwrap_or(usize::MAX), ints: IntReader::new(env) };
+    match writer.write(value, 0) {
         Ok(()) => {
             if newline {
-                out.push(b'\n');
+                writer.out.push(b'\n');
             }
-            Ok(binary_term(env, &out))
+            Ok(binary_term(env, &writer.out))
         }
         Err(Stop::OverBudget) => Ok(atoms::dirty().encode(env)),
         Err(Stop::BadArg) => Err(Error::BadArg),
     }
 }
 
-/// Why [`write_term`] stopped early.
+/// Why [`TermWriter::write`] stopped early.
 enum Stop {
     BadArg,
     OverBudget,
@@ -213,8 +217,10 @@ impl<'a> JsonSink for TermSink<'a> {
 }
 
 /// The elements of a list term, one `badarg` for an improper list.
+/// Cloning it is O(1): a clone walks the same cells again.
 /// (rustler's `ListIterator` panics on an improper list; never use it on
 /// caller-supplied terms.)
+#[derive(Clone)]
 pub struct ListCells<'a> {
     rest: Term<'a>,
 }
@@ -255,9 +261,12 @@ pub enum JsonTerm<'a> {
     Null,
     Bool(bool),
     Int(i64),
-    BigInt(BigInt),
+    /// An integer outside `i64`, not yet read: see [`IntReader`].
+    BigInt(Term<'a>),
     Float(f64),
-    String(&'a str),
+    /// A binary's bytes, not yet checked as UTF-8 ([`text`]): a caller with
+    /// a work budget measures them first.
+    String(&'a [u8]),
     Array(ListCells<'a>),
     Object(ListCells<'a>),
 }
@@ -272,11 +281,11 @@ impl<'a> JsonTerm<'a> {
         let env = term.get_env();
         let is = |atom: rustler::Atom| tag == atom.encode(env);
         if is(atoms::string()) {
-            Ok(JsonTerm::String(utf8_binary(payload)?))
-        } else if is(atoms::int()) {
+            Ok(JsonTerm::String(bytes(payload)?))
+        } else if is(atoms::int()) && payload.is_integer() {
             match payload.decode::<i64>() {
                 Ok(small) => Ok(JsonTerm::Int(small)),
-                Err(_) => Ok(JsonTerm::BigInt(payload.decode::<BigInt>()?)),
+                Err(_) => Ok(JsonTerm::BigInt(payload)),
             }
         } else if is(atoms::object()) {
             Ok(JsonTerm::Object(ListCells::new(payload)?))
@@ -293,16 +302,91 @@ impl<'a> JsonTerm<'a> {
     }
 }
 
-/// A binary holding valid UTF-8, else `badarg`.
-pub fn utf8_binary(term: Term<'_>) -> NifResult<&str> {
-    let binary: Binary = term.decode()?;
-    std::str::from_utf8(binary.as_slice()).map_err(|_| Error::BadArg)
+/// The bytes of a binary term (read in place, O(1)), else `badarg`.
+pub fn bytes(term: Term<'_>) -> NifResult<&[u8]> {
+    Ok(term.decode::<Binary>()?.as_slice())
 }
 
-/// An object member `{Key, Value}` with a UTF-8 binary key.
-fn member(term: Term<'_>) -> NifResult<(&str, Term<'_>)> {
+/// Bytes that are valid UTF-8, else `badarg`.
+pub fn text(bytes: &[u8]) -> NifResult<&str> {
+    std::str::from_utf8(bytes).map_err(|_| Error::BadArg)
+}
+
+/// A binary holding valid UTF-8, else `badarg`.
+pub fn utf8_binary(term: Term<'_>) -> NifResult<&str> {
+    text(bytes(term)?)
+}
+
+/// An object member `{Key, Value}`: the key's bytes (UTF-8 not yet checked).
+pub fn member(term: Term<'_>) -> NifResult<(&[u8], Term<'_>)> {
     let (key, value) = pair(term)?;
-    Ok((utf8_binary(key)?, value))
+    Ok((bytes(key)?, value))
+}
+
+/// Where an integer outside `i64` lies relative to `i128` (`Below` includes
+/// `i128::MIN`).
+pub enum WideInt {
+    Fits(i128),
+    Above,
+    Below,
+}
+
+/// Reads integer terms outside `i64` without copying them first. rustler's
+/// `i128` and `BigInt` decoders start with `enif_term_to_binary`, a copy of
+/// the whole bignum (and `BigInt`'s decimal conversion is quadratic), so a
+/// hand-built `1 bsl 16000000` would be read in full before any limit is
+/// checked. Here a bignum is first compared (`enif_compare`) with bound
+/// terms built once per call; comparing integers of different sizes looks
+/// at their sizes only, so refusing a huge one costs O(1).
+pub struct IntReader<'a> {
+    env: Env<'a>,
+    /// i128::MIN and i128::MAX as terms.
+    i128_bounds: Option<(Term<'a>, Term<'a>)>,
+    /// -(10^MAX_INTEGER_DIGITS) and 10^MAX_INTEGER_DIGITS as terms.
+    digit_bounds: Option<(Term<'a>, Term<'a>)>,
+}
+
+impl<'a> IntReader<'a> {
+    pub fn new(env: Env<'a>) -> IntReader<'a> {
+        IntReader { env, i128_bounds: None, digit_bounds: None }
+    }
+
+    /// An integer term's value if it fits `i128`, else its side.
+    pub fn wide(&mut self, term: Term<'a>) -> NifResult<WideInt> {
+        if !term.is_integer() {
+            return Err(Error::BadArg);
+        }
+        let env = self.env;
+        let (min, max) = *self
+            .i128_bounds
+            .get_or_insert_with(|| (BigInt::from(i128::MIN).encode(env), BigInt::from(i128::MAX).encode(env)));
+        // i128::MIN itself counts as below: rustler's i128 decoder negates
+        // its magnitude, which overflows for that one value.
+        Ok(if term > max {
+            WideInt::Above
+        } else if term <= min {
+            WideInt::Below
+        } else {
+            WideInt::Fits(term.decode()?)
+        })
+    }
+
+    /// The value of an integer term of at most `MAX_INTEGER_DIGITS` decimal
+    /// digits (what the JSON decoder accepts), else `badarg`.
+    pub fn json_big_int(&mut self, term: Term<'a>) -> NifResult<BigInt> {
+        if !term.is_integer() {
+            return Err(Error::BadArg);
+        }
+        let env = self.env;
+        let (below, above) = *self.digit_bounds.get_or_insert_with(|| {
+            let bound = BigInt::from(10u32).pow(MAX_INTEGER_DIGITS as u32);
+            ((-&bound).encode(env), bound.encode(env))
+        });
+        if term >= above || term <= below {
+            return Err(Error::BadArg);
+        }
+        term.decode()
+    }
 }
 
 /// The two elements of a 2-tuple, else `badarg` (no allocation, unlike
@@ -321,70 +405,117 @@ pub fn pair(term: Term<'_>) -> NifResult<(Term<'_>, Term<'_>)> {
     unsafe { Ok((Term::new(env, *elements), Term::new(env, *elements.add(1)))) }
 }
 
-fn write_term(out: &mut Vec<u8>, term: Term<'_>, depth: usize, budget: usize) -> Result<(), Stop> {
-    if out.len() > budget {
-        return Err(Stop::OverBudget);
-    }
-    match JsonTerm::classify(term)? {
-        JsonTerm::Null => out.extend_from_slice(b"null"),
-        JsonTerm::Bool(value) => out.extend_from_slice(if value { b"true" } else { b"false" }),
-        JsonTerm::Int(value) => json::write_int(out, value),
-        JsonTerm::BigInt(value) => json::write_big_int(out, &value),
-        JsonTerm::Float(value) => json::write_float(out, value).map_err(|_| Stop::BadArg)?,
-        JsonTerm::String(text) if out.len() + text.len() > budget => return Err(Stop::OverBudget),
-        JsonTerm::String(text) => json::write_string(out, text),
-        JsonTerm::Array(items) => {
-            if depth == MAX_DEPTH {
-                return Err(Stop::BadArg);
-            }
-            out.push(b'[');
-            for (index, item) in items.enumerate() {
-                if index > 0 {
-                    out.push(b',');
-                }
-                write_term(out, item?, depth + 1, budget)?;
-            }
-            out.push(b']');
+/// The longest decimal form of an `i128`, sign included.
+const I128_DIGITS: usize = 40;
+
+/// Budget bytes reserved before converting an integer beyond `i128`.
+const BIG_INT_COST: usize = 2 * (MAX_INTEGER_DIGITS + 1);
+
+/// The budgeted encoder: output so far, its byte budget, and the integer
+/// reader of this call.
+struct TermWriter<'a> {
+    out: Vec<u8>,
+    budget: usize,
+    ints: IntReader<'a>,
+}
+
+impl<'a> TermWriter<'a> {
+    /// `OverBudget` unless `bytes` more output still fits the budget.
+    fn reserve(&self, bytes: usize) -> Result<(), Stop> {
+        if self.out.len().saturating_add(bytes) > self.budget {
+            return Err(Stop::OverBudget);
         }
-        JsonTerm::Object(members) => {
-            if depth == MAX_DEPTH {
-                return Err(Stop::BadArg);
-            }
-            out.push(b'{');
-            for (index, entry) in members.enumerate() {
-                if index > 0 {
-                    out.push(b',');
-                }
-                let (key, value) = member(entry?)?;
-                json::write_string(out, key);
-                out.push(b':');
-                write_term(out, value, depth + 1, budget)?;
-            }
-            out.push(b'}');
-        }
+        Ok(())
     }
-    Ok(())
+
+    /// A string or key: its length is measured before its UTF-8 is checked.
+    fn string(&mut self, bytes: &[u8]) -> Result<(), Stop> {
+        self.reserve(bytes.len())?;
+        json::write_string(&mut self.out, text(bytes)?);
+        Ok(())
+    }
+
+    fn big_int(&mut self, term: Term<'a>) -> Result<(), Stop> {
+        match self.ints.wide(term)? {
+            WideInt::Fits(value) => {
+                self.reserve(I128_DIGITS)?;
+                json::write_big_int(&mut self.out, &BigInt::from(value));
+            }
+            WideInt::Above | WideInt::Below => {
+                // Charged at twice its longest form: decimal conversion of a
+                // 4,300-digit integer took 150 us (35 ns a digit, against
+                // 4-20 ns a byte for strings), so at most two run per call.
+                self.reserve(BIG_INT_COST)?;
+                let value = self.ints.json_big_int(term)?;
+                json::write_big_int(&mut self.out, &value);
+            }
+        }
+        Ok(())
+    }
+
+    /// A container at `depth`: its items, comma-separated, between brackets.
+    fn container(
+        &mut self,
+        depth: usize,
+        open: u8,
+        cells: ListCells<'a>,
+        close: u8,
+        mut item: impl FnMut(&mut Self, Term<'a>) -> Result<(), Stop>,
+    ) -> Result<(), Stop> {
+        if depth == MAX_DEPTH {
+            return Err(Stop::BadArg);
+        }
+        self.out.push(open);
+        for (index, cell) in cells.enumerate() {
+            if index > 0 {
+                self.out.push(b',');
+            }
+            item(self, cell?)?;
+        }
+        self.out.push(close);
+        Ok(())
+    }
+
+    fn write(&mut self, term: Term<'a>, depth: usize) -> Result<(), Stop> {
+        self.reserve(1)?;
+        match JsonTerm::classify(term)? {
+            JsonTerm::Null => self.out.extend_from_slice(b"null"),
+            JsonTerm::Bool(value) => self.out.extend_from_slice(if value { b"true" } else { b"false" }),
+            JsonTerm::Int(value) => json::write_int(&mut self.out, value),
+            JsonTerm::BigInt(value) => self.big_int(value)?,
+            JsonTerm::Float(value) => json::write_float(&mut self.out, value).map_err(|_| Stop::BadArg)?,
+            JsonTerm::String(bytes) => self.string(bytes)?,
+            JsonTerm::Array(items) => self.container(depth, b'[', items, b']', |writer, item| writer.write(item, depth + 1))?,
+            JsonTerm::Object(members) => self.container(depth, b'{', members, b'}', |writer, entry| {
+                let (key, value) = member(entry)?;
+                writer.string(key)?;
+                writer.out.push(b':');
+                writer.write(value, depth + 1)
+            })?,
+        }
+        Ok(())
+    }
 }
 
 /// A `json()` term as a core [`Json`] value (for the codecs that interpret
 /// JSON rather than just move it); `badarg` outside `json()` or too deep.
 pub fn json_from_term(term: Term<'_>) -> NifResult<Json> {
-    json_from_term_at(term, 0)
+    json_from_term_at(term, 0, &mut IntReader::new(term.get_env()))
 }
 
-fn json_from_term_at(term: Term<'_>, depth: usize) -> NifResult<Json> {
+fn json_from_term_at<'a>(term: Term<'a>, depth: usize, ints: &mut IntReader<'a>) -> NifResult<Json> {
     Ok(match JsonTerm::classify(term)? {
         JsonTerm::Null => Json::Null,
         JsonTerm::Bool(value) => Json::Bool(value),
         JsonTerm::Int(value) => Json::Int(value),
-        JsonTerm::BigInt(value) => Json::from_big_int(value),
+        JsonTerm::BigInt(value) => Json::from_big_int(ints.json_big_int(value)?),
         JsonTerm::Float(value) => Json::Float(value),
-        JsonTerm::String(text) => Json::String(text.to_owned()),
+        JsonTerm::String(bytes) => Json::String(text(bytes)?.to_owned()),
         JsonTerm::Array(items) => {
             if depth == MAX_DEPTH {
                 return Err(Error::BadArg);
             }
-            Json::Array(items.map(|item| json_from_term_at(item?, depth + 1)).collect::<NifResult<_>>()?)
+            Json::Array(items.map(|item| json_from_term_at(item?, depth + 1, ints)).collect::<NifResult<_>>()?)
         }
         JsonTerm::Object(members) => {
             if depth == MAX_DEPTH {
@@ -393,7 +524,7 @@ fn json_from_term_at(term: Term<'_>, depth: usize) -> NifResult<Json> {
             let members = members
                 .map(|entry| {
                     let (key, value) = member(entry?)?;
-                    Ok((key.to_owned(), json_from_term_at(value, depth + 1)?))
+                    Ok((text(key)?.to_owned(), json_from_term_at(value, depth + 1, ints)?))
                 })
                 .collect::<NifResult<_>>()?;
             Json::Object(members)

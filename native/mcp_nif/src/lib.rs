@@ -36,6 +36,19 @@ fn json_decode_dirty<'a>(env: Env<'a>, line: Binary<'a>) -> Term<'a> {
     json_terms::decode_to_result(env, line.as_slice())
 }
 
+/// The core's nesting limit, the one definition `mcp_json:max_depth/0` and
+/// `mcp_interchange` report.
+#[rustler::nif]
+fn json_max_depth() -> usize {
+    mcp_core::json::MAX_DEPTH
+}
+
+/// The core's integer literal limit (decimal digits), for both directions.
+#[rustler::nif]
+fn json_max_integer_digits() -> usize {
+    mcp_core::json::MAX_INTEGER_DIGITS
+}
+
 /// The encoding (plus `\n` when `newline`), or `dirty` once the output
 /// would pass `budget` bytes.
 #[rustler::nif]
@@ -151,10 +164,19 @@ fn codegen_generate_dirty<'a>(env: Env<'a>, server: Term<'a>, tools: Term<'a>) -
     Ok(codegen_terms::generate_result_term(env, &result))
 }
 
-#[rustler::nif]
-fn codegen_describe<'a>(env: Env<'a>, error: Term<'a>) -> NifResult<Term<'a>> {
+fn describe_error<'a>(env: Env<'a>, error: Term<'a>) -> NifResult<Term<'a>> {
     let error = codegen_terms::generate_error_from_term(error)?;
     Ok(codegen_terms::text_term(env, &error.to_string()))
+}
+
+#[rustler::nif]
+fn codegen_describe<'a>(env: Env<'a>, error: Term<'a>) -> NifResult<Term<'a>> {
+    describe_error(env, error)
+}
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn codegen_describe_dirty<'a>(env: Env<'a>, error: Term<'a>) -> NifResult<Term<'a>> {
+    describe_error(env, error)
 }
 
 fn text_with_cap<'a>(env: Env<'a>, text: Term<'a>, max_chars: usize, edit: fn(&str, usize) -> String) -> NifResult<Term<'a>> {
