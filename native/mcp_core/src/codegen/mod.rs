@@ -13,10 +13,14 @@
 //!   tool names that mangle alike, a surface over [`MAX_SURFACE_BYTES`], an
 //!   `@` in code.
 
+mod facts;
 mod gleam;
+mod layout;
 mod text;
 
-pub use text::{escape, sanitize, scan_for_at, scan_for_at_bytes, truncate, wrap, DESCRIPTION_CHARS, NOTE_CHARS};
+pub use facts::{FACT_CHARS, SHAPE_DEPTH};
+pub use layout::LINE_WIDTH;
+pub use text::{escape, prose, sanitize, scan_for_at, scan_for_at_bytes, truncate, wrap, Block, DESCRIPTION_CHARS, NOTE_CHARS};
 
 use crate::name::{first_collision, mangle, Digest};
 use crate::protocol::ToolDescriptor;
@@ -73,7 +77,7 @@ pub fn generate(server: &str, tools: &[ToolDescriptor], digest: Digest) -> Resul
 }
 
 fn render_module(server: &str, functions: &[ToolFunction]) -> String {
-    let mut source = String::from("import cap/internal/mcp as internal\nimport cap/mcp\nimport cap/report\n");
+    let mut source = String::from("import cap/internal/mcp as internal\nimport cap/mcp\n");
     if functions.iter().any(ToolFunction::maps_a_list) {
         source.push_str("import gleam/list\n");
     }
