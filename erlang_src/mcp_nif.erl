@@ -39,6 +39,8 @@
        codegen_generate_dirty/2, codegen_describe/1,
        codegen_sanitize/2, codegen_sanitize_dirty/2, codegen_truncate/2, codegen_truncate_dirty/2,
        codegen_escape/1, codegen_escape_dirty/1, codegen_scan_for_at/1, codegen_scan_for_at_dirty/1]).
+-export([codegen_limits/0]).
+-nifs([codegen_limits/0]).
 
 %% ---- interchange ----
 -export([interchange_to_json/2, interchange_to_json_dirty/1, interchange_to_msgpack/2,
@@ -120,3 +122,4 @@ codegen_escape(_) -> not_loaded().
 codegen_escape_dirty(_) -> not_loaded().
 codegen_scan_for_at(_) -> not_loaded().
 codegen_scan_for_at_dirty(_) -> not_loaded().
+codegen_limits() -> not_loaded().

@@ -110,7 +110,7 @@ fn doc_lines(tool: &ToolDescriptor, plan: &Plan) -> Vec<String> {
     let width = DOC_WIDTH - DOC.len();
     let described = tool.description.as_deref().filter(|text| !sanitize(text, 1).is_empty());
     let mut sections: Vec<Vec<String>> = vec![blocks_lines(&prose(described.or(tool.title.as_deref()).unwrap_or(""), DESCRIPTION_CHARS), width)];
-    let facts: Vec<String> = [tool.annotations.as_ref().and_then(hints), tool.output_schema.as_ref().map(returns)]
+    let facts: Vec<String> = [tool.annotations.as_ref().and_then(hints), tool.output_schema.as_ref().filter(|schema| matches!(schema, Json::Object(_))).map(returns)]
         .into_iter()
         .flatten()
         .flat_map(|fact| wrap(&fact, width))

@@ -123,6 +123,7 @@ pub fn prose(text: &str, max_chars: usize) -> Vec<Block> {
     let mut base_indent = 0;
     let mut budget = max_chars;
     let mut after_blank = false;
+    let text = text.replace("\r\n", "\n");
     for raw_line in text.split(is_line_break) {
         if budget == 0 {
             break;
@@ -299,6 +300,53 @@ mod tests {
         assert_eq!(truncate("ab cdef", 4), "ab\u{2026}");
         assert_eq!(truncate("abc", 0), "");
         assert_eq!(truncate("", 0), "");
+    }
+
+    #[test]
+    fn truncate_prefers_a_sentence_then_a_word_boundary() {
+        let text = "First sentence here. Second sentence runs on and on";
+        assert_eq!(truncate(text, 30), "First sentence here. \u{2026}");
+        assert_eq!(truncate("alpha beta gamma delta", 15), "alpha beta\u{2026}");
+        assert_eq!(truncate("a. bcdefghijklmnop", 10), "a. bcdefg\u{2026}");
+        let cut = truncate(&"word ".repeat(100), 42);
+        assert!(cut.chars().count() <= 42 && cut.ends_with("word\u{2026}"), "{cut}");
+    }
+
+    fn block(marker: &str, depth: usize, after_blank: bool, text: &str) -> Block {
+        Block { marker: marker.to_owned(), depth, after_blank, text: text.to_owned() }
+    }
+
+    #[test]
+    fn prose_keeps_paragraphs_and_list_items() {
+        let text = "Intro line one\nline two.\n\nWhen:\n- first\n  * nested\n* second\r\n\n1. one\n12) twelve\nmore";
+        assert_eq!(
+            prose(text, 1000),
+            vec![
+                block("", 0, false, "Intro line one line two."),
+                block("", 0, true, "When:"),
+                block("- ", 0, false, "first"),
+                block("- ", 1, false, "nested"),
+                block("- ", 0, false, "second"),
+                block("1. ", 0, true, "one"),
+                block("12. ", 0, false, "twelve more"),
+            ]
+        );
+    }
+
+    #[test]
+    fn prose_treats_every_line_break_alike_and_drops_controls() {
+        let text = "a\u{2028}b\u{2029}c\u{85}d\re\u{202e}\u{0}";
+        assert_eq!(prose(text, 100), vec![block("", 0, false, "a b c d e")]);
+        assert_eq!(prose(" \n\t\n", 100), vec![]);
+    }
+
+    #[test]
+    fn prose_is_capped_in_total() {
+        let text = "one two three\n\nfour five six\n\nseven";
+        let capped = prose(text, 20);
+        assert_eq!(capped, vec![block("", 0, false, "one two three"), block("", 0, true, "four\u{2026}")]);
+        let total: usize = prose(&"x ".repeat(5000), 3000).iter().map(|b| b.text.chars().count()).sum();
+        assert!(total <= 3000);
     }
 
     #[test]
