@@ -197,7 +197,9 @@ pub fn escape(text: &str) -> String {
 }
 
 /// Greedy word wrap of sanitized (single-spaced) text into lines of at most
-/// `width` characters; a word longer than `width` is split.
+/// `width` characters. A longer word (a URL, a path) gets a line of its own
+/// rather than being cut, unless it is longer than twice `width`: then it is
+/// split into `width`-character pieces, so no line exceeds `2 * width`.
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
     let mut lines: Vec<String> = Vec::new();
@@ -213,8 +215,9 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
             line.push(' ');
             line_chars += 1;
         }
+        let split_at = if word_chars > 2 * width { width } else { usize::MAX };
         for c in word.chars() {
-            if line_chars == width {
+            if line_chars == split_at {
                 lines.push(std::mem::take(&mut line));
                 line_chars = 0;
             }
@@ -369,7 +372,8 @@ mod tests {
         assert_eq!(wrap("aa bb cc", 5), vec!["aa bb", "cc"]);
         assert_eq!(wrap("abcdefg", 3), vec!["abc", "def", "g"]);
         assert_eq!(wrap("", 5), Vec::<String>::new());
-        assert_eq!(wrap("ab abcdef", 4), vec!["ab", "abcd", "ef"]);
+        assert_eq!(wrap("ab abcdef", 4), vec!["ab", "abcdef"]);
+        assert_eq!(wrap("ab abcdefghi", 4), vec!["ab", "abcd", "efgh", "i"]);
     }
 
     #[test]
@@ -410,7 +414,8 @@ mod tests {
         fn wrapped_lines_fit_and_keep_every_character(text in "[a-z ]{0,200}", width in 1usize..30) {
             let folded = sanitize(&text, 1000);
             let lines = wrap(&folded, width);
-            proptest::prop_assert!(lines.iter().all(|line| line.chars().count() <= width && !line.is_empty()));
+            let fits = |line: &String| line.chars().count() <= width || (!line.contains(' ') && line.chars().count() <= 2 * width);
+            proptest::prop_assert!(lines.iter().all(|line| fits(line) && !line.is_empty()));
             proptest::prop_assert_eq!(lines.concat().replace(' ', ""), folded.replace(' ', ""));
         }
     }
