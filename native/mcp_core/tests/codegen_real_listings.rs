@@ -30,43 +30,51 @@ fn compact(value: &Json) -> String {
     String::from_utf8(to_bytes(value).expect("listing values encode")).expect("JSON is UTF-8")
 }
 
+/// Records `what` as missing unless `needle` is in `haystack`.
+fn require(missing: &mut Vec<String>, context: &str, haystack: &str, needle: &str, what: &str) {
+    if !haystack.contains(needle) {
+        missing.push(format!("{context}: {what} {needle:?} not in {haystack:?}"));
+    }
+}
+
 fn check_tool(server: &str, source: &str, tool: &ToolDescriptor) -> Vec<String> {
     let mut missing = Vec::new();
+    let context = format!("{server}/{}", tool.name);
     let doc = doc_of(source, &mangle(&tool.name, sha256_hex));
-    let mut expect = |needle: String, what: &str| {
-        if !doc.contains(&needle) {
-            missing.push(format!("{server}/{}: {what} {needle:?} not in {doc:?}", tool.name));
-        }
-    };
     if tool.annotations.is_some() {
-        expect("Hints: ".to_owned(), "hints");
+        require(&mut missing, &context, &doc, "Hints: ", "hints");
     }
     if tool.output_schema.is_some() {
-        expect("Returns structuredContent: ".to_owned(), "returned shape");
+        require(&mut missing, &context, &doc, "Returns structuredContent: ", "returned shape");
     }
     let Plan::Typed(params) = plan(&tool.input_schema, sha256_hex) else { return missing };
     let Some(Json::Object(properties)) = tool.input_schema.get("properties") else { return missing };
     for (param, (_, property)) in params.iter().zip(properties) {
         let digest = &sha256_hex(&param.wire_name)[..8];
-        assert!(!param.label.ends_with(digest), "{server}/{}: label {} carries a digest", tool.name, param.label);
+        assert!(!param.label.ends_with(digest), "{context}: label {} carries a digest", param.label);
         let label = format!("- {}: ", param.label);
+        // The parameter's note: from its `- label: ` to the next item.
+        let note = doc.find(&label).map_or(String::new(), |at| {
+            let rest = &doc[at + label.len()..];
+            rest.split(" - ").next().unwrap_or(rest).to_owned()
+        });
+        if note.is_empty() && (property.get("description").is_some() || property.get("title").is_some()) {
+            missing.push(format!("{context}: no note for {}", param.label));
+        }
         if let Some(Json::Array(values)) = property.get("enum") {
-            values.iter().for_each(|value| expect(compact(value), "allowed value"));
+            values.iter().for_each(|value| require(&mut missing, &context, &note, &compact(value), "allowed value"));
         }
         if let Some(value) = property.get("const") {
-            expect(format!("Always: {}.", compact(value)), "const");
+            require(&mut missing, &context, &note, &format!("Always: {}.", compact(value)), "const");
         }
         if let Some(value) = property.get("default") {
-            expect(format!("Default: {}.", compact(value)), "default");
+            require(&mut missing, &context, &note, &format!("Default: {}.", compact(value)), "default");
         }
-        match (property.get("description"), property.get("title").and_then(Json::as_str)) {
-            (None, Some(title)) => expect(format!("{label}{title}"), "title"),
-            (None, None) if !matches!(param.param_type, ParamType::Structured(_)) => {}
-            _ => expect(label.clone(), "note"),
+        if let (None, Some(title)) = (property.get("description"), property.get("title").and_then(Json::as_str)) {
+            require(&mut missing, &context, &note, title, "title");
         }
         if let ParamType::Structured(_) = param.param_type {
-            expect(format!("{label}"), "structured parameter");
-            expect("Shape: ".to_owned(), "shape");
+            require(&mut missing, &context, &note, "Shape: ", "shape");
         }
     }
     missing

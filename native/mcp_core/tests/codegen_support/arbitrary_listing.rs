@@ -189,7 +189,7 @@ pub fn listing_from_bytes(data: &[u8]) -> (String, Vec<ToolDescriptor>) {
     let server = reader.text(24);
     let count = match reader.byte() {
         // Around the 256-tool limit, with small distinct tools.
-        255 => return (server, (0..250 + usize::from(reader.below(12))).map(|index| numbered_tool(index)).collect()),
+        255 => return (server, (0..250 + usize::from(reader.below(12))).map(numbered_tool).collect()),
         byte => byte % 10,
     };
     let mut tools: Vec<ToolDescriptor> = Vec::new();
