@@ -22,7 +22,7 @@
 use std::collections::VecDeque;
 
 /// The formatter's line width.
-pub const LINE_WIDTH: usize = 80;
+const LINE_WIDTH: usize = 80;
 
 /// The formatter's indentation step.
 const INDENT: usize = 2;

@@ -27,8 +27,7 @@ mod layout;
 mod text;
 
 pub use facts::{FACT_CHARS, SHAPE_DEPTH};
-pub use layout::LINE_WIDTH;
-pub use text::{escape, prose, sanitize, scan_for_at, scan_for_at_bytes, truncate, wrap, Block, DESCRIPTION_CHARS, NOTE_CHARS};
+pub use text::{escape, sanitize, scan_for_at, scan_for_at_bytes, truncate, wrap, DESCRIPTION_CHARS, NOTE_CHARS};
 
 use crate::name::{first_collision, mangle, Digest};
 use crate::protocol::ToolDescriptor;
