@@ -120,7 +120,7 @@ fn doc_lines(tool: &ToolDescriptor, plan: &Plan) -> Vec<String> {
         Plan::WholeValue(reason) => wrap(
             &sentences(&[
                 format!("Takes the whole arguments object as an mcp.Value ({}).", sanitize(reason, NOTE_CHARS)),
-                format!("Shape: {}.", shape(&tool.input_schema)),
+                format!("Shape: {}.", shape(&tool.input_schema, &tool.input_schema)),
             ]),
             width,
         ),
@@ -190,6 +190,7 @@ fn sentences(parts: &[String]) -> String {
 /// `properties`: its description (else its title), its allowed values, its
 /// default and, when structured, its shape.
 fn params_notes(params: &[Param], schema: &Json) -> Vec<String> {
+    // `schema` is also the root local `$ref`s in a shape resolve against.
     let properties: &[(String, Json)] = match schema.get("properties") {
         Some(Json::Object(members)) => members,
         _ => &[],
@@ -202,7 +203,7 @@ fn params_notes(params: &[Param], schema: &Json) -> Vec<String> {
             let text = |key: &str| property.get(key).and_then(Json::as_str).map(|text| sanitize(text, NOTE_CHARS));
             let summary = text("description").filter(|text| !text.is_empty()).or_else(|| text("title")).unwrap_or_default();
             let shape = match &param.param_type {
-                ParamType::Structured(_) => Some(format!("Shape: {}.", shape(property))),
+                ParamType::Structured(_) => Some(format!("Shape: {}.", shape(property, schema))),
                 _ => None,
             };
             let facts = [Some(summary), allowed_values(property), default_value(property), shape];

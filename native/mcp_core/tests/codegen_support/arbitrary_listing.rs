@@ -78,7 +78,7 @@ fn property_schema(reader: &mut ByteReader<'_>, depth: usize) -> Json {
         5 => object(vec![("type", Json::str("object")), ("properties", object(vec![("x", property_schema(reader, depth + 1))]))]),
         6 => object(vec![("anyOf", Json::Array(vec![property_schema(reader, depth + 1), typed("null")]))]),
         7 => object(vec![("type", Json::Array(vec![Json::str(scalar_name(reader)), Json::str("null")]))]),
-        8 => object(vec![("$ref", Json::str("#/$defs/x"))]),
+        8 => object(vec![("$ref", Json::str(if reader.below(2) == 0 { "#/$defs/x" } else { "#" }))]),
         9 => Json::Int(i64::from(reader.byte())),
         10 => object(vec![("oneOf", Json::Array(vec![property_schema(reader, depth + 1), property_schema(reader, depth + 1)]))]),
         11 => object(vec![("type", Json::str("array"))]),
@@ -159,6 +159,9 @@ fn input_schema(reader: &mut ByteReader<'_>) -> Json {
             let mut schema = vec![("properties".to_owned(), Json::Object(properties)), ("required".to_owned(), Json::Array(required))];
             if reader.below(4) != 0 {
                 schema.insert(0, ("type".to_owned(), Json::str("object")));
+            }
+            if reader.below(4) == 0 {
+                schema.push(("$defs".to_owned(), object(vec![("x", property_schema(reader, 1))])));
             }
             Json::Object(schema)
         }
