@@ -1,5 +1,6 @@
 %% @doc The generator (`mcp/codegen'): a server's tool listing into the Gleam
-%% module `cap/mcp/<mangle(Server)>' and its one-line-per-tool surface
+%% module `cap/mcp/<mangle(Server)>' and its surface (per tool, the doc
+%% comment lines and a `name: fn(label: Type, ...) -> Outcome' line)
 %% (DESIGN section 5; `docs/codegen.md' documents the `cap' seam it targets
 %% and the doc comment it writes).
 %%
