@@ -1,16 +1,23 @@
 %% @doc The generator (`mcp/codegen'): a server's tool listing into the Gleam
-%% module `cap/mcp/<mangle(Server)>' and its one-line-per-tool surface
-%% (DESIGN section 5; the README documents the `cap' seam it targets).
+%% module `cap/mcp/<mangle(Server)>' and its surface (per tool, the doc
+%% comment lines and a `name: fn(label: Type, ...) -> Outcome' line)
+%% (DESIGN section 5; `docs/codegen.md' documents the `cap' seam it targets
+%% and the doc comment it writes).
 %%
 %% Invariants:
 %% - Deterministic: the same server name and tools give the same bytes.
 %% - Wire names travel verbatim: every body closes over the original server,
 %%   tool and parameter names as `escape/1'd string literals.
 %% - The sanitizer cage: server text bound for a doc comment loses every
-%%   control and direction-changing codepoint and is capped (400 characters
-%%   for a description, 120 for a note); every comment line starts `/// '
-%%   and every line break is the generator's own. `scan_for_at/1' then
+%%   control and direction-changing codepoint and is capped
+%%   (`description_chars()' for a description, `note_chars()' for a note,
+%%   `fact_chars()' for each allowed-values / default / shape fact); every
+%%   comment line starts `/// ' and every line break is the generator's own
+%%   (it re-wraps each paragraph and list item). `scan_for_at/1' then
 %%   proves no `@' reached code, or generation fails (`sanitizer_breach').
+%% - The source is byte-identical to `gleam format' of itself.
+%% - The limits are defined once, in the Rust core: the functions below
+%%   return what the NIF reports.
 %% - Refusals, in this order: more than `max_tools()' tools; two tool names
 %%   that mangle alike (naming both originals); a surface over
 %%   `max_surface_bytes()'; an `@' in code.
@@ -22,7 +29,7 @@
 
 -export([generate/2, describe/1, sanitize/2, truncate/2, escape/1, scan_for_at/1,
          max_tools/0, max_surface_bytes/0, description_chars/0, note_chars/0,
-         dirty_threshold/0]).
+         fact_chars/0, shape_depth/0, dirty_threshold/0]).
 -export_type([generated/0, generate_error/0, tool_descriptor/0]).
 
 -define(DIRTY_THRESHOLD, 16384).
@@ -39,19 +46,32 @@
         InputSchema :: mcp_json:json(), OutputSchema :: {some, mcp_json:json()} | none,
         Annotations :: {some, mcp_json:json()} | none}.
 
+%% @doc Most tools one module is generated for.
 -spec max_tools() -> pos_integer().
-max_tools() -> 256.
+max_tools() -> element(1, mcp_nif:codegen_limits()).
 
+%% @doc Largest surface, in bytes, after truncation.
 -spec max_surface_bytes() -> pos_integer().
-max_surface_bytes() -> 65536.
+max_surface_bytes() -> element(2, mcp_nif:codegen_limits()).
 
-%% @doc Cap, in characters, of a sanitized tool description.
+%% @doc Cap, in characters, of a sanitized tool description (over its
+%% paragraphs and list items).
 -spec description_chars() -> pos_integer().
-description_chars() -> 400.
+description_chars() -> element(3, mcp_nif:codegen_limits()).
 
-%% @doc Cap, in characters, of a sanitized note (parameter description or reason).
+%% @doc Cap, in characters, of a sanitized note (a parameter's description
+%% or title, or a planner reason).
 -spec note_chars() -> pos_integer().
-note_chars() -> 120.
+note_chars() -> element(4, mcp_nif:codegen_limits()).
+
+%% @doc Cap, in characters, of one schema fact in a doc comment: allowed
+%% values, a default, a shape, the hints or the returned shape.
+-spec fact_chars() -> pos_integer().
+fact_chars() -> element(5, mcp_nif:codegen_limits()).
+
+%% @doc Containers a shape in a doc comment shows before `…'.
+-spec shape_depth() -> pos_integer().
+shape_depth() -> element(6, mcp_nif:codegen_limits()).
 
 %% @doc Byte size from which the text functions run on a dirty CPU scheduler.
 -spec dirty_threshold() -> pos_integer().
@@ -76,8 +96,9 @@ describe(Error) -> mcp_nif:codegen_describe(Error).
 sanitize(Text, MaxChars) when byte_size(Text) >= ?DIRTY_THRESHOLD -> mcp_nif:codegen_sanitize_dirty(Text, MaxChars);
 sanitize(Text, MaxChars) -> mcp_nif:codegen_sanitize(Text, MaxChars).
 
-%% @doc At most `MaxChars' characters, cut at a character boundary; a cut
-%% text ends in `…' (counted in the cap).
+%% @doc At most `MaxChars' characters; a cut text ends in `…' (counted in
+%% the cap) and is cut after a sentence, else at a space, in the second half
+%% of what fits, else mid-word.
 -spec truncate(binary(), non_neg_integer()) -> binary().
 truncate(Text, MaxChars) when byte_size(Text) >= ?DIRTY_THRESHOLD -> mcp_nif:codegen_truncate_dirty(Text, MaxChars);
 truncate(Text, MaxChars) -> mcp_nif:codegen_truncate(Text, MaxChars).

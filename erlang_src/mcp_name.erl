@@ -4,14 +4,24 @@
 %% Invariants: camelCase, kebab-case and dotted names become snake_case;
 %% every other character becomes `_' (runs folded, ends trimmed); a name
 %% with no usable character becomes `unnamed', one starting with a digit
-%% gets `n_' in front. Whenever mangling changed anything, or the name ran
-%% past 32 characters (then it is truncated to 32), the result ends in `_'
-%% and the first eight lowercase hex characters of SHA-256 of the original,
-%% so `createIssue' and `create_issue' stay distinct. The generated module's
-%% import aliases (`internal', `list', `mcp', `report') count as reserved
-%% like keywords, since a function or parameter of that name would shadow
-%% them; `mangle_label/1' has the same rules today. Mangled names are display only: wire names travel
-%% verbatim. A name that is not a UTF-8 binary raises `badarg'.
+%% gets `n_' in front. The generated module's import aliases (`internal',
+%% `list', `mcp', and `report' kept reserved) count as reserved like
+%% keywords, since a function or parameter of that name would shadow them.
+%%
+%% `mangle/1' (tool and server names, one module scope): whenever mangling
+%% changed anything, or the name ran past `max_name_chars()' characters
+%% (then it is truncated), the result ends in `_' and the first eight
+%% lowercase hex characters of SHA-256 of the original, so `createIssue'
+%% and `create_issue' stay distinct whatever their neighbours.
+%%
+%% `mangle_label/1' (parameters, one function scope): plain snake_case with
+%% no digest and no truncation (`dryRun' -> `dry_run'), a trailing `_' on a
+%% reserved word (`type' -> `type_'), and `unnamed_<digest>' only for a
+%% label with no ASCII letter or digit. Two labels of one tool that come out
+%% equal degrade that tool to its whole-value form (`mcp_schema').
+%%
+%% Mangled names are display only: wire names travel verbatim. A name that
+%% is not a UTF-8 binary raises `badarg'.
 %%
 %% Inputs of at least `dirty_threshold()' bytes (and `first_collision/1' on
 %% more than 64 names) run on a dirty CPU scheduler.
@@ -25,9 +35,10 @@
 %% a millisecond.
 -define(DIRTY_NAME_COUNT, 64).
 
-%% @doc Characters of a mangled name kept before the digest suffix.
+%% @doc Characters of a mangled name kept before the digest suffix (as the
+%% Rust core defines it).
 -spec max_name_chars() -> pos_integer().
-max_name_chars() -> 32.
+max_name_chars() -> element(7, mcp_nif:codegen_limits()).
 
 %% @doc Byte size from which the functions run on a dirty CPU scheduler.
 -spec dirty_threshold() -> pos_integer().

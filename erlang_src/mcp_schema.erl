@@ -7,8 +7,8 @@
 %% typed subset cannot express is `{structured, Reason}'. `Optional' is true
 %% unless the property is listed in `required'. Labels come from
 %% `mcp_name:mangle_label/1'; two properties with one label degrade the tool
-%% to `{whole_value, <<"label collision: A, B">>}'. The rule table is in the
-%% README (section "code mode generator").
+%% to `{whole_value, <<"label collision: A, B">>}'. The rule table is in
+%% `docs/codegen.md'.
 %%
 %% Planning walks the schema term, so it always runs on a dirty CPU
 %% scheduler (it is called once per tool, at boot). A term outside `json()'

@@ -106,10 +106,57 @@ assert_invariants({generated, _Module, Source, Surface}) ->
 
 object_tool(Name) -> {tool_descriptor, Name, none, none, {object, [{<<"type">>, {string, <<"object">>}}]}, none, none}.
 
+%% The limits are checked at the values the Erlang functions report, so the
+%% Erlang and Rust sides cannot drift apart unnoticed.
 tool_count_limit_test() ->
+    Max = mcp_codegen:max_tools(),
     Tools = fun(N) -> [object_tool(integer_to_binary(I)) || I <- lists:seq(1, N)] end,
-    ?assertMatch({ok, {generated, <<"cap/mcp/s">>, _, _}}, mcp_codegen:generate(<<"s">>, Tools(256))),
-    ?assertEqual({error, {too_many_tools, 257, 256}}, mcp_codegen:generate(<<"s">>, Tools(257))).
+    ?assertMatch({ok, {generated, <<"cap/mcp/s">>, _, _}}, mcp_codegen:generate(<<"s">>, Tools(Max))),
+    ?assertEqual({error, {too_many_tools, Max + 1, Max}}, mcp_codegen:generate(<<"s">>, Tools(Max + 1))).
+
+surface_limit_is_the_reported_one_test() ->
+    Max = mcp_codegen:max_surface_bytes(),
+    Desc = binary:copy(<<"word ">>, mcp_codegen:description_chars() div 5),
+    Tools = [setelement(4, object_tool(integer_to_binary(I)), {some, Desc}) || I <- lists:seq(1, Max div byte_size(Desc) + 1)],
+    ?assertMatch({error, {surface_too_large, Bytes, Max}} when Bytes > Max, mcp_codegen:generate(<<"s">>, Tools)).
+
+%% Occurrences of `q' in the generated source (no boilerplate has one).
+qs(Tool) ->
+    {ok, {generated, _, Source, _}} = mcp_codegen:generate(<<"s">>, [Tool]),
+    length(binary:matches(Source, <<"q">>)).
+
+description_cap_is_the_reported_one_test() ->
+    Max = mcp_codegen:description_chars(),
+    Described = fun(N) -> setelement(4, object_tool(<<"t">>), {some, binary:copy(<<"q">>, N)}) end,
+    ?assertEqual(Max, qs(Described(Max))),
+    ?assertEqual(Max - 1, qs(Described(Max + 1))).
+
+note_cap_is_the_reported_one_test() ->
+    Max = mcp_codegen:note_chars(),
+    Noted = fun(N) ->
+                Property = {object, [{<<"type">>, {string, <<"string">>}},
+                                     {<<"description">>, {string, binary:copy(<<"q">>, N)}}]},
+                {tool_descriptor, <<"t">>, none, none,
+                 {object, [{<<"properties">>, {object, [{<<"p">>, Property}]}}]}, none, none}
+            end,
+    ?assertEqual(Max, qs(Noted(Max))),
+    ?assertEqual(Max - 1, qs(Noted(Max + 1))).
+
+shape_depth_is_the_reported_one_test() ->
+    Nested = fun(N) ->
+                 Arrays = lists:foldl(fun(_, Inner) -> {object, [{<<"type">>, {string, <<"array">>}}, {<<"items">>, Inner}]} end,
+                                      {object, [{<<"type">>, {string, <<"string">>}}]}, lists:seq(1, N)),
+                 {tool_descriptor, <<"t">>, none, none,
+                  {object, [{<<"properties">>, {object, [{<<"p">>, Arrays}]}}]}, none, none}
+             end,
+    Depth = mcp_codegen:shape_depth(),
+    Shown = fun(N) ->
+                {ok, {generated, _, Source, _}} = mcp_codegen:generate(<<"s">>, [Nested(N)]),
+                Source
+            end,
+    Lists = fun(N) -> binary:copy(<<"List(">>, N) end,
+    ?assertNotEqual(nomatch, binary:match(Shown(Depth), <<(Lists(Depth))/binary, "String">>)),
+    ?assertNotEqual(nomatch, binary:match(Shown(Depth + 1), <<(Lists(Depth))/binary, 16#2026/utf8>>)).
 
 name_collision_names_both_originals_test() ->
     Tools = [object_tool(<<"a">>), object_tool(<<"getX">>), object_tool(<<"getX">>)],
@@ -179,11 +226,6 @@ dirty_threshold_test() ->
          ?assertEqual(Size, byte_size(mcp_codegen:truncate(Text, Size))),
          ?assertEqual({error, Size}, mcp_codegen:scan_for_at(<<Text/binary, "@">>))
      end || Size <- [Threshold - 1, Threshold]].
-
-limits_test() ->
-    ?assertEqual({256, 65536, 400, 120},
-                 {mcp_codegen:max_tools(), mcp_codegen:max_surface_bytes(),
-                  mcp_codegen:description_chars(), mcp_codegen:note_chars()}).
 
 %% ---- properties ----
 

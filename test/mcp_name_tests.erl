@@ -1,6 +1,8 @@
 %% @doc mcp_name through the NIF: the digest suffix is SHA-256 (checked
-%% against OTP's crypto), the 32-character limit on both sides, keywords,
-%% first_collision, and that every name mangles to a Gleam identifier.
+%% against OTP's crypto), the length limit on both sides (at the value
+%% `max_name_chars/0' reports, so the Erlang and Rust sides cannot drift),
+%% keywords, plain snake_case labels, first_collision, and that every name
+%% and label mangles to a Gleam identifier.
 -module(mcp_name_tests).
 
 -include_lib("proper/include/proper.hrl").
@@ -20,18 +22,28 @@ changed_names_carry_sha256_suffix_test() ->
     ?assertEqual(<<"n_2fa", (suffix(<<"2fa">>))/binary>>, mcp_name:mangle(<<"2fa">>)).
 
 length_limit_test() ->
-    At = binary:copy(<<"a">>, 32),
-    Over = binary:copy(<<"a">>, 33),
+    Max = mcp_name:max_name_chars(),
+    At = binary:copy(<<"a">>, Max),
+    Over = binary:copy(<<"a">>, Max + 1),
     ?assertEqual(At, mcp_name:mangle(At)),
     ?assertEqual(<<At/binary, (suffix(Over))/binary>>, mcp_name:mangle(Over)),
-    ?assertEqual(32, mcp_name:max_name_chars()).
+    %% Labels are never truncated.
+    ?assertEqual(Over, mcp_name:mangle_label(Over)).
 
 keywords_and_aliases_test() ->
     ?assertEqual(<<"type", (suffix(<<"type">>))/binary>>, mcp_name:mangle(<<"type">>)),
     ?assertEqual(<<"list", (suffix(<<"list">>))/binary>>, mcp_name:mangle(<<"list">>)),
     ?assertEqual(<<"internal", (suffix(<<"internal">>))/binary>>, mcp_name:mangle(<<"internal">>)),
-    ?assertEqual(<<"list", (suffix(<<"list">>))/binary>>, mcp_name:mangle_label(<<"list">>)),
+    ?assertEqual(<<"list_">>, mcp_name:mangle_label(<<"list">>)),
+    ?assertEqual(<<"type_">>, mcp_name:mangle_label(<<"type">>)),
     ?assertEqual(<<"owner">>, mcp_name:mangle_label(<<"owner">>)).
+
+labels_are_plain_snake_case_test() ->
+    ?assertEqual(<<"dry_run">>, mcp_name:mangle_label(<<"dryRun">>)),
+    ?assertEqual(<<"next_thought_needed">>, mcp_name:mangle_label(<<"nextThoughtNeeded">>)),
+    ?assertEqual(<<"n_2fa">>, mcp_name:mangle_label(<<"2fa">>)),
+    Kanji = <<16#540D/utf8>>,
+    ?assertEqual(<<"unnamed", (suffix(Kanji))/binary>>, mcp_name:mangle_label(Kanji)).
 
 first_collision_test() ->
     ?assertEqual(none, mcp_name:first_collision([<<"createIssue">>, <<"create_issue">>, <<"create-issue">>])),
@@ -44,7 +56,7 @@ bad_input_raises_badarg_test() ->
     ?assertError(badarg, mcp_name:first_collision([atom])).
 
 dirty_threshold_test() ->
-    [?assertEqual(<<(binary:copy(<<"a">>, 32))/binary, (suffix(binary:copy(<<"a">>, Size)))/binary>>,
+    [?assertEqual(<<(binary:copy(<<"a">>, mcp_name:max_name_chars()))/binary, (suffix(binary:copy(<<"a">>, Size)))/binary>>,
                   mcp_name:mangle(binary:copy(<<"a">>, Size)))
      || Size <- [mcp_name:dirty_threshold() - 1, mcp_name:dirty_threshold()]].
 

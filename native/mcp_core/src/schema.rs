@@ -10,7 +10,7 @@
 //! - Shallow: the planner looks at most three containers deep (top level,
 //!   a property, its `items` or `anyOf` members), so it never recurses.
 //!
-//! The rule table is in the README (section "code mode generator").
+//! The rule table is in `docs/codegen.md`.
 
 use crate::json::Json;
 use crate::name::{first_collision_by, mangle_label, Digest};
@@ -350,8 +350,8 @@ mod tests {
     fn labels_are_mangled_and_wire_names_kept() {
         let schema = r#"{"type":"object","properties":{"repoOwner":{"type":"string"},"type":{"type":"string"}}}"#;
         let expected = Plan::Typed(vec![
-            param("repoOwner", "repo_owner_00000009", ParamType::Simple(Scalar::String), true),
-            param("type", "type_00000004", ParamType::Simple(Scalar::String), true),
+            param("repoOwner", "repo_owner", ParamType::Simple(Scalar::String), true),
+            param("type", "type_", ParamType::Simple(Scalar::String), true),
         ]);
         assert_eq!(plan_text(schema), expected);
     }
@@ -360,9 +360,14 @@ mod tests {
     fn a_label_collision_degrades_the_tool() {
         let duplicate = r#"{"type":"object","properties":{"a":{"type":"string"},"a":{"type":"integer"}}}"#;
         assert_eq!(plan_text(duplicate), whole("label collision: a, a"));
-        // fake_digest is the length: "ab" and "a-b" differ in length, "a-b" and "a.b" do not.
-        let forced = r#"{"type":"object","properties":{"ab":{},"a-b":{},"a.b":{}}}"#;
-        assert_eq!(plan_text(forced), whole("label collision: a-b, a.b"));
+        let kebab_and_dotted = r#"{"type":"object","properties":{"ab":{},"a-b":{},"a.b":{}}}"#;
+        assert_eq!(plan_text(kebab_and_dotted), whole("label collision: a-b, a.b"));
+        let camel_and_snake = r#"{"type":"object","properties":{"dryRun":{"type":"boolean"},"dry_run":{"type":"boolean"}}}"#;
+        assert_eq!(plan_text(camel_and_snake), whole("label collision: dryRun, dry_run"));
+        let keyword_and_suffixed = r#"{"type":"object","properties":{"type":{"type":"string"},"type_":{"type":"string"}}}"#;
+        assert_eq!(plan_text(keyword_and_suffixed), whole("label collision: type, type_"));
+        let two_non_ascii = r#"{"type":"object","properties":{"名":{"type":"string"},"名年":{"type":"string"}}}"#;
+        assert!(matches!(plan_text(two_non_ascii), Plan::Typed(_)), "fallback labels carry a digest of the original");
     }
 
     proptest::proptest! {

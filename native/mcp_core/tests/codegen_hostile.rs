@@ -88,25 +88,43 @@ fn a_forced_digest_collision_refuses_the_server_naming_both_originals() {
     assert_eq!(generate("s", &tools, constant), Err(expected));
 }
 
-#[test]
-fn the_surface_limit_holds_at_n_and_refuses_n_plus_one() {
-    // Surface bytes per tool: "/// " + description + "\n" + "<name>: fn() -> Outcome\n".
+/// The surface bytes of `tools`, whether or not they are under the cap.
+fn surface_bytes(tools: &[ToolDescriptor]) -> usize {
+    match generate("s", tools, sha256_hex) {
+        Ok(generated) => generated.surface.len(),
+        Err(GenerateError::SurfaceTooLarge { bytes, .. }) => bytes,
+        Err(error) => panic!("unexpected refusal {error:?}"),
+    }
+}
+
+/// Tools whose surface is exactly `total` bytes: equal described tools,
+/// then one last tool whose name and description length make up the rest
+/// (a surface is the concatenation of its tools' entries).
+fn surface_of_bytes(total: usize) -> Vec<ToolDescriptor> {
     let described = |name: String, description_chars: usize| {
         let mut described = tool(&name);
-        described.description = Some("d".repeat(description_chars));
+        described.description = (description_chars > 0).then(|| "d".repeat(description_chars));
         described
     };
-    let surface_of_bytes = |total: usize| -> Vec<ToolDescriptor> {
-        let per_tool = 4 + 300 + 1 + "t00000: fn() -> Outcome\n".len();
-        let last_overhead = 4 + 1 + "y: fn() -> Outcome\n".len();
-        let count = (total - last_overhead - 1) / per_tool;
-        let mut tools: Vec<ToolDescriptor> = (0..count).map(|index| described(format!("t{index:05}"), 300)).collect();
-        tools.push(described("y".to_owned(), total - count * per_tool - last_overhead));
-        tools
-    };
-    let at_limit = generate("s", &surface_of_bytes(65_536), sha256_hex).expect("a 64 KiB surface is accepted");
-    assert_eq!(at_limit.surface.len(), 65_536);
+    let per_tool = surface_bytes(&[described("t00000".to_owned(), 300)]);
+    let count = (total - 400) / per_tool;
+    let rest = total - count * per_tool;
+    let last = (0..2 * per_tool)
+        .flat_map(|description| (1..=32).map(move |name| (name, description)))
+        .map(|(name, description)| described("y".repeat(name), description))
+        .find(|candidate| surface_bytes(std::slice::from_ref(candidate)) == rest)
+        .expect("some name and description length make up the rest");
+    let mut tools: Vec<ToolDescriptor> = (0..count).map(|index| described(format!("t{index:05}"), 300)).collect();
+    tools.push(last);
+    tools
+}
+
+#[test]
+fn the_surface_limit_holds_at_n_and_refuses_n_plus_one() {
+    let max = mcp_core::codegen::MAX_SURFACE_BYTES;
+    let at_limit = generate("s", &surface_of_bytes(max), sha256_hex).expect("a 64 KiB surface is accepted");
+    assert_eq!(at_limit.surface.len(), max);
     assert_invariants(&at_limit);
-    let over = generate("s", &surface_of_bytes(65_537), sha256_hex);
-    assert_eq!(over, Err(GenerateError::SurfaceTooLarge { bytes: 65_537, max: 65_536 }));
+    let over = generate("s", &surface_of_bytes(max + 1), sha256_hex);
+    assert_eq!(over, Err(GenerateError::SurfaceTooLarge { bytes: max + 1, max }));
 }

@@ -11,6 +11,14 @@ use rustler::{Atom, Encoder, Env, Error, NifResult, Term};
 use sha2::{Digest as _, Sha256};
 use std::fmt::Write as _;
 
+/// The generator's limits, each defined once in `mcp_core` and read by the
+/// Erlang modules from here: `{MaxTools, MaxSurfaceBytes, DescriptionChars,
+/// NoteChars, FactChars, ShapeDepth, MaxNameChars}`.
+pub fn limits() -> (usize, usize, usize, usize, usize, usize, usize) {
+    use mcp_core::codegen::{DESCRIPTION_CHARS, FACT_CHARS, MAX_SURFACE_BYTES, MAX_TOOLS, NOTE_CHARS, SHAPE_DEPTH};
+    (MAX_TOOLS, MAX_SURFACE_BYTES, DESCRIPTION_CHARS, NOTE_CHARS, FACT_CHARS, SHAPE_DEPTH, mcp_core::name::MAX_NAME_CHARS)
+}
+
 /// SHA-256 of the UTF-8 bytes as lowercase hex: the mangler's digest.
 pub fn sha256_hex(text: &str) -> String {
     let mut hex = String::with_capacity(64);

@@ -164,6 +164,11 @@ fn codegen_generate_dirty<'a>(env: Env<'a>, server: Term<'a>, tools: Term<'a>) -
     Ok(codegen_terms::generate_result_term(env, &result))
 }
 
+#[rustler::nif]
+fn codegen_limits() -> (usize, usize, usize, usize, usize, usize, usize) {
+    codegen_terms::limits()
+}
+
 fn describe_error<'a>(env: Env<'a>, error: Term<'a>) -> NifResult<Term<'a>> {
     let error = codegen_terms::generate_error_from_term(error)?;
     Ok(codegen_terms::text_term(env, &error.to_string()))

@@ -1,17 +1,21 @@
-//! Rendering one planned tool as a Gleam function and as a surface line.
+//! Rendering one planned tool as a documented Gleam function and as its
+//! surface entry.
 //!
 //! Everything server-chosen reaches the output in one of three forms only:
-//! a mangled identifier, an [`escape`]d string literal, or [`sanitize`]d
-//! text after `/// ` on a line this file breaks itself.
+//! a mangled identifier, an [`escape`]d string literal, or sanitized text
+//! after `/// ` on a line this file breaks itself. Code goes through
+//! [`layout`](super::layout), so it is laid out as `gleam format` would.
 
-use super::text::{escape, sanitize, wrap, DESCRIPTION_CHARS, NOTE_CHARS};
+use super::facts::{allowed_values, default_value, hints, returns, shape};
+use super::layout::{public_function, Expr, TypeExpr};
+use super::text::{escape, prose, sanitize, wrap, Block, DESCRIPTION_CHARS, NOTE_CHARS};
 use crate::json::Json;
 use crate::name::{mangle, Digest};
 use crate::protocol::ToolDescriptor;
 use crate::schema::{plan, Param, ParamType, Plan, Scalar};
 
-/// Columns a generated line aims to stay within.
-const LINE_WIDTH: usize = 80;
+/// Columns a doc comment line stays within, `/// ` included.
+const DOC_WIDTH: usize = 80;
 
 /// What a doc comment line starts with.
 const DOC: &str = "/// ";
@@ -19,31 +23,23 @@ const DOC: &str = "/// ";
 /// The name of the single parameter of a whole-value function.
 const WHOLE_VALUE_PARAM: &str = "arguments";
 
+/// Sentence endings after which a note's next fact needs no `.` of its own.
+const SENTENCE_ENDS: &[char] = &['.', '!', '?', ':', '\u{2026}'];
+
 /// One tool, planned and ready to render.
 pub struct ToolFunction {
     name: String,
     wire_name: String,
-    summary: String,
     plan: Plan,
-    /// One sanitized note per parameter (empty when it has none), in plan order.
-    notes: Vec<String>,
+    /// The doc comment's lines, without their `/// ` (an empty line is `///`).
+    doc: Vec<String>,
 }
 
 impl ToolFunction {
     pub fn new(tool: &ToolDescriptor, digest: Digest) -> ToolFunction {
-        let summary_source = tool.description.as_deref().filter(|text| !text.trim().is_empty()).or(tool.title.as_deref());
         let plan = plan(&tool.input_schema, digest);
-        let notes = match &plan {
-            Plan::Typed(params) => params_notes(params, &tool.input_schema),
-            Plan::WholeValue(_) => Vec::new(),
-        };
-        ToolFunction {
-            name: mangle(&tool.name, digest),
-            wire_name: tool.name.clone(),
-            summary: sanitize(summary_source.unwrap_or(""), DESCRIPTION_CHARS),
-            plan,
-            notes,
-        }
+        let doc = doc_lines(tool, &plan);
+        ToolFunction { name: mangle(&tool.name, digest), wire_name: tool.name.clone(), plan, doc }
     }
 
     /// Whether the body maps a list (so the module needs `gleam/list`).
@@ -57,39 +53,35 @@ impl ToolFunction {
     /// The documented function, ending in a newline.
     pub fn render(&self, server_literal: &str, out: &mut String) {
         self.render_doc(out);
+        let tool_literal = Expr::atom(escape(&self.wire_name));
         let (params, body) = match &self.plan {
             Plan::Typed(params) => {
-                let declared: Vec<String> =
-                    params.iter().map(|p| format!("{} {}: {}", p.label, p.label, source_type(p))).collect();
-                (declared, typed_body(server_literal, &self.wire_name, params))
+                let declared = params.iter().map(|param| (param.label.clone(), source_type(param))).collect();
+                let arguments = params
+                    .iter()
+                    .map(|param| Expr::tuple(vec![Expr::atom(escape(&param.wire_name)), argument(param)]))
+                    .collect();
+                let body = Expr::call(
+                    "internal.invoke",
+                    vec![Expr::atom(server_literal), tool_literal, Expr::broken_list(arguments)],
+                );
+                (declared, body)
             }
             Plan::WholeValue(_) => (
-                vec![format!("{WHOLE_VALUE_PARAM} {WHOLE_VALUE_PARAM}: mcp.Value")],
-                format!("  internal.invoke_whole({server_literal}, {}, {WHOLE_VALUE_PARAM})\n", escape(&self.wire_name)),
+                vec![(WHOLE_VALUE_PARAM.to_owned(), TypeExpr::new("mcp.Value", vec![]))],
+                Expr::call(
+                    "internal.invoke_whole",
+                    vec![Expr::atom(server_literal), tool_literal, Expr::atom(WHOLE_VALUE_PARAM)],
+                ),
             ),
         };
-        let one_line = format!("pub fn {}({}) -> mcp.Outcome {{\n", self.name, params.join(", "));
-        if one_line.len() <= LINE_WIDTH + 1 {
-            out.push_str(&one_line);
-        } else {
-            out.push_str(&format!("pub fn {}(\n", self.name));
-            for param in &params {
-                out.push_str(&format!("  {param},\n"));
-            }
-            out.push_str(") -> mcp.Outcome {\n");
-        }
-        out.push_str(&body);
-        out.push_str("}\n");
+        out.push_str(&public_function(&self.name, params, TypeExpr::new("mcp.Outcome", vec![]), body));
     }
 
-    /// The surface entry: the one-line summary as a comment (when there is
-    /// one), then `name: fn(label: Type, ...) -> Outcome`.
+    /// The surface entry: the same doc lines as the source, then
+    /// `name: fn(label: Type, ...) -> Outcome`.
     pub fn render_surface(&self, out: &mut String) {
-        if !self.summary.is_empty() {
-            out.push_str(DOC);
-            out.push_str(&self.summary);
-            out.push('\n');
-        }
+        self.render_doc(out);
         let params: Vec<String> = match &self.plan {
             Plan::Typed(params) => params.iter().map(|p| format!("{}: {}", p.label, surface_type(p))).collect(),
             Plan::WholeValue(_) => vec![format!("{WHOLE_VALUE_PARAM}: Value")],
@@ -98,31 +90,10 @@ impl ToolFunction {
     }
 
     fn render_doc(&self, out: &mut String) {
-        let width = LINE_WIDTH - DOC.len();
-        let mut paragraphs: Vec<Vec<String>> = Vec::new();
-        if !self.summary.is_empty() {
-            paragraphs.push(wrap(&self.summary, width));
-        }
-        let notes: Vec<String> = match &self.plan {
-            Plan::WholeValue(reason) => wrap(
-                &format!("Takes the whole arguments object as an mcp.Value ({}).", sanitize(reason, NOTE_CHARS)),
-                width,
-            ),
-            Plan::Typed(params) => params
-                .iter()
-                .zip(&self.notes)
-                .filter(|(_, note)| !note.is_empty())
-                .flat_map(|(param, note)| hanging_wrap(&format!("- {}: {}", param.label, note), width))
-                .collect(),
-        };
-        if !notes.is_empty() {
-            paragraphs.push(notes);
-        }
-        for (index, lines) in paragraphs.iter().enumerate() {
-            if index > 0 {
+        for line in &self.doc {
+            if line.is_empty() {
                 out.push_str("///\n");
-            }
-            for line in lines {
+            } else {
                 out.push_str(DOC);
                 out.push_str(line);
                 out.push('\n');
@@ -131,19 +102,95 @@ impl ToolFunction {
     }
 }
 
-/// Wraps a `- item`, indenting continuation lines by two spaces.
-fn hanging_wrap(item: &str, width: usize) -> Vec<String> {
-    let mut lines = wrap(item, width);
-    if lines.len() > 1 {
-        let rest = lines.split_off(1).join(" ");
-        lines.extend(wrap(&rest, width - 2).into_iter().map(|line| format!("  {line}")));
+/// The doc comment: the description's paragraphs and lists (or the title),
+/// the hints and returned shape, then one `- label: note` per parameter
+/// with something to say (or the whole-value note); sections are separated
+/// by an empty line.
+fn doc_lines(tool: &ToolDescriptor, plan: &Plan) -> Vec<String> {
+    let width = DOC_WIDTH - DOC.len();
+    let described = tool.description.as_deref().filter(|text| !sanitize(text, 1).is_empty());
+    let mut sections: Vec<Vec<String>> = vec![blocks_lines(&prose(described.or(tool.title.as_deref()).unwrap_or(""), DESCRIPTION_CHARS), width)];
+    let facts: Vec<String> = [tool.annotations.as_ref().and_then(hints), tool.output_schema.as_ref().filter(|schema| matches!(schema, Json::Object(_))).map(returns)]
+        .into_iter()
+        .flatten()
+        .flat_map(|fact| wrap(&fact, width))
+        .collect();
+    sections.push(facts);
+    sections.push(match plan {
+        Plan::WholeValue(reason) => wrap(
+            &sentences(&[
+                format!("Takes the whole arguments object as an mcp.Value ({}).", sanitize(reason, NOTE_CHARS)),
+                format!("Shape: {}.", shape(&tool.input_schema, &tool.input_schema)),
+            ]),
+            width,
+        ),
+        Plan::Typed(params) => params_notes(params, &tool.input_schema)
+            .into_iter()
+            .zip(params)
+            .filter(|(note, _)| !note.is_empty())
+            .flat_map(|(note, param)| hanging_wrap("- ", &format!("{}: {}", param.label, note), width))
+            .collect(),
+    });
+    let mut lines: Vec<String> = Vec::new();
+    for section in sections.into_iter().filter(|section| !section.is_empty()) {
+        if !lines.is_empty() {
+            lines.push(String::new());
+        }
+        lines.extend(section);
     }
     lines
 }
 
-/// A parameter's note: why it is structured (if it is) and its sanitized
-/// description, from the property at the same position in `properties`.
+/// Description blocks as lines, each wrapped with a hanging indent: an
+/// empty line before a paragraph that follows anything, and before a list
+/// item that had one in the server's text.
+fn blocks_lines(blocks: &[Block], width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for block in blocks {
+        let is_item = !block.marker.is_empty();
+        if !lines.is_empty() && (block.after_blank || !is_item) {
+            lines.push(String::new());
+        }
+        let indent = "  ".repeat(block.depth);
+        let marker = format!("{indent}{}", block.marker);
+        lines.extend(hanging_wrap(&marker, &block.text, width));
+    }
+    lines
+}
+
+/// `text` wrapped after `marker`, continuation lines indented to align
+/// with the text.
+fn hanging_wrap(marker: &str, text: &str, width: usize) -> Vec<String> {
+    let hang = marker.chars().count();
+    let text_width = width.saturating_sub(hang).max(20);
+    wrap(text, text_width)
+        .into_iter()
+        .enumerate()
+        .map(|(index, line)| if index == 0 { format!("{marker}{line}") } else { format!("{}{line}", " ".repeat(hang)) })
+        .collect()
+}
+
+/// Non-empty sentences joined by spaces, each ending in a stop.
+fn sentences(parts: &[String]) -> String {
+    let parts: Vec<&String> = parts.iter().filter(|part| !part.is_empty()).collect();
+    let mut out = String::new();
+    for (index, part) in parts.iter().enumerate() {
+        if index > 0 {
+            out.push(' ');
+        }
+        out.push_str(part);
+        if index + 1 < parts.len() && !part.ends_with(SENTENCE_ENDS) {
+            out.push('.');
+        }
+    }
+    out
+}
+
+/// Each parameter's note, from the property at the same position in
+/// `properties`: its description (else its title), its allowed values, its
+/// default and, when structured, its shape.
 fn params_notes(params: &[Param], schema: &Json) -> Vec<String> {
+    // `schema` is also the root local `$ref`s in a shape resolve against.
     let properties: &[(String, Json)] = match schema.get("properties") {
         Some(Json::Object(members)) => members,
         _ => &[],
@@ -152,49 +199,33 @@ fn params_notes(params: &[Param], schema: &Json) -> Vec<String> {
         .iter()
         .enumerate()
         .map(|(index, param)| {
-            let description = properties
-                .get(index)
-                .and_then(|(_, property)| property.get("description"))
-                .and_then(Json::as_str)
-                .map(|text| sanitize(text, NOTE_CHARS))
-                .unwrap_or_default();
-            match (&param.param_type, description.is_empty()) {
-                (ParamType::Structured(reason), true) => format!("JSON value ({reason})."),
-                (ParamType::Structured(reason), false) => format!("JSON value ({reason}). {description}"),
-                (_, _) => description,
-            }
+            let Some((_, property)) = properties.get(index) else { return String::new() };
+            let text = |key: &str| property.get(key).and_then(Json::as_str).map(|text| sanitize(text, NOTE_CHARS));
+            let summary = text("description").filter(|text| !text.is_empty()).or_else(|| text("title")).unwrap_or_default();
+            let shape = match &param.param_type {
+                ParamType::Structured(_) => Some(format!("Shape: {}.", shape(property, schema))),
+                _ => None,
+            };
+            let facts = [Some(summary), allowed_values(property), default_value(property), shape];
+            sentences(&facts.into_iter().flatten().collect::<Vec<_>>())
         })
         .collect()
 }
 
-fn typed_body(server_literal: &str, wire_name: &str, params: &[Param]) -> String {
-    let call = format!("  internal.invoke({server_literal}, {}, [", escape(wire_name));
-    if params.is_empty() {
-        return format!("{call}])\n");
-    }
-    let mut body = format!("{call}\n");
-    for param in params {
-        body.push_str(&format!("    #({}, {}),\n", escape(&param.wire_name), argument(param)));
-    }
-    body.push_str("  ])\n");
-    body
-}
-
 /// The `mcp.Arg` expression for one parameter.
-fn argument(param: &Param) -> String {
-    let label = &param.label;
-    let converter = match &param.param_type {
-        ParamType::Simple(scalar) => scalar_converter(*scalar).to_owned(),
-        ParamType::ListOf(scalar) if param.optional => {
-            format!("fn({label}) {{ mcp.list(list.map({label}, {})) }}", scalar_converter(*scalar))
-        }
-        ParamType::ListOf(scalar) => return format!("mcp.list(list.map({label}, {}))", scalar_converter(*scalar)),
-        ParamType::Structured(_) => "mcp.value".to_owned(),
+fn argument(param: &Param) -> Expr {
+    let label = || Expr::atom(param.label.clone());
+    let list_of = |scalar: Scalar| {
+        Expr::call("mcp.list", vec![Expr::call("list.map", vec![label(), Expr::atom(scalar_converter(scalar))])])
     };
-    if param.optional {
-        format!("mcp.optional({label}, {converter})")
-    } else {
-        format!("{converter}({label})")
+    let optional = |converter: Expr| Expr::call("mcp.optional", vec![label(), converter]);
+    match (&param.param_type, param.optional) {
+        (ParamType::Simple(scalar), false) => Expr::call(scalar_converter(*scalar), vec![label()]),
+        (ParamType::Simple(scalar), true) => optional(Expr::atom(scalar_converter(*scalar))),
+        (ParamType::ListOf(scalar), false) => list_of(*scalar),
+        (ParamType::ListOf(scalar), true) => optional(Expr::anonymous_fn(&param.label, list_of(*scalar))),
+        (ParamType::Structured(_), false) => Expr::call("mcp.value", vec![label()]),
+        (ParamType::Structured(_), true) => optional(Expr::atom("mcp.value")),
     }
 }
 
@@ -216,24 +247,30 @@ fn scalar_type(scalar: Scalar) -> &'static str {
     }
 }
 
-/// A parameter's Gleam type with `mcp` types qualified as `qualifier`.
-fn param_type_text(param: &Param, qualifier: &str) -> String {
+/// A parameter's Gleam type as source.
+fn source_type(param: &Param) -> TypeExpr {
     let required = match &param.param_type {
-        ParamType::Simple(scalar) => scalar_type(*scalar).to_owned(),
-        ParamType::ListOf(scalar) => format!("List({})", scalar_type(*scalar)),
-        ParamType::Structured(_) => format!("{qualifier}Value"),
+        ParamType::Simple(scalar) => TypeExpr::new(scalar_type(*scalar), vec![]),
+        ParamType::ListOf(scalar) => TypeExpr::new("List", vec![TypeExpr::new(scalar_type(*scalar), vec![])]),
+        ParamType::Structured(_) => TypeExpr::new("mcp.Value", vec![]),
     };
     if param.optional {
-        format!("{qualifier}Optional({required})")
+        TypeExpr::new("mcp.Optional", vec![required])
     } else {
         required
     }
 }
 
-fn source_type(param: &Param) -> String {
-    param_type_text(param, "mcp.")
-}
-
+/// A parameter's type on the surface: `mcp` types unqualified.
 fn surface_type(param: &Param) -> String {
-    param_type_text(param, "")
+    let required = match &param.param_type {
+        ParamType::Simple(scalar) => scalar_type(*scalar).to_owned(),
+        ParamType::ListOf(scalar) => format!("List({})", scalar_type(*scalar)),
+        ParamType::Structured(_) => "Value".to_owned(),
+    };
+    if param.optional {
+        format!("Optional({required})")
+    } else {
+        required
+    }
 }

@@ -1,9 +1,12 @@
 //! A tool listing made from arbitrary bytes, shared by the proptest
 //! (`codegen_props.rs`) and the cargo-fuzz target (`fuzz/fuzz_targets/
-//! codegen_generate.rs`). Every byte string gives a listing; the bytes steer
-//! towards what matters to the generator: hostile characters in names and
-//! descriptions, every schema shape the planner distinguishes, duplicated
-//! names, and listings around the 256-tool limit.
+//! codegen_generate.rs`) and the `gleam format` check (`codegen_format.rs`).
+//! Every byte string gives a listing; the bytes steer towards what matters
+//! to the generator: hostile characters in names and descriptions (line
+//! breaks and list markers included), every schema shape the planner
+//! distinguishes, the facts a doc comment shows (titles, allowed values,
+//! defaults, hints, output schemas), duplicated names, long names that make
+//! the layout break lines, and listings around the 256-tool limit.
 
 use mcp_core::json::Json;
 use mcp_core::protocol::ToolDescriptor;
@@ -75,16 +78,60 @@ fn property_schema(reader: &mut ByteReader<'_>, depth: usize) -> Json {
         5 => object(vec![("type", Json::str("object")), ("properties", object(vec![("x", property_schema(reader, depth + 1))]))]),
         6 => object(vec![("anyOf", Json::Array(vec![property_schema(reader, depth + 1), typed("null")]))]),
         7 => object(vec![("type", Json::Array(vec![Json::str(scalar_name(reader)), Json::str("null")]))]),
-        8 => object(vec![("$ref", Json::str("#/$defs/x"))]),
+        8 => object(vec![("$ref", Json::str(if reader.below(2) == 0 { "#/$defs/x" } else { "#" }))]),
         9 => Json::Int(i64::from(reader.byte())),
         10 => object(vec![("oneOf", Json::Array(vec![property_schema(reader, depth + 1), property_schema(reader, depth + 1)]))]),
         11 => object(vec![("type", Json::str("array"))]),
         _ => object(vec![]),
     };
-    if let (Json::Object(members), true) = (&mut schema, reader.below(2) == 1) {
-        members.push(("description".to_owned(), Json::String(reader.text(40))));
+    if let Json::Object(members) = &mut schema {
+        let facts = reader.byte();
+        if facts & 1 == 1 {
+            members.push(("description".to_owned(), Json::String(reader.text(40))));
+        }
+        if facts & 2 == 2 {
+            members.push(("title".to_owned(), Json::String(reader.text(12))));
+        }
+        if facts & 4 == 4 {
+            let values = (0..reader.below(5)).map(|_| any_value(reader)).collect();
+            members.push(("enum".to_owned(), Json::Array(values)));
+        }
+        if facts & 8 == 8 {
+            members.push(("default".to_owned(), any_value(reader)));
+        }
+        if facts & 16 == 16 {
+            members.push(("const".to_owned(), any_value(reader)));
+        }
     }
     schema
+}
+
+/// A small JSON value for `enum`, `const` and `default`.
+fn any_value(reader: &mut ByteReader<'_>) -> Json {
+    match reader.below(6) {
+        0 => Json::Null,
+        1 => Json::Bool(reader.below(2) == 1),
+        2 => Json::Int(i64::from(reader.byte()) - 100),
+        3 => Json::Float(f64::from(reader.byte()) / 8.0),
+        4 => Json::Array(vec![Json::String(reader.text(6))]),
+        _ => Json::String(reader.text(20)),
+    }
+}
+
+/// An `annotations` object: each hint absent, a boolean, or not a boolean.
+fn annotations(reader: &mut ByteReader<'_>) -> Json {
+    let hints = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"];
+    Json::Object(
+        hints
+            .iter()
+            .filter_map(|hint| match reader.below(4) {
+                0 => None,
+                1 => Some(((*hint).to_owned(), Json::Bool(true))),
+                2 => Some(((*hint).to_owned(), Json::Bool(false))),
+                _ => Some(((*hint).to_owned(), Json::String(reader.text(8)))),
+            })
+            .collect(),
+    )
 }
 
 fn input_schema(reader: &mut ByteReader<'_>) -> Json {
@@ -97,7 +144,10 @@ fn input_schema(reader: &mut ByteReader<'_>) -> Json {
             let mut properties = Vec::new();
             let mut required = Vec::new();
             for _ in 0..count {
-                let name = reader.text(10);
+                let name = match reader.below(8) {
+                    0 => format!("a_rather_long_parameter_name_{}", reader.text(6)),
+                    _ => reader.text(10),
+                };
                 if reader.below(2) == 1 {
                     required.push(Json::String(name.clone()));
                 }
@@ -110,6 +160,9 @@ fn input_schema(reader: &mut ByteReader<'_>) -> Json {
             if reader.below(4) != 0 {
                 schema.insert(0, ("type".to_owned(), Json::str("object")));
             }
+            if reader.below(4) == 0 {
+                schema.push(("$defs".to_owned(), object(vec![("x", property_schema(reader, 1))])));
+            }
             Json::Object(schema)
         }
     }
@@ -118,6 +171,7 @@ fn input_schema(reader: &mut ByteReader<'_>) -> Json {
 fn tool(reader: &mut ByteReader<'_>, names: &[String]) -> ToolDescriptor {
     let name = match (reader.below(32), names.last()) {
         (0, Some(earlier)) => earlier.clone(),
+        (1, _) => format!("{}{}", "long_tool_name_".repeat(3), reader.text(8)),
         _ => reader.text(40),
     };
     let description = match reader.below(4) {
@@ -126,7 +180,10 @@ fn tool(reader: &mut ByteReader<'_>, names: &[String]) -> ToolDescriptor {
         _ => Some(reader.text(120)),
     };
     let title = (reader.below(4) == 0).then(|| reader.text(20));
-    ToolDescriptor { name, title, description, input_schema: input_schema(reader), output_schema: None, annotations: None }
+    let input_schema = input_schema(reader);
+    let output_schema = (reader.below(3) == 0).then(|| property_schema(reader, 1));
+    let annotations = (reader.below(2) == 0).then(|| annotations(reader));
+    ToolDescriptor { name, title, description, input_schema, output_schema, annotations }
 }
 
 /// A server name and its listing, built from `data`.
@@ -135,7 +192,7 @@ pub fn listing_from_bytes(data: &[u8]) -> (String, Vec<ToolDescriptor>) {
     let server = reader.text(24);
     let count = match reader.byte() {
         // Around the 256-tool limit, with small distinct tools.
-        255 => return (server, (0..250 + usize::from(reader.below(12))).map(|index| numbered_tool(index)).collect()),
+        255 => return (server, (0..250 + usize::from(reader.below(12))).map(numbered_tool).collect()),
         byte => byte % 10,
     };
     let mut tools: Vec<ToolDescriptor> = Vec::new();
