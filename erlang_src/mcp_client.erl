@@ -8,6 +8,11 @@
 %% that it ended), `dead' (the reason and the evidence are latched; every call
 %% answers `{unavailable, Reason}' at once).
 %%
+%% The transport delivers whole lines; each is read in one NIF call
+%% (`mcp_protocol:read/2') against the map of what every pending id expects,
+%% so a response becomes its caller's answer in one pass and what the actor
+%% drops is never built (`docs/client.md').
+%%
 %% Invariants:
 %% <ul>
 %% <li>`prepare' never starts an OS process; a parked actor's cleanup needs no
@@ -37,7 +42,8 @@
          list_tools/1, list_tools/2, call_tool/4, ping/2,
          stop/1, shutdown/2, os_pid/1,
          max_tool_pages/0, default_options/0]).
--export([callback_mode/0, init/1, handle_event/4, terminate/3]).
+-export([callback_mode/0, init/1, terminate/3,
+         parked/3, handshaking/3, active/3, closing/3, dead/3]).
 -export_type([client/0, options/0, client_error/0, start_error/0,
               retirement_error/0, retirement_evidence/0]).
 
@@ -69,7 +75,6 @@
 %% an actor that does not answer (it normally answers at its deadline).
 -define(REPLY_GRACE_MS, 5000).
 -define(IS_TIMEOUT(T), (is_integer(T) andalso T >= 0)).
--define(LIVE(State), (State =:= handshaking orelse State =:= active)).
 
 -record(pending, {from :: gen_statem:from(),
                   kind :: handshake | call | ping | {list, Pages :: non_neg_integer(),
@@ -82,16 +87,14 @@
                builder :: reference() | gone,
                custodian :: reference() | gone,
                conn :: mcp_transport:connection() | undefined,
-               held = <<>> :: binary(),
-               buffer :: term(),
-               received = 0 :: non_neg_integer(),
                next_id = 1 :: pos_integer(),
                pending = #{} :: #{pos_integer() => #pending{}},
+               %% What each pending id's result is decoded as (same keys).
+               expected = #{} :: #{pos_integer() => mcp_protocol:expectation()},
                reason :: term(),
                evidence :: term(),
                retirees = [] :: [gen_statem:from()],
-               stop_when_closed = false :: boolean(),
-               connected = false :: boolean()}).
+               stop_when_closed = false :: boolean()}).
 
 %%% ------------------------------------------------------------------ API
 
@@ -247,8 +250,15 @@ request(#client{pid = Pid}, Request, Timeout) ->
 now_ms() -> erlang:monotonic_time(millisecond).
 
 %%% ------------------------------------------------------------- the actor
+%%
+%% Layout: one function per state (`parked/3', `handshaking/3', `active/3',
+%% `closing/3', `dead/3'), each handling what is particular to it and
+%% passing the rest to `common/4'. Every state change is an explicit
+%% `next_state' in a state function or in `close_with/2' (live -> closing),
+%% `transport_ended/2' (closing or live -> dead, or stop) and
+%% `after_inbound/2' (handshaking -> active).
 
-callback_mode() -> handle_event_function.
+callback_mode() -> state_functions.
 
 init({Spec, Options, Builder, Custodian}) ->
     process_flag(trap_exit, true),
@@ -260,77 +270,108 @@ init({Spec, Options, Builder, Custodian}) ->
     {ok, parked, #data{spec = Spec, options = Options,
                        builder = BuilderMonitor, custodian = CustodianMonitor}}.
 
-%% ---- requests answered the same way in every state
-handle_event({call, From}, os_pid, _State, #data{conn = Conn}) ->
+%% ---- parked: no transport, no OS process
+parked({call, From}, connect, Data) ->
+    open_transport(From, Data);
+parked({call, From}, retire, _Data) ->
+    {stop_and_reply, normal, [{reply, From, {ok, no_resource}}]};
+parked({call, From}, Request, Data) when Request =/= os_pid ->
+    unavailable(From, not_connected, Data);
+parked(cast, stop, _Data) ->
+    {stop, normal};
+parked(Type, Content, Data) ->
+    common(Type, Content, parked, Data).
+
+%% ---- handshaking: `initialize' in flight; other requests wait for its end
+handshaking({call, _From}, {list_tools, _}, _Data) ->
+    {keep_state_and_data, [postpone]};
+handshaking({call, _From}, {call_tool, _, _, _}, _Data) ->
+    {keep_state_and_data, [postpone]};
+handshaking({call, _From}, {ping, _}, _Data) ->
+    {keep_state_and_data, [postpone]};
+handshaking(Type, Content, Data) ->
+    live(Type, Content, handshaking, Data).
+
+%% ---- active: connected
+active({call, From}, {list_tools, Timeout}, Data) ->
+    after_request(begin_request(From, {list, 0, [], []}, Timeout, <<"tools/list">>,
+                                {some, mcp_protocol:tools_list_params(none)}, Data));
+active({call, From}, {call_tool, Name, Arguments, Timeout}, Data) ->
+    after_request(begin_request(From, call, Timeout, <<"tools/call">>,
+                                {some, mcp_protocol:tools_call_params(Name, Arguments)}, Data));
+active({call, From}, {ping, Timeout}, Data) ->
+    after_request(begin_request(From, ping, Timeout, <<"ping">>, none, Data));
+active(Type, Content, Data) ->
+    live(Type, Content, active, Data).
+
+%% What handshaking and active share: the transport is open.
+live({call, From}, connect, _State, _Data) ->
+    {keep_state_and_data, [{reply, From, {error, {transport_failed, already_connected}}}]};
+live({call, From}, retire, _State, Data) ->
+    close_with(retired, Data#data{retirees = [From]});
+live(cast, stop, _State, Data) ->
+    close_with(stopped, Data#data{stop_when_closed = true});
+live(info, {timeout, Timer, {expire, Id}}, _State, Data) ->
+    after_request(expire(Id, Timer, Data));
+live(info, Info, State, #data{conn = Conn} = Data) ->
+    case mcp_transport:event(Conn, Info) of
+        {ok, Events, Next} -> after_inbound(State, inbound(Events, {ok, Data#data{conn = Next}}));
+        not_mine -> owner_event(Info, State, Data)
+    end;
+live(Type, Content, State, Data) ->
+    common(Type, Content, State, Data).
+
+%% ---- closing: the peer was told to end; awaiting the transport's proof
+closing({call, From}, retire, Data) ->
+    {keep_state, Data#data{retirees = [From | Data#data.retirees]}};
+closing(cast, stop, Data) ->
+    {keep_state, Data#data{stop_when_closed = true}};
+closing(info, Info, #data{conn = Conn} = Data) ->
+    case mcp_transport:event(Conn, Info) of
+        {ok, Events, Next} ->
+            %% Inbound messages are no longer read; only the proof matters.
+            case [Evidence || {closed, Evidence} <- Events] of
+                [Evidence | _] -> transport_ended(Evidence, Data#data{conn = Next});
+                [] -> {keep_state, Data#data{conn = Next}}
+            end;
+        not_mine ->
+            owner_event(Info, closing, Data)
+    end;
+closing(Type, Content, Data) ->
+    latched(Type, Content, closing, Data).
+
+%% ---- dead: reason and evidence latched, the connection dropped
+dead({call, From}, retire, Data) ->
+    {stop_and_reply, normal, [{reply, From, retirement_reply(Data#data.evidence)}]};
+dead(cast, stop, _Data) ->
+    {stop, normal};
+dead(info, Info, Data) ->
+    owner_event(Info, dead, Data);
+dead(Type, Content, Data) ->
+    latched(Type, Content, dead, Data).
+
+%% What closing and dead share: every request answers the latched reason.
+latched({call, From}, connect, State, _Data) ->
+    {keep_state_and_data, [{reply, From, {error, {transport_failed, {not_parked, State}}}}]};
+latched({call, From}, Request, _State, #data{reason = Reason} = Data) when Request =/= os_pid ->
+    unavailable(From, Reason, Data);
+latched(Type, Content, State, Data) ->
+    common(Type, Content, State, Data).
+
+%% What every state shares.
+common({call, From}, os_pid, _State, #data{conn = Conn}) ->
     Reply = case Conn of
                 undefined -> none;
                 _ -> mcp_transport:os_pid(Conn)
             end,
     {keep_state_and_data, [{reply, From, Reply}]};
-
-%% ---- parked: no transport
-handle_event({call, From}, connect, parked, Data) ->
-    open_transport(From, Data);
-handle_event({call, From}, retire, parked, _Data) ->
-    {stop_and_reply, normal, [{reply, From, {ok, no_resource}}]};
-handle_event({call, From}, _Request, parked, _Data) ->
-    {keep_state_and_data, [{reply, From, {error, {unavailable, not_connected}}}]};
-handle_event(cast, stop, parked, _Data) ->
-    {stop, normal};
-
-%% ---- handshaking and active: transport open
-handle_event({call, From}, connect, State, _Data) when ?LIVE(State) ->
-    {keep_state_and_data, [{reply, From, {error, {transport_failed, already_connected}}}]};
-handle_event({call, _From}, {Request, _}, handshaking, _Data) when Request =:= list_tools;
-                                                                   Request =:= ping ->
-    {keep_state_and_data, [postpone]};
-handle_event({call, _From}, {call_tool, _, _, _}, handshaking, _Data) ->
-    {keep_state_and_data, [postpone]};
-handle_event({call, From}, {list_tools, Timeout}, active, Data) ->
-    settle(active, begin_request(From, {list, 0, [], []}, Timeout,
-                                 <<"tools/list">>, {some, mcp_protocol:tools_list_params(none)}, Data));
-handle_event({call, From}, {call_tool, Name, Arguments, Timeout}, active, Data) ->
-    settle(active, begin_request(From, call, Timeout, <<"tools/call">>,
-                                 {some, mcp_protocol:tools_call_params(Name, Arguments)}, Data));
-handle_event({call, From}, {ping, Timeout}, active, Data) ->
-    settle(active, begin_request(From, ping, Timeout, <<"ping">>, none, Data));
-handle_event({call, From}, retire, State, Data) when ?LIVE(State) ->
-    die(retired, Data#data{retirees = [From]});
-handle_event(cast, stop, State, Data) when ?LIVE(State) ->
-    die(stopped, Data#data{stop_when_closed = true});
-handle_event(info, {timeout, Timer, {expire, Id}}, State, Data) when ?LIVE(State) ->
-    settle(State, expire(Id, Timer, Data));
-
-%% ---- closing and dead: the reason is latched
-handle_event({call, From}, connect, State, _Data) ->
-    {keep_state_and_data, [{reply, From, {error, {transport_failed, {not_parked, State}}}}]};
-handle_event({call, From}, retire, closing, Data) ->
-    {keep_state, Data#data{retirees = [From | Data#data.retirees]}};
-handle_event({call, From}, retire, dead, Data) ->
-    {stop_and_reply, normal, [{reply, From, retirement_reply(Data#data.evidence)}]};
-handle_event({call, From}, _Request, _State, #data{reason = Reason}) ->
-    {keep_state_and_data, [{reply, From, {error, {unavailable, Reason}}}]};
-handle_event(cast, stop, closing, Data) ->
-    {keep_state, Data#data{stop_when_closed = true}};
-handle_event(cast, stop, dead, _Data) ->
-    {stop, normal};
-
-%% ---- messages: the transport first, then the owners
-handle_event(info, Message, State, #data{conn = Conn} = Data) when Conn =/= undefined ->
-    case mcp_transport:event(Conn, Message) of
-        {ok, {bytes, Bytes}} when ?LIVE(State) ->
-            settle(State, received(Bytes, Data));
-        {ok, {bytes, _}} ->
-            keep_state_and_data;
-        {ok, {closed, Evidence}} ->
-            transport_ended(Evidence, Data);
-        not_mine ->
-            owner_event(Message, State, Data)
-    end;
-handle_event(info, Message, State, Data) ->
-    owner_event(Message, State, Data);
-handle_event(_Type, _Content, _State, _Data) ->
+common(info, Info, State, Data) ->
+    owner_event(Info, State, Data);
+common(_Type, _Content, _State, _Data) ->
     keep_state_and_data.
+
+unavailable(From, Reason, _Data) ->
+    {keep_state_and_data, [{reply, From, {error, {unavailable, Reason}}}]}.
 
 terminate(_Reason, State, #data{conn = Conn}) when Conn =/= undefined, State =/= dead ->
     %% Only reached on an unexpected crash: every normal stop happens after
@@ -356,7 +397,7 @@ custodian_gone(parked, #data{builder = gone}) -> {stop, normal};
 custodian_gone(parked, Data) -> {keep_state, Data};
 custodian_gone(closing, Data) -> {keep_state, Data#data{stop_when_closed = true}};
 custodian_gone(dead, _Data) -> {stop, normal};
-custodian_gone(_Live, Data) -> die(custodian_down, Data#data{stop_when_closed = true}).
+custodian_gone(_Live, Data) -> close_with(custodian_down, Data#data{stop_when_closed = true}).
 
 %%% ----------------------------------------------------- opening, handshake
 
@@ -364,12 +405,12 @@ open_transport(From, #data{spec = Spec, options = Options} = Data) ->
     case mcp_transport:open(Spec, self()) of
         {ok, Conn} ->
             {Name, Version} = maps:get(client_info, Options),
-            Opened = Data#data{conn = Conn, buffer = mcp_stdio:new()},
             Params = {some, mcp_protocol:initialize_params(Name, Version)},
             Timeout = maps:get(handshake_timeout_ms, Options),
-            case begin_request(From, handshake, Timeout, <<"initialize">>, Params, Opened) of
+            case begin_request(From, handshake, Timeout, <<"initialize">>, Params,
+                               Data#data{conn = Conn}) of
                 {ok, Sent} -> {next_state, handshaking, Sent};
-                {die, Reason, Failed} -> die(Reason, Failed)
+                {close, Reason, Failed} -> close_with(Reason, Failed)
             end;
         {error, Reason} ->
             Failure = {transport_failed, Reason},
@@ -377,32 +418,27 @@ open_transport(From, #data{spec = Spec, options = Options} = Data) ->
              [{reply, From, {error, Failure}}]}
     end.
 
-handshake_settled({ok, Result}, From, Data) ->
-    case mcp_protocol:decode_initialize_result(Result) of
-        {ok, {initialize_result, _Version, {some, _Tools}, _Info, _Instructions} = Initialized} ->
-            Notification = mcp_jsonrpc:notification(<<"notifications/initialized">>, none),
-            case write(Notification, Data) of
-                ok ->
-                    gen_statem:reply(From, {ok, Initialized}),
-                    {ok, Data#data{connected = true}};
-                {error, Reason} ->
-                    handshake_failed({handshake_failed, {unavailable, {write_failed, Reason}}},
-                                     From, Data)
-            end;
-        {ok, {initialize_result, _, none, _, _}} ->
-            handshake_failed(tools_not_declared, From, Data);
-        {error, {unsupported_version, Requested, Offered}} ->
-            handshake_failed({version_unsupported, Requested, Offered}, From, Data);
-        {error, Fault} ->
-            handshake_failed({handshake_failed, {result_malformed, Fault}}, From, Data)
+handshake_settled({ok, {initialize_result, _Version, {some, _Tools}, _Info, _Instructions} = Initialized},
+                  From, Data) ->
+    Notification = mcp_jsonrpc:notification(<<"notifications/initialized">>, none),
+    case write(Notification, Data) of
+        ok ->
+            gen_statem:reply(From, {ok, Initialized}),
+            {connected, Data};
+        {error, Reason} ->
+            handshake_failed({handshake_failed, {unavailable, {write_failed, Reason}}}, From, Data)
     end;
-handshake_settled({error, RpcError}, From, Data) ->
-    handshake_failed({handshake_failed, {server_error, RpcError}}, From, Data).
+handshake_settled({ok, {initialize_result, _, none, _, _}}, From, Data) ->
+    handshake_failed(tools_not_declared, From, Data);
+handshake_settled({error, {result_malformed, {unsupported_version, Requested, Offered}}}, From, Data) ->
+    handshake_failed({version_unsupported, Requested, Offered}, From, Data);
+handshake_settled({error, Error}, From, Data) ->
+    handshake_failed({handshake_failed, Error}, From, Data).
 
-%% The connect caller gets the start error; the client dies with it latched.
+%% The connect caller gets the start error; the client closes with it latched.
 handshake_failed(StartError, From, Data) ->
     gen_statem:reply(From, {error, StartError}),
-    {die, StartError, Data}.
+    {close, StartError, Data}.
 
 %%% ------------------------------------------------------------ requests
 
@@ -412,18 +448,18 @@ begin_request(From, Kind, Timeout, Method, Params, Data) ->
     send_request(From, Kind, Deadline, Method, Params, Data).
 
 send_request(From, Kind, Deadline, Method, Params, #data{next_id = Id} = Data) ->
-    case framed_request(Id, Method, Params) of
-        {ok, Bytes} ->
-            sent_request(mcp_transport:send(Data#data.conn, Bytes), From, Kind, Deadline, Data);
+    case encoded(mcp_jsonrpc:request({id_int, Id}, Method, Params)) of
+        {ok, Message} ->
+            sent_request(mcp_transport:send(Data#data.conn, Message), From, Kind, Deadline, Data);
         {error, Reason} ->
             %% The caller's arguments are not JSON: raised in the caller.
             gen_statem:reply(From, {caller_error, Reason}),
             {ok, Data}
     end.
 
-framed_request(Id, Method, Params) ->
+encoded(Message) ->
     try
-        {ok, mcp_stdio:frame(mcp_jsonrpc:request({id_int, Id}, Method, Params))}
+        {ok, mcp_json:encode(Message)}
     catch
         error:Reason -> {error, Reason}
     end.
@@ -434,141 +470,129 @@ sent_request(Written, From, Kind, Deadline, #data{next_id = Id} = Data) ->
             Timer = erlang:start_timer(Deadline, self(), {expire, Id}, [{abs, true}]),
             Pending = #pending{from = From, kind = Kind, deadline = Deadline, timer = Timer},
             {ok, Data#data{next_id = Id + 1,
-                           pending = maps:put(Id, Pending, Data#data.pending)}};
+                           pending = maps:put(Id, Pending, Data#data.pending),
+                           expected = maps:put(Id, expectation(Kind), Data#data.expected)}};
         {error, Reason} ->
             gen_statem:reply(From, unavailable_reply(Kind, {write_failed, Reason})),
-            {die, {write_failed, Reason}, Data#data{next_id = Id + 1}}
+            {close, {write_failed, Reason}, Data#data{next_id = Id + 1}}
     end.
 
-expire(Id, Timer, #data{pending = Pending} = Data) ->
+%% What `mcp_protocol:read/2' decodes a response to each kind as.
+expectation(handshake) -> initialize;
+expectation({list, _, _, _}) -> tools_page;
+expectation(call) -> call_tool;
+expectation(ping) -> ping.
+
+take_pending(Id, #data{pending = Pending, expected = Expected} = Data) ->
     case maps:take(Id, Pending) of
+        {Taken, Rest} -> {Taken, Data#data{pending = Rest, expected = maps:remove(Id, Expected)}};
+        error -> none
+    end.
+
+expire(Id, Timer, Data) ->
+    case take_pending(Id, Data) of
         {#pending{timer = Timer, kind = handshake, from = From}, Rest} ->
-            handshake_failed({handshake_failed, call_timed_out}, From, Data#data{pending = Rest});
+            handshake_failed({handshake_failed, call_timed_out}, From, Rest);
         {#pending{timer = Timer, from = From}, Rest} ->
             gen_statem:reply(From, {error, call_timed_out}),
             Cancelled = mcp_jsonrpc:notification(
                           <<"notifications/cancelled">>,
                           {some, {object, [{<<"requestId">>, {int, Id}},
                                            {<<"reason">>, {string, <<"deadline expired">>}}]}}),
-            written(write(Cancelled, Data#data{pending = Rest}), Data#data{pending = Rest});
+            written(write(Cancelled, Rest), Rest);
         _ ->
             {ok, Data}
     end.
 
-%% A response for a pending id: settle it.
-response_settled(Id, Outcome, #data{pending = Pending} = Data) ->
-    case maps:take(Id, Pending) of
+%% A response for a pending id, already decoded as its kind expects.
+answered(Id, Reply, Data) ->
+    case take_pending(Id, Data) of
         {#pending{from = From, kind = Kind, deadline = Deadline, timer = Timer}, Rest} ->
             _ = erlang:cancel_timer(Timer, [{async, true}, {info, false}]),
-            outcome(Kind, Outcome, From, Deadline, Data#data{pending = Rest});
-        error ->
+            settled(Kind, Reply, From, Deadline, Rest);
+        none ->
             {ok, Data}
     end.
 
-outcome(handshake, Outcome, From, _Deadline, Data) ->
-    handshake_settled(Outcome, From, Data);
-outcome(_Kind, {error, RpcError}, From, _Deadline, Data) ->
-    gen_statem:reply(From, {error, {server_error, RpcError}}),
-    {ok, Data};
-outcome(ping, {ok, _}, From, _Deadline, Data) ->
-    gen_statem:reply(From, ok),
-    {ok, Data};
-outcome(call, {ok, Result}, From, _Deadline, Data) ->
-    gen_statem:reply(From, malformed_as_error(mcp_protocol:decode_call_tool_result(Result))),
-    {ok, Data};
-outcome({list, Pages, Acc, Seen}, {ok, Result}, From, Deadline, Data) ->
-    case mcp_protocol:decode_tools_page(Result) of
-        {ok, {tools_page, Tools, none}} ->
-            gen_statem:reply(From, {ok, lists:append(lists:reverse([Tools | Acc]))}),
+settled(handshake, Reply, From, _Deadline, Data) ->
+    handshake_settled(Reply, From, Data);
+settled({list, Pages, Acc, Seen}, {ok, {tools_page, Tools, {some, Cursor}}}, From, Deadline, Data) ->
+    %% Cursors are kept as digests: a hostile server's cursors can be up to a
+    %% line long each.
+    Digest = erlang:md5(Cursor),
+    case Pages + 1 >= ?MAX_TOOL_PAGES orelse lists:member(Digest, Seen) of
+        true ->
+            gen_statem:reply(From, {error, too_many_pages}),
             {ok, Data};
-        {ok, {tools_page, Tools, {some, Cursor}}} ->
-            %% Cursors are kept as digests: a hostile server's cursors can be
-            %% up to a line long each.
-            Digest = erlang:md5(Cursor),
-            case Pages + 1 >= ?MAX_TOOL_PAGES orelse lists:member(Digest, Seen) of
-                true ->
-                    gen_statem:reply(From, {error, too_many_pages}),
-                    {ok, Data};
-                false ->
-                    Kind = {list, Pages + 1, [Tools | Acc], [Digest | Seen]},
-                    send_request(From, Kind, Deadline, <<"tools/list">>,
-                                 {some, mcp_protocol:tools_list_params({some, Cursor})}, Data)
-            end;
-        {error, Fault} ->
-            gen_statem:reply(From, {error, {result_malformed, Fault}}),
-            {ok, Data}
-    end.
-
-malformed_as_error({ok, Value}) -> {ok, Value};
-malformed_as_error({error, Fault}) -> {error, {result_malformed, Fault}}.
+        false ->
+            Kind = {list, Pages + 1, [Tools | Acc], [Digest | Seen]},
+            send_request(From, Kind, Deadline, <<"tools/list">>,
+                         {some, mcp_protocol:tools_list_params({some, Cursor})}, Data)
+    end;
+settled({list, _Pages, Acc, _Seen}, {ok, {tools_page, Tools, none}}, From, _Deadline, Data) ->
+    gen_statem:reply(From, {ok, lists:append(lists:reverse([Tools | Acc]))}),
+    {ok, Data};
+settled(_Kind, Reply, From, _Deadline, Data) ->
+    %% A call's `{ok, Result}', a ping's `ok', or a server error or
+    %% malformed result, already in the caller's shape.
+    gen_statem:reply(From, Reply),
+    {ok, Data}.
 
 %%% ------------------------------------------------------------- inbound
 
-received(Bytes, #data{held = Held, received = Received} = Data) ->
-    Chunk = case Held of
-                <<>> -> Bytes;
-                _ -> <<Held/binary, Bytes/binary>>
-            end,
-    StreamOffset = Received - byte_size(Held),
-    Counted = Data#data{received = Received + byte_size(Bytes)},
-    case mcp_transport:utf8_prefix(Chunk) of
-        {error, {invalid_utf8, Offset}} ->
-            {die, {invalid_utf8, StreamOffset + Offset}, Counted};
-        {ok, Valid, NewHeld} ->
-            case mcp_stdio:push(Counted#data.buffer, Valid) of
-                {ok, Lines, Buffer} ->
-                    lines(Lines, Counted#data{held = NewHeld, buffer = Buffer});
-                {error, Fault} ->
-                    {die, Fault, Counted}
-            end
+%% The transport's events, in order, while live. `{Progress, Data}' where
+%% Progress becomes `connected' once the handshake succeeded; a death or
+%% the transport's end stops the walk.
+inbound([], Progress) ->
+    Progress;
+inbound([{message, Offset, Line} | Rest], {Progress, Data}) ->
+    case message(Offset, Line, Data) of
+        {ok, Next} -> inbound(Rest, {Progress, Next});
+        {connected, Next} -> inbound(Rest, {connected, Next});
+        {close, _, _} = Close -> Close
+    end;
+inbound([{fault, Fault} | _], {_, Data}) ->
+    {close, Fault, Data};
+inbound([{closed, Evidence} | _], {_, Data}) ->
+    {closed, Evidence, Data}.
+
+message(Offset, Line, #data{expected = Expected} = Data) ->
+    case mcp_protocol:read(Line, Expected) of
+        {answer, Id, Reply} -> answered(Id, Reply, Data);
+        {reply, Response} -> written(mcp_transport:send(Data#data.conn, Response), Data);
+        ignored -> {ok, Data};
+        {error, {invalid_utf8, At}} -> {close, {invalid_utf8, Offset + At}, Data};
+        {error, Fault} -> {close, Fault, Data}
     end.
 
-lines([], Data) ->
-    {ok, Data};
-lines([Line | Rest], Data) ->
-    case mcp_jsonrpc:decode(Line) of
-        {ok, Inbound} ->
-            case inbound(Inbound, Data) of
-                {ok, Next} -> lines(Rest, Next);
-                {die, _, _} = Death -> Death
-            end;
-        {error, Fault} ->
-            {die, Fault, Data}
-    end.
+%% The state after the transport's events: `handshaking' becomes `active'
+%% once the handshake succeeded (postponed requests then run).
+after_inbound(handshaking, {connected, Data}) -> {next_state, active, Data};
+after_inbound(_State, {closed, Evidence, Data}) -> transport_ended(Evidence, Data);
+after_inbound(State, Outcome) -> after_request(State, Outcome).
 
-inbound({response, {id_int, Id}, Outcome}, Data) ->
-    response_settled(Id, Outcome, Data);
-inbound({response, {id_string, _}, _}, Data) ->
-    {ok, Data};
-inbound({server_request, Id, <<"ping">>, _}, Data) ->
-    written(write(mcp_jsonrpc:result_response(Id, {object, []}), Data), Data);
-inbound({server_request, Id, _Method, _}, Data) ->
-    Refusal = mcp_jsonrpc:error_response(Id, mcp_jsonrpc:method_not_found(),
-                                         <<"Method not found">>),
-    written(write(Refusal, Data), Data);
-inbound({notification, _, _}, Data) ->
-    {ok, Data}.
+after_request(Outcome) -> after_request(active, Outcome).
+
+after_request(_State, {close, Reason, Data}) -> close_with(Reason, Data);
+after_request(_State, {_Progress, Data}) -> {keep_state, Data}.
 
 %%% --------------------------------------------------------------- death
 
 write(Message, #data{conn = Conn}) ->
-    mcp_transport:send(Conn, mcp_stdio:frame(Message)).
+    case encoded(Message) of
+        {ok, Bytes} -> mcp_transport:send(Conn, Bytes);
+        {error, _} = Error -> Error
+    end.
 
 written(ok, Data) -> {ok, Data};
-written({error, Reason}, Data) -> {die, {write_failed, Reason}, Data}.
+written({error, Reason}, Data) -> {close, {write_failed, Reason}, Data}.
 
-%% The state after an event handled while live: `handshaking' becomes
-%% `active' once the handshake succeeded (postponed requests then run).
-settle(handshaking, {ok, #data{connected = true} = Data}) -> {next_state, active, Data};
-settle(_State, {ok, Data}) -> {keep_state, Data};
-settle(_State, {die, Reason, Data}) -> die(Reason, Data).
-
-%% Answers every waiting caller, latches the reason, requests the peer's
-%% termination and waits in `closing' for the transport's proof.
-die(Reason, #data{conn = Conn} = Data) ->
+%% Answers every waiting caller with `Reason', latches it, requests the
+%% peer's termination and enters `closing' to await the transport's proof.
+close_with(Reason, #data{conn = Conn} = Data) ->
     answer_pending(Reason, Data),
     mcp_transport:terminate(Conn),
-    {next_state, closing, Data#data{pending = #{}, reason = Reason}}.
+    {next_state, closing, Data#data{pending = #{}, expected = #{}, reason = Reason}}.
 
 answer_pending(Reason, #data{pending = Pending}) ->
     maps:foreach(fun(_Id, #pending{from = From, kind = Kind, timer = Timer}) ->
@@ -587,13 +611,15 @@ transport_ended(Evidence, #data{reason = Latched} = Data) ->
                  _ -> Latched
              end,
     answer_pending(Reason, Data),
-    Closed = Data#data{conn = undefined, pending = #{}, reason = Reason, evidence = Evidence},
+    Closed = Data#data{conn = undefined, pending = #{}, expected = #{}, reason = Reason,
+                       evidence = Evidence},
     Replies = [{reply, From, retirement_reply(Evidence)} || From <- Data#data.retirees],
     case Replies =/= [] orelse Data#data.stop_when_closed orelse Data#data.custodian =:= gone of
         true -> {stop_and_reply, normal, Replies, Closed#data{retirees = []}};
         false -> {next_state, dead, Closed}
     end.
 
+%% The one place transport evidence becomes retirement evidence.
 retirement_reply(no_resource) -> {ok, no_resource};
 retirement_reply({exit_status, Status}) -> {ok, {exited, Status}};
 retirement_reply({exited, Reason}) -> {ok, {exited, Reason}};

@@ -20,10 +20,12 @@
 -export([jsonrpc_decode/1, jsonrpc_decode_dirty/1,
          protocol_decode_initialize_result/1, protocol_decode_tools_page/1,
          protocol_decode_call_tool_result/1,
+         protocol_read/2, protocol_read_dirty/2,
          stdio_scan/3, stdio_scan_dirty/2]).
 -nifs([jsonrpc_decode/1, jsonrpc_decode_dirty/1,
        protocol_decode_initialize_result/1, protocol_decode_tools_page/1,
        protocol_decode_call_tool_result/1,
+       protocol_read/2, protocol_read_dirty/2,
        stdio_scan/3, stdio_scan_dirty/2]).
 
 %% ---- code mode generator (mcp_schema, mcp_name, mcp_codegen) ----
@@ -85,6 +87,8 @@ jsonrpc_decode_dirty(_) -> not_loaded().
 protocol_decode_initialize_result(_) -> not_loaded().
 protocol_decode_tools_page(_) -> not_loaded().
 protocol_decode_call_tool_result(_) -> not_loaded().
+protocol_read(_, _) -> not_loaded().
+protocol_read_dirty(_, _) -> not_loaded().
 stdio_scan(_, _, _) -> not_loaded().
 stdio_scan_dirty(_, _) -> not_loaded().
 

@@ -15,6 +15,9 @@
 %%     have been recycled): the owner treats the connection as inert.</li>
 %% <li>Writes never suspend the owner: the port's busy limits are raised to
 %%     `max_queue_bytes()' and a write past them fails with `busy'.</li>
+%% <li>Framing is newline-delimited (`mcp_transport:frame/2'): a message goes
+%%     out as its bytes and `\n' in one write; the child's stdout comes back
+%%     as `{message, StreamOffset, Line}' events.</li>
 %% </ul>
 -module(mcp_port).
 -behaviour(mcp_transport).
@@ -22,7 +25,8 @@
 -export([open/2, send/2, event/2, terminate/1, os_pid/1]).
 -export([resolve_executable/1, max_queue_bytes/0]).
 
--record(port, {port :: port(), os_pid :: integer() | undefined}).
+-record(port, {port :: port(), os_pid :: integer() | undefined,
+               framer = mcp_transport:framer() :: mcp_transport:framer()}).
 
 -define(MAX_QUEUE_BYTES, 2 * 16777216).
 
@@ -111,24 +115,25 @@ cd_option(#{cd := Dir}) -> [{cd, Dir}];
 cd_option(_) -> [].
 
 -spec send(#port{}, iodata()) -> ok | {error, busy | closed}.
-send(#port{port = Port}, Bytes) ->
-    try erlang:port_command(Port, Bytes, [nosuspend]) of
+send(#port{port = Port}, Message) ->
+    try erlang:port_command(Port, [Message, $\n], [nosuspend]) of
         true -> ok;
         false -> {error, busy}
     catch
         error:badarg -> {error, closed}
     end.
 
--spec event(#port{}, term()) -> {ok, mcp_transport:event()} | not_mine.
-event(#port{port = Port}, {Port, {data, Bytes}}) ->
-    {ok, {bytes, Bytes}};
-event(#port{port = Port}, {Port, {exit_status, Status}}) ->
-    {ok, {closed, {exit_status, Status}}};
-event(#port{port = Port}, {'EXIT', Port, Reason}) ->
+-spec event(#port{}, term()) -> {ok, [mcp_transport:event()], #port{}} | not_mine.
+event(#port{port = Port, framer = Framer} = State, {Port, {data, Bytes}}) ->
+    {Events, Next} = mcp_transport:frame(Framer, Bytes),
+    {ok, Events, State#port{framer = Next}};
+event(#port{port = Port} = State, {Port, {exit_status, Status}}) ->
+    {ok, [{closed, {exit_status, Status}}], State};
+event(#port{port = Port} = State, {'EXIT', Port, Reason}) ->
     %% The port is gone. After an exit status this is the normal follow-up
     %% (the owner no longer listens by then); without one, nothing proves the
     %% child exited.
-    {ok, {closed, {unconfirmed, {port_exited, Reason}}}};
+    {ok, [{closed, {unconfirmed, {port_exited, Reason}}}], State};
 event(_, _) ->
     not_mine.
 

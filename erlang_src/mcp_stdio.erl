@@ -18,20 +18,26 @@
 %% Chunks of at least `dirty_threshold()' bytes are scanned on a dirty CPU
 %% scheduler.
 %%
-%% `frame/1' is the only place outgoing wire bytes get their shape:
-%% `mcp_json:encode/1' plus `\n', written in one pass by
-%% `mcp_json:encode_line/1'. The encoder escapes every control
-%% character, so the newline is the last byte and the only one.
+%% `read/2' is `push/2' with each line's stream offset; it is what the
+%% newline-delimited transports frame with (`mcp_transport:frame/2').
+%%
+%% `frame/1' turns a `json()' into one wire line: `mcp_json:encode/1' plus
+%% `\n', written in one pass by `mcp_json:encode_line/1'. The encoder escapes
+%% every control character, so the newline is the last byte and the only
+%% one. (The transports append the newline to an already encoded message
+%% as a separate iolist element: no copy.)
 -module(mcp_stdio).
 
--export([new/0, push/2, frame/1, max_line_bytes/0, dirty_threshold/0]).
+-export([new/0, push/2, read/2, frame/1, max_line_bytes/0, dirty_threshold/0]).
 -export_type([buffer/0, framing_fault/0]).
 
 -define(MAX_LINE_BYTES, 16777216).
 -define(DIRTY_THRESHOLD, 1048576).
 -define(NEWLINE_BUDGET, 1024).
 
--record(stdio_buffer, {held = <<>> :: binary(), held_ends_with_cr = false :: boolean()}).
+-record(stdio_buffer, {held = <<>> :: binary(), held_ends_with_cr = false :: boolean(),
+                       %% Bytes pushed so far: the stream offset of the next chunk.
+                       offset = 0 :: non_neg_integer()}).
 
 -opaque buffer() :: #stdio_buffer{}.
 -type framing_fault() :: {line_too_long, Bytes :: non_neg_integer()}.
@@ -50,14 +56,26 @@ new() -> #stdio_buffer{}.
 
 %% @doc The lines `Chunk' completes, in order, and the buffer holding the rest.
 -spec push(buffer(), binary()) -> {ok, [binary()], buffer()} | {error, framing_fault()}.
-push(#stdio_buffer{held = Held, held_ends_with_cr = EndsWithCr}, Chunk) when is_binary(Chunk) ->
-    case scan(Chunk, {byte_size(Held), EndsWithCr}) of
+push(Buffer, Chunk) ->
+    case read(Buffer, Chunk) of
+        {ok, Lines, Next} -> {ok, [Line || {_, Line} <- Lines], Next};
+        {error, _} = Fault -> Fault
+    end.
+
+%% @doc `push/2' with each line's stream offset: the position, in all the
+%% bytes pushed into this buffer, of the line's first byte.
+-spec read(buffer(), binary()) ->
+          {ok, [{StreamOffset :: non_neg_integer(), binary()}], buffer()} | {error, framing_fault()}.
+read(#stdio_buffer{held = Held, held_ends_with_cr = EndsWithCr, offset = Offset}, Chunk)
+  when is_binary(Chunk) ->
+    Next = Offset + byte_size(Chunk),
+    case scan(Chunk, {byte_size(Held), EndsWithCr, Offset}) of
         {ok, continues, [], _Rest, RestEndsWithCr} ->
             {ok, [], #stdio_buffer{held = <<Held/binary, Chunk/binary>>,
-                                   held_ends_with_cr = RestEndsWithCr}};
+                                   held_ends_with_cr = RestEndsWithCr, offset = Next}};
         {ok, Completion, Lines, Rest, RestEndsWithCr} ->
-            {ok, completed(Completion, Held, Lines),
-             #stdio_buffer{held = unshare(Rest), held_ends_with_cr = RestEndsWithCr}};
+            {ok, completed(Completion, Held, Offset - byte_size(Held), Lines),
+             #stdio_buffer{held = unshare(Rest), held_ends_with_cr = RestEndsWithCr, offset = Next}};
         {error, _} = Fault ->
             Fault
     end.
@@ -78,10 +96,11 @@ scan(Chunk, Held) ->
         Framing -> Framing
     end.
 
-completed(empty, _Held, Lines) -> Lines;
-completed({line, 0, Part}, _Held, Lines) -> [Part | Lines];
-completed({line, Keep, <<>>}, Held, Lines) -> [binary_part(Held, 0, Keep) | Lines];
-completed({line, Keep, Part}, Held, Lines) -> [<<(binary_part(Held, 0, Keep))/binary, Part/binary>> | Lines].
+completed(empty, _Held, _Start, Lines) -> Lines;
+completed({line, 0, Part}, _Held, Start, Lines) -> [{Start, Part} | Lines];
+completed({line, Keep, <<>>}, Held, Start, Lines) -> [{Start, binary_part(Held, 0, Keep)} | Lines];
+completed({line, Keep, Part}, Held, Start, Lines) ->
+    [{Start, <<(binary_part(Held, 0, Keep))/binary, Part/binary>>} | Lines].
 
 %% An empty rest must not keep the whole chunk alive.
 unshare(<<>>) -> <<>>;

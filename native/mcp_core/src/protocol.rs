@@ -10,6 +10,8 @@
 
 use crate::json::Json;
 
+pub mod read;
+
 /// One tool from a `tools/list` page. The schemas and annotations cross raw.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolDescriptor {

@@ -361,3 +361,66 @@ proptest! {
         }
     }
 }
+
+// ---- read: one line as the actor needs it --------------------------------------
+
+mod reading {
+    use super::super::read::{read, Answer, Expect, LineFault, Outcome, Reading};
+    use crate::jsonrpc::MessageFault;
+
+    fn expecting(kind: Expect) -> impl FnOnce(i64) -> Option<Expect> {
+        move |id| (id == 7).then_some(kind)
+    }
+
+    #[test]
+    fn a_pending_id_is_decoded_as_expected() {
+        let line = br#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hi"}]}}"#;
+        let Ok(Reading::Answer { id: 7, outcome: Outcome::Answer(Answer::CallTool(result)) }) = read(line, expecting(Expect::CallTool)) else {
+            panic!()
+        };
+        assert_eq!(result.content, vec![super::ContentBlock::Text("hi".into())]);
+        assert!(matches!(read(line, expecting(Expect::ToolsPage)), Ok(Reading::Answer { outcome: Outcome::Malformed(_), .. })));
+        assert_eq!(read(line, expecting(Expect::Ping)), Ok(Reading::Answer { id: 7, outcome: Outcome::Answer(Answer::Pong) }));
+    }
+
+    #[test]
+    fn server_errors_and_their_faults() {
+        let line = br#"{"jsonrpc":"2.0","id":7,"error":{"code":-1,"message":"no"}}"#;
+        assert!(matches!(read(line, expecting(Expect::CallTool)), Ok(Reading::Answer { outcome: Outcome::ServerError(_), .. })));
+        let line = br#"{"jsonrpc":"2.0","id":7,"error":{"message":"no"}}"#;
+        assert_eq!(read(line, expecting(Expect::CallTool)), Err(LineFault::Message(MessageFault::Bad("error without code"))));
+    }
+
+    #[test]
+    fn what_nobody_waits_for_is_dropped_after_validation() {
+        for line in [
+            &br#"{"jsonrpc":"2.0","id":8,"result":{"x":[1,2,3]}}"#[..],
+            br#"{"jsonrpc":"2.0","id":"7","result":{}}"#,
+            br#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"result":{}}"#,
+            br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"a":[[[]]]}}"#,
+        ] {
+            assert_eq!(read(line, expecting(Expect::CallTool)), Ok(Reading::Ignored));
+        }
+        let corrupt = br#"{"jsonrpc":"2.0","method":"n","params":{"a":[1,}}"#;
+        assert!(matches!(read(corrupt, expecting(Expect::CallTool)), Err(LineFault::Message(MessageFault::Malformed(_)))));
+    }
+
+    #[test]
+    fn server_requests_get_their_reply_line() {
+        let ping = br#"{"jsonrpc":"2.0","id":"s\u00e9","method":"ping","params":{}}"#;
+        assert_eq!(read(ping, |_| None), Ok(Reading::Reply(r#"{"jsonrpc":"2.0","id":"sé","result":{}}"#.into())));
+        let other = br#"{"jsonrpc":"2.0","id":5,"method":"sampling/createMessage"}"#;
+        assert_eq!(
+            read(other, |_| None),
+            Ok(Reading::Reply(br#"{"jsonrpc":"2.0","id":5,"error":{"code":-32601,"message":"Method not found"}}"#.to_vec()))
+        );
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_named_at_the_first_one() {
+        assert_eq!(read(b"{\"a\":\"\xFF\"}", |_| None), Err(LineFault::InvalidUtf8(6)));
+        assert_eq!(read(b"{\"a\":1,\xC3(}", |_| None), Err(LineFault::InvalidUtf8(7)));
+        // A corruption before the bad byte is a corruption.
+        assert!(matches!(read(b"{\"a\":x\"\xFF\"}", |_| None), Err(LineFault::Message(MessageFault::Malformed(_)))));
+    }
+}
