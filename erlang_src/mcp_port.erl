@@ -28,7 +28,7 @@
 -record(port, {port :: port(), os_pid :: integer() | undefined,
                framer = mcp_transport:framer() :: mcp_transport:framer()}).
 
--define(MAX_QUEUE_BYTES, 2 * 16777216).
+-define(MAX_QUEUE_BYTES, (2 * mcp_stdio:max_line_bytes())).
 
 %% @doc Bytes that may queue towards a child that is not reading its stdin
 %% before a write fails (two maximum-size lines).

@@ -48,13 +48,14 @@
 -type reading() :: {answer, Id :: integer(), answer()} | {reply, Response :: binary()} | ignored.
 -type line_fault() :: mcp_jsonrpc:message_fault() | {invalid_utf8, LineOffset :: non_neg_integer()}.
 
-%% @doc The revision the client asks for.
+%% @doc The revision the client asks for (defined once, in the Rust core that
+%% checks the server's answer: `protocol::REQUESTED_VERSION').
 -spec requested_version() -> binary().
-requested_version() -> <<"2025-06-18">>.
+requested_version() -> maps:get(requested_version, mcp_nif:wire_limits()).
 
-%% @doc The revisions the client accepts, newest first.
+%% @doc The revisions the client accepts, newest first (`protocol::SUPPORTED_VERSIONS').
 -spec supported_versions() -> [binary(), ...].
-supported_versions() -> [<<"2025-06-18">>, <<"2025-03-26">>, <<"2024-11-05">>].
+supported_versions() -> maps:get(supported_versions, mcp_nif:wire_limits()).
 
 %% @doc `initialize' params; `capabilities' is the empty object.
 -spec initialize_params(binary(), binary()) -> json().

@@ -31,7 +31,6 @@
 -export([new/0, push/2, read/2, frame/1, max_line_bytes/0, dirty_threshold/0]).
 -export_type([buffer/0, framing_fault/0]).
 
--define(MAX_LINE_BYTES, 16777216).
 -define(DIRTY_THRESHOLD, 1048576).
 -define(NEWLINE_BUDGET, 1024).
 
@@ -42,9 +41,10 @@
 -opaque buffer() :: #stdio_buffer{}.
 -type framing_fault() :: {line_too_long, Bytes :: non_neg_integer()}.
 
-%% @doc The longest line content accepted: 16 MiB.
+%% @doc The longest line content accepted: 16 MiB. Defined once, by the Rust
+%% framer (`stdio::MAX_LINE_BYTES'), which enforces it.
 -spec max_line_bytes() -> pos_integer().
-max_line_bytes() -> ?MAX_LINE_BYTES.
+max_line_bytes() -> maps:get(max_line_bytes, mcp_nif:wire_limits()).
 
 %% @doc Chunk size from which `push/2' scans on a dirty CPU scheduler.
 -spec dirty_threshold() -> pos_integer().

@@ -3,7 +3,7 @@
 -include_lib("proper/include/proper.hrl").
 -include_lib("eunit/include/eunit.hrl").
 
--define(MAX, 16777216).
+-define(MAX, mcp_stdio:max_line_bytes()).
 
 %% A hand-written multi-message stream in the shape a server writes: an initialize
 %% result, a log notification (CRLF), blank lines, a tools/list page, a
@@ -135,7 +135,7 @@ many_lines_in_one_chunk_test() ->
     ?assertMatch({ok, Lines, _}, mcp_stdio:push(mcp_stdio:new(), Chunk)).
 
 max_line_bytes_test() ->
-    ?assertEqual(?MAX, mcp_stdio:max_line_bytes()).
+    ?assertEqual(16 * 1024 * 1024, mcp_stdio:max_line_bytes()).
 
 %% ---- 16 MiB: completed lines ----
 

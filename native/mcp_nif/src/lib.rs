@@ -81,6 +81,12 @@ fn protocol_decode_call_tool_result<'a>(env: Env<'a>, value: Term<'a>) -> NifRes
     wire_terms::decode_call_tool_result(env, value)
 }
 
+/// The wire limits defined by the core, so Erlang has no copy of them.
+#[rustler::nif]
+fn wire_limits<'a>(env: Env<'a>) -> NifResult<Term<'a>> {
+    wire_terms::wire_limits(env)
+}
+
 /// One inbound line read as the client actor needs it (`mcp_protocol:read/2`).
 #[rustler::nif]
 fn protocol_read<'a>(env: Env<'a>, line: Binary<'a>, expect: Term<'a>) -> Term<'a> {

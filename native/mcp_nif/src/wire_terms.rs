@@ -192,6 +192,21 @@ pub fn decode_call_tool_result<'a>(env: Env<'a>, value: Term<'a>) -> NifResult<T
     decode_json_term(env, value, protocol::decode_call_tool_result, call_tool_result_term)
 }
 
+// ---- limits ---------------------------------------------------------------------
+
+/// `#{max_line_bytes => N, requested_version => V, supported_versions => [V]}`.
+pub fn wire_limits<'a>(env: Env<'a>) -> NifResult<Term<'a>> {
+    let versions: Vec<Term<'a>> = protocol::SUPPORTED_VERSIONS.iter().map(|version| text(env, version)).collect();
+    Term::map_from_pairs(
+        env,
+        &[
+            (read_atoms::max_line_bytes().encode(env), stdio::MAX_LINE_BYTES.encode(env)),
+            (read_atoms::requested_version().encode(env), text(env, protocol::REQUESTED_VERSION)),
+            (read_atoms::supported_versions().encode(env), versions.encode(env)),
+        ],
+    )
+}
+
 // ---- mcp_protocol:read/2 ---------------------------------------------------------
 
 mod read_atoms {
@@ -205,6 +220,9 @@ mod read_atoms {
         invalid_utf8,
         server_error,
         result_malformed,
+        max_line_bytes,
+        requested_version,
+        supported_versions,
     }
 }
 
