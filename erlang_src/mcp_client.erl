@@ -30,7 +30,10 @@
 %%     a `gen_statem:send_request' / `receive_response' pair (a monitored
 %%     request on a process alias), which also works from another node.</li>
 %% <li>A server `ping' is answered with an empty result, every other server
-%%     request with `-32601'; notifications and unknown ids are dropped.</li>
+%%     request with `-32601'; notifications and unknown ids are dropped after
+%%     a validating scan (nothing is built for them).</li>
+%% <li>Bounded backlog: past 512 queued messages (at most 32 MiB from a port)
+%%     the connection ends with `{flooded, Bytes}'.</li>
 %% <li>The actor stops only after its transport's proof of exit: when both
 %%     builder and custodian are gone (parked), when the custodian is gone
 %%     (otherwise), on `stop/1', or when `shutdown/2' has been answered.</li>
@@ -57,6 +60,14 @@
                      handshake_timeout_ms => non_neg_integer(),
                      list_timeout_ms => non_neg_integer(),
                      shutdown_timeout_ms => non_neg_integer()}.
+%% `Reason' in `{unavailable, Reason}' is one of (a closed list, see
+%% docs/client.md): `{transport_ended, Evidence}', `{invalid_utf8, Offset}',
+%% `{line_too_long, N}', `{malformed_message, Report}', `{bad_message, R}',
+%% `{flooded, Bytes}', `{write_failed, busy | closed}', `stopped',
+%% `retired', `custodian_down', `{transport_failed, R}', a handshake's start
+%% error (`tools_not_declared', `{version_unsupported, Req, Off}',
+%% `{handshake_failed, E}'); not latched: `not_connected' (parked) and
+%% `{client_down, Why}' (the actor vanished).
 -type client_error() :: {unavailable, Reason :: term()}
                       | call_timed_out
                       | {server_error, mcp_jsonrpc:rpc_error()}
@@ -71,6 +82,9 @@
 -type retirement_error() :: retirement_timed_out | {retirement_unconfirmed, Reason :: term()}.
 
 -define(MAX_TOOL_PAGES, 64).
+%% The flood budget: queued messages in the actor's mailbox (a port delivers
+%% at most 64 KiB per message, so at most 32 MiB of unread server output).
+-define(MAX_BACKLOG, 512).
 %% How long a caller waits past the actor's own deadline before giving up on
 %% an actor that does not answer (it normally answers at its deadline).
 -define(REPLY_GRACE_MS, 5000).
@@ -315,8 +329,13 @@ live(info, {timeout, Timer, {expire, Id}}, _State, Data) ->
     after_request(expire(Id, Timer, Data));
 live(info, Info, State, #data{conn = Conn} = Data) ->
     case mcp_transport:event(Conn, Info) of
-        {ok, Events, Next} -> after_inbound(State, inbound(Events, {ok, Data#data{conn = Next}}));
-        not_mine -> owner_event(Info, State, Data)
+        {ok, Events, Next} ->
+            case flooded() of
+                false -> after_inbound(State, inbound(Events, {ok, Data#data{conn = Next}}));
+                Flooded -> close_with(Flooded, Data#data{conn = Next})
+            end;
+        not_mine ->
+            owner_event(Info, State, Data)
     end;
 live(Type, Content, State, Data) ->
     common(Type, Content, State, Data).
@@ -563,6 +582,21 @@ message(Offset, Line, #data{expected = Expected} = Data) ->
         ignored -> {ok, Data};
         {error, {invalid_utf8, At}} -> {close, {invalid_utf8, Offset + At}, Data};
         {error, Fault} -> {close, Fault, Data}
+    end.
+
+%% The flood budget, checked at every transport event: past
+%% `?MAX_BACKLOG' queued messages the actor is not keeping up with the
+%% server, and the connection ends with `{flooded, Bytes}', Bytes being the
+%% size of the backlog (its external term size: each queued chunk and a few
+%% bytes of envelope). The mailbox is read once, at that moment, when it is
+%% bounded by the budget.
+flooded() ->
+    case erlang:process_info(self(), message_queue_len) of
+        {message_queue_len, Queued} when Queued > ?MAX_BACKLOG ->
+            {messages, Backlog} = erlang:process_info(self(), messages),
+            {flooded, lists:sum([erlang:external_size(Message) || Message <- Backlog])};
+        _ ->
+            false
     end.
 
 %% The state after the transport's events: `handshaking' becomes `active'

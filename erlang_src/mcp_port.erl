@@ -132,8 +132,13 @@ event(#port{port = Port} = State, {Port, {exit_status, Status}}) ->
 event(#port{port = Port} = State, {'EXIT', Port, Reason}) ->
     %% The port is gone. After an exit status this is the normal follow-up
     %% (the owner no longer listens by then); without one, nothing proves the
-    %% child exited.
-    {ok, [{closed, {unconfirmed, {port_exited, Reason}}}], State};
+    %% child exited. `terminate/1' may have put the exit status back behind
+    %% this message (see `exit_status_arrived/1'): it is looked for first.
+    receive
+        {Port, {exit_status, Status}} -> {ok, [{closed, {exit_status, Status}}], State}
+    after 0 ->
+            {ok, [{closed, {unconfirmed, {port_exited, Reason}}}], State}
+    end;
 event(_, _) ->
     not_mine.
 
@@ -152,9 +157,18 @@ terminate(#port{port = Port, os_pid = OsPid}) ->
         false -> ok
     end.
 
+%% A selective receive (a scan of the mailbox, no copy of it). The status is
+%% taken out to be seen, so it is sent back to the owner: it then follows
+%% every message the port sent before it, and `event/2' looks for it when the
+%% port's `EXIT' happens to come first.
 exit_status_arrived(Port) ->
-    {messages, Messages} = erlang:process_info(self(), messages),
-    lists:any(fun({From, {exit_status, _}}) -> From =:= Port; (_) -> false end, Messages).
+    receive
+        {Port, {exit_status, _}} = Status ->
+            self() ! Status,
+            true
+    after 0 ->
+            false
+    end.
 
 -spec os_pid(#port{}) -> {ok, integer()} | none.
 os_pid(#port{os_pid = undefined}) -> none;
