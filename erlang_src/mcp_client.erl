@@ -26,6 +26,11 @@
 %%     latches the reason. The transport is never closed by us: the actor
 %%     leaves `closing' only on the transport's `closed' event (for a port,
 %%     its exit status), and never touches the connection after it.</li>
+%% <li>Every timeout (the `*_timeout_ms' options and every `TimeoutMs'
+%%     argument) is an integer from 0 to 86,400,000 (a day); anything else
+%%     raises in the caller before a message is sent (`badarg' from
+%%     `prepare'/`start', `function_clause' from the calls), so the actor
+%%     never arms a timer the runtime refuses.</li>
 %% <li>Callers never crash and never keep a stale reply: every public call is
 %%     a `gen_statem:send_request' / `receive_response' pair (a monitored
 %%     request on a process alias), which also works from another node.</li>
@@ -88,7 +93,11 @@
 %% How long a caller waits past the actor's own deadline before giving up on
 %% an actor that does not answer (it normally answers at its deadline).
 -define(REPLY_GRACE_MS, 5000).
--define(IS_TIMEOUT(T), (is_integer(T) andalso T >= 0)).
+%% Every timeout, option or argument, is an integer from 0 to a day, checked
+%% in the caller before anything is sent: the runtime's timers refuse
+%% 2^32 ms in `receive ... after' and far less than 2^63 in `start_timer'.
+-define(MAX_TIMEOUT_MS, 86400000).
+-define(IS_TIMEOUT(T), (is_integer(T) andalso T >= 0 andalso T =< ?MAX_TIMEOUT_MS)).
 
 -record(pending, {from :: gen_statem:from(),
                   kind :: handshake | call | ping | {list, Pages :: non_neg_integer(),
