@@ -103,7 +103,9 @@
                   kind :: handshake | call | ping | {list, Pages :: non_neg_integer(),
                                                      Acc :: [[term()]], Seen :: [binary()]},
                   deadline :: integer(),
-                  timer :: reference()}).
+                  timer :: reference(),
+                  %% The caller's monitor (none for the handshake).
+                  monitor :: reference() | none}).
 
 -record(data, {spec :: mcp_transport:spec(),
                options :: map(),
@@ -114,6 +116,8 @@
                pending = #{} :: #{pos_integer() => #pending{}},
                %% What each pending id's result is decoded as (same keys).
                expected = #{} :: #{pos_integer() => mcp_protocol:expectation()},
+               %% The pending id of each caller monitor.
+               callers = #{} :: #{reference() => pos_integer()},
                reason :: term(),
                evidence :: term(),
                retirees = [] :: [gen_statem:from()],
@@ -336,6 +340,9 @@ live(cast, stop, _State, Data) ->
     close_with(stopped, Data#data{stop_when_closed = true});
 live(info, {timeout, Timer, {expire, Id}}, _State, Data) ->
     after_request(expire(Id, Timer, Data));
+live(info, {'DOWN', Monitor, process, _, _}, _State, #data{callers = Callers} = Data)
+  when is_map_key(Monitor, Callers) ->
+    after_request(caller_gone(Monitor, Data));
 live(info, Info, State, #data{conn = Conn} = Data) ->
     case mcp_transport:event(Conn, Info) of
         {ok, Events, Next} ->
@@ -496,10 +503,17 @@ sent_request(Written, From, Kind, Deadline, #data{next_id = Id} = Data) ->
     case Written of
         ok ->
             Timer = erlang:start_timer(Deadline, self(), {expire, Id}, [{abs, true}]),
-            Pending = #pending{from = From, kind = Kind, deadline = Deadline, timer = Timer},
+            Monitor = caller_monitor(Kind, From),
+            Pending = #pending{from = From, kind = Kind, deadline = Deadline, timer = Timer,
+                               monitor = Monitor},
+            Callers = case Monitor of
+                          none -> Data#data.callers;
+                          _ -> maps:put(Monitor, Id, Data#data.callers)
+                      end,
             {ok, Data#data{next_id = Id + 1,
                            pending = maps:put(Id, Pending, Data#data.pending),
-                           expected = maps:put(Id, expectation(Kind), Data#data.expected)}};
+                           expected = maps:put(Id, expectation(Kind), Data#data.expected),
+                           callers = Callers}};
         {error, Reason} ->
             gen_statem:reply(From, unavailable_reply(Kind, {write_failed, Reason})),
             {close, {write_failed, Reason}, Data#data{next_id = Id + 1}}
@@ -511,11 +525,40 @@ expectation({list, _, _, _}) -> tools_page;
 expectation(call) -> call_tool;
 expectation(ping) -> ping.
 
-take_pending(Id, #data{pending = Pending, expected = Expected} = Data) ->
+%% Callers are monitored so that a caller's death cancels its request at
+%% once (its entry would otherwise wait for the deadline, up to a day). The
+%% handshake is not: it decides the connection, whoever asked for it.
+caller_monitor(handshake, _From) -> none;
+caller_monitor(_Kind, {Caller, _Tag}) -> erlang:monitor(process, Caller).
+
+take_pending(Id, #data{pending = Pending, expected = Expected, callers = Callers} = Data) ->
     case maps:take(Id, Pending) of
-        {Taken, Rest} -> {Taken, Data#data{pending = Rest, expected = maps:remove(Id, Expected)}};
-        error -> none
+        {#pending{monitor = Monitor} = Taken, Rest} ->
+            {Taken, Data#data{pending = Rest, expected = maps:remove(Id, Expected),
+                              callers = forget_caller(Monitor, Callers)}};
+        error ->
+            none
     end.
+
+forget_caller(none, Callers) ->
+    Callers;
+forget_caller(Monitor, Callers) ->
+    erlang:demonitor(Monitor, [flush]),
+    maps:remove(Monitor, Callers).
+
+%% A caller died before its answer: its request is cancelled now.
+caller_gone(Monitor, #data{callers = Callers} = Data) ->
+    Id = maps:get(Monitor, Callers),
+    {#pending{timer = Timer}, Rest} = take_pending(Id, Data),
+    _ = erlang:cancel_timer(Timer, [{async, true}, {info, false}]),
+    cancel(Id, <<"caller gone">>, Rest).
+
+%% `notifications/cancelled' for a request the client gave up.
+cancel(Id, Reason, Data) ->
+    Cancelled = mcp_jsonrpc:notification(
+                  <<"notifications/cancelled">>,
+                  {some, {object, [{<<"requestId">>, {int, Id}}, {<<"reason">>, {string, Reason}}]}}),
+    written(write(Cancelled, Data), Data).
 
 expire(Id, Timer, Data) ->
     case take_pending(Id, Data) of
@@ -523,11 +566,7 @@ expire(Id, Timer, Data) ->
             handshake_failed({handshake_failed, call_timed_out}, From, Rest);
         {#pending{timer = Timer, from = From}, Rest} ->
             gen_statem:reply(From, {error, call_timed_out}),
-            Cancelled = mcp_jsonrpc:notification(
-                          <<"notifications/cancelled">>,
-                          {some, {object, [{<<"requestId">>, {int, Id}},
-                                           {<<"reason">>, {string, <<"deadline expired">>}}]}}),
-            written(write(Cancelled, Rest), Rest);
+            cancel(Id, <<"deadline expired">>, Rest);
         _ ->
             {ok, Data}
     end.
@@ -635,11 +674,12 @@ written({error, Reason}, Data) -> {close, {write_failed, Reason}, Data}.
 close_with(Reason, #data{conn = Conn} = Data) ->
     answer_pending(Reason, Data),
     mcp_transport:terminate(Conn),
-    {next_state, closing, Data#data{pending = #{}, expected = #{}, reason = Reason}}.
+    {next_state, closing, Data#data{pending = #{}, expected = #{}, callers = #{}, reason = Reason}}.
 
 answer_pending(Reason, #data{pending = Pending}) ->
-    maps:foreach(fun(_Id, #pending{from = From, kind = Kind, timer = Timer}) ->
+    maps:foreach(fun(_Id, #pending{from = From, kind = Kind, timer = Timer, monitor = Monitor}) ->
                          _ = erlang:cancel_timer(Timer, [{async, true}, {info, false}]),
+                         _ = forget_caller(Monitor, #{}),
                          gen_statem:reply(From, unavailable_reply(Kind, Reason))
                  end, Pending).
 
@@ -654,7 +694,7 @@ transport_ended(Evidence, #data{reason = Latched} = Data) ->
                  _ -> Latched
              end,
     answer_pending(Reason, Data),
-    Closed = Data#data{conn = undefined, pending = #{}, expected = #{}, reason = Reason,
+    Closed = Data#data{conn = undefined, pending = #{}, expected = #{}, callers = #{}, reason = Reason,
                        evidence = Evidence},
     Replies = [{reply, From, retirement_reply(Evidence)} || From <- Data#data.retirees],
     case Replies =/= [] orelse Data#data.stop_when_closed orelse Data#data.custodian =:= gone of

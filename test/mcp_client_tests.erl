@@ -285,6 +285,27 @@ never_answering_times_out_and_cancels_test() ->
     assert_clean_mailbox(),
     {ok, _} = retired_with(Client).
 
+callers_that_die_have_their_requests_cancelled_test() ->
+    Self = self(),
+    Client = started(fun({request, _, <<"tools/call">>, _}) -> Self ! call_arrived, [];
+                        ({notification, <<"notifications/cancelled">>, Params}) ->
+                             Self ! {cancelled, Params}, [];
+                        (_) -> default end),
+    Actor = element(2, Client),
+    {monitors, Before} = process_info(Actor, monitors),
+    Callers = [spawn(fun() -> mcp_client:call_tool(Client, <<"slow">>, {object, []}, 3600000) end)
+               || _ <- lists:seq(1, 50)],
+    [receive call_arrived -> ok after ?TIMEOUT -> error(no_call) end || _ <- Callers],
+    [exit(Caller, kill) || Caller <- Callers],
+    Cancelled = [receive {cancelled, Params} -> Params after ?TIMEOUT -> error(no_cancel) end
+                 || _ <- Callers],
+    ?assertEqual(lists:duplicate(50, {string, <<"caller gone">>}),
+                 [field(<<"reason">>, Params) || Params <- Cancelled]),
+    %% Nothing is left of them in the actor: no monitor, and the client works.
+    ?assertEqual(ok, mcp_client:ping(Client, ?TIMEOUT)),
+    ?assertEqual({monitors, Before}, process_info(Actor, monitors)),
+    {ok, _} = retired_with(Client).
+
 dying_mid_call_answers_every_caller_test() ->
     Self = self(),
     Client = started(fun({request, _, <<"tools/call">>, _}) ->
