@@ -37,6 +37,11 @@
 %% <li>A server `ping' is answered with an empty result, every other server
 %%     request with `-32601'; notifications and unknown ids are dropped after
 %%     a validating scan (nothing is built for them).</li>
+%% <li>What the actor echoes to the server is bounded: a server request's id
+%%     is echoed inside the read of its line (on the scheduler the line's
+%%     size picked), a `nextCursor' longer than 65,536 bytes fails the
+%%     listing with `{result_malformed, {protocol_fault, <<"$.nextCursor">>,
+%%     ...}}' instead of being echoed.</li>
 %% <li>Bounded backlog: past 512 queued messages (at most 32 MiB from a port)
 %%     the connection ends with `{flooded, Bytes}'.</li>
 %% <li>The actor stops only after its transport's proof of exit: when both
@@ -90,6 +95,8 @@
 %% The flood budget: queued messages in the actor's mailbox (a port delivers
 %% at most 64 KiB per message, so at most 32 MiB of unread server output).
 -define(MAX_BACKLOG, 512).
+%% The longest `nextCursor' echoed back (the `tools/list' fault beyond it).
+-define(MAX_CURSOR_BYTES, 65536).
 %% How long a caller waits past the actor's own deadline before giving up on
 %% an actor that does not answer (it normally answers at its deadline).
 -define(REPLY_GRACE_MS, 5000).
@@ -583,9 +590,15 @@ answered(Id, Reply, Data) ->
 
 settled(handshake, Reply, From, _Deadline, Data) ->
     handshake_settled(Reply, From, Data);
+settled({list, _, _, _}, {ok, {tools_page, _, {some, Cursor}}}, From, _Deadline, Data)
+  when byte_size(Cursor) > ?MAX_CURSOR_BYTES ->
+    %% The client echoes a cursor back: bounded, its echo (encoding, digest)
+    %% stays far below a millisecond on the actor's scheduler.
+    gen_statem:reply(From, {error, {result_malformed, {protocol_fault, <<"$.nextCursor">>,
+                                                       <<"longer than 65536 bytes">>}}}),
+    {ok, Data};
 settled({list, Pages, Acc, Seen}, {ok, {tools_page, Tools, {some, Cursor}}}, From, Deadline, Data) ->
-    %% Cursors are kept as digests: a hostile server's cursors can be up to a
-    %% line long each.
+    %% Cursors are kept as digests: up to 64 KiB each.
     Digest = erlang:md5(Cursor),
     case Pages + 1 >= ?MAX_TOOL_PAGES orelse lists:member(Digest, Seen) of
         true ->

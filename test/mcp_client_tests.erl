@@ -292,7 +292,8 @@ callers_that_die_have_their_requests_cancelled_test() ->
                              Self ! {cancelled, Params}, [];
                         (_) -> default end),
     Actor = element(2, Client),
-    {monitors, Before} = process_info(Actor, monitors),
+    Monitors = fun() -> {monitors, M} = process_info(Actor, monitors), lists:sort(M) end,
+    Before = Monitors(),
     Callers = [spawn(fun() -> mcp_client:call_tool(Client, <<"slow">>, {object, []}, 3600000) end)
                || _ <- lists:seq(1, 50)],
     [receive call_arrived -> ok after ?TIMEOUT -> error(no_call) end || _ <- Callers],
@@ -303,7 +304,7 @@ callers_that_die_have_their_requests_cancelled_test() ->
                  [field(<<"reason">>, Params) || Params <- Cancelled]),
     %% Nothing is left of them in the actor: no monitor, and the client works.
     ?assertEqual(ok, mcp_client:ping(Client, ?TIMEOUT)),
-    ?assertEqual({monitors, Before}, process_info(Actor, monitors)),
+    ?assertEqual(Before, Monitors()),
     {ok, _} = retired_with(Client).
 
 dying_mid_call_answers_every_caller_test() ->
@@ -419,6 +420,29 @@ repeated_cursor_is_too_many_pages_test() ->
                         (_) -> default end),
     ?assertEqual({error, too_many_pages}, mcp_client:list_tools(Client)),
     ?assertEqual(3, count_requests(<<"tools/list">>)),
+    {ok, _} = retired_with(Client).
+
+%% The client echoes cursors back: one of 65,536 bytes is followed, one of
+%% 65,537 fails the listing (a bounded echo), and the client still works.
+cursor_length_limit_test_() ->
+    [fun() -> cursor_of(65536, fun(Answer) -> ?assertMatch({ok, [_, _]}, Answer) end) end,
+     fun() -> cursor_of(65537, fun(Answer) ->
+                                       ?assertEqual({error, {result_malformed,
+                                                             {protocol_fault, <<"$.nextCursor">>,
+                                                              <<"longer than 65536 bytes">>}}}, Answer)
+                               end) end].
+
+cursor_of(Bytes, Check) ->
+    Cursor = binary:copy(<<"c">>, Bytes),
+    Client = started(fun({request, Id, <<"tools/list">>, Params}) ->
+                             Next = case field(<<"cursor">>, Params) of
+                                        none -> {some, Cursor};
+                                        {string, Cursor} -> none
+                                    end,
+                             [{reply, Id, tools_page([tool(<<"t">>)], Next)}];
+                        (_) -> default end),
+    Check(mcp_client:list_tools(Client)),
+    ?assertEqual(ok, mcp_client:ping(Client, ?TIMEOUT)),
     {ok, _} = retired_with(Client).
 
 one_lying_tool_fails_the_listing_test() ->
