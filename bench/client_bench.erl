@@ -15,7 +15,7 @@
 %% calls. Then the inbound path of one 1.1 MB `tools/call' response
 %% (`mcp_protocol:read/2') against one `mcp_json:decode/1' of the same line.
 -module(client_bench).
--export([run/1, ours_main/1]).
+-export([run/1, ours_main/1, inbound_path/0]).
 
 -define(CALLS, 2000).
 -define(QUIET_VM, "+sbwt none +sbwtdcpu none +sbwtdio none").

@@ -372,31 +372,34 @@ fn value_end(line: &[u8], from: usize) -> usize {
 }
 
 /// Just after the quote closing the string whose opening quote is at
-/// `from`; the end of the line if it is unterminated. Eight bytes at a
-/// time while no quote or backslash is among them.
+/// `from`; the end of the line if it is unterminated. It looks for quotes
+/// only, eight bytes at a time, and a quote preceded by an odd run of
+/// backslashes is escaped.
 fn string_end(line: &[u8], from: usize) -> usize {
+    let mut pos = from + 1;
+    while let Some(quote) = next_quote(line, pos) {
+        let backslashes = line[from + 1..quote].iter().rev().take_while(|&&byte| byte == b'\\').count();
+        if backslashes % 2 == 0 {
+            return quote + 1;
+        }
+        pos = quote + 1;
+    }
+    line.len()
+}
+
+/// The position of the next `"` at or after `pos`.
+fn next_quote(line: &[u8], mut pos: usize) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let has_byte = |word: u64, byte: u8| {
-        let probe = word ^ (ONES * u64::from(byte));
-        probe.wrapping_sub(ONES) & !probe & HIGHS != 0
-    };
-    let mut pos = from + 1;
-    loop {
-        while let Some(chunk) = line.get(pos..pos + 8) {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            let word = u64::from_le_bytes(word);
-            if has_byte(word, b'"') || has_byte(word, b'\\') {
-                break;
-            }
-            pos += 8;
+    const QUOTES: u64 = ONES * b'"' as u64;
+    while let Some(chunk) = line.get(pos..pos + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let probe = u64::from_le_bytes(word) ^ QUOTES;
+        if probe.wrapping_sub(ONES) & !probe & HIGHS != 0 {
+            break;
         }
-        match line.get(pos) {
-            None => return line.len(),
-            Some(b'"') => return pos + 1,
-            Some(b'\\') => pos += 2,
-            Some(_) => pos += 1,
-        }
+        pos += 8;
     }
+    line.get(pos..)?.iter().position(|&byte| byte == b'"').map(|offset| pos + offset)
 }
