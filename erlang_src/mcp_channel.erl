@@ -59,9 +59,9 @@ write(#channel{client = Client} = Channel, Bytes) ->
 -spec client(channel()) -> pid().
 client(#channel{client = Client}) -> Client.
 
--spec send(#conn{}, iodata()) -> ok.
-send(#conn{channel = Channel, peer = Peer}, Message) ->
-    Peer ! {mcp_channel, Channel, {bytes, iolist_to_binary([Message, $\n])}},
+-spec send(#conn{}, [iodata()]) -> ok.
+send(#conn{channel = Channel, peer = Peer}, Messages) ->
+    Peer ! {mcp_channel, Channel, {bytes, iolist_to_binary([[Message, $\n] || Message <- Messages])}},
     ok.
 
 -spec event(#conn{}, term()) -> {ok, [mcp_transport:event()], #conn{}} | not_mine.

@@ -125,6 +125,8 @@
                expected = #{} :: #{pos_integer() => mcp_protocol:expectation()},
                %% The pending id of each caller monitor.
                callers = #{} :: #{reference() => pos_integer()},
+               %% Messages waiting for the next `flush_outbox', newest first.
+               outbox = [] :: [iodata()],
                reason :: term(),
                evidence :: term(),
                retirees = [] :: [gen_statem:from()],
@@ -345,6 +347,8 @@ live({call, From}, retire, _State, Data) ->
     close_with(retired, Data#data{retirees = [From]});
 live(cast, stop, _State, Data) ->
     close_with(stopped, Data#data{stop_when_closed = true});
+live(info, flush_outbox, _State, Data) ->
+    after_request(flush_outbox(Data));
 live(info, {timeout, Timer, {expire, Id}}, _State, Data) ->
     after_request(expire(Id, Timer, Data));
 live(info, {'DOWN', Monitor, process, _, _}, _State, #data{callers = Callers} = Data)
@@ -464,9 +468,9 @@ handshake_settled({ok, {initialize_result, _Version, {some, _Tools}, _Info, _Ins
                   From, Data) ->
     Notification = mcp_jsonrpc:notification(<<"notifications/initialized">>, none),
     case write(Notification, Data) of
-        ok ->
+        {ok, Written} ->
             gen_statem:reply(From, {ok, Initialized}),
-            {connected, Data};
+            {connected, Written};
         {error, Reason} ->
             handshake_failed({handshake_failed, {unavailable, {write_failed, Reason}}}, From, Data)
     end;
@@ -492,7 +496,7 @@ begin_request(From, Kind, Timeout, Method, Params, Data) ->
 send_request(From, Kind, Deadline, Method, Params, #data{next_id = Id} = Data) ->
     case encoded(mcp_jsonrpc:request({id_int, Id}, Method, Params)) of
         {ok, Message} ->
-            sent_request(mcp_transport:send(Data#data.conn, Message), From, Kind, Deadline, Data);
+            sent_request(transmit(Message, Data), From, Kind, Deadline, Data);
         {error, Reason} ->
             %% The caller's arguments are not JSON: raised in the caller.
             gen_statem:reply(From, {caller_error, Reason}),
@@ -506,9 +510,9 @@ encoded(Message) ->
         error:Reason -> {error, Reason}
     end.
 
-sent_request(Written, From, Kind, Deadline, #data{next_id = Id} = Data) ->
+sent_request(Written, From, Kind, Deadline, #data{next_id = Id}) ->
     case Written of
-        ok ->
+        {ok, Data} ->
             Timer = erlang:start_timer(Deadline, self(), {expire, Id}, [{abs, true}]),
             Monitor = caller_monitor(Kind, From),
             Pending = #pending{from = From, kind = Kind, deadline = Deadline, timer = Timer,
@@ -521,7 +525,7 @@ sent_request(Written, From, Kind, Deadline, #data{next_id = Id} = Data) ->
                            pending = maps:put(Id, Pending, Data#data.pending),
                            expected = maps:put(Id, expectation(Kind), Data#data.expected),
                            callers = Callers}};
-        {error, Reason} ->
+        {error, Reason, Data} ->
             gen_statem:reply(From, unavailable_reply(Kind, {write_failed, Reason})),
             {close, {write_failed, Reason}, Data#data{next_id = Id + 1}}
     end.
@@ -565,7 +569,7 @@ cancel(Id, Reason, Data) ->
     Cancelled = mcp_jsonrpc:notification(
                   <<"notifications/cancelled">>,
                   {some, {object, [{<<"requestId">>, {int, Id}}, {<<"reason">>, {string, Reason}}]}}),
-    written(write(Cancelled, Data), Data).
+    written(write(Cancelled, Data)).
 
 expire(Id, Timer, Data) ->
     case take_pending(Id, Data) of
@@ -639,7 +643,7 @@ inbound([{closed, Evidence} | _], {_, Data}) ->
 message(Offset, Line, #data{expected = Expected} = Data) ->
     case mcp_protocol:read(Line, Expected) of
         {answer, Id, Reply} -> answered(Id, Reply, Data);
-        {reply, Response} -> written(mcp_transport:send(Data#data.conn, Response), Data);
+        {reply, Response} -> written(transmit(Response, Data));
         ignored -> {ok, Data};
         {error, {invalid_utf8, At}} -> {close, {invalid_utf8, Offset + At}, Data};
         {error, Fault} -> {close, Fault, Data}
@@ -673,21 +677,46 @@ after_request(_State, {_Progress, Data}) -> {keep_state, Data}.
 
 %%% --------------------------------------------------------------- death
 
-write(Message, #data{conn = Conn}) ->
-    case encoded(Message) of
-        {ok, Bytes} -> mcp_transport:send(Conn, Bytes);
-        {error, _} = Error -> Error
+%% Encodes and transmits a message of the client's own (never fails to encode).
+write(Message, Data) ->
+    {ok, Bytes} = encoded(Message),
+    transmit(Bytes, Data).
+
+%% Writes at once when nothing else waits in the mailbox (a lone call pays
+%% no latency); otherwise the message joins the outbox, which is written in
+%% one go when the `flush_outbox' sent to self comes up, after what was
+%% already queued. Concurrent callers' requests so reach the server
+%% together, in one write, and the order of messages is kept.
+transmit(Message, #data{outbox = [], conn = Conn} = Data) ->
+    case erlang:process_info(self(), message_queue_len) of
+        {message_queue_len, 0} ->
+            case mcp_transport:send(Conn, [Message]) of
+                ok -> {ok, Data};
+                {error, Reason} -> {error, Reason, Data}
+            end;
+        _ ->
+            self() ! flush_outbox,
+            {ok, Data#data{outbox = [Message]}}
+    end;
+transmit(Message, #data{outbox = Outbox} = Data) ->
+    {ok, Data#data{outbox = [Message | Outbox]}}.
+
+flush_outbox(#data{outbox = Outbox, conn = Conn} = Data) ->
+    case mcp_transport:send(Conn, lists:reverse(Outbox)) of
+        ok -> {ok, Data#data{outbox = []}};
+        {error, Reason} -> {close, {write_failed, Reason}, Data#data{outbox = []}}
     end.
 
-written(ok, Data) -> {ok, Data};
-written({error, Reason}, Data) -> {close, {write_failed, Reason}, Data}.
+written({ok, Data}) -> {ok, Data};
+written({error, Reason, Data}) -> {close, {write_failed, Reason}, Data}.
 
 %% Answers every waiting caller with `Reason', latches it, requests the
 %% peer's termination and enters `closing' to await the transport's proof.
 close_with(Reason, #data{conn = Conn} = Data) ->
     answer_pending(Reason, Data),
     mcp_transport:terminate(Conn),
-    {next_state, closing, Data#data{pending = #{}, expected = #{}, callers = #{}, reason = Reason}}.
+    {next_state, closing, Data#data{pending = #{}, expected = #{}, callers = #{}, outbox = [],
+                                    reason = Reason}}.
 
 answer_pending(Reason, #data{pending = Pending}) ->
     maps:foreach(fun(_Id, #pending{from = From, kind = Kind, timer = Timer, monitor = Monitor}) ->

@@ -114,9 +114,9 @@ text(Value) when is_list(Value) -> Value.
 cd_option(#{cd := Dir}) -> [{cd, Dir}];
 cd_option(_) -> [].
 
--spec send(#port{}, iodata()) -> ok | {error, busy | closed}.
-send(#port{port = Port}, Message) ->
-    try erlang:port_command(Port, [Message, $\n], [nosuspend]) of
+-spec send(#port{}, [iodata()]) -> ok | {error, busy | closed}.
+send(#port{port = Port}, Messages) ->
+    try erlang:port_command(Port, [[Message, $\n] || Message <- Messages], [nosuspend]) of
         true -> ok;
         false -> {error, busy}
     catch

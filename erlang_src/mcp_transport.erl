@@ -14,9 +14,11 @@
 %% <ul>
 %% <li>`open(Arg, Owner)' runs in the actor, which becomes the connection's
 %%     owner: every event arrives in the actor's mailbox.</li>
-%% <li>`send(State, Message)': `Message' is one whole message (compact JSON
-%%     text, no raw newline, no framing); the transport frames and writes it.
-%%     `ok' or `{error, Reason}'; it must never block the actor.</li>
+%% <li>`send(State, Messages)': `Messages' is a non-empty list of whole
+%%     messages, each iodata (compact JSON text, no raw newline, no
+%%     framing); the transport frames them and writes them in order, in one
+%%     write when it can. `ok' or `{error, Reason}'; it must never block the
+%%     actor.</li>
 %% <li>`event(State, Info)' recognises a mailbox message as this
 %%     connection's: `{ok, Events, NewState}' (the actor keeps `NewState',
 %%     `Events' in order, possibly `[]') or `not_mine'. An event is
@@ -62,7 +64,7 @@
 -opaque framer() :: mcp_stdio:buffer() | broken.
 
 -callback open(Arg :: term(), Owner :: pid()) -> {ok, State :: term()} | {error, term()}.
--callback send(State :: term(), Message :: iodata()) -> ok | {error, term()}.
+-callback send(State :: term(), Messages :: [iodata(), ...]) -> ok | {error, term()}.
 -callback event(State :: term(), Info :: term()) -> {ok, [event()], NewState :: term()} | not_mine.
 -callback terminate(State :: term()) -> ok.
 -callback os_pid(State :: term()) -> {ok, integer()} | none.
@@ -82,9 +84,9 @@ open({Module, Arg}, Owner) when is_atom(Module) ->
 open(Other, _Owner) ->
     {error, {bad_transport_spec, Other}}.
 
-%% @doc Writes one message (no framing: the transport adds it).
--spec send(connection(), iodata()) -> ok | {error, term()}.
-send({Module, State}, Message) -> Module:send(State, Message).
+%% @doc Writes whole messages, in order (no framing: the transport adds it).
+-spec send(connection(), [iodata(), ...]) -> ok | {error, term()}.
+send({Module, State}, Messages) -> Module:send(State, Messages).
 
 %% @doc Recognises a mailbox message as this connection's events, or `not_mine'.
 -spec event(connection(), term()) -> {ok, [event()], connection()} | not_mine.

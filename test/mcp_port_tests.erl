@@ -55,14 +55,14 @@ echo_until_killed_test() ->
 echo_until_killed() ->
     {Conn, OsPid} = open(#{executable => "cat"}),
     ?assert(os_alive(OsPid)),
-    ok = mcp_transport:send(Conn, <<"ping">>),
+    ok = mcp_transport:send(Conn, [<<"ping">>]),
     {[{message, 0, <<"ping">>}], _} = receive_event(Conn),
     ok = mcp_transport:terminate(Conn),
     ?assertEqual({<<>>, {exit_status, 128 + 9}}, drain(Conn)),
     ?assertNot(os_alive(OsPid)),
     %% The port is gone with the child: a write now fails, it does not raise.
     receive {'EXIT', Port, normal} when is_port(Port) -> ok end,
-    ?assertEqual({error, closed}, mcp_transport:send(Conn, <<"late">>)).
+    ?assertEqual({error, closed}, mcp_transport:send(Conn, [<<"late">>])).
 
 receive_event(Conn) ->
     receive
@@ -135,7 +135,7 @@ a_child_that_never_reads_makes_writes_fail_not_block_test_() ->
 
 write_until_refused(_Conn, _Chunk, 0) -> [];
 write_until_refused(Conn, Chunk, Left) ->
-    case mcp_transport:send(Conn, Chunk) of
+    case mcp_transport:send(Conn, [Chunk]) of
         ok -> [ok | write_until_refused(Conn, Chunk, Left - 1)];
         Refused -> [Refused]
     end.
