@@ -109,11 +109,11 @@ fn protocol_fault_term<'a>(env: Env<'a>, fault: &ProtocolFault) -> Term<'a> {
 fn decode_json_term<'a, T>(
     env: Env<'a>,
     value: Term<'a>,
-    decode: impl FnOnce(&Json) -> Result<T, ProtocolFault>,
+    decode: impl FnOnce(Json) -> Result<T, ProtocolFault>,
     to_term: impl FnOnce(Env<'a>, &T) -> Term<'a>,
 ) -> NifResult<Term<'a>> {
     let value = json_from_term(value)?;
-    Ok(match decode(&value) {
+    Ok(match decode(value) {
         Ok(decoded) => ok(env, to_term(env, &decoded)),
         Err(fault) => error(env, protocol_fault_term(env, &fault)),
     })
@@ -181,11 +181,11 @@ fn call_tool_result_term<'a>(env: Env<'a>, result: &CallToolResult) -> Term<'a> 
 }
 
 pub fn decode_initialize_result<'a>(env: Env<'a>, value: Term<'a>) -> NifResult<Term<'a>> {
-    decode_json_term(env, value, protocol::decode_initialize_result, initialize_result_term)
+    decode_json_term(env, value, |value| protocol::decode_initialize_result(&value), initialize_result_term)
 }
 
 pub fn decode_tools_page<'a>(env: Env<'a>, value: Term<'a>) -> NifResult<Term<'a>> {
-    decode_json_term(env, value, protocol::decode_tools_page, tools_page_term)
+    decode_json_term(env, value, |value| protocol::decode_tools_page(&value), tools_page_term)
 }
 
 pub fn decode_call_tool_result<'a>(env: Env<'a>, value: Term<'a>) -> NifResult<Term<'a>> {

@@ -98,7 +98,7 @@ fn read_envelope(line: &[u8], expect: impl FnOnce(i64) -> Option<Expect>) -> Res
                     envelope.skip(result)?;
                     Outcome::Answer(Answer::Pong)
                 }
-                Ok(result) => answer(expected, &envelope.tree(result)?),
+                Ok(result) => answer(expected, envelope.tree(result)?),
                 Err(error) => {
                     Outcome::ServerError(decode_error(envelope.tree(error)?).map_err(|fault| envelope.fault(fault))?)
                 }
@@ -108,10 +108,10 @@ fn read_envelope(line: &[u8], expect: impl FnOnce(i64) -> Option<Expect>) -> Res
     }
 }
 
-fn answer(expected: Expect, result: &Json) -> Outcome {
+fn answer(expected: Expect, result: Json) -> Outcome {
     let decoded = match expected {
-        Expect::Initialize => decode_initialize_result(result).map(Answer::Initialize),
-        Expect::ToolsPage => decode_tools_page(result).map(Answer::ToolsPage),
+        Expect::Initialize => decode_initialize_result(&result).map(Answer::Initialize),
+        Expect::ToolsPage => decode_tools_page(&result).map(Answer::ToolsPage),
         Expect::CallTool => decode_call_tool_result(result).map(Answer::CallTool),
         Expect::Ping => Ok(Answer::Pong),
     };

@@ -206,7 +206,7 @@ fn page_level_faults() {
 fn spec_call_tool_result() {
     let text = r#"{"content":[{"type":"text","text":"Current weather in New York:\nTemperature: 72°F"}],"isError":false}"#;
     assert_eq!(
-        decode_call_tool_result(&parse(text)),
+        decode_call_tool_result(parse(text)),
         Ok(CallToolResult {
             content: vec![ContentBlock::Text("Current weather in New York:\nTemperature: 72°F".into())],
             is_error: false,
@@ -218,7 +218,7 @@ fn spec_call_tool_result() {
 #[test]
 fn spec_structured_content_example() {
     let text = r#"{"content":[{"type":"text","text":"{\"temperature\": 22.5}"}],"structuredContent":{"temperature":22.5,"conditions":"Partly cloudy"}}"#;
-    let result = decode_call_tool_result(&parse(text)).unwrap();
+    let result = decode_call_tool_result(parse(text)).unwrap();
     assert_eq!(result.structured_content, Some(parse(r#"{"temperature":22.5,"conditions":"Partly cloudy"}"#)));
     assert!(!result.is_error);
 }
@@ -228,7 +228,7 @@ fn non_text_blocks_become_other_and_is_error_is_read() {
     let text = r#"{"content":[{"type":"image","data":"AAA=","mimeType":"image/png"},{"type":"text","text":"t"},
         {"type":"resource_link","uri":"file:///x"},{"type":"audio"}],"isError":true}"#;
     assert_eq!(
-        decode_call_tool_result(&parse(text)),
+        decode_call_tool_result(parse(text)),
         Ok(CallToolResult {
             content: vec![
                 ContentBlock::Other("image".into()),
@@ -245,7 +245,7 @@ fn non_text_blocks_become_other_and_is_error_is_read() {
 #[test]
 fn structured_content_without_content_is_accepted() {
     assert_eq!(
-        decode_call_tool_result(&parse(r#"{"structuredContent":[1,2]}"#)),
+        decode_call_tool_result(parse(r#"{"structuredContent":[1,2]}"#)),
         Ok(CallToolResult { content: vec![], is_error: false, structured_content: Some(parse("[1,2]")) })
     );
 }
@@ -265,7 +265,7 @@ fn call_tool_result_faults() {
         ("true", fault("$", "expected an object")),
     ];
     for (text, expected) in cases {
-        assert_eq!(decode_call_tool_result(&parse(text)), Err(expected), "{text}");
+        assert_eq!(decode_call_tool_result(parse(text)), Err(expected), "{text}");
     }
 }
 
