@@ -11,12 +11,16 @@
 %%
 %% The rules live in the Rust core (`stdio::scan'), which looks at the new
 %% chunk only, given the held length and whether the held bytes end in `\r';
-%% the held bytes are never passed to it. The held partial line is a binary
-%% grown by appending, which the runtime does in place (amortised linear for
-%% a 16 MiB line arriving in small chunks, no rescan, no recopy). Lines
-%% lying inside one chunk are returned as sub-binaries of it, not copies.
-%% Chunks of at least `dirty_threshold()' bytes are scanned on a dirty CPU
-%% scheduler.
+%% the held bytes are never passed to it. The held partial line is a tail
+%% binary grown by appending, which the runtime does in place (amortised
+%% linear for a line arriving in small chunks, no rescan), and, once the tail
+%% reaches 256 KiB, a list of such parts: a regrowth copies at most one part,
+%% never the whole line, and a chunk of 256 KiB or more is kept as a part
+%% without being copied. A line completed across chunks is joined once, on a
+%% dirty CPU scheduler from `dirty_threshold()' bytes (so a 16 MiB line costs
+%% the caller's scheduler no long copy). Lines lying inside one chunk are
+%% returned as sub-binaries of it, not copies. Chunks of at least
+%% `dirty_threshold()' bytes are scanned on a dirty CPU scheduler.
 %%
 %% `read/2' is `push/2' with each line's stream offset; it is what the
 %% newline-delimited transports frame with (`mcp_transport:frame/2').
@@ -33,8 +37,12 @@
 
 -define(DIRTY_THRESHOLD, 1048576).
 -define(NEWLINE_BUDGET, 1024).
+-define(PART_BYTES, 262144).
 
--record(stdio_buffer, {held = <<>> :: binary(), held_ends_with_cr = false :: boolean(),
+-record(stdio_buffer, {held = <<>> :: binary(),          % the newest held bytes
+                       parts = [] :: [binary()],         % older held bytes, newest first
+                       held_bytes = 0 :: non_neg_integer(),
+                       held_ends_with_cr = false :: boolean(),
                        %% Bytes pushed so far: the stream offset of the next chunk.
                        offset = 0 :: non_neg_integer()}).
 
@@ -66,18 +74,44 @@ push(Buffer, Chunk) ->
 %% bytes pushed into this buffer, of the line's first byte.
 -spec read(buffer(), binary()) ->
           {ok, [{StreamOffset :: non_neg_integer(), binary()}], buffer()} | {error, framing_fault()}.
-read(#stdio_buffer{held = Held, held_ends_with_cr = EndsWithCr, offset = Offset}, Chunk)
-  when is_binary(Chunk) ->
+read(#stdio_buffer{held_bytes = HeldBytes, held_ends_with_cr = EndsWithCr, offset = Offset} = Buffer,
+     Chunk) when is_binary(Chunk) ->
     Next = Offset + byte_size(Chunk),
-    case scan(Chunk, {byte_size(Held), EndsWithCr, Offset}) of
+    case scan(Chunk, {HeldBytes, EndsWithCr, Offset}) of
         {ok, continues, [], _Rest, RestEndsWithCr} ->
-            {ok, [], #stdio_buffer{held = <<Held/binary, Chunk/binary>>,
-                                   held_ends_with_cr = RestEndsWithCr, offset = Next}};
+            {ok, [], (hold(Chunk, Buffer))#stdio_buffer{held_ends_with_cr = RestEndsWithCr, offset = Next}};
         {ok, Completion, Lines, Rest, RestEndsWithCr} ->
-            {ok, completed(Completion, Held, Offset - byte_size(Held), Lines),
-             #stdio_buffer{held = unshare(Rest), held_ends_with_cr = RestEndsWithCr, offset = Next}};
+            {ok, completed(Completion, Buffer, Offset - HeldBytes, Lines),
+             #stdio_buffer{held = unshare(Rest), held_bytes = byte_size(Rest),
+                           held_ends_with_cr = RestEndsWithCr, offset = Next}};
         {error, _} = Fault ->
             Fault
+    end.
+
+%% Appends to the held bytes: in place into the tail; a full tail becomes a
+%% part; a large chunk becomes a part of its own, uncopied.
+hold(Chunk, #stdio_buffer{held = Held, parts = Parts, held_bytes = HeldBytes} = Buffer)
+  when byte_size(Chunk) >= ?PART_BYTES ->
+    Buffer#stdio_buffer{held = <<>>, parts = [Chunk | parts(Held, Parts)],
+                        held_bytes = HeldBytes + byte_size(Chunk)};
+hold(Chunk, #stdio_buffer{held = Held, parts = Parts, held_bytes = HeldBytes} = Buffer) ->
+    case <<Held/binary, Chunk/binary>> of
+        Full when byte_size(Full) >= ?PART_BYTES ->
+            Buffer#stdio_buffer{held = <<>>, parts = [Full | Parts], held_bytes = HeldBytes + byte_size(Chunk)};
+        Grown ->
+            Buffer#stdio_buffer{held = Grown, held_bytes = HeldBytes + byte_size(Chunk)}
+    end.
+
+parts(<<>>, Parts) -> Parts;
+parts(Held, Parts) -> [Held | Parts].
+
+%% The held bytes and `Part' as one binary, joined on a dirty scheduler
+%% when large.
+joined(#stdio_buffer{held = Held, parts = Parts, held_bytes = HeldBytes}, Part) ->
+    Pieces = lists:reverse(parts(Held, Parts), [Part]),
+    case HeldBytes + byte_size(Part) >= ?DIRTY_THRESHOLD of
+        true -> mcp_nif:stdio_join_dirty(Pieces);
+        false -> iolist_to_binary(Pieces)
     end.
 
 %% @doc One wire line: compact JSON and `\n'.
@@ -96,11 +130,12 @@ scan(Chunk, Held) ->
         Framing -> Framing
     end.
 
-completed(empty, _Held, _Start, Lines) -> Lines;
-completed({line, 0, Part}, _Held, Start, Lines) -> [{Start, Part} | Lines];
-completed({line, Keep, <<>>}, Held, Start, Lines) -> [{Start, binary_part(Held, 0, Keep)} | Lines];
-completed({line, Keep, Part}, Held, Start, Lines) ->
-    [{Start, <<(binary_part(Held, 0, Keep))/binary, Part/binary>>} | Lines].
+%% `{line, Keep, Part}': the first Keep held bytes then Part. Keep is short
+%% of the held bytes only by a stripped `\r', and only when Part is empty.
+completed(empty, _Buffer, _Start, Lines) -> Lines;
+completed({line, 0, Part}, _Buffer, Start, Lines) -> [{Start, Part} | Lines];
+completed({line, Keep, Part}, Buffer, Start, Lines) ->
+    [{Start, binary_part(joined(Buffer, Part), 0, Keep + byte_size(Part))} | Lines].
 
 %% An empty rest must not keep the whole chunk alive.
 unshare(<<>>) -> <<>>;

@@ -98,6 +98,12 @@ fn protocol_read_dirty<'a>(env: Env<'a>, line: Binary<'a>, expect: Term<'a>) -> 
     wire_terms::protocol_read(env, line.as_slice(), expect)
 }
 
+/// The parts of a held line joined into one binary (`mcp_stdio`, large lines).
+#[rustler::nif(schedule = "DirtyCpu")]
+fn stdio_join_dirty<'a>(env: Env<'a>, parts: Vec<Binary<'a>>) -> NifResult<Term<'a>> {
+    wire_terms::stdio_join(env, &parts)
+}
+
 /// The framing of one chunk, or `dirty` when it holds more than `newline_budget` newlines.
 #[rustler::nif]
 fn stdio_scan<'a>(env: Env<'a>, chunk: Binary<'a>, pending: (usize, bool, u64), newline_budget: usize) -> NifResult<Term<'a>> {

@@ -270,7 +270,21 @@ pub fn protocol_read<'a>(env: Env<'a>, line: &[u8], expect: Term<'a>) -> Term<'a
     }
 }
 
-// ---- mcp_stdio ------------------------------------------------------------------
+// ---- mcp_stdio (held lines) -----------------------------------------------------
+
+/// One binary of every part's bytes, in order (sized by bytes received).
+pub fn stdio_join<'a>(env: Env<'a>, parts: &[Binary<'a>]) -> NifResult<Term<'a>> {
+    let total = parts.iter().map(|part| part.len()).sum();
+    let mut joined = rustler::NewBinary::new(env, total);
+    let mut at = 0;
+    for part in parts {
+        joined.as_mut_slice()[at..at + part.len()].copy_from_slice(part.as_slice());
+        at += part.len();
+    }
+    Ok(Binary::from(joined).to_term(env))
+}
+
+// ---- mcp_stdio (framing) ------------------------------------------------------------------
 
 /// Frames one chunk after `pending` held bytes, the chunk starting at byte
 /// `base` of the stream: `{ok, Completion, [{Offset, Line}], Rest,
