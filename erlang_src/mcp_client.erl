@@ -311,8 +311,8 @@ parked({call, From}, connect, Data) ->
     open_transport(From, Data);
 parked({call, From}, retire, _Data) ->
     {stop_and_reply, normal, [{reply, From, {ok, no_resource}}]};
-parked({call, From}, Request, Data) when Request =/= os_pid ->
-    unavailable(From, not_connected, Data);
+parked({call, From}, Request, _Data) when Request =/= os_pid ->
+    unavailable(From, not_connected);
 parked(cast, stop, _Data) ->
     {stop, normal};
 parked(Type, Content, Data) ->
@@ -399,8 +399,8 @@ dead(Type, Content, Data) ->
 %% What closing and dead share: every request answers the latched reason.
 latched({call, From}, connect, State, _Data) ->
     {keep_state_and_data, [{reply, From, {error, {transport_failed, {not_parked, State}}}}]};
-latched({call, From}, Request, _State, #data{reason = Reason} = Data) when Request =/= os_pid ->
-    unavailable(From, Reason, Data);
+latched({call, From}, Request, _State, #data{reason = Reason}) when Request =/= os_pid ->
+    unavailable(From, Reason);
 latched(Type, Content, State, Data) ->
     common(Type, Content, State, Data).
 
@@ -416,7 +416,7 @@ common(info, Info, State, Data) ->
 common(_Type, _Content, _State, _Data) ->
     keep_state_and_data.
 
-unavailable(From, Reason, _Data) ->
+unavailable(From, Reason) ->
     {keep_state_and_data, [{reply, From, {error, {unavailable, Reason}}}]}.
 
 terminate(_Reason, State, #data{conn = Conn}) when Conn =/= undefined, State =/= dead ->
@@ -668,12 +668,11 @@ flooded() ->
 %% once the handshake succeeded (postponed requests then run).
 after_inbound(handshaking, {connected, Data}) -> {next_state, active, Data};
 after_inbound(_State, {closed, Evidence, Data}) -> transport_ended(Evidence, Data);
-after_inbound(State, Outcome) -> after_request(State, Outcome).
+after_inbound(_State, Outcome) -> after_request(Outcome).
 
-after_request(Outcome) -> after_request(active, Outcome).
-
-after_request(_State, {close, Reason, Data}) -> close_with(Reason, Data);
-after_request(_State, {_Progress, Data}) -> {keep_state, Data}.
+%% The state after a request, expiry or write: unchanged, or closing.
+after_request({close, Reason, Data}) -> close_with(Reason, Data);
+after_request({_Progress, Data}) -> {keep_state, Data}.
 
 %%% --------------------------------------------------------------- death
 
