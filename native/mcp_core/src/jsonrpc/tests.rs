@@ -358,3 +358,48 @@ proptest! {
         prop_assert_eq!(agrees_with_whole_line_parse(&line), Ok(()));
     }
 }
+
+/// A message's members in any order, with extra members (any key not an
+/// envelope key, any value) mixed in, and random whitespace between tokens.
+fn shuffled_with_extras(message: &Inbound, extras: Vec<(String, Json)>, order: &[prop::sample::Index], spaces: &[bool]) -> Vec<u8> {
+    let Json::Object(mut members) = encode_inbound(message) else { unreachable!() };
+    let envelope_keys = ["jsonrpc", "id", "method", "result", "error", "params"];
+    members.extend(extras.into_iter().filter(|(key, _)| !envelope_keys.contains(&key.as_str())));
+    for (at, index) in order.iter().enumerate() {
+        let len = members.len();
+        members.swap(at % len, index.index(len));
+    }
+    let mut line = Vec::new();
+    let space = |line: &mut Vec<u8>, n: usize| {
+        if spaces.get(n % spaces.len().max(1)).copied().unwrap_or(false) {
+            line.extend_from_slice(b" \t");
+        }
+    };
+    line.push(b'{');
+    for (n, (key, value)) in members.iter().enumerate() {
+        if n > 0 {
+            line.push(b',');
+        }
+        space(&mut line, 3 * n);
+        json::write_string(&mut line, key);
+        space(&mut line, 3 * n + 1);
+        line.push(b':');
+        space(&mut line, 3 * n + 2);
+        json::write(&mut line, value).unwrap();
+    }
+    line.push(b'}');
+    line
+}
+
+proptest! {
+    #[test]
+    fn member_order_extra_members_and_whitespace_do_not_change_the_message(
+        message in arb_inbound(),
+        extras in prop::collection::vec((any::<String>(), arb_json()), 0..4),
+        order in prop::collection::vec(any::<prop::sample::Index>(), 0..8),
+        spaces in prop::collection::vec(any::<bool>(), 0..8),
+    ) {
+        let line = shuffled_with_extras(&message, extras, &order, &spaces);
+        prop_assert_eq!(decode(&line), Ok(message));
+    }
+}
