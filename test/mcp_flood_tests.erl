@@ -44,9 +44,11 @@ flood_stays_bounded_and_punctual(Line) ->
     {ok, OsPid} = mcp_client:os_pid(Client),
     Sampler = sampler(actor(Client)),
     %% A deadline of 500 ms is kept: the answer is the timeout, or the
-    %% flood's death reason if the budget was passed first.
+    %% flood's death reason if the budget was passed first. (Before the
+    %% budget, the backlog kept the actor deaf and only the caller's own
+    %% 5 s grace answered; the bound leaves room for a loaded machine.)
     {Elapsed, Pinged} = timer:tc(fun() -> mcp_client:ping(Client, 500) end),
-    ?assert(Elapsed < 1500000),
+    ?assert(Elapsed < 2500000),
     case Pinged of
         {error, call_timed_out} -> ok;
         {error, {unavailable, {flooded, Bytes}}} -> ?assert(is_integer(Bytes) andalso Bytes > 0)
