@@ -1,54 +1,93 @@
 %% @doc Client round trips: sequential `tools/call' calls per second with
 %% p50/p99 latency, then the same number of calls from 16 concurrent
-%% callers, for mcp_client and, in the same run against the same server
-%% and the same calls, the official TypeScript SDK client and the
-%% python-sdk client (each run alone, one after the other).
+%% callers, against each server, for:
+%% <ul>
+%% <li>`mcp_client', in a fresh VM per flag set: the default flags, and
+%%     `+sbwt none +sbwtdcpu none +sbwtdio none' (schedulers do not
+%%     busy-wait). Each also reports the VM's CPU time per sequential call
+%%     (utime + stime of the whole VM from `/proc'); only the figure taken
+%%     with busy-waiting off is work rather than spinning;</li>
+%% <li>the raw-pipe baseline (`clients/raw_client.c': write a line, read a
+%%     line, no JSON parsing, no validation), the ceiling;</li>
+%% <li>the official TypeScript SDK client and the python-sdk client.</li>
+%% </ul>
+%% Each client runs alone, one after the other, with the same server and
+%% calls. Then the inbound path of one 1.1 MB `tools/call' response
+%% (`mcp_protocol:read/2') against one `mcp_json:decode/1' of the same line.
 -module(client_bench).
--export([run/1]).
+-export([run/1, ours_main/1, inbound_path/0]).
 
 -define(CALLS, 2000).
+-define(QUIET_VM, "+sbwt none +sbwtdcpu none +sbwtdio none").
 
 %% run([Root]): Root is the repository root.
 run([Root]) ->
     Node = os:find_executable("node"),
     Python = filename:join(Root, ".venv/bin/python"),
+    Raw = raw_client(Root),
     Servers = [{"echo_server (ours)", Node, [filename:join(Root, "bench/echo_server.mjs")],
                 <<"echo">>, {object, [{<<"message">>, {string, <<"hello">>}}]}},
                {"server-everything echo", Node,
                 [filename:join(Root, "bench/node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "stdio"],
                 <<"echo">>, {object, [{<<"message">>, {string, <<"hello">>}}]}}],
-    io:format("~n== Client round trips (~b tools/call each; 16 concurrent callers for the last column) ==~n", [?CALLS]),
-    io:format("~-24s ~-12s ~10s ~9s ~9s ~12s~n", ["server", "client", "seq/s", "p50 ms", "p99 ms", "16-conc/s"]),
-    [server_rows(Root, Python, S) || S <- Servers],
+    io:format("~n== Client round trips (~b tools/call each; 16 concurrent callers for the last columns) ==~n", [?CALLS]),
+    io:format("~-24s ~-22s ~10s ~9s ~9s ~12s ~12s~n",
+              ["server", "client", "seq/s", "p50 ms", "p99 ms", "16-conc/s", "VM cpu us"]),
+    [server_rows(Root, Python, Raw, S) || S <- Servers],
+    inbound_path(),
     ok.
 
-server_rows(Root, Python, {Label, Exe, Args, Tool, Arguments}) ->
-    Ours = ours(Exe, Args, Tool, Arguments),
+server_rows(Root, Python, Raw, {Label, Exe, Args, Tool, Arguments}) ->
     ArgsJson = binary_to_list(mcp_json:encode(Arguments)),
     Command = [Exe | Args],
-    Ts = external([os:find_executable("node"), filename:join(Root, "bench/clients/ts_client.mjs")], Tool, ArgsJson, Command),
-    Py = external([Python, filename:join(Root, "bench/clients/py_client.py")], Tool, ArgsJson, Command),
-    [print(Label, Name, R) || {Name, R} <- [{"mcp (ours)", Ours}, {"ts-sdk", Ts}, {"python-sdk", Py}]],
-    ratio(Label, "ts-sdk", Ours, Ts),
-    ratio(Label, "python-sdk", Ours, Py).
+    External = fun(Runner) -> external(Runner, Tool, ArgsJson, Command) end,
+    Rows = [{"mcp (default flags)", ours(Root, "", Exe, Args, Tool, ArgsJson)},
+            {"mcp (busy-wait off)", ours(Root, ?QUIET_VM, Exe, Args, Tool, ArgsJson)},
+            {"raw pipe (C)", External([Raw])},
+            {"ts-sdk", External([os:find_executable("node"), filename:join(Root, "bench/clients/ts_client.mjs")])},
+            {"python-sdk", External([Python, filename:join(Root, "bench/clients/py_client.py")])}],
+    [print(Label, Name, R) || {Name, R} <- Rows],
+    [targets(Label, Flags, proplists:get_value(Ours, Rows), proplists:get_value("raw pipe (C)", Rows),
+             proplists:get_value("ts-sdk", Rows))
+     || {Flags, Ours} <- [{"default", "mcp (default flags)"}, {"busy-wait off", "mcp (busy-wait off)"}]].
 
-print(Label, Name, #{seq := Seq, p50 := P50, p99 := P99, conc := Conc}) ->
-    io:format("~-24s ~-12s ~10.1f ~9.3f ~9.3f ~12.1f~n", [Label, Name, Seq, P50, P99, Conc]);
+print(Label, Name, #{seq := Seq, p50 := P50, p99 := P99, conc := Conc} = R) ->
+    Cpu = case R of #{cpu := C} -> io_lib:format("~12.1f", [C]); _ -> io_lib:format("~12s", ["-"]) end,
+    io:format("~-24s ~-22s ~10.1f ~9.3f ~9.3f ~12.1f ~s~n", [Label, Name, Seq, P50, P99, Conc, Cpu]);
 print(Label, Name, {error, Why}) ->
-    io:format("~-24s ~-12s failed: ~p~n", [Label, Name, Why]).
+    io:format("~-24s ~-22s failed: ~p~n", [Label, Name, Why]).
 
-ratio(Label, Peer, #{seq := S, conc := C}, #{seq := PS, conc := PC}) ->
-    io:format("~-24s ours / ~-10s sequential ~.2fx, concurrent ~.2fx~n", [Label, Peer, S / PS, C / PC]);
-ratio(_, _, _, _) -> ok.
+%% The issue 13 targets, each printed met or missed.
+targets(Label, Flags, #{p50 := P50, seq := Seq, conc := Conc}, #{p50 := RawP50}, #{seq := TsSeq, conc := TsConc}) ->
+    Verdict = fun(true) -> "met"; (false) -> "MISSED" end,
+    io:format("~-24s ~-14s p50 / raw p50 ~.2fx (<= 1.15: ~s); seq / ts ~.2fx (>= 1.3: ~s); "
+              "16-conc / ts ~.2fx (>= 1.0: ~s)~n",
+              [Label, Flags, P50 / RawP50, Verdict(P50 / RawP50 =< 1.15), Seq / TsSeq, Verdict(Seq / TsSeq >= 1.3),
+               Conc / TsConc, Verdict(Conc / TsConc >= 1.0)]);
+targets(Label, Flags, _, _, _) ->
+    io:format("~-24s ~-14s targets not computed (a client failed)~n", [Label, Flags]).
 
-ours(Exe, Args, Tool, Arguments) ->
+%% `mcp_client' in a fresh VM started with `Flags'.
+ours(Root, Flags, Exe, Args, Tool, ArgsJson) ->
+    Erl = os:find_executable("erl"),
+    Paths = [filename:join(Root, "_build/default/lib/mcp/ebin"), filename:join(Root, "bench/_build")],
+    Eval = lists:flatten(io_lib:format("client_bench:ours_main(~p), halt().",
+                                       [[Exe, Args, binary_to_list(Tool), ArgsJson]])),
+    external([Erl, "-noshell" | string:lexemes(Flags, " ")] ++ ["-pa" | Paths] ++ ["-eval", Eval], nocommand).
+
+%% In the child VM: the round trips, printed as one JSON line.
+ours_main([Exe, Args, Tool, ArgsJson]) ->
+    {ok, Arguments} = mcp_json:decode(list_to_binary(ArgsJson)),
     {ok, Client, _} = mcp_client:start(#{executable => Exe, args => Args}, #{}),
-    Call = fun() -> {ok, _} = mcp_client:call_tool(Client, Tool, Arguments, 5000) end,
+    Name = list_to_binary(Tool),
+    Call = fun() -> {ok, _} = mcp_client:call_tool(Client, Name, Arguments, 5000) end,
     [Call() || _ <- lists:seq(1, 50)],
+    Cpu0 = vm_cpu_us(),
     T0 = erlang:monotonic_time(microsecond),
     Latencies = [begin T = erlang:monotonic_time(microsecond), Call(),
                        erlang:monotonic_time(microsecond) - T end || _ <- lists:seq(1, ?CALLS)],
     Seq = ?CALLS / ((erlang:monotonic_time(microsecond) - T0) / 1.0e6),
+    Cpu = (vm_cpu_us() - Cpu0) / ?CALLS,
     T1 = erlang:monotonic_time(microsecond),
     Parent = self(),
     Workers = [spawn_link(fun() -> [Call() || _ <- lists:seq(1, ?CALLS div 16)], Parent ! {done, self()} end)
@@ -57,14 +96,37 @@ ours(Exe, Args, Tool, Arguments) ->
     Conc = ?CALLS / ((erlang:monotonic_time(microsecond) - T1) / 1.0e6),
     {ok, _} = mcp_client:shutdown(Client, 5000),
     Sorted = lists:sort(Latencies),
-    #{seq => Seq, conc => Conc, p50 => pct(Sorted, 0.5) / 1000, p99 => pct(Sorted, 0.99) / 1000}.
+    io:format("~s~n", [mcp_json:encode({object, [{<<"sequential_per_s">>, {float, Seq}},
+                                                  {<<"p50_ms">>, {float, pct(Sorted, 0.5) / 1000}},
+                                                  {<<"p99_ms">>, {float, pct(Sorted, 0.99) / 1000}},
+                                                  {<<"concurrent_per_s">>, {float, Conc}},
+                                                  {<<"cpu_us_per_call">>, {float, Cpu}}]})]).
+
+%% utime + stime of the whole VM (every thread), in microseconds.
+vm_cpu_us() ->
+    {ok, Stat} = file:read_file("/proc/self/stat"),
+    [_, AfterName] = binary:split(Stat, <<") ">>),
+    Fields = binary:split(AfterName, <<" ">>, [global]),
+    Ticks = binary_to_integer(lists:nth(12, Fields)) + binary_to_integer(lists:nth(13, Fields)),
+    Ticks * 1000000 div clock_ticks().
+
+clock_ticks() ->
+    list_to_integer(string:trim(os:cmd("getconf CLK_TCK"))).
 
 pct(Sorted, P) -> lists:nth(min(length(Sorted), 1 + trunc(length(Sorted) * P)), Sorted).
 
-external(Runner, Tool, ArgsJson, Command) ->
-    Port = open_port({spawn_executable, hd(Runner)},
-                     [{args, tl(Runner) ++ [binary_to_list(Tool), ArgsJson, integer_to_list(?CALLS), "--" | Command]},
-                      binary, exit_status, use_stdio, {line, 65536}]),
+%% The raw-pipe client, compiled into bench/_build.
+raw_client(Root) ->
+    Binary = filename:join(Root, "bench/_build/raw_client"),
+    Source = filename:join(Root, "bench/clients/raw_client.c"),
+    "" = os:cmd("cc -O2 -o " ++ Binary ++ " " ++ Source),
+    Binary.
+
+external([Exe | Args], Tool, ArgsJson, Command) ->
+    external([Exe | Args ++ [binary_to_list(Tool), ArgsJson, integer_to_list(?CALLS), "--" | Command]], nocommand).
+
+external([Exe | Args], nocommand) ->
+    Port = open_port({spawn_executable, Exe}, [{args, Args}, binary, exit_status, use_stdio, {line, 65536}]),
     collect(Port, []).
 
 collect(Port, Lines) ->
@@ -79,6 +141,36 @@ collect(Port, Lines) ->
 parse([Last | _]) ->
     {ok, {object, Members}} = mcp_json:decode(Last),
     Num = fun(K) -> case proplists:get_value(K, Members) of {float, F} -> F; {int, I} -> I end end,
-    #{seq => Num(<<"sequential_per_s">>), p50 => Num(<<"p50_ms">>), p99 => Num(<<"p99_ms">>),
-      conc => Num(<<"concurrent_per_s">>)};
+    Cpu = case proplists:is_defined(<<"cpu_us_per_call">>, Members) of
+              true -> #{cpu => Num(<<"cpu_us_per_call">>)};
+              false -> #{}
+          end,
+    Cpu#{seq => Num(<<"sequential_per_s">>), p50 => Num(<<"p50_ms">>), p99 => Num(<<"p99_ms">>),
+         conc => Num(<<"concurrent_per_s">>)};
 parse([]) -> {error, no_output}.
+
+%% One 1.1 MB tools/call response: the actor's whole inbound path for it
+%% (`mcp_protocol:read/2', which decodes the result as the pending id
+%% expects) against one `mcp_json:decode/1' of the same line. Medians of 30.
+inbound_path() ->
+    Words = <<"the quick brown fox jumps over the lazy dog, \"über\" — 30 °C\n"/utf8>>,
+    Text = binary:copy(Words, 1100 * 1024 div byte_size(Words)),
+    Result = {object, [{<<"content">>, {array, [{object, [{<<"type">>, {string, <<"text">>}},
+                                                           {<<"text">>, {string, Text}}]}]}},
+                       {<<"isError">>, {bool, false}}]},
+    Line = mcp_json:encode({object, [{<<"jsonrpc">>, {string, <<"2.0">>}}, {<<"id">>, {int, 7}},
+                                     {<<"result">>, Result}]}),
+    Expected = #{7 => call_tool},
+    {answer, 7, {ok, _}} = mcp_protocol:read(Line, Expected),
+    %% Interleaved round by round, so that both see the same machine load.
+    Rounds = [{element(1, timer:tc(fun() -> mcp_protocol:read(Line, Expected) end)),
+               element(1, timer:tc(fun() -> mcp_json:decode(Line) end))} || _ <- lists:seq(1, 31)],
+    Read = median([R || {R, _} <- Rounds]),
+    Decode = median([D || {_, D} <- Rounds]),
+    io:format("~n== Inbound path, one ~.2f MB tools/call response (interleaved, median of 31) ==~n",
+              [byte_size(Line) / 1.0e6]),
+    io:format("mcp_protocol:read/2 ~.2f ms, mcp_json:decode/1 ~.2f ms: ~.2fx (<= 1.3: ~s)~n",
+              [Read / 1000, Decode / 1000, Read / Decode,
+               case Read / Decode =< 1.3 of true -> "met"; false -> "MISSED" end]).
+
+median(Times) -> lists:nth(length(Times) div 2 + 1, lists:sort(Times)).

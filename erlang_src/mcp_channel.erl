@@ -1,5 +1,6 @@
 %% @doc The in-process transport: the "server" is a peer Erlang process that
-%% exchanges byte chunks with the client actor by message. Every client
+%% exchanges byte chunks with the client actor by message (newline-delimited,
+%% framed here as in `mcp_port'). Every client
 %% behaviour is testable on it without an OS process.
 %%
 %% Transport spec: `{mcp_channel, Start}' where `Start' is a
@@ -9,10 +10,11 @@
 %% The peer's side of the protocol:
 %% <ul>
 %% <li>It receives `{mcp_channel, Channel, {bytes, Bytes :: binary()}}' for
-%%     what the client writes (Bytes is what the client would write to a
-%%     child's stdin).</li>
+%%     each message the client writes (Bytes is what the client would write
+%%     to a child's stdin: the message and `\n').</li>
 %% <li>It writes with `write(Channel, Bytes)' (a chunk of the child's
-%%     stdout; chunk boundaries are the peer's choice).</li>
+%%     stdout; chunk boundaries are the peer's choice). The transport frames
+%%     the chunks like `mcp_port' (`mcp_transport:frame/2').</li>
 %% <li>The peer's death is the transport closing: the actor monitors it, and
 %%     its `DOWN' is `{closed, {exited, {peer_down, Reason}}}' (the analogue of an exit
 %%     status). Termination is `exit(Peer, kill)', the analogue of SIGKILL;
@@ -30,7 +32,8 @@
 -opaque channel() :: #channel{}.
 -type start() :: fun((channel()) -> {ok, pid()} | {error, term()}).
 
--record(conn, {channel :: channel(), peer :: pid(), monitor :: reference()}).
+-record(conn, {channel :: channel(), peer :: pid(), monitor :: reference(),
+               framer = mcp_transport:framer() :: mcp_transport:framer()}).
 
 -spec open(start(), pid()) -> {ok, #conn{}} | {error, term()}.
 open(Start, Owner) when is_function(Start, 1) ->
@@ -56,16 +59,17 @@ write(#channel{client = Client} = Channel, Bytes) ->
 -spec client(channel()) -> pid().
 client(#channel{client = Client}) -> Client.
 
--spec send(#conn{}, iodata()) -> ok.
-send(#conn{channel = Channel, peer = Peer}, Bytes) ->
-    Peer ! {mcp_channel, Channel, {bytes, iolist_to_binary(Bytes)}},
+-spec send(#conn{}, [iodata()]) -> ok.
+send(#conn{channel = Channel, peer = Peer}, Messages) ->
+    Peer ! {mcp_channel, Channel, {bytes, iolist_to_binary([[Message, $\n] || Message <- Messages])}},
     ok.
 
--spec event(#conn{}, term()) -> {ok, mcp_transport:event()} | not_mine.
-event(#conn{channel = Channel}, {mcp_channel, Channel, {bytes, Bytes}}) ->
-    {ok, {bytes, Bytes}};
-event(#conn{monitor = Monitor}, {'DOWN', Monitor, process, _, Reason}) ->
-    {ok, {closed, {exited, {peer_down, Reason}}}};
+-spec event(#conn{}, term()) -> {ok, [mcp_transport:event()], #conn{}} | not_mine.
+event(#conn{channel = Channel, framer = Framer} = Conn, {mcp_channel, Channel, {bytes, Bytes}}) ->
+    {Events, Next} = mcp_transport:frame(Framer, Bytes),
+    {ok, Events, Conn#conn{framer = Next}};
+event(#conn{monitor = Monitor} = Conn, {'DOWN', Monitor, process, _, Reason}) ->
+    {ok, [{closed, {exited, {peer_down, Reason}}}], Conn};
 event(_, _) ->
     not_mine.
 

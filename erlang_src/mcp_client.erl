@@ -8,6 +8,11 @@
 %% that it ended), `dead' (the reason and the evidence are latched; every call
 %% answers `{unavailable, Reason}' at once).
 %%
+%% The transport delivers whole lines; each is read in one NIF call
+%% (`mcp_protocol:read/2') against the map of what every pending id expects,
+%% so a response becomes its caller's answer in one pass and what the actor
+%% drops is never built (`docs/client.md').
+%%
 %% Invariants:
 %% <ul>
 %% <li>`prepare' never starts an OS process; a parked actor's cleanup needs no
@@ -21,11 +26,24 @@
 %%     latches the reason. The transport is never closed by us: the actor
 %%     leaves `closing' only on the transport's `closed' event (for a port,
 %%     its exit status), and never touches the connection after it.</li>
+%% <li>Every timeout (the `*_timeout_ms' options and every `TimeoutMs'
+%%     argument) is an integer from 0 to 86,400,000 (a day); anything else
+%%     raises in the caller before a message is sent (`badarg' from
+%%     `prepare'/`start', `function_clause' from the calls), so the actor
+%%     never arms a timer the runtime refuses.</li>
 %% <li>Callers never crash and never keep a stale reply: every public call is
 %%     a `gen_statem:send_request' / `receive_response' pair (a monitored
 %%     request on a process alias), which also works from another node.</li>
 %% <li>A server `ping' is answered with an empty result, every other server
-%%     request with `-32601'; notifications and unknown ids are dropped.</li>
+%%     request with `-32601'; notifications and unknown ids are dropped after
+%%     a validating scan (nothing is built for them).</li>
+%% <li>What the actor echoes to the server is bounded: a server request's id
+%%     is echoed inside the read of its line (on the scheduler the line's
+%%     size picked), a `nextCursor' longer than 65,536 bytes fails the
+%%     listing with `{result_malformed, {protocol_fault, <<"$.nextCursor">>,
+%%     ...}}' instead of being echoed.</li>
+%% <li>Bounded backlog: past 512 queued messages (at most 32 MiB from a port)
+%%     the connection ends with `{flooded, Bytes}'.</li>
 %% <li>The actor stops only after its transport's proof of exit: when both
 %%     builder and custodian are gone (parked), when the custodian is gone
 %%     (otherwise), on `stop/1', or when `shutdown/2' has been answered.</li>
@@ -37,7 +55,8 @@
          list_tools/1, list_tools/2, call_tool/4, ping/2,
          stop/1, shutdown/2, os_pid/1,
          max_tool_pages/0, default_options/0]).
--export([callback_mode/0, init/1, handle_event/4, terminate/3]).
+-export([callback_mode/0, init/1, terminate/3,
+         parked/3, handshaking/3, active/3, closing/3, dead/3]).
 -export_type([client/0, options/0, client_error/0, start_error/0,
               retirement_error/0, retirement_evidence/0]).
 
@@ -51,6 +70,14 @@
                      handshake_timeout_ms => non_neg_integer(),
                      list_timeout_ms => non_neg_integer(),
                      shutdown_timeout_ms => non_neg_integer()}.
+%% `Reason' in `{unavailable, Reason}' is one of (a closed list, see
+%% docs/client.md): `{transport_ended, Evidence}', `{invalid_utf8, Offset}',
+%% `{line_too_long, N}', `{malformed_message, Report}', `{bad_message, R}',
+%% `{flooded, Bytes}', `{write_failed, busy | closed}', `stopped',
+%% `retired', `custodian_down', `{transport_failed, R}', a handshake's start
+%% error (`tools_not_declared', `{version_unsupported, Req, Off}',
+%% `{handshake_failed, E}'); not latched: `not_connected' (parked) and
+%% `{client_down, Why}' (the actor vanished).
 -type client_error() :: {unavailable, Reason :: term()}
                       | call_timed_out
                       | {server_error, mcp_jsonrpc:rpc_error()}
@@ -67,33 +94,45 @@
 -type retirement_error() :: retirement_timed_out | {retirement_unconfirmed, Reason :: term()}.
 
 -define(MAX_TOOL_PAGES, 64).
+%% The flood budget: queued messages in the actor's mailbox (a port delivers
+%% at most 64 KiB per message, so at most 32 MiB of unread server output).
+-define(MAX_BACKLOG, 512).
+%% The longest `nextCursor' echoed back (the `tools/list' fault beyond it).
+-define(MAX_CURSOR_BYTES, 65536).
 %% How long a caller waits past the actor's own deadline before giving up on
 %% an actor that does not answer (it normally answers at its deadline).
 -define(REPLY_GRACE_MS, 5000).
--define(IS_TIMEOUT(T), (is_integer(T) andalso T >= 0)).
--define(LIVE(State), (State =:= handshaking orelse State =:= active)).
+%% Every timeout, option or argument, is an integer from 0 to a day, checked
+%% in the caller before anything is sent: the runtime's timers refuse
+%% 2^32 ms in `receive ... after' and far less than 2^63 in `start_timer'.
+-define(MAX_TIMEOUT_MS, 86400000).
+-define(IS_TIMEOUT(T), (is_integer(T) andalso T >= 0 andalso T =< ?MAX_TIMEOUT_MS)).
 
 -record(pending, {from :: gen_statem:from(),
                   kind :: handshake | call | ping | {list, Pages :: non_neg_integer(),
                                                      Acc :: [[term()]], Seen :: [binary()]},
                   deadline :: integer(),
-                  timer :: reference()}).
+                  timer :: reference(),
+                  %% The caller's monitor (none for the handshake).
+                  monitor :: reference() | none}).
 
 -record(data, {spec :: mcp_transport:spec(),
                options :: map(),
                builder :: reference() | gone,
                custodian :: reference() | gone,
                conn :: mcp_transport:connection() | undefined,
-               held = <<>> :: binary(),
-               buffer :: term(),
-               received = 0 :: non_neg_integer(),
                next_id = 1 :: pos_integer(),
                pending = #{} :: #{pos_integer() => #pending{}},
+               %% What each pending id's result is decoded as (same keys).
+               expected = #{} :: #{pos_integer() => mcp_protocol:expectation()},
+               %% The pending id of each caller monitor.
+               callers = #{} :: #{reference() => pos_integer()},
+               %% Messages waiting for the next `flush_outbox', newest first.
+               outbox = [] :: [iodata()],
                reason :: term(),
                evidence :: term(),
                retirees = [] :: [gen_statem:from()],
-               stop_when_closed = false :: boolean(),
-               connected = false :: boolean()}).
+               stop_when_closed = false :: boolean()}).
 
 %%% ------------------------------------------------------------------ API
 
@@ -249,8 +288,15 @@ request(#client{pid = Pid}, Request, Timeout) ->
 now_ms() -> erlang:monotonic_time(millisecond).
 
 %%% ------------------------------------------------------------- the actor
+%%
+%% Layout: one function per state (`parked/3', `handshaking/3', `active/3',
+%% `closing/3', `dead/3'), each handling what is particular to it and
+%% passing the rest to `common/4'. Every state change is an explicit
+%% `next_state' in a state function or in `close_with/2' (live -> closing),
+%% `transport_ended/2' (closing or live -> dead, or stop) and
+%% `after_inbound/2' (handshaking -> active).
 
-callback_mode() -> handle_event_function.
+callback_mode() -> state_functions.
 
 init({Spec, Options, Builder, Custodian}) ->
     process_flag(trap_exit, true),
@@ -262,77 +308,118 @@ init({Spec, Options, Builder, Custodian}) ->
     {ok, parked, #data{spec = Spec, options = Options,
                        builder = BuilderMonitor, custodian = CustodianMonitor}}.
 
-%% ---- requests answered the same way in every state
-handle_event({call, From}, os_pid, _State, #data{conn = Conn}) ->
+%% ---- parked: no transport, no OS process
+parked({call, From}, connect, Data) ->
+    open_transport(From, Data);
+parked({call, From}, retire, _Data) ->
+    {stop_and_reply, normal, [{reply, From, {ok, no_resource}}]};
+parked({call, From}, Request, _Data) when Request =/= os_pid ->
+    unavailable(From, not_connected);
+parked(cast, stop, _Data) ->
+    {stop, normal};
+parked(Type, Content, Data) ->
+    common(Type, Content, parked, Data).
+
+%% ---- handshaking: `initialize' in flight; other requests wait for its end
+handshaking({call, _From}, {list_tools, _}, _Data) ->
+    {keep_state_and_data, [postpone]};
+handshaking({call, _From}, {call_tool, _, _, _}, _Data) ->
+    {keep_state_and_data, [postpone]};
+handshaking({call, _From}, {ping, _}, _Data) ->
+    {keep_state_and_data, [postpone]};
+handshaking(Type, Content, Data) ->
+    live(Type, Content, handshaking, Data).
+
+%% ---- active: connected
+active({call, From}, {list_tools, Timeout}, Data) ->
+    after_request(begin_request(From, {list, 0, [], []}, Timeout, <<"tools/list">>,
+                                {some, mcp_protocol:tools_list_params(none)}, Data));
+active({call, From}, {call_tool, Name, Arguments, Timeout}, Data) ->
+    after_request(begin_request(From, call, Timeout, <<"tools/call">>,
+                                {some, mcp_protocol:tools_call_params(Name, Arguments)}, Data));
+active({call, From}, {ping, Timeout}, Data) ->
+    after_request(begin_request(From, ping, Timeout, <<"ping">>, none, Data));
+active(Type, Content, Data) ->
+    live(Type, Content, active, Data).
+
+%% What handshaking and active share: the transport is open.
+live({call, From}, connect, _State, _Data) ->
+    {keep_state_and_data, [{reply, From, {error, {transport_failed, already_connected}}}]};
+live({call, From}, retire, _State, Data) ->
+    close_with(retired, Data#data{retirees = [From]});
+live(cast, stop, _State, Data) ->
+    close_with(stopped, Data#data{stop_when_closed = true});
+live(info, flush_outbox, _State, Data) ->
+    after_request(flush_outbox(Data));
+live(info, {timeout, Timer, {expire, Id}}, _State, Data) ->
+    after_request(expire(Id, Timer, Data));
+live(info, {'DOWN', Monitor, process, _, _}, _State, #data{callers = Callers} = Data)
+  when is_map_key(Monitor, Callers) ->
+    after_request(caller_gone(Monitor, Data));
+live(info, Info, State, #data{conn = Conn} = Data) ->
+    case mcp_transport:event(Conn, Info) of
+        {ok, Events, Next} ->
+            case flooded() of
+                false -> after_inbound(State, inbound(Events, {ok, Data#data{conn = Next}}));
+                Flooded -> close_with(Flooded, Data#data{conn = Next})
+            end;
+        not_mine ->
+            owner_event(Info, State, Data)
+    end;
+live(Type, Content, State, Data) ->
+    common(Type, Content, State, Data).
+
+%% ---- closing: the peer was told to end; awaiting the transport's proof
+closing({call, From}, retire, Data) ->
+    {keep_state, Data#data{retirees = [From | Data#data.retirees]}};
+closing(cast, stop, Data) ->
+    {keep_state, Data#data{stop_when_closed = true}};
+closing(info, Info, #data{conn = Conn} = Data) ->
+    case mcp_transport:event(Conn, Info) of
+        {ok, Events, Next} ->
+            %% Inbound messages are no longer read; only the proof matters.
+            case [Evidence || {closed, Evidence} <- Events] of
+                [Evidence | _] -> transport_ended(Evidence, Data#data{conn = Next});
+                [] -> {keep_state, Data#data{conn = Next}}
+            end;
+        not_mine ->
+            owner_event(Info, closing, Data)
+    end;
+closing(Type, Content, Data) ->
+    latched(Type, Content, closing, Data).
+
+%% ---- dead: reason and evidence latched, the connection dropped
+dead({call, From}, retire, Data) ->
+    {stop_and_reply, normal, [{reply, From, retirement_reply(Data#data.evidence)}]};
+dead(cast, stop, _Data) ->
+    {stop, normal};
+dead(info, Info, Data) ->
+    owner_event(Info, dead, Data);
+dead(Type, Content, Data) ->
+    latched(Type, Content, dead, Data).
+
+%% What closing and dead share: every request answers the latched reason.
+latched({call, From}, connect, State, _Data) ->
+    {keep_state_and_data, [{reply, From, {error, {transport_failed, {not_parked, State}}}}]};
+latched({call, From}, Request, _State, #data{reason = Reason}) when Request =/= os_pid ->
+    unavailable(From, Reason);
+latched(Type, Content, State, Data) ->
+    common(Type, Content, State, Data).
+
+%% What every state shares.
+common({call, From}, os_pid, _State, #data{conn = Conn}) ->
     Reply = case Conn of
                 undefined -> none;
                 _ -> mcp_transport:os_pid(Conn)
             end,
     {keep_state_and_data, [{reply, From, Reply}]};
-
-%% ---- parked: no transport
-handle_event({call, From}, connect, parked, Data) ->
-    open_transport(From, Data);
-handle_event({call, From}, retire, parked, _Data) ->
-    {stop_and_reply, normal, [{reply, From, {ok, no_resource}}]};
-handle_event({call, From}, _Request, parked, _Data) ->
-    {keep_state_and_data, [{reply, From, {error, {unavailable, not_connected}}}]};
-handle_event(cast, stop, parked, _Data) ->
-    {stop, normal};
-
-%% ---- handshaking and active: transport open
-handle_event({call, From}, connect, State, _Data) when ?LIVE(State) ->
-    {keep_state_and_data, [{reply, From, {error, {transport_failed, already_connected}}}]};
-handle_event({call, _From}, {Request, _}, handshaking, _Data) when Request =:= list_tools;
-                                                                   Request =:= ping ->
-    {keep_state_and_data, [postpone]};
-handle_event({call, _From}, {call_tool, _, _, _}, handshaking, _Data) ->
-    {keep_state_and_data, [postpone]};
-handle_event({call, From}, {list_tools, Timeout}, active, Data) ->
-    settle(active, begin_request(From, {list, 0, [], []}, Timeout,
-                                 <<"tools/list">>, {some, mcp_protocol:tools_list_params(none)}, Data));
-handle_event({call, From}, {call_tool, Name, Arguments, Timeout}, active, Data) ->
-    settle(active, begin_request(From, call, Timeout, <<"tools/call">>,
-                                 {some, mcp_protocol:tools_call_params(Name, Arguments)}, Data));
-handle_event({call, From}, {ping, Timeout}, active, Data) ->
-    settle(active, begin_request(From, ping, Timeout, <<"ping">>, none, Data));
-handle_event({call, From}, retire, State, Data) when ?LIVE(State) ->
-    die(retired, Data#data{retirees = [From]});
-handle_event(cast, stop, State, Data) when ?LIVE(State) ->
-    die(stopped, Data#data{stop_when_closed = true});
-handle_event(info, {timeout, Timer, {expire, Id}}, State, Data) when ?LIVE(State) ->
-    settle(State, expire(Id, Timer, Data));
-
-%% ---- closing and dead: the reason is latched
-handle_event({call, From}, connect, State, _Data) ->
-    {keep_state_and_data, [{reply, From, {error, {transport_failed, {not_parked, State}}}}]};
-handle_event({call, From}, retire, closing, Data) ->
-    {keep_state, Data#data{retirees = [From | Data#data.retirees]}};
-handle_event({call, From}, retire, dead, Data) ->
-    {stop_and_reply, normal, [{reply, From, retirement_reply(Data#data.evidence)}]};
-handle_event({call, From}, _Request, _State, #data{reason = Reason}) ->
-    {keep_state_and_data, [{reply, From, {error, {unavailable, Reason}}}]};
-handle_event(cast, stop, closing, Data) ->
-    {keep_state, Data#data{stop_when_closed = true}};
-handle_event(cast, stop, dead, _Data) ->
-    {stop, normal};
-
-%% ---- messages: the transport first, then the owners
-handle_event(info, Message, State, #data{conn = Conn} = Data) when Conn =/= undefined ->
-    case mcp_transport:event(Conn, Message) of
-        {ok, {bytes, Bytes}} when ?LIVE(State) ->
-            settle(State, received(Bytes, Data));
-        {ok, {bytes, _}} ->
-            keep_state_and_data;
-        {ok, {closed, Evidence}} ->
-            transport_ended(Evidence, Data);
-        not_mine ->
-            owner_event(Message, State, Data)
-    end;
-handle_event(info, Message, State, Data) ->
-    owner_event(Message, State, Data);
-handle_event(_Type, _Content, _State, _Data) ->
+common(info, Info, State, Data) ->
+    owner_event(Info, State, Data);
+common(_Type, _Content, _State, _Data) ->
     keep_state_and_data.
+
+unavailable(From, Reason) ->
+    {keep_state_and_data, [{reply, From, {error, {unavailable, Reason}}}]}.
 
 terminate(_Reason, State, #data{conn = Conn}) when Conn =/= undefined, State =/= dead ->
     %% Only reached on an unexpected crash: every normal stop happens after
@@ -358,7 +445,7 @@ custodian_gone(parked, #data{builder = gone}) -> {stop, normal};
 custodian_gone(parked, Data) -> {keep_state, Data};
 custodian_gone(closing, Data) -> {keep_state, Data#data{stop_when_closed = true}};
 custodian_gone(dead, _Data) -> {stop, normal};
-custodian_gone(_Live, Data) -> die(custodian_down, Data#data{stop_when_closed = true}).
+custodian_gone(_Live, Data) -> close_with(custodian_down, Data#data{stop_when_closed = true}).
 
 %%% ----------------------------------------------------- opening, handshake
 
@@ -366,12 +453,12 @@ open_transport(From, #data{spec = Spec, options = Options} = Data) ->
     case mcp_transport:open(Spec, self()) of
         {ok, Conn} ->
             {Name, Version} = maps:get(client_info, Options),
-            Opened = Data#data{conn = Conn, buffer = mcp_stdio:new()},
             Params = {some, mcp_protocol:initialize_params(Name, Version)},
             Timeout = maps:get(handshake_timeout_ms, Options),
-            case begin_request(From, handshake, Timeout, <<"initialize">>, Params, Opened) of
+            case begin_request(From, handshake, Timeout, <<"initialize">>, Params,
+                               Data#data{conn = Conn}) of
                 {ok, Sent} -> {next_state, handshaking, Sent};
-                {die, Reason, Failed} -> die(Reason, Failed)
+                {close, Reason, Failed} -> close_with(Reason, Failed)
             end;
         {error, Reason} ->
             Failure = {transport_failed, Reason},
@@ -379,32 +466,27 @@ open_transport(From, #data{spec = Spec, options = Options} = Data) ->
              [{reply, From, {error, Failure}}]}
     end.
 
-handshake_settled({ok, Result}, From, Data) ->
-    case mcp_protocol:decode_initialize_result(Result) of
-        {ok, {initialize_result, _Version, {some, _Tools}, _Info, _Instructions} = Initialized} ->
-            Notification = mcp_jsonrpc:notification(<<"notifications/initialized">>, none),
-            case write(Notification, Data) of
-                ok ->
-                    gen_statem:reply(From, {ok, Initialized}),
-                    {ok, Data#data{connected = true}};
-                {error, Reason} ->
-                    handshake_failed({handshake_failed, {unavailable, {write_failed, Reason}}},
-                                     From, Data)
-            end;
-        {ok, {initialize_result, _, none, _, _}} ->
-            handshake_failed(tools_not_declared, From, Data);
-        {error, {unsupported_version, Requested, Offered}} ->
-            handshake_failed({version_unsupported, Requested, Offered}, From, Data);
-        {error, Fault} ->
-            handshake_failed({handshake_failed, {result_malformed, Fault}}, From, Data)
+handshake_settled({ok, {initialize_result, _Version, {some, _Tools}, _Info, _Instructions} = Initialized},
+                  From, Data) ->
+    Notification = mcp_jsonrpc:notification(<<"notifications/initialized">>, none),
+    case write(Notification, Data) of
+        {ok, Written} ->
+            gen_statem:reply(From, {ok, Initialized}),
+            {connected, Written};
+        {error, Reason} ->
+            handshake_failed({handshake_failed, {unavailable, {write_failed, Reason}}}, From, Data)
     end;
-handshake_settled({error, RpcError}, From, Data) ->
-    handshake_failed({handshake_failed, {server_error, RpcError}}, From, Data).
+handshake_settled({ok, {initialize_result, _, none, _, _}}, From, Data) ->
+    handshake_failed(tools_not_declared, From, Data);
+handshake_settled({error, {result_malformed, {unsupported_version, Requested, Offered}}}, From, Data) ->
+    handshake_failed({version_unsupported, Requested, Offered}, From, Data);
+handshake_settled({error, Error}, From, Data) ->
+    handshake_failed({handshake_failed, Error}, From, Data).
 
-%% The connect caller gets the start error; the client dies with it latched.
+%% The connect caller gets the start error; the client closes with it latched.
 handshake_failed(StartError, From, Data) ->
     gen_statem:reply(From, {error, StartError}),
-    {die, StartError, Data}.
+    {close, StartError, Data}.
 
 %%% ------------------------------------------------------------ requests
 
@@ -414,167 +496,233 @@ begin_request(From, Kind, Timeout, Method, Params, Data) ->
     send_request(From, Kind, Deadline, Method, Params, Data).
 
 send_request(From, Kind, Deadline, Method, Params, #data{next_id = Id} = Data) ->
-    case framed_request(Id, Method, Params) of
-        {ok, Bytes} ->
-            sent_request(mcp_transport:send(Data#data.conn, Bytes), From, Kind, Deadline, Data);
+    case encoded(mcp_jsonrpc:request({id_int, Id}, Method, Params)) of
+        {ok, Message} ->
+            sent_request(transmit(Message, Data), From, Kind, Deadline, Data);
         {error, Reason} ->
             %% The caller's arguments are not JSON: raised in the caller.
             gen_statem:reply(From, {caller_error, Reason}),
             {ok, Data}
     end.
 
-framed_request(Id, Method, Params) ->
+encoded(Message) ->
     try
-        {ok, mcp_stdio:frame(mcp_jsonrpc:request({id_int, Id}, Method, Params))}
+        {ok, mcp_json:encode(Message)}
     catch
         error:Reason -> {error, Reason}
     end.
 
-sent_request(Written, From, Kind, Deadline, #data{next_id = Id} = Data) ->
+sent_request(Written, From, Kind, Deadline, #data{next_id = Id}) ->
     case Written of
-        ok ->
+        {ok, Data} ->
             Timer = erlang:start_timer(Deadline, self(), {expire, Id}, [{abs, true}]),
-            Pending = #pending{from = From, kind = Kind, deadline = Deadline, timer = Timer},
+            Monitor = caller_monitor(Kind, From),
+            Pending = #pending{from = From, kind = Kind, deadline = Deadline, timer = Timer,
+                               monitor = Monitor},
+            Callers = case Monitor of
+                          none -> Data#data.callers;
+                          _ -> maps:put(Monitor, Id, Data#data.callers)
+                      end,
             {ok, Data#data{next_id = Id + 1,
-                           pending = maps:put(Id, Pending, Data#data.pending)}};
-        {error, Reason} ->
+                           pending = maps:put(Id, Pending, Data#data.pending),
+                           expected = maps:put(Id, expectation(Kind), Data#data.expected),
+                           callers = Callers}};
+        {error, Reason, Data} ->
             gen_statem:reply(From, unavailable_reply(Kind, {write_failed, Reason})),
-            {die, {write_failed, Reason}, Data#data{next_id = Id + 1}}
+            {close, {write_failed, Reason}, Data#data{next_id = Id + 1}}
     end.
 
-expire(Id, Timer, #data{pending = Pending} = Data) ->
+%% What `mcp_protocol:read/2' decodes a response to each kind as.
+expectation(handshake) -> initialize;
+expectation({list, _, _, _}) -> tools_page;
+expectation(call) -> call_tool;
+expectation(ping) -> ping.
+
+%% Callers are monitored so that a caller's death cancels its request at
+%% once (its entry would otherwise wait for the deadline, up to a day). The
+%% handshake is not: it decides the connection, whoever asked for it.
+caller_monitor(handshake, _From) -> none;
+caller_monitor(_Kind, {Caller, _Tag}) -> erlang:monitor(process, Caller).
+
+take_pending(Id, #data{pending = Pending, expected = Expected, callers = Callers} = Data) ->
     case maps:take(Id, Pending) of
+        {#pending{monitor = Monitor} = Taken, Rest} ->
+            {Taken, Data#data{pending = Rest, expected = maps:remove(Id, Expected),
+                              callers = forget_caller(Monitor, Callers)}};
+        error ->
+            none
+    end.
+
+forget_caller(none, Callers) ->
+    Callers;
+forget_caller(Monitor, Callers) ->
+    erlang:demonitor(Monitor, [flush]),
+    maps:remove(Monitor, Callers).
+
+%% A caller died before its answer: its request is cancelled now.
+caller_gone(Monitor, #data{callers = Callers} = Data) ->
+    Id = maps:get(Monitor, Callers),
+    {#pending{timer = Timer}, Rest} = take_pending(Id, Data),
+    _ = erlang:cancel_timer(Timer, [{async, true}, {info, false}]),
+    cancel(Id, <<"caller gone">>, Rest).
+
+%% `notifications/cancelled' for a request the client gave up.
+cancel(Id, Reason, Data) ->
+    Cancelled = mcp_jsonrpc:notification(
+                  <<"notifications/cancelled">>,
+                  {some, {object, [{<<"requestId">>, {int, Id}}, {<<"reason">>, {string, Reason}}]}}),
+    written(write(Cancelled, Data)).
+
+expire(Id, Timer, Data) ->
+    case take_pending(Id, Data) of
         {#pending{timer = Timer, kind = handshake, from = From}, Rest} ->
-            handshake_failed({handshake_failed, call_timed_out}, From, Data#data{pending = Rest});
+            handshake_failed({handshake_failed, call_timed_out}, From, Rest);
         {#pending{timer = Timer, from = From}, Rest} ->
             gen_statem:reply(From, {error, call_timed_out}),
-            Cancelled = mcp_jsonrpc:notification(
-                          <<"notifications/cancelled">>,
-                          {some, {object, [{<<"requestId">>, {int, Id}},
-                                           {<<"reason">>, {string, <<"deadline expired">>}}]}}),
-            written(write(Cancelled, Data#data{pending = Rest}), Data#data{pending = Rest});
+            cancel(Id, <<"deadline expired">>, Rest);
         _ ->
             {ok, Data}
     end.
 
-%% A response for a pending id: settle it.
-response_settled(Id, Outcome, #data{pending = Pending} = Data) ->
-    case maps:take(Id, Pending) of
+%% A response for a pending id, already decoded as its kind expects.
+answered(Id, Reply, Data) ->
+    case take_pending(Id, Data) of
         {#pending{from = From, kind = Kind, deadline = Deadline, timer = Timer}, Rest} ->
             _ = erlang:cancel_timer(Timer, [{async, true}, {info, false}]),
-            outcome(Kind, Outcome, From, Deadline, Data#data{pending = Rest});
-        error ->
+            settled(Kind, Reply, From, Deadline, Rest);
+        none ->
             {ok, Data}
     end.
 
-outcome(handshake, Outcome, From, _Deadline, Data) ->
-    handshake_settled(Outcome, From, Data);
-outcome(_Kind, {error, RpcError}, From, _Deadline, Data) ->
-    gen_statem:reply(From, {error, {server_error, RpcError}}),
+settled(handshake, Reply, From, _Deadline, Data) ->
+    handshake_settled(Reply, From, Data);
+settled({list, _, _, _}, {ok, {tools_page, _, {some, Cursor}}}, From, _Deadline, Data)
+  when byte_size(Cursor) > ?MAX_CURSOR_BYTES ->
+    %% The client echoes a cursor back: bounded, its echo (encoding, digest)
+    %% stays far below a millisecond on the actor's scheduler.
+    gen_statem:reply(From, {error, {result_malformed, {protocol_fault, <<"$.nextCursor">>,
+                                                       <<"longer than 65536 bytes">>}}}),
     {ok, Data};
-outcome(ping, {ok, _}, From, _Deadline, Data) ->
-    gen_statem:reply(From, ok),
-    {ok, Data};
-outcome(call, {ok, Result}, From, _Deadline, Data) ->
-    gen_statem:reply(From, malformed_as_error(mcp_protocol:decode_call_tool_result(Result))),
-    {ok, Data};
-outcome({list, Pages, Acc, Seen}, {ok, Result}, From, Deadline, Data) ->
-    case mcp_protocol:decode_tools_page(Result) of
-        {ok, {tools_page, Tools, none}} ->
-            gen_statem:reply(From, {ok, lists:append(lists:reverse([Tools | Acc]))}),
+settled({list, Pages, Acc, Seen}, {ok, {tools_page, Tools, {some, Cursor}}}, From, Deadline, Data) ->
+    %% Cursors are kept as digests: up to 64 KiB each.
+    Digest = erlang:md5(Cursor),
+    case Pages + 1 >= ?MAX_TOOL_PAGES orelse lists:member(Digest, Seen) of
+        true ->
+            gen_statem:reply(From, {error, too_many_pages}),
             {ok, Data};
-        {ok, {tools_page, Tools, {some, Cursor}}} ->
-            %% Cursors are kept as digests: a hostile server's cursors can be
-            %% up to a line long each.
-            Digest = erlang:md5(Cursor),
-            case Pages + 1 >= ?MAX_TOOL_PAGES orelse lists:member(Digest, Seen) of
-                true ->
-                    gen_statem:reply(From, {error, too_many_pages}),
-                    {ok, Data};
-                false ->
-                    Kind = {list, Pages + 1, [Tools | Acc], [Digest | Seen]},
-                    send_request(From, Kind, Deadline, <<"tools/list">>,
-                                 {some, mcp_protocol:tools_list_params({some, Cursor})}, Data)
-            end;
-        {error, Fault} ->
-            gen_statem:reply(From, {error, {result_malformed, Fault}}),
-            {ok, Data}
-    end.
-
-malformed_as_error({ok, Value}) -> {ok, Value};
-malformed_as_error({error, Fault}) -> {error, {result_malformed, Fault}}.
+        false ->
+            Kind = {list, Pages + 1, [Tools | Acc], [Digest | Seen]},
+            send_request(From, Kind, Deadline, <<"tools/list">>,
+                         {some, mcp_protocol:tools_list_params({some, Cursor})}, Data)
+    end;
+settled({list, _Pages, Acc, _Seen}, {ok, {tools_page, Tools, none}}, From, _Deadline, Data) ->
+    gen_statem:reply(From, {ok, lists:append(lists:reverse([Tools | Acc]))}),
+    {ok, Data};
+settled(_Kind, Reply, From, _Deadline, Data) ->
+    %% A call's `{ok, Result}', a ping's `ok', or a server error or
+    %% malformed result, already in the caller's shape.
+    gen_statem:reply(From, Reply),
+    {ok, Data}.
 
 %%% ------------------------------------------------------------- inbound
 
-received(Bytes, #data{held = Held, received = Received} = Data) ->
-    Chunk = case Held of
-                <<>> -> Bytes;
-                _ -> <<Held/binary, Bytes/binary>>
-            end,
-    StreamOffset = Received - byte_size(Held),
-    Counted = Data#data{received = Received + byte_size(Bytes)},
-    case mcp_transport:utf8_prefix(Chunk) of
-        {error, {invalid_utf8, Offset}} ->
-            {die, {invalid_utf8, StreamOffset + Offset}, Counted};
-        {ok, Valid, NewHeld} ->
-            case mcp_stdio:push(Counted#data.buffer, Valid) of
-                {ok, Lines, Buffer} ->
-                    lines(Lines, Counted#data{held = NewHeld, buffer = Buffer});
-                {error, Fault} ->
-                    {die, Fault, Counted}
-            end
+%% The transport's events, in order, while live. `{Progress, Data}' where
+%% Progress becomes `connected' once the handshake succeeded; a death or
+%% the transport's end stops the walk.
+inbound([], Progress) ->
+    Progress;
+inbound([{message, Offset, Line} | Rest], {Progress, Data}) ->
+    case message(Offset, Line, Data) of
+        {ok, Next} -> inbound(Rest, {Progress, Next});
+        {connected, Next} -> inbound(Rest, {connected, Next});
+        {close, _, _} = Close -> Close
+    end;
+inbound([{fault, Fault} | _], {_, Data}) ->
+    {close, Fault, Data};
+inbound([{closed, Evidence} | _], {_, Data}) ->
+    {closed, Evidence, Data}.
+
+message(Offset, Line, #data{expected = Expected} = Data) ->
+    case mcp_protocol:read(Line, Expected) of
+        {answer, Id, Reply} -> answered(Id, Reply, Data);
+        {reply, Response} -> written(transmit(Response, Data));
+        ignored -> {ok, Data};
+        {error, {invalid_utf8, At}} -> {close, {invalid_utf8, Offset + At}, Data};
+        {error, Fault} -> {close, Fault, Data}
     end.
 
-lines([], Data) ->
-    {ok, Data};
-lines([Line | Rest], Data) ->
-    case mcp_jsonrpc:decode(Line) of
-        {ok, Inbound} ->
-            case inbound(Inbound, Data) of
-                {ok, Next} -> lines(Rest, Next);
-                {die, _, _} = Death -> Death
-            end;
-        {error, Fault} ->
-            {die, Fault, Data}
+%% The flood budget, checked at every transport event: past
+%% `?MAX_BACKLOG' queued messages the actor is not keeping up with the
+%% server, and the connection ends with `{flooded, Bytes}', Bytes being the
+%% size of the backlog (its external term size: each queued chunk and a few
+%% bytes of envelope). The mailbox is read once, at that moment, when it is
+%% bounded by the budget.
+flooded() ->
+    case erlang:process_info(self(), message_queue_len) of
+        {message_queue_len, Queued} when Queued > ?MAX_BACKLOG ->
+            {messages, Backlog} = erlang:process_info(self(), messages),
+            {flooded, lists:sum([erlang:external_size(Message) || Message <- Backlog])};
+        _ ->
+            false
     end.
 
-inbound({response, {id_int, Id}, Outcome}, Data) ->
-    response_settled(Id, Outcome, Data);
-inbound({response, {id_string, _}, _}, Data) ->
-    {ok, Data};
-inbound({server_request, Id, <<"ping">>, _}, Data) ->
-    written(write(mcp_jsonrpc:result_response(Id, {object, []}), Data), Data);
-inbound({server_request, Id, _Method, _}, Data) ->
-    Refusal = mcp_jsonrpc:error_response(Id, mcp_jsonrpc:method_not_found(),
-                                         <<"Method not found">>),
-    written(write(Refusal, Data), Data);
-inbound({notification, _, _}, Data) ->
-    {ok, Data}.
+%% The state after the transport's events: `handshaking' becomes `active'
+%% once the handshake succeeded (postponed requests then run).
+after_inbound(handshaking, {connected, Data}) -> {next_state, active, Data};
+after_inbound(_State, {closed, Evidence, Data}) -> transport_ended(Evidence, Data);
+after_inbound(_State, Outcome) -> after_request(Outcome).
+
+%% The state after a request, expiry or write: unchanged, or closing.
+after_request({close, Reason, Data}) -> close_with(Reason, Data);
+after_request({_Progress, Data}) -> {keep_state, Data}.
 
 %%% --------------------------------------------------------------- death
 
-write(Message, #data{conn = Conn}) ->
-    mcp_transport:send(Conn, mcp_stdio:frame(Message)).
+%% Encodes and transmits a message of the client's own (never fails to encode).
+write(Message, Data) ->
+    {ok, Bytes} = encoded(Message),
+    transmit(Bytes, Data).
 
-written(ok, Data) -> {ok, Data};
-written({error, Reason}, Data) -> {die, {write_failed, Reason}, Data}.
+%% Writes at once when nothing else waits in the mailbox (a lone call pays
+%% no latency); otherwise the message joins the outbox, which is written in
+%% one go when the `flush_outbox' sent to self comes up, after what was
+%% already queued. Concurrent callers' requests so reach the server
+%% together, in one write, and the order of messages is kept.
+transmit(Message, #data{outbox = [], conn = Conn} = Data) ->
+    case erlang:process_info(self(), message_queue_len) of
+        {message_queue_len, 0} ->
+            case mcp_transport:send(Conn, [Message]) of
+                ok -> {ok, Data};
+                {error, Reason} -> {error, Reason, Data}
+            end;
+        _ ->
+            self() ! flush_outbox,
+            {ok, Data#data{outbox = [Message]}}
+    end;
+transmit(Message, #data{outbox = Outbox} = Data) ->
+    {ok, Data#data{outbox = [Message | Outbox]}}.
 
-%% The state after an event handled while live: `handshaking' becomes
-%% `active' once the handshake succeeded (postponed requests then run).
-settle(handshaking, {ok, #data{connected = true} = Data}) -> {next_state, active, Data};
-settle(_State, {ok, Data}) -> {keep_state, Data};
-settle(_State, {die, Reason, Data}) -> die(Reason, Data).
+flush_outbox(#data{outbox = Outbox, conn = Conn} = Data) ->
+    case mcp_transport:send(Conn, lists:reverse(Outbox)) of
+        ok -> {ok, Data#data{outbox = []}};
+        {error, Reason} -> {close, {write_failed, Reason}, Data#data{outbox = []}}
+    end.
 
-%% Answers every waiting caller, latches the reason, requests the peer's
-%% termination and waits in `closing' for the transport's proof.
-die(Reason, #data{conn = Conn} = Data) ->
+written({ok, Data}) -> {ok, Data};
+written({error, Reason, Data}) -> {close, {write_failed, Reason}, Data}.
+
+%% Answers every waiting caller with `Reason', latches it, requests the
+%% peer's termination and enters `closing' to await the transport's proof.
+close_with(Reason, #data{conn = Conn} = Data) ->
     answer_pending(Reason, Data),
     mcp_transport:terminate(Conn),
-    {next_state, closing, Data#data{pending = #{}, reason = Reason}}.
+    {next_state, closing, Data#data{pending = #{}, expected = #{}, callers = #{}, outbox = [],
+                                    reason = Reason}}.
 
 answer_pending(Reason, #data{pending = Pending}) ->
-    maps:foreach(fun(_Id, #pending{from = From, kind = Kind, timer = Timer}) ->
+    maps:foreach(fun(_Id, #pending{from = From, kind = Kind, timer = Timer, monitor = Monitor}) ->
                          _ = erlang:cancel_timer(Timer, [{async, true}, {info, false}]),
+                         _ = forget_caller(Monitor, #{}),
                          gen_statem:reply(From, unavailable_reply(Kind, Reason))
                  end, Pending).
 
@@ -589,13 +737,15 @@ transport_ended(Evidence, #data{reason = Latched} = Data) ->
                  _ -> Latched
              end,
     answer_pending(Reason, Data),
-    Closed = Data#data{conn = undefined, pending = #{}, reason = Reason, evidence = Evidence},
+    Closed = Data#data{conn = undefined, pending = #{}, expected = #{}, callers = #{}, reason = Reason,
+                       evidence = Evidence},
     Replies = [{reply, From, retirement_reply(Evidence)} || From <- Data#data.retirees],
     case Replies =/= [] orelse Data#data.stop_when_closed orelse Data#data.custodian =:= gone of
         true -> {stop_and_reply, normal, Replies, Closed#data{retirees = []}};
         false -> {next_state, dead, Closed}
     end.
 
+%% The one place transport evidence becomes retirement evidence.
 retirement_reply(no_resource) -> {ok, no_resource};
 retirement_reply({exited, Cause}) -> {ok, {exited, Cause}};
 retirement_reply({unconfirmed, Reason}) -> {error, {retirement_unconfirmed, Reason}}.

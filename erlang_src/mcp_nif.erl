@@ -22,11 +22,17 @@
 -export([jsonrpc_decode/1, jsonrpc_decode_dirty/1,
          protocol_decode_initialize_result/1, protocol_decode_tools_page/1,
          protocol_decode_call_tool_result/1,
-         stdio_scan/3, stdio_scan_dirty/2]).
+         protocol_read/2, protocol_read_dirty/2,
+         stdio_join_dirty/1,
+         stdio_scan/3, stdio_scan_dirty/2,
+         wire_limits/0]).
 -nifs([jsonrpc_decode/1, jsonrpc_decode_dirty/1,
        protocol_decode_initialize_result/1, protocol_decode_tools_page/1,
        protocol_decode_call_tool_result/1,
-       stdio_scan/3, stdio_scan_dirty/2]).
+       protocol_read/2, protocol_read_dirty/2,
+       stdio_join_dirty/1,
+       stdio_scan/3, stdio_scan_dirty/2,
+       wire_limits/0]).
 
 %% ---- code mode generator (mcp_schema, mcp_name, mcp_codegen) ----
 -export([schema_plan_dirty/1,
@@ -95,8 +101,12 @@ jsonrpc_decode_dirty(_) -> not_loaded().
 protocol_decode_initialize_result(_) -> not_loaded().
 protocol_decode_tools_page(_) -> not_loaded().
 protocol_decode_call_tool_result(_) -> not_loaded().
+protocol_read(_, _) -> not_loaded().
+protocol_read_dirty(_, _) -> not_loaded().
+stdio_join_dirty(_) -> not_loaded().
 stdio_scan(_, _, _) -> not_loaded().
 stdio_scan_dirty(_, _) -> not_loaded().
+wire_limits() -> not_loaded().
 
 %% interchange
 interchange_to_json(_, _) -> not_loaded().

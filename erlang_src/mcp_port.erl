@@ -23,6 +23,9 @@
 %%     says `inherit_env => true'.</li>
 %% <li>Writes never suspend the owner: the port's busy limits are raised to
 %%     `max_queue_bytes()' and a write past them fails with `busy'.</li>
+%% <li>Framing is newline-delimited (`mcp_transport:frame/2'): a message goes
+%%     out as its bytes and `\n' in one write; the child's stdout comes back
+%%     as `{message, StreamOffset, Line}' events.</li>
 %% </ul>
 -module(mcp_port).
 -behaviour(mcp_transport).
@@ -30,9 +33,10 @@
 -export([open/2, send/2, event/2, terminate/1, os_pid/1]).
 -export([resolve_executable/1, max_queue_bytes/0, inherited_env_names/0]).
 
--record(port, {port :: port(), os_pid :: integer() | undefined}).
+-record(port, {port :: port(), os_pid :: integer() | undefined,
+               framer = mcp_transport:framer() :: mcp_transport:framer()}).
 
--define(MAX_QUEUE_BYTES, 2 * 16777216).
+-define(MAX_QUEUE_BYTES, (2 * mcp_stdio:max_line_bytes())).
 
 %% @doc Bytes that may queue towards a child that is not reading its stdin
 %% before a write fails (two maximum-size lines).
@@ -143,25 +147,31 @@ text(Value) when is_list(Value) -> Value.
 cd_option(#{cd := Dir}) -> [{cd, Dir}];
 cd_option(_) -> [].
 
--spec send(#port{}, iodata()) -> ok | {error, busy | closed}.
-send(#port{port = Port}, Bytes) ->
-    try erlang:port_command(Port, Bytes, [nosuspend]) of
+-spec send(#port{}, [iodata()]) -> ok | {error, busy | closed}.
+send(#port{port = Port}, Messages) ->
+    try erlang:port_command(Port, [[Message, $\n] || Message <- Messages], [nosuspend]) of
         true -> ok;
         false -> {error, busy}
     catch
         error:badarg -> {error, closed}
     end.
 
--spec event(#port{}, term()) -> {ok, mcp_transport:event()} | not_mine.
-event(#port{port = Port}, {Port, {data, Bytes}}) ->
-    {ok, {bytes, Bytes}};
-event(#port{port = Port}, {Port, {exit_status, Status}}) ->
-    {ok, {closed, {exited, exit_cause(Status)}}};
-event(#port{port = Port}, {'EXIT', Port, Reason}) ->
+-spec event(#port{}, term()) -> {ok, [mcp_transport:event()], #port{}} | not_mine.
+event(#port{port = Port, framer = Framer} = State, {Port, {data, Bytes}}) ->
+    {Events, Next} = mcp_transport:frame(Framer, Bytes),
+    {ok, Events, State#port{framer = Next}};
+event(#port{port = Port} = State, {Port, {exit_status, Status}}) ->
+    {ok, [{closed, {exited, exit_cause(Status)}}], State};
+event(#port{port = Port} = State, {'EXIT', Port, Reason}) ->
     %% The port is gone. After an exit status this is the normal follow-up
     %% (the owner no longer listens by then); without one, nothing proves the
-    %% child exited.
-    {ok, {closed, {unconfirmed, {port_exited, Reason}}}};
+    %% child exited. `terminate/1' may have put the exit status back behind
+    %% this message (see `exit_status_arrived/1'): it is looked for first.
+    receive
+        {Port, {exit_status, Status}} -> {ok, [{closed, {exited, exit_cause(Status)}}], State}
+    after 0 ->
+            {ok, [{closed, {unconfirmed, {port_exited, Reason}}}], State}
+    end;
 event(_, _) ->
     not_mine.
 
@@ -194,9 +204,18 @@ kill_command(OsPid) ->
 exit_cause(Status) when Status > 128, Status =< 128 + 64 -> {signal, Status - 128};
 exit_cause(Status) -> {status, Status}.
 
+%% A selective receive (a scan of the mailbox, no copy of it). The status is
+%% taken out to be seen, so it is sent back to the owner: it then follows
+%% every message the port sent before it, and `event/2' looks for it when the
+%% port's `EXIT' happens to come first.
 exit_status_arrived(Port) ->
-    {messages, Messages} = erlang:process_info(self(), messages),
-    lists:any(fun({From, {exit_status, _}}) -> From =:= Port; (_) -> false end, Messages).
+    receive
+        {Port, {exit_status, _}} = Status ->
+            self() ! Status,
+            true
+    after 0 ->
+            false
+    end.
 
 -spec os_pid(#port{}) -> {ok, integer()} | none.
 os_pid(#port{os_pid = undefined}) -> none;

@@ -19,9 +19,10 @@
 -export([requested_version/0, supported_versions/0,
          initialize_params/2, decode_initialize_result/1,
          tools_list_params/1, decode_tools_page/1,
-         tools_call_params/2, decode_call_tool_result/1]).
+         tools_call_params/2, decode_call_tool_result/1, read/2]).
 -export_type([initialize_result/0, tools_capability/0, server_info/0, tool_descriptor/0,
-              tools_page/0, call_tool_result/0, content_block/0, protocol_fault/0]).
+              tools_page/0, call_tool_result/0, content_block/0, protocol_fault/0,
+              expectation/0, reading/0, line_fault/0]).
 
 -type json() :: mcp_json:json().
 -type tools_capability() :: {tools_capability, ListChanged :: boolean()}.
@@ -40,14 +41,21 @@
         StructuredContent :: {some, json()} | none}.
 -type protocol_fault() :: {protocol_fault, Path :: binary(), Reason :: binary()}
                         | {unsupported_version, Requested :: binary(), Offered :: binary()}.
+-type expectation() :: initialize | tools_page | call_tool | ping.
+-type answer() :: {ok, initialize_result() | tools_page() | call_tool_result()} | ok
+                | {error, {server_error, mcp_jsonrpc:rpc_error()}}
+                | {error, {result_malformed, protocol_fault()}}.
+-type reading() :: {answer, Id :: integer(), answer()} | {reply, Response :: binary()} | ignored.
+-type line_fault() :: mcp_jsonrpc:message_fault() | {invalid_utf8, LineOffset :: non_neg_integer()}.
 
-%% @doc The revision the client asks for.
+%% @doc The revision the client asks for (defined once, in the Rust core that
+%% checks the server's answer: `protocol::REQUESTED_VERSION').
 -spec requested_version() -> binary().
-requested_version() -> <<"2025-06-18">>.
+requested_version() -> maps:get(requested_version, mcp_nif:wire_limits()).
 
-%% @doc The revisions the client accepts, newest first.
+%% @doc The revisions the client accepts, newest first (`protocol::SUPPORTED_VERSIONS').
 -spec supported_versions() -> [binary(), ...].
-supported_versions() -> [<<"2025-06-18">>, <<"2025-03-26">>, <<"2024-11-05">>].
+supported_versions() -> maps:get(supported_versions, mcp_nif:wire_limits()).
 
 %% @doc `initialize' params; `capabilities' is the empty object.
 -spec initialize_params(binary(), binary()) -> json().
@@ -81,3 +89,30 @@ tools_call_params(Name, Arguments) when is_binary(Name) ->
 %% be absent only beside `structuredContent'.
 -spec decode_call_tool_result(json()) -> {ok, call_tool_result()} | {error, protocol_fault()}.
 decode_call_tool_result(Result) -> mcp_nif:protocol_decode_call_tool_result(Result).
+
+%% @doc One inbound line as the client actor needs it, in one pass over the
+%% line (`docs/client.md'): `Expected' maps the integer ids of the pending
+%% requests to what their results are decoded as.
+%% <ul>
+%% <li>A response to a pending id is `{answer, Id, Answer}': `{ok, Result}'
+%%     decoded as expected (`ok' for `ping', whose result is only
+%%     validated), `{error, {server_error, rpc_error()}}', or
+%%     `{error, {result_malformed, protocol_fault()}}'.</li>
+%% <li>A server request is `{reply, Response}': the response to write back
+%%     (compact JSON, no newline): an empty result for `ping', `-32601' for
+%%     any other method. The request's id is echoed in this same call.</li>
+%% <li>A notification, or a response to an id not in `Expected' (string,
+%%     unknown or bignum ids), is `ignored': validated, nothing built.</li>
+%% <li>A line that is not JSON-RPC is `{error, message_fault()}' as for
+%%     `mcp_jsonrpc:decode/1', except that corruption caused by bytes that are
+%%     not UTF-8 is `{error, {invalid_utf8, LineOffset}}' at the first such
+%%     byte.</li>
+%% </ul>
+%% Lines of at least `mcp_json:dirty_threshold()' bytes are read on a dirty
+%% CPU scheduler, smaller ones on the caller's.
+-spec read(binary(), #{integer() => expectation()}) -> reading() | {error, line_fault()}.
+read(Line, Expected) when is_binary(Line), is_map(Expected) ->
+    case byte_size(Line) >= mcp_json:dirty_threshold() of
+        true -> mcp_nif:protocol_read_dirty(Line, Expected);
+        false -> mcp_nif:protocol_read(Line, Expected)
+    end.

@@ -11,34 +11,48 @@
 %%
 %% The rules live in the Rust core (`stdio::scan'), which looks at the new
 %% chunk only, given the held length and whether the held bytes end in `\r';
-%% the held bytes are never passed to it. The held partial line is a binary
-%% grown by appending, which the runtime does in place (amortised linear for
-%% a 16 MiB line arriving in small chunks, no rescan, no recopy). Lines
-%% lying inside one chunk are returned as sub-binaries of it, not copies.
-%% Chunks of at least `dirty_threshold()' bytes are scanned on a dirty CPU
-%% scheduler.
+%% the held bytes are never passed to it. The held partial line is a tail
+%% binary grown by appending, which the runtime does in place (amortised
+%% linear for a line arriving in small chunks, no rescan), and, once the tail
+%% reaches 256 KiB, a list of such parts: a regrowth copies at most one part,
+%% never the whole line, and a chunk of 256 KiB or more is kept as a part
+%% without being copied. A line completed across chunks is joined once, on a
+%% dirty CPU scheduler from `dirty_threshold()' bytes (so a 16 MiB line costs
+%% the caller's scheduler no long copy). Lines lying inside one chunk are
+%% returned as sub-binaries of it, not copies. Chunks of at least
+%% `dirty_threshold()' bytes are scanned on a dirty CPU scheduler.
 %%
-%% `frame/1' is the only place outgoing wire bytes get their shape:
-%% `mcp_json:encode/1' plus `\n', written in one pass by
-%% `mcp_json:encode_line/1'. The encoder escapes every control
-%% character, so the newline is the last byte and the only one.
+%% `read/2' is `push/2' with each line's stream offset; it is what the
+%% newline-delimited transports frame with (`mcp_transport:frame/2').
+%%
+%% `frame/1' turns a `json()' into one wire line: `mcp_json:encode/1' plus
+%% `\n', written in one pass by `mcp_json:encode_line/1'. The encoder escapes
+%% every control character, so the newline is the last byte and the only
+%% one. (The transports append the newline to an already encoded message
+%% as a separate iolist element: no copy.)
 -module(mcp_stdio).
 
--export([new/0, push/2, frame/1, max_line_bytes/0, dirty_threshold/0]).
+-export([new/0, push/2, read/2, frame/1, max_line_bytes/0, dirty_threshold/0]).
 -export_type([buffer/0, framing_fault/0]).
 
--define(MAX_LINE_BYTES, 16777216).
 -define(DIRTY_THRESHOLD, 1048576).
 -define(NEWLINE_BUDGET, 1024).
+-define(PART_BYTES, 262144).
 
--record(stdio_buffer, {held = <<>> :: binary(), held_ends_with_cr = false :: boolean()}).
+-record(stdio_buffer, {held = <<>> :: binary(),          % the newest held bytes
+                       parts = [] :: [binary()],         % older held bytes, newest first
+                       held_bytes = 0 :: non_neg_integer(),
+                       held_ends_with_cr = false :: boolean(),
+                       %% Bytes pushed so far: the stream offset of the next chunk.
+                       offset = 0 :: non_neg_integer()}).
 
 -opaque buffer() :: #stdio_buffer{}.
 -type framing_fault() :: {line_too_long, Bytes :: non_neg_integer()}.
 
-%% @doc The longest line content accepted: 16 MiB.
+%% @doc The longest line content accepted: 16 MiB. Defined once, by the Rust
+%% framer (`stdio::MAX_LINE_BYTES'), which enforces it.
 -spec max_line_bytes() -> pos_integer().
-max_line_bytes() -> ?MAX_LINE_BYTES.
+max_line_bytes() -> maps:get(max_line_bytes, mcp_nif:wire_limits()).
 
 %% @doc Chunk size from which `push/2' scans on a dirty CPU scheduler.
 -spec dirty_threshold() -> pos_integer().
@@ -50,16 +64,54 @@ new() -> #stdio_buffer{}.
 
 %% @doc The lines `Chunk' completes, in order, and the buffer holding the rest.
 -spec push(buffer(), binary()) -> {ok, [binary()], buffer()} | {error, framing_fault()}.
-push(#stdio_buffer{held = Held, held_ends_with_cr = EndsWithCr}, Chunk) when is_binary(Chunk) ->
-    case scan(Chunk, {byte_size(Held), EndsWithCr}) of
+push(Buffer, Chunk) ->
+    case read(Buffer, Chunk) of
+        {ok, Lines, Next} -> {ok, [Line || {_, Line} <- Lines], Next};
+        {error, _} = Fault -> Fault
+    end.
+
+%% @doc `push/2' with each line's stream offset: the position, in all the
+%% bytes pushed into this buffer, of the line's first byte.
+-spec read(buffer(), binary()) ->
+          {ok, [{StreamOffset :: non_neg_integer(), binary()}], buffer()} | {error, framing_fault()}.
+read(#stdio_buffer{held_bytes = HeldBytes, held_ends_with_cr = EndsWithCr, offset = Offset} = Buffer,
+     Chunk) when is_binary(Chunk) ->
+    Next = Offset + byte_size(Chunk),
+    case scan(Chunk, {HeldBytes, EndsWithCr, Offset}) of
         {ok, continues, [], _Rest, RestEndsWithCr} ->
-            {ok, [], #stdio_buffer{held = <<Held/binary, Chunk/binary>>,
-                                   held_ends_with_cr = RestEndsWithCr}};
+            {ok, [], (hold(Chunk, Buffer))#stdio_buffer{held_ends_with_cr = RestEndsWithCr, offset = Next}};
         {ok, Completion, Lines, Rest, RestEndsWithCr} ->
-            {ok, completed(Completion, Held, Lines),
-             #stdio_buffer{held = unshare(Rest), held_ends_with_cr = RestEndsWithCr}};
+            {ok, completed(Completion, Buffer, Offset - HeldBytes, Lines),
+             #stdio_buffer{held = unshare(Rest), held_bytes = byte_size(Rest),
+                           held_ends_with_cr = RestEndsWithCr, offset = Next}};
         {error, _} = Fault ->
             Fault
+    end.
+
+%% Appends to the held bytes: in place into the tail; a full tail becomes a
+%% part; a large chunk becomes a part of its own, uncopied.
+hold(Chunk, #stdio_buffer{held = Held, parts = Parts, held_bytes = HeldBytes} = Buffer)
+  when byte_size(Chunk) >= ?PART_BYTES ->
+    Buffer#stdio_buffer{held = <<>>, parts = [Chunk | parts(Held, Parts)],
+                        held_bytes = HeldBytes + byte_size(Chunk)};
+hold(Chunk, #stdio_buffer{held = Held, parts = Parts, held_bytes = HeldBytes} = Buffer) ->
+    case <<Held/binary, Chunk/binary>> of
+        Full when byte_size(Full) >= ?PART_BYTES ->
+            Buffer#stdio_buffer{held = <<>>, parts = [Full | Parts], held_bytes = HeldBytes + byte_size(Chunk)};
+        Grown ->
+            Buffer#stdio_buffer{held = Grown, held_bytes = HeldBytes + byte_size(Chunk)}
+    end.
+
+parts(<<>>, Parts) -> Parts;
+parts(Held, Parts) -> [Held | Parts].
+
+%% The held bytes and `Part' as one binary, joined on a dirty scheduler
+%% when large.
+joined(#stdio_buffer{held = Held, parts = Parts, held_bytes = HeldBytes}, Part) ->
+    Pieces = lists:reverse(parts(Held, Parts), [Part]),
+    case HeldBytes + byte_size(Part) >= ?DIRTY_THRESHOLD of
+        true -> mcp_nif:stdio_join_dirty(Pieces);
+        false -> iolist_to_binary(Pieces)
     end.
 
 %% @doc One wire line: compact JSON and `\n'.
@@ -78,10 +130,12 @@ scan(Chunk, Held) ->
         Framing -> Framing
     end.
 
-completed(empty, _Held, Lines) -> Lines;
-completed({line, 0, Part}, _Held, Lines) -> [Part | Lines];
-completed({line, Keep, <<>>}, Held, Lines) -> [binary_part(Held, 0, Keep) | Lines];
-completed({line, Keep, Part}, Held, Lines) -> [<<(binary_part(Held, 0, Keep))/binary, Part/binary>> | Lines].
+%% `{line, Keep, Part}': the first Keep held bytes then Part. Keep is short
+%% of the held bytes only by a stripped `\r', and only when Part is empty.
+completed(empty, _Buffer, _Start, Lines) -> Lines;
+completed({line, 0, Part}, _Buffer, Start, Lines) -> [{Start, Part} | Lines];
+completed({line, Keep, Part}, Buffer, Start, Lines) ->
+    [{Start, binary_part(joined(Buffer, Part), 0, Keep + byte_size(Part))} | Lines].
 
 %% An empty rest must not keep the whole chunk alive.
 unshare(<<>>) -> <<>>;

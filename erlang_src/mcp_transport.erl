@@ -1,32 +1,55 @@
-%% @doc The transport seam the client actor is written against, and the
-%% UTF-8 holding every transport's byte stream goes through.
+%% @doc The transport seam the client actor is written against.
 %%
-%% A transport carries byte chunks between the client actor and one MCP
-%% server. Two implement this behaviour: `mcp_port' (the production one, an
-%% OS process behind an Erlang port) and `mcp_channel' (a peer Erlang process
-%% exchanging chunks by message; every client behaviour is tested on it).
+%% A transport carries whole JSON-RPC messages between the client actor and
+%% one MCP server: it frames what the actor sends and cuts what the server
+%% writes into messages, so the actor never sees bytes or framing. Two
+%% implement this behaviour: `mcp_port' (the production one, an OS process
+%% behind an Erlang port) and `mcp_channel' (a peer Erlang process
+%% exchanging byte chunks by message; every client behaviour is tested on
+%% it). Both frame newline-delimited JSON (`docs/wire-codecs.md') with the
+%% shared `framer()' below; a transport with another framing implements the
+%% same callbacks and needs no change to the actor.
 %%
-%% Invariants every implementation keeps:
+%% What a transport must do (the callback contract):
 %% <ul>
-%% <li>`open/2' runs in the actor, which becomes the connection's owner: every
-%%     event arrives in the actor's mailbox and is recognised by `event/2'.</li>
-%% <li>`terminate/1' only <em>requests</em> the end of the peer; it never
-%%     closes the connection. The one proof that the peer is gone is the
-%%     `{closed, Evidence}' event, and after it the connection is inert: the
-%%     actor never calls `send/2' or `terminate/1' on it again.</li>
-%% <li>`{closed, {exited, Cause}}' is proof (`{status, N}' or `{signal, N}'
+%% <li>`open(Arg, Owner)' runs in the actor, which becomes the connection's
+%%     owner: every event arrives in the actor's mailbox.</li>
+%% <li>`send(State, Messages)': `Messages' is a non-empty list of whole
+%%     messages, each iodata (compact JSON text, no raw newline, no
+%%     framing); the transport frames them and writes them in order, in one
+%%     write when it can. `ok' or `{error, Reason}'; it must never block the
+%%     actor.</li>
+%% <li>`event(State, Info)' recognises a mailbox message as this
+%%     connection's: `{ok, Events, NewState}' (the actor keeps `NewState',
+%%     `Events' in order, possibly `[]') or `not_mine'. An event is
+%%     `{message, StreamOffset, Line}' (one inbound message, without its
+%%     framing; `StreamOffset' is the position of its first byte in
+%%     everything the server wrote, which the actor uses to name where bytes
+%%     that are not UTF-8 start), `{fault, {line_too_long, Bytes}}' (the
+%%     stream cannot be framed; nothing follows but `closed'), or
+%%     `{closed, Evidence}'.</li>
+%% <li>`terminate(State)' only <em>requests</em> the end of the peer; it
+%%     never closes the connection. The one proof that the peer is gone is
+%%     the `{closed, Evidence}' event, and after it the connection is inert:
+%%     the actor never calls `send/2' or `terminate/1' on it again.
+%%     `{closed, {exited, Cause}}' is proof (`{status, N}' or `{signal, N}'
 %%     for a port's child, `{peer_down, Reason}' for a channel peer);
 %%     `{closed, {unconfirmed, Reason}}' means the connection ended without
 %%     proof that the peer did.</li>
+%% <li>`os_pid(State)' is `{ok, OsPid}' or `none' (diagnostics, tests).</li>
 %% </ul>
+%% UTF-8 is not the transport's concern: lines are bytes, and the decoder
+%% refuses what is not UTF-8 (a character cut across chunks is simply part of
+%% a line not yet complete).
 %%
 %% A transport spec is either a spawn spec map (shorthand for
 %% `{mcp_port, Spawn}') or `{Module, Arg}' for any module implementing this
 %% behaviour.
 -module(mcp_transport).
 
--export([open/2, send/2, event/2, terminate/1, os_pid/1, utf8_prefix/1]).
--export_type([spec/0, spawn/0, connection/0, event/0, evidence/0]).
+-export([open/2, send/2, event/2, terminate/1, os_pid/1]).
+-export([framer/0, frame/2]).
+-export_type([spec/0, spawn/0, connection/0, event/0, evidence/0, framer/0]).
 
 -type spawn() :: #{executable := file:filename_all(),
                    args => [binary() | string()],
@@ -38,11 +61,14 @@
 -type evidence() :: {exited, {status, non_neg_integer()} | {signal, pos_integer()}
                               | {peer_down, term()}}
                   | {unconfirmed, term()}.
--type event() :: {bytes, binary()} | {closed, evidence()}.
+-type event() :: {message, StreamOffset :: non_neg_integer(), Line :: binary()}
+               | {fault, mcp_stdio:framing_fault()}
+               | {closed, evidence()}.
+-opaque framer() :: mcp_stdio:buffer() | broken.
 
 -callback open(Arg :: term(), Owner :: pid()) -> {ok, State :: term()} | {error, term()}.
--callback send(State :: term(), iodata()) -> ok | {error, term()}.
--callback event(State :: term(), Message :: term()) -> {ok, event()} | not_mine.
+-callback send(State :: term(), Messages :: [iodata(), ...]) -> ok | {error, term()}.
+-callback event(State :: term(), Info :: term()) -> {ok, [event()], NewState :: term()} | not_mine.
 -callback terminate(State :: term()) -> ok.
 -callback os_pid(State :: term()) -> {ok, integer()} | none.
 
@@ -61,12 +87,17 @@ open({Module, Arg}, Owner) when is_atom(Module) ->
 open(Other, _Owner) ->
     {error, {bad_transport_spec, Other}}.
 
--spec send(connection(), iodata()) -> ok | {error, term()}.
-send({Module, State}, Bytes) -> Module:send(State, Bytes).
+%% @doc Writes whole messages, in order (no framing: the transport adds it).
+-spec send(connection(), [iodata(), ...]) -> ok | {error, term()}.
+send({Module, State}, Messages) -> Module:send(State, Messages).
 
-%% @doc Recognises a message as this connection's event, or `not_mine'.
--spec event(connection(), term()) -> {ok, event()} | not_mine.
-event({Module, State}, Message) -> Module:event(State, Message).
+%% @doc Recognises a mailbox message as this connection's events, or `not_mine'.
+-spec event(connection(), term()) -> {ok, [event()], connection()} | not_mine.
+event({Module, State}, Info) ->
+    case Module:event(State, Info) of
+        {ok, Events, Next} -> {ok, Events, {Module, Next}};
+        not_mine -> not_mine
+    end.
 
 %% @doc Requests the end of the peer (SIGKILL for a port). Not proof of anything.
 -spec terminate(connection()) -> ok.
@@ -76,45 +107,18 @@ terminate({Module, State}) -> Module:terminate(State).
 -spec os_pid(connection()) -> {ok, integer()} | none.
 os_pid({Module, State}) -> Module:os_pid(State).
 
-%% @doc Splits a chunk into its valid UTF-8 prefix and a held tail: the pipe
-%% cuts characters in half, so the tail (at most three bytes, always a proper
-%% prefix of one multi-byte character) is prepended to the next chunk. Bytes
-%% that can never become valid UTF-8 (stray continuation bytes, overlong
-%% forms, surrogates, code points past U+10FFFF) are
-%% `{error, {invalid_utf8, Offset}}', Offset being the byte where the bad
-%% sequence starts.
--spec utf8_prefix(binary()) ->
-          {ok, Valid :: binary(), Held :: binary()} | {error, {invalid_utf8, non_neg_integer()}}.
-utf8_prefix(Chunk) when is_binary(Chunk) ->
-    case unicode:characters_to_binary(Chunk) of
-        Valid when is_binary(Valid) ->
-            {ok, Valid, <<>>};
-        {incomplete, Valid, Tail} ->
-            %% `unicode' also calls some impossible sequences incomplete
-            %% (`E0 80', `ED A0', `F4 90', `F5'...), so the tail is checked.
-            case is_character_prefix(Tail) of
-                true -> {ok, Valid, Tail};
-                false -> {error, {invalid_utf8, byte_size(Valid)}}
-            end;
-        {error, Valid, _Rest} ->
-            {error, {invalid_utf8, byte_size(Valid)}}
+%% @doc A newline-delimited framer for a transport's inbound bytes
+%% (`mcp_stdio' rules: the 16 MiB line cap, `\r\n', empty lines skipped).
+-spec framer() -> framer().
+framer() -> mcp_stdio:new().
+
+%% @doc The events one inbound chunk completes. After a framing fault the
+%% framer is broken and every later chunk yields nothing.
+-spec frame(framer(), binary()) -> {[event()], framer()}.
+frame(broken, _Chunk) ->
+    {[], broken};
+frame(Framer, Chunk) ->
+    case mcp_stdio:read(Framer, Chunk) of
+        {ok, Lines, Next} -> {[{message, Offset, Line} || {Offset, Line} <- Lines], Next};
+        {error, Fault} -> {[{fault, Fault}], broken}
     end.
-
-%% A proper, non-empty prefix of a well-formed multi-byte UTF-8 sequence
-%% (Unicode table 3-7).
-is_character_prefix(<<Lead>>) -> Lead >= 16#C2 andalso Lead =< 16#F4;
-is_character_prefix(<<Lead, Second>>) when Lead >= 16#E0, Lead =< 16#EF ->
-    second_byte_fits(Lead, Second);
-is_character_prefix(<<Lead, Second>>) when Lead >= 16#F0, Lead =< 16#F4 ->
-    second_byte_fits(Lead, Second);
-is_character_prefix(<<Lead, Second, Third>>) when Lead >= 16#F0, Lead =< 16#F4 ->
-    second_byte_fits(Lead, Second) andalso is_continuation(Third);
-is_character_prefix(_) -> false.
-
-second_byte_fits(16#E0, Byte) -> Byte >= 16#A0 andalso Byte =< 16#BF;
-second_byte_fits(16#ED, Byte) -> Byte >= 16#80 andalso Byte =< 16#9F;
-second_byte_fits(16#F0, Byte) -> Byte >= 16#90 andalso Byte =< 16#BF;
-second_byte_fits(16#F4, Byte) -> Byte >= 16#80 andalso Byte =< 16#8F;
-second_byte_fits(_, Byte) -> is_continuation(Byte).
-
-is_continuation(Byte) -> Byte >= 16#80 andalso Byte =< 16#BF.

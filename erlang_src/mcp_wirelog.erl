@@ -11,21 +11,20 @@
 %%     what the inner transport returned.</li>
 %% <li>The actor only sends messages to the log (never waits on it), with the
 %%     monotonic time of the event; the log turns times into seconds since
-%%     it started, assembles received chunks into lines and prints each line
-%%     truncated to its width, with its size in bytes. It keeps at most
-%%     `4 * Width + 4' bytes of a line that has not ended, so a 16 MiB line
-%%     costs the log no more than a short one.</li>
+%%     it started and prints each message (the inner transport delivers whole
+%%     lines, see `mcp_transport') truncated to its width, with its size in
+%%     bytes. Only the shown prefix of a message is sent to the log, so a
+%%     16 MiB line costs the log no more than a short one.</li>
 %% <li>When the log falls more than 1,000 messages behind (a server flooding
-%%     its stdout faster than stderr takes the lines), received chunks are
+%%     its stdout faster than stderr takes the lines), received messages are
 %%     reported by size only (`< N B not shown'), so the log's memory stays
 %%     bounded whatever the server sends.</li>
-%% <li>An event the log does not know (a transport that delivers something
-%%     other than byte chunks) is printed in words, never dropped.</li>
+%% <li>An event the log does not know is printed in words, never dropped.</li>
 %% </ul>
 %% Lines: `> 86 B {"jsonrpc":...}' sent, `< 120 B {...}' received,
-%% `< 40 B (no newline) ...' for bytes left without a newline when the
-%% connection closed, `closed: ...' with the exit evidence, `spawn' and
-%% `terminate requested' for the process.
+%% `framing fault: ...' when the stream cannot be cut into lines,
+%% `closed: ...' with the exit evidence, `spawn' and `terminate requested'
+%% for the process.
 -module(mcp_wirelog).
 -behaviour(mcp_transport).
 
@@ -43,6 +42,8 @@
 
 -define(DEFAULT_WIDTH, 100).
 -define(MAX_BACKLOG, 1000).
+%% Four bytes per character for the widest log anyone asks for.
+-define(MAX_SHOWN_BYTES, 4096).
 
 %% @doc A transport spec that opens `Inner' and logs its traffic to `Log'.
 -spec spec(mcp_transport:spec(), log()) -> mcp_transport:spec().
@@ -62,33 +63,42 @@ open({Inner, Log}, Owner) ->
             Error
     end.
 
--spec send(#wire{}, iodata()) -> ok | {error, term()}.
-send(#wire{inner = Inner, log = Log}, Bytes) ->
-    note(Log, {sent, iolist_to_binary(Bytes)}),
-    Result = mcp_transport:send(Inner, Bytes),
+-spec send(#wire{}, [iodata(), ...]) -> ok | {error, term()}.
+send(#wire{inner = Inner, log = Log}, Messages) ->
+    [note(Log, {sent, shown_part(Message), iolist_size(Message)}) || Message <- Messages],
+    Result = mcp_transport:send(Inner, Messages),
     case Result of
         ok -> ok;
         {error, Reason} -> note(Log, {send_failed, Reason})
     end,
     Result.
 
--spec event(#wire{}, term()) -> {ok, mcp_transport:event()} | not_mine.
-event(#wire{inner = Inner, log = Log}, Message) ->
-    case mcp_transport:event(Inner, Message) of
-        {ok, Event} = Mine -> note(Log, received(Log, Event)), Mine;
-        not_mine -> not_mine
+-spec event(#wire{}, term()) -> {ok, [mcp_transport:event()], #wire{}} | not_mine.
+event(#wire{inner = Inner, log = Log} = Wire, Info) ->
+    case mcp_transport:event(Inner, Info) of
+        {ok, Events, Next} ->
+            [note(Log, received(Log, Event)) || Event <- Events],
+            {ok, Events, Wire#wire{inner = Next}};
+        not_mine ->
+            not_mine
     end.
 
 %% A log that has fallen behind (a server flooding its stdout faster than
 %% stderr takes the lines) gets the size of what arrived, not the bytes, so
-%% the log never holds more than ?MAX_BACKLOG chunks.
-received(Log, {_Kind, Bytes} = Event) when is_binary(Bytes) ->
+%% the log never holds more than ?MAX_BACKLOG messages' worth of text.
+received(Log, {message, _Offset, Line}) ->
     case erlang:process_info(Log, message_queue_len) of
-        {message_queue_len, Backlog} when Backlog > ?MAX_BACKLOG -> {dropped, byte_size(Bytes)};
-        _ -> {event, Event}
+        {message_queue_len, Backlog} when Backlog > ?MAX_BACKLOG -> {dropped, byte_size(Line)};
+        _ -> {received, shown_part(Line), byte_size(Line)}
     end;
 received(_Log, Event) ->
     {event, Event}.
+
+%% The bytes of a message worth sending to the log: enough for any width
+%% the log may show (`keep/2' in the log trims to its own width).
+shown_part(Message) ->
+    Bytes = iolist_to_binary(Message),
+    binary:part(Bytes, 0, min(byte_size(Bytes), ?MAX_SHOWN_BYTES)).
 
 -spec terminate(#wire{}) -> ok.
 terminate(#wire{inner = Inner, log = Log}) ->
@@ -119,7 +129,6 @@ start_log(Options) ->
                               width => maps:get(width, Options, ?DEFAULT_WIDTH),
                               render_evidence => maps:get(render_evidence, Options, fun words/1),
                               device => maps:get(device, Options, standard_error),
-                              partial => none,
                               dropped => 0})
                end).
 
@@ -136,11 +145,10 @@ loop(State) ->
     receive
         {?MODULE, stop, _From, _Monitor} ->
             Now = erlang:monotonic_time(microsecond),
-            _ = flush_partial(Now, report_dropped(Now, State)),
+            _ = report_dropped(Now, State),
             ok;
         {?MODULE, _At, {dropped, Bytes}} ->
-            %% The line being assembled loses its middle: it is not shown.
-            loop(State#{dropped => maps:get(dropped, State) + Bytes, partial => none});
+            loop(State#{dropped => maps:get(dropped, State) + Bytes});
         {?MODULE, At, What} ->
             loop(record(What, At, report_dropped(At, State)))
     end.
@@ -162,57 +170,23 @@ record({opened, none}, _At, State) ->
     State;
 record({open_failed, Reason}, At, State) ->
     print(At, ["open failed: ", words(Reason)], State);
-record({sent, Bytes}, At, State) ->
-    print(At, ["> ", line(Bytes, byte_size(Bytes), State)], State);
+record({sent, Shown, Size}, At, State) ->
+    print(At, ["> ", line(Shown, Size, State)], State);
 record({send_failed, Reason}, At, State) ->
     print(At, ["send failed: ", words(Reason)], State);
-record({event, {bytes, Chunk}}, At, State) ->
-    received(Chunk, At, State);
+record({received, Shown, Size}, At, State) ->
+    print(At, ["< ", line(Shown, Size, State)], State);
+record({event, {fault, Fault}}, At, State) ->
+    print(At, ["framing fault: ", words(Fault)], State);
 record({event, {closed, Evidence}}, At, #{render_evidence := Render} = State) ->
-    print(At, ["closed: ", Render(Evidence)], flush_partial(At, State));
-record({event, {_Kind, Line}}, At, State) when is_binary(Line) ->
-    print(At, ["< ", line(Line, byte_size(Line), State)], State);
+    print(At, ["closed: ", Render(Evidence)], State);
 record({event, Other}, At, State) ->
     print(At, ["event: ", words(Other)], State);
 record(terminate, At, State) ->
     print(At, "terminate requested", State).
 
-%% Each complete line is printed with the time its last chunk arrived.
-received(<<>>, _At, State) ->
-    State;
-received(Chunk, At, #{partial := Partial, width := Width} = State) ->
-    {Head, Size} = case Partial of
-                       none -> {<<>>, 0};
-                       {H, S} -> {H, S}
-                   end,
-    case binary:match(Chunk, <<"\n">>) of
-        nomatch ->
-            State#{partial => {keep(<<Head/binary, (keep(Chunk, Width))/binary>>, Width),
-                               Size + byte_size(Chunk)}};
-        {End, 1} ->
-            Line = <<Head/binary, (keep(binary:part(Chunk, 0, End), Width))/binary>>,
-            Printed = print(At, ["< ", line(Line, Size + End + 1, State)], State#{partial => none}),
-            received(binary:part(Chunk, End + 1, byte_size(Chunk) - End - 1), At, Printed)
-    end.
-
-flush_partial(_At, #{partial := none} = State) ->
-    State;
-flush_partial(At, #{partial := {Head, Size}} = State) ->
-    print(At, ["< ", line(Head, Size, State), " (no newline before the end)"], State#{partial => none}).
-
-%% The bytes of a line worth keeping to show `Width' characters of it.
-keep(Bytes, Width) when byte_size(Bytes) > 4 * Width + 4 -> binary:part(Bytes, 0, 4 * Width + 4);
-keep(Bytes, _Width) -> Bytes.
-
 line(Bytes, Size, #{width := Width}) ->
-    [integer_to_list(Size), " B ", mcp_cli_text:printable(without_newline(Bytes), line, Width)].
-
-without_newline(<<>>) -> <<>>;
-without_newline(Bytes) ->
-    case binary:last(Bytes) of
-        Byte when Byte =:= $\n; Byte =:= $\r -> without_newline(binary:part(Bytes, 0, byte_size(Bytes) - 1));
-        _ -> Bytes
-    end.
+    [integer_to_list(Size), " B ", mcp_cli_text:printable(Bytes, line, Width)].
 
 shown(Arg, #{width := Width}) ->
     mcp_cli_text:printable(unicode:characters_to_binary(Arg), line, Width).

@@ -1,7 +1,7 @@
 %% mcp_wirelog: the wrapper delegates unchanged (on an mcp_channel peer) and
-%% the log prints one line per message, whole lines however the bytes were
-%% chunked (byte by byte included), truncated to its width with the real
-%% size, a partial line at the end, and events it does not know in words.
+%% the log prints one line per message (the inner transport delivers whole
+%% lines), truncated to its width with the real size, framing faults, and
+%% events it does not know in words.
 -module(mcp_cli_wirelog_tests).
 
 -include_lib("eunit/include/eunit.hrl").
@@ -40,39 +40,35 @@ strip_time(Line) ->
 feed(Log, Event) ->
     Log ! {mcp_wirelog, erlang:monotonic_time(microsecond), {event, Event}}.
 
-lines_are_whole_however_chunked_test() ->
-    Bytes = <<"{\"a\":1}\n{\"b\":\"é\"}\n"/utf8>>,
-    Expected = [<<"< 8 B {\"a\":1}">>, <<"< 11 B {\"b\":\"é\"}"/utf8>>, <<"closed: with exit status 0">>],
-    ?assertEqual(Expected, with_log(100, fun(Log) ->
-                                                 feed(Log, {bytes, Bytes}),
-                                                 feed(Log, {closed, {exit_status, 0}})
-                                         end)),
-    ?assertEqual(Expected, with_log(100, fun(Log) ->
-                                                 [feed(Log, {bytes, <<B>>}) || <<B>> <= Bytes],
-                                                 feed(Log, {closed, {exit_status, 0}})
-                                         end)).
+received(Line) -> {mcp_wirelog, erlang:monotonic_time(microsecond), {received, Line, byte_size(Line)}}.
+
+one_line_per_message_test() ->
+    ?assertEqual([<<"< 7 B {\"a\":1}">>, <<"< 10 B {\"b\":\"é\"}"/utf8>>, <<"closed: with exit status 0">>],
+                 with_log(100, fun(Log) ->
+                                       Log ! received(<<"{\"a\":1}">>),
+                                       Log ! received(<<"{\"b\":\"é\"}"/utf8>>),
+                                       feed(Log, {closed, {exited, {status, 0}}})
+                               end)).
 
 long_lines_are_truncated_with_their_size_test() ->
     Line = binary:copy(<<"x">>, 16 * 1024 * 1024),
     Lines = with_log(10, fun(Log) ->
-                                 [feed(Log, {bytes, Chunk}) || Chunk <- chunks(<<Line/binary, "\n">>, 65536)],
-                                 Log ! {mcp_wirelog, erlang:monotonic_time(microsecond), {sent, <<"0123456789AB\n">>}}
+                                 Log ! {mcp_wirelog, erlang:monotonic_time(microsecond), {received, binary:part(Line, 0, 4096), byte_size(Line)}},
+                                 Log ! {mcp_wirelog, erlang:monotonic_time(microsecond), {sent, <<"0123456789AB">>, 12}}
                          end),
-    ?assertEqual([<<"< 16777217 B xxxxxxxxxx…"/utf8>>, <<"> 13 B 0123456789…"/utf8>>], Lines).
+    ?assertEqual([<<"< 16777216 B xxxxxxxxxx…"/utf8>>, <<"> 12 B 0123456789…"/utf8>>], Lines).
 
-a_line_without_newline_is_shown_at_the_end_test() ->
-    ?assertEqual([<<"< 5 B abc\x{FFFD}d (no newline before the end)"/utf8>>, <<"closed: with exit status 3">>],
-                 with_log(100, fun(Log) ->
-                                       feed(Log, {bytes, <<"abc\ed">>}),
-                                       feed(Log, {closed, {exit_status, 3}})
-                               end)).
+framing_faults_are_shown_test() ->
+    [Fault, Closed] = with_log(100, fun(Log) ->
+                                            feed(Log, {fault, {line_too_long, 16777217}}),
+                                            feed(Log, {closed, {exited, {status, 3}}})
+                                    end),
+    ?assertMatch(<<"framing fault: ", _/binary>>, Fault),
+    ?assertEqual(<<"closed: with exit status 3">>, Closed).
 
 unknown_events_are_printed_in_words_test() ->
-    ?assertEqual([<<"< 3 B abc">>, <<"event: something new (1)">>],
-                 with_log(100, fun(Log) ->
-                                       feed(Log, {line, <<"abc">>}),
-                                       feed(Log, {something_new, 1})
-                               end)).
+    ?assertEqual([<<"event: something new (1)">>],
+                 with_log(100, fun(Log) -> feed(Log, {something_new, 1}) end)).
 
 %% Through a real client on an mcp_channel peer that answers the
 %% initialize request with a banner in two chunks: the wrapper passes
@@ -93,37 +89,39 @@ the_wrapper_delegates_test() ->
                                               mcp_client:connect(Client)),
                                  ?assertMatch({ok, {exited, _}}, mcp_client:shutdown(Client, 5000))
                          end),
-    ?assertMatch([<<"open mcp_channel">>, <<"> ", _/binary>>, <<"< 13 B hello banner">>, <<"terminate requested">>,
+    ?assertMatch([<<"open mcp_channel">>, <<"> ", _/binary>>, <<"< 12 B hello banner">>, <<"terminate requested">>,
                   <<"closed: ", _/binary>>], Lines),
     ?assertMatch({match, _}, re:run(lists:last(Lines), "killed")).
 
-chunks(Bytes, Size) when byte_size(Bytes) =< Size -> [Bytes];
-chunks(Bytes, Size) -> [binary:part(Bytes, 0, Size) | chunks(binary:part(Bytes, Size, byte_size(Bytes) - Size), Size)].
-
-%% A log far behind gets sizes, not bytes: of 5,000 chunks of 1 MiB that
-%% arrive while the log is suspended, at most ~1,000 are held by its queue.
+%% A log far behind gets sizes, not bytes: of 5,000 lines of 1 MiB that
+%% arrive while the log is suspended, at most ~1,000 shown prefixes are
+%% queued (and never a whole line).
 a_log_that_falls_behind_holds_sizes_only_test() ->
     Capture = spawn_link(fun() -> capture([]) end),
     Log = mcp_wirelog:start_log(#{width => 20, device => Capture, label => "t "}),
     {ok, Wire} = mcp_wirelog:open({{?MODULE, no_arg}, Log}, self()),
     Chunk = binary:copy(<<"x">>, 1024 * 1024),
     erlang:suspend_process(Log),
-    [{ok, {bytes, Chunk}} = mcp_wirelog:event(Wire, {fake_chunk, Chunk}) || _ <- lists:seq(1, 5000)],
+    lists:foldl(fun(_, W) ->
+                        {ok, [{message, 0, Chunk}], Next} = mcp_wirelog:event(W, {fake_chunk, Chunk}),
+                        Next
+                end, Wire, lists:seq(1, 5000)),
     {messages, Queued} = erlang:process_info(Log, messages),
     erlang:resume_process(Log),
     ok = mcp_wirelog:stop_log(Log),
-    Holding = [M || {mcp_wirelog, _, {event, {bytes, _}}} = M <- Queued],
+    Holding = [M || {mcp_wirelog, _, {received, _, _}} = M <- Queued],
     ?assert(length(Holding) =< 1002),
+    ?assert(lists:all(fun({_, _, {received, Shown, _}}) -> byte_size(Shown) =< 4096 end, Holding)),
     ?assert(length(Queued) >= 5000),
     Capture ! {lines, self()},
     Lines = receive {lines, L} -> L end,
     ?assertMatch({match, _}, re:run(lists:last(Lines), "^< \\d+ B not shown: the log fell behind the server$")).
 
 %% This module as the inner transport of the test above: every
-%% `{fake_chunk, Bytes}' message is a received chunk.
+%% `{fake_chunk, Bytes}' message is one received line.
 open(no_arg, _Owner) -> {ok, fake}.
-send(fake, _Bytes) -> ok.
-event(fake, {fake_chunk, Bytes}) -> {ok, {bytes, Bytes}};
+send(fake, _Messages) -> ok.
+event(fake, {fake_chunk, Bytes}) -> {ok, [{message, 0, Bytes}], fake};
 event(fake, _) -> not_mine.
 terminate(fake) -> ok.
 os_pid(fake) -> none.

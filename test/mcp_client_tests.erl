@@ -155,7 +155,7 @@ non_utf8_after_a_held_tail_test() ->
     ?assertMatch({error, {unavailable, {invalid_utf8, _}}}, call(Client)),
     {ok, _} = retired_with(Client).
 
-max_line_bytes() -> 16777216.
+max_line_bytes() -> mcp_stdio:max_line_bytes().
 
 %% A response line of exactly `Size' bytes (newline excluded), padded with
 %% JSON whitespace.
@@ -186,7 +186,8 @@ line_too_long_kills(Sending) ->
     Client = started(fun({request, Id, <<"tools/call">>, _}) ->
                              Sending(response_line_of(Id, max_line_bytes() + 1));
                         (_) -> default end),
-    ?assertMatch({error, {unavailable, {line_too_long, N}}} when N > 16777216, call(Client)),
+    {error, {unavailable, {line_too_long, N}}} = call(Client),
+    ?assert(N > max_line_bytes()),
     {ok, _} = retired_with(Client).
 
 chunked(Bytes, Size) when byte_size(Bytes) =< Size -> [Bytes];
@@ -282,6 +283,28 @@ never_answering_times_out_and_cancels_test() ->
     %% The late response was dropped; the client still works.
     ?assertEqual(ok, mcp_client:ping(Client, ?TIMEOUT)),
     assert_clean_mailbox(),
+    {ok, _} = retired_with(Client).
+
+callers_that_die_have_their_requests_cancelled_test() ->
+    Self = self(),
+    Client = started(fun({request, _, <<"tools/call">>, _}) -> Self ! call_arrived, [];
+                        ({notification, <<"notifications/cancelled">>, Params}) ->
+                             Self ! {cancelled, Params}, [];
+                        (_) -> default end),
+    Actor = element(2, Client),
+    Monitors = fun() -> {monitors, M} = process_info(Actor, monitors), lists:sort(M) end,
+    Before = Monitors(),
+    Callers = [spawn(fun() -> mcp_client:call_tool(Client, <<"slow">>, {object, []}, 3600000) end)
+               || _ <- lists:seq(1, 50)],
+    [receive call_arrived -> ok after ?TIMEOUT -> error(no_call) end || _ <- Callers],
+    [exit(Caller, kill) || Caller <- Callers],
+    Cancelled = [receive {cancelled, Params} -> Params after ?TIMEOUT -> error(no_cancel) end
+                 || _ <- Callers],
+    ?assertEqual(lists:duplicate(50, {string, <<"caller gone">>}),
+                 [field(<<"reason">>, Params) || Params <- Cancelled]),
+    %% Nothing is left of them in the actor: no monitor, and the client works.
+    ?assertEqual(ok, mcp_client:ping(Client, ?TIMEOUT)),
+    ?assertEqual(Before, Monitors()),
     {ok, _} = retired_with(Client).
 
 dying_mid_call_answers_every_caller_test() ->
@@ -397,6 +420,29 @@ repeated_cursor_is_too_many_pages_test() ->
                         (_) -> default end),
     ?assertEqual({error, too_many_pages}, mcp_client:list_tools(Client)),
     ?assertEqual(3, count_requests(<<"tools/list">>)),
+    {ok, _} = retired_with(Client).
+
+%% The client echoes cursors back: one of 65,536 bytes is followed, one of
+%% 65,537 fails the listing (a bounded echo), and the client still works.
+cursor_length_limit_test_() ->
+    [fun() -> cursor_of(65536, fun(Answer) -> ?assertMatch({ok, [_, _]}, Answer) end) end,
+     fun() -> cursor_of(65537, fun(Answer) ->
+                                       ?assertEqual({error, {result_malformed,
+                                                             {protocol_fault, <<"$.nextCursor">>,
+                                                              <<"longer than 65536 bytes">>}}}, Answer)
+                               end) end].
+
+cursor_of(Bytes, Check) ->
+    Cursor = binary:copy(<<"c">>, Bytes),
+    Client = started(fun({request, Id, <<"tools/list">>, Params}) ->
+                             Next = case field(<<"cursor">>, Params) of
+                                        none -> {some, Cursor};
+                                        {string, Cursor} -> none
+                                    end,
+                             [{reply, Id, tools_page([tool(<<"t">>)], Next)}];
+                        (_) -> default end),
+    Check(mcp_client:list_tools(Client)),
+    ?assertEqual(ok, mcp_client:ping(Client, ?TIMEOUT)),
     {ok, _} = retired_with(Client).
 
 one_lying_tool_fails_the_listing_test() ->

@@ -14,15 +14,20 @@ open(Spawn) ->
     {ok, OsPid} = mcp_transport:os_pid(Conn),
     {Conn, OsPid}.
 
-%% Every event of the connection until it closes: {Output, Evidence}.
+%% Every event of the connection until it closes: {Output, Evidence}, the
+%% output being the lines received, each with its newline.
 drain(Conn) -> drain(Conn, <<>>).
 
 drain(Conn, Output) ->
     receive
         Message ->
             case mcp_transport:event(Conn, Message) of
-                {ok, {bytes, Bytes}} -> drain(Conn, <<Output/binary, Bytes/binary>>);
-                {ok, {closed, Evidence}} -> {Output, Evidence};
+                {ok, Events, Next} ->
+                    Lines = << <<Line/binary, "\n">> || {message, _, Line} <- Events >>,
+                    case [Evidence || {closed, Evidence} <- Events] of
+                        [Evidence] -> {<<Output/binary, Lines/binary>>, Evidence};
+                        [] -> drain(Next, <<Output/binary, Lines/binary>>)
+                    end;
                 not_mine -> drain(Conn, Output)
             end
     after ?TIMEOUT ->
@@ -52,28 +57,28 @@ echo_until_killed_test() ->
 echo_until_killed() ->
     {Conn, OsPid} = open(#{executable => "cat"}),
     ?assert(os_alive(OsPid)),
-    ok = mcp_transport:send(Conn, <<"ping\n">>),
-    {bytes, <<"ping\n">>} = receive_event(Conn),
+    ok = mcp_transport:send(Conn, [<<"ping">>]),
+    {[{message, 0, <<"ping">>}], _} = receive_event(Conn),
     ok = mcp_transport:terminate(Conn),
     ?assertEqual({<<>>, {exited, {signal, 9}}}, drain(Conn)),
     ?assertNot(os_alive(OsPid)),
     %% The port is gone with the child: a write now fails, it does not raise.
     receive {'EXIT', Port, normal} when is_port(Port) -> ok end,
-    ?assertEqual({error, closed}, mcp_transport:send(Conn, <<"late\n">>)).
+    ?assertEqual({error, closed}, mcp_transport:send(Conn, [<<"late">>])).
 
 receive_event(Conn) ->
     receive
         Message ->
             case mcp_transport:event(Conn, Message) of
-                {ok, Event} -> Event;
+                {ok, Events, Next} -> {Events, Next};
                 not_mine -> receive_event(Conn)
             end
     after ?TIMEOUT -> error(no_event)
     end.
 
 args_are_argv_not_a_shell_string_test() ->
-    {Conn, OsPid} = open(#{executable => "printf", args => [<<"%s|%s">>, "a b", <<"$HOME;">>]}),
-    ?assertEqual({<<"a b|$HOME;">>, {exited, {status, 0}}}, drain(Conn)),
+    {Conn, OsPid} = open(#{executable => "printf", args => [<<"%s|%s\n">>, "a b", <<"$HOME;">>]}),
+    ?assertEqual({<<"a b|$HOME;\n">>, {exited, {status, 0}}}, drain(Conn)),
     ?assertNot(os_alive(OsPid)).
 
 %% The names and values a child sees in its environment (`env' prints it).
@@ -169,7 +174,7 @@ a_child_that_never_reads_makes_writes_fail_not_block_test_() ->
 
 write_until_refused(_Conn, _Chunk, 0) -> [];
 write_until_refused(Conn, Chunk, Left) ->
-    case mcp_transport:send(Conn, Chunk) of
+    case mcp_transport:send(Conn, [Chunk]) of
         ok -> [ok | write_until_refused(Conn, Chunk, Left - 1)];
         Refused -> [Refused]
     end.

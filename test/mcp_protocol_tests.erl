@@ -14,6 +14,22 @@ versions_test() ->
     ?assertEqual(<<"2025-06-18">>, mcp_protocol:requested_version()),
     ?assertEqual([<<"2025-06-18">>, <<"2025-03-26">>, <<"2024-11-05">>], mcp_protocol:supported_versions()).
 
+%% The exported versions are the ones the decoder acts on: each is accepted,
+%% a neighbour is refused naming the exported requested version, and the
+%% handshake asks for it.
+exported_versions_are_the_decoders_test() ->
+    Result = fun(Version) ->
+                     json(<<"{\"protocolVersion\":\"", Version/binary, "\",\"capabilities\":{},"
+                            "\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}">>)
+             end,
+    [?assertMatch({ok, {initialize_result, V, _, _, _}}, mcp_protocol:decode_initialize_result(Result(V)))
+     || V <- mcp_protocol:supported_versions()],
+    Requested = mcp_protocol:requested_version(),
+    ?assertEqual({error, {unsupported_version, Requested, <<"2025-06-19">>}},
+                 mcp_protocol:decode_initialize_result(Result(<<"2025-06-19">>))),
+    ?assertEqual({string, Requested},
+                 mcp_fake_server:field(<<"protocolVersion">>, mcp_protocol:initialize_params(<<"a">>, <<"b">>))).
+
 %% The declared client capabilities are empty: no sampling, roots or
 %% elicitation. Widening them must break this test.
 capabilities_are_exactly_the_empty_object_test() ->

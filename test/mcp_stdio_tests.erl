@@ -3,7 +3,7 @@
 -include_lib("proper/include/proper.hrl").
 -include_lib("eunit/include/eunit.hrl").
 
--define(MAX, 16777216).
+-define(MAX, mcp_stdio:max_line_bytes()).
 
 %% A hand-written multi-message stream in the shape a server writes: an initialize
 %% result, a log notification (CRLF), blank lines, a tools/list page, a
@@ -135,7 +135,7 @@ many_lines_in_one_chunk_test() ->
     ?assertMatch({ok, Lines, _}, mcp_stdio:push(mcp_stdio:new(), Chunk)).
 
 max_line_bytes_test() ->
-    ?assertEqual(?MAX, mcp_stdio:max_line_bytes()).
+    ?assertEqual(16 * 1024 * 1024, mcp_stdio:max_line_bytes()).
 
 %% ---- 16 MiB: completed lines ----
 
@@ -188,3 +188,30 @@ frame_has_one_newline_at_the_end_test_() ->
                           binary:matches(Framed, <<"\n">>) =:= [{byte_size(Framed) - 1, 1}]
                       end),
               [{numtests, 300}, {to_file, user}]))}.
+
+%% Held lines longer than a held part (256 KiB): chunks of every size,
+%% one as large as a part, a `\r' ending a chunk and `\n' starting the next;
+%% the line comes back whole, once, with its stream offset.
+long_held_lines_across_parts_test_() ->
+    Line = << <<(N rem 10 + $0)>> || N <- lists:seq(1, 700000) >>,
+    Cases = [{"small chunks", chunks_of(<<Line/binary, "\r">>, 4096) ++ [<<"\nnext">>]},
+             {"a chunk as large as a part",
+              [binary:part(Line, 0, 1000), binary:part(Line, 1000, 300000),
+               binary:part(Line, 301000, byte_size(Line) - 301000), <<"\r">>, <<"\nnext">>]},
+             {"crossing a part in one append",
+              [binary:part(Line, 0, 262143), binary:part(Line, 262143, byte_size(Line) - 262143),
+               <<"\r\nnext">>]}],
+    [{Name, fun() ->
+                 {Lines, Buffer} = lists:foldl(fun(Chunk, {Acc, B}) ->
+                                                      {ok, New, Next} = mcp_stdio:read(B, Chunk),
+                                                      {Acc ++ New, Next}
+                                              end, {[], mcp_stdio:new()}, Chunks),
+                 ?assertEqual([{0, Line}], Lines),
+                 {ok, Rest, _} = mcp_stdio:read(Buffer, <<"\n">>),
+                 ?assertEqual([{byte_size(Line) + 2, <<"next">>}], Rest)
+             end} || {Name, Chunks} <- Cases].
+
+chunks_of(Bytes, Size) when byte_size(Bytes) =< Size -> [Bytes];
+chunks_of(Bytes, Size) ->
+    <<Chunk:Size/binary, Rest/binary>> = Bytes,
+    [Chunk | chunks_of(Rest, Size)].

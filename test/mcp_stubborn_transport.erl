@@ -9,7 +9,7 @@
 
 open(_Arg, _Owner) -> {ok, stubborn}.
 send(stubborn, _Bytes) -> ok.
-event(stubborn, {stubborn_close, Evidence}) -> {ok, {closed, Evidence}};
+event(stubborn, {stubborn_close, Evidence}) -> {ok, [{closed, Evidence}], stubborn};
 event(stubborn, _) -> not_mine.
 terminate(stubborn) -> ok.
 os_pid(stubborn) -> none.

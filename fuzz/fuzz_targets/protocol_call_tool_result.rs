@@ -6,8 +6,9 @@ use mcp_core::{json, protocol};
 
 fuzz_target!(|bytes: &[u8]| {
     if let Ok(value) = json::parse(bytes) {
-        if let Ok(result) = protocol::decode_call_tool_result(&value) {
-            assert!(value.get("content").is_some() || result.structured_content.is_some());
+        let has_content = value.get("content").is_some();
+        if let Ok(result) = protocol::decode_call_tool_result(value) {
+            assert!(has_content || result.structured_content.is_some());
         }
     }
 });

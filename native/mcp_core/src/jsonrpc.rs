@@ -7,10 +7,15 @@
 //! are faults. Unknown members are ignored; `params`, `result` and error
 //! `data` cross raw.
 //!
-//! Decoding is one parse ([`json::parse`]) followed by an interpretation of
-//! the top-level object's member list, so duplicated keys are visible.
+//! Decoding reads the envelope lazily ([`envelope`]): the top-level object
+//! is cut into members (so duplicated keys are visible), and `result`,
+//! `error` and `params` are parsed only by a reader that needs them. Every
+//! fault is the one a whole-line parse and interpretation would give.
 
-use crate::json::{self, CorruptionReport, Json};
+pub mod envelope;
+
+use crate::json::{CorruptionReport, Json};
+use envelope::Shape;
 use num_bigint::BigInt;
 
 /// An integer as JSON carries it: `i64` when it fits, else a bignum (the
@@ -90,79 +95,23 @@ pub const INTERNAL_ERROR: i64 = -32603;
 
 /// Decodes one line (without its newline) as an inbound message.
 pub fn decode(line: &[u8]) -> Result<Inbound, MessageFault> {
-    let value = json::parse(line).map_err(MessageFault::Malformed)?;
-    interpret(value)
-}
-
-/// The envelope members of one object, each seen at most once.
-#[derive(Default)]
-struct Envelope {
-    jsonrpc: Option<Json>,
-    id: Option<Json>,
-    method: Option<Json>,
-    result: Option<Json>,
-    error: Option<Json>,
-    params: Option<Json>,
-}
-
-impl Envelope {
-    fn collect(members: Vec<(String, Json)>) -> Result<Envelope, MessageFault> {
-        let mut envelope = Envelope::default();
-        for (key, value) in members {
-            let (slot, duplicate) = match key.as_str() {
-                "jsonrpc" => (&mut envelope.jsonrpc, "duplicate key jsonrpc"),
-                "id" => (&mut envelope.id, "duplicate key id"),
-                "method" => (&mut envelope.method, "duplicate key method"),
-                "result" => (&mut envelope.result, "duplicate key result"),
-                "error" => (&mut envelope.error, "duplicate key error"),
-                "params" => (&mut envelope.params, "duplicate key params"),
-                _ => continue,
-            };
-            if slot.replace(value).is_some() {
-                return Err(MessageFault::Bad(duplicate));
-            }
+    let envelope = envelope::split(line)?;
+    Ok(match envelope.shape()? {
+        Shape::Request { id, method, params } => {
+            Inbound::ServerRequest { id, method, params: params.map(|span| envelope.tree(span)).transpose()? }
         }
-        Ok(envelope)
-    }
+        Shape::Notification { method, params } => {
+            Inbound::Notification { method, params: params.map(|span| envelope.tree(span)).transpose()? }
+        }
+        Shape::Response { id, outcome: Ok(result) } => Inbound::Response { id, outcome: Ok(envelope.tree(result)?) },
+        Shape::Response { id, outcome: Err(error) } => {
+            let error = decode_error(envelope.tree(error)?).map_err(|fault| envelope.fault(fault))?;
+            Inbound::Response { id, outcome: Err(error) }
+        }
+    })
 }
 
-/// Interprets a parsed JSON value as an inbound message.
-pub fn interpret(value: Json) -> Result<Inbound, MessageFault> {
-    let members = match value {
-        Json::Object(members) => members,
-        Json::Array(_) => return Err(MessageFault::Bad("batch not supported")),
-        _ => return Err(MessageFault::Bad("message is not an object")),
-    };
-    let envelope = Envelope::collect(members)?;
-    match envelope.jsonrpc {
-        Some(Json::String(version)) if version == "2.0" => {}
-        Some(_) => return Err(MessageFault::Bad("jsonrpc is not \"2.0\"")),
-        None => return Err(MessageFault::Bad("missing jsonrpc")),
-    }
-    let id = envelope.id.as_ref().map(decode_id).transpose()?;
-    match envelope.method {
-        Some(Json::String(method)) => {
-            let params = envelope.params.map(decode_params).transpose()?;
-            Ok(match id {
-                Some(id) => Inbound::ServerRequest { id, method, params },
-                None => Inbound::Notification { method, params },
-            })
-        }
-        Some(_) => Err(MessageFault::Bad("method is not a string")),
-        None => {
-            let id = id.ok_or(MessageFault::Bad("response without id"))?;
-            let outcome = match (envelope.result, envelope.error) {
-                (Some(result), None) => Ok(result),
-                (None, Some(error)) => Err(decode_error(error)?),
-                (Some(_), Some(_)) => return Err(MessageFault::Bad("response has both result and error")),
-                (None, None) => return Err(MessageFault::Bad("response has neither result nor error")),
-            };
-            Ok(Inbound::Response { id, outcome })
-        }
-    }
-}
-
-fn decode_id(value: &Json) -> Result<Id, MessageFault> {
+pub(crate) fn decode_id(value: &Json) -> Result<Id, MessageFault> {
     match value {
         Json::String(text) => Ok(Id::String(text.clone())),
         Json::Null => Err(MessageFault::Bad("id is null")),
@@ -170,14 +119,7 @@ fn decode_id(value: &Json) -> Result<Id, MessageFault> {
     }
 }
 
-fn decode_params(value: Json) -> Result<Json, MessageFault> {
-    match value {
-        Json::Object(_) | Json::Array(_) => Ok(value),
-        _ => Err(MessageFault::Bad("params is not an object or an array")),
-    }
-}
-
-fn decode_error(value: Json) -> Result<RpcError, MessageFault> {
+pub(crate) fn decode_error(value: Json) -> Result<RpcError, MessageFault> {
     let Json::Object(members) = value else {
         return Err(MessageFault::Bad("error is not an object"));
     };
@@ -239,7 +181,7 @@ pub fn error_response(id: &Id, code: &Integer, message: &str) -> Json {
 }
 
 /// The message an inbound value was decoded from, re-encoded (the inverse of
-/// [`interpret`] up to member order and ignored members).
+/// [`decode`] up to member order and ignored members).
 pub fn encode_inbound(message: &Inbound) -> Json {
     match message {
         Inbound::Response { id, outcome: Ok(result) } => result_response(id, result.clone()),

@@ -10,6 +10,8 @@
 
 use crate::json::Json;
 
+pub mod read;
+
 /// One tool from a `tools/list` page. The schemas and annotations cross raw.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolDescriptor {
@@ -265,30 +267,62 @@ fn decode_tool(value: &Json, path: &Path<'_>) -> Result<ToolDescriptor, Protocol
 }
 
 /// Decodes a `tools/call` result. `content` may be absent only when
-/// `structuredContent` is present; `isError` defaults to false.
-pub fn decode_call_tool_result(value: &Json) -> Result<CallToolResult, ProtocolFault> {
-    let root = Members::of(value, &Path::Root)?;
-    let structured_content = root.optional("structuredContent").cloned();
-    let content = match (root.optional("content"), &structured_content) {
-        (None, Some(_)) => Vec::new(),
-        _ => {
-            let content_path = Path::Member(&Path::Root, "content");
+/// `structuredContent` is present; `isError` defaults to false. The value is
+/// consumed: text blocks and `structuredContent` (the bulk of a large
+/// result) are moved out of it, not copied.
+pub fn decode_call_tool_result(value: Json) -> Result<CallToolResult, ProtocolFault> {
+    let root = Members::of(&value, &Path::Root)?;
+    let is_error = root.optional_bool("isError")?.unwrap_or(false);
+    let has_structured = root.optional("structuredContent").is_some();
+    let content_path = Path::Member(&Path::Root, "content");
+    let kinds = match (root.optional("content"), has_structured) {
+        (None, true) => None,
+        _ => Some(
             root.array("content")?
                 .iter()
                 .enumerate()
-                .map(|(index, block)| decode_content_block(block, &Path::Index(&content_path, index)))
-                .collect::<Result<_, _>>()?
-        }
+                .map(|(index, block)| content_kind(block, &Path::Index(&content_path, index)))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
     };
-    Ok(CallToolResult { content, is_error: root.optional_bool("isError")?.unwrap_or(false), structured_content })
+    // Checked: now move the parts out (the fallbacks below cannot happen).
+    let Json::Object(mut members) = value else {
+        return Path::Root.fault("expected an object");
+    };
+    let content = match (kinds, take(&mut members, "content")) {
+        (Some(kinds), Some(Json::Array(blocks))) => kinds
+            .into_iter()
+            .zip(blocks)
+            .enumerate()
+            .map(|(index, (kind, block))| match (kind, block) {
+                (Some(other), _) => Ok(ContentBlock::Other(other)),
+                (None, Json::Object(mut block)) => match take(&mut block, "text") {
+                    Some(Json::String(text)) => Ok(ContentBlock::Text(text)),
+                    _ => Path::Index(&content_path, index).fault("expected a string"),
+                },
+                (None, _) => Path::Index(&content_path, index).fault("expected an object"),
+            })
+            .collect::<Result<_, _>>()?,
+        _ => Vec::new(),
+    };
+    Ok(CallToolResult { content, is_error, structured_content: take(&mut members, "structuredContent") })
 }
 
-fn decode_content_block(value: &Json, path: &Path<'_>) -> Result<ContentBlock, ProtocolFault> {
+/// A content block's kind: `None` for a text block (its text checked),
+/// `Some(type)` for any other.
+fn content_kind(value: &Json, path: &Path<'_>) -> Result<Option<String>, ProtocolFault> {
     let block = Members::of(value, path)?;
     match block.string("type")? {
-        "text" => Ok(ContentBlock::Text(block.string("text")?.to_owned())),
-        other => Ok(ContentBlock::Other(other.to_owned())),
+        "text" => block.string("text").map(|_| None),
+        other => Ok(Some(other.to_owned())),
     }
+}
+
+/// Moves out the member `key` as [`Members::optional`] reads it: the first
+/// occurrence, `null` counting as absent.
+fn take(members: &mut [(String, Json)], key: &str) -> Option<Json> {
+    let (_, value) = members.iter_mut().find(|(k, _)| k == key)?;
+    Some(std::mem::replace(value, Json::Null)).filter(|value| *value != Json::Null)
 }
 
 #[cfg(test)]

@@ -94,15 +94,38 @@ fn protocol_decode_call_tool_result<'a>(env: Env<'a>, value: Term<'a>) -> NifRes
     wire_terms::decode_call_tool_result(env, value)
 }
 
-/// The framing of one chunk, or `dirty` when it holds more than `newline_budget` newlines.
+/// The wire limits defined by the core, so Erlang has no copy of them.
 #[rustler::nif]
-fn stdio_scan<'a>(env: Env<'a>, chunk: Binary<'a>, pending: (usize, bool), newline_budget: usize) -> NifResult<Term<'a>> {
-    wire_terms::stdio_scan(env, chunk, Pending { bytes: pending.0, ends_with_cr: pending.1 }, Some(newline_budget))
+fn wire_limits<'a>(env: Env<'a>) -> NifResult<Term<'a>> {
+    wire_terms::wire_limits(env)
+}
+
+/// One inbound line read as the client actor needs it (`mcp_protocol:read/2`).
+#[rustler::nif]
+fn protocol_read<'a>(env: Env<'a>, line: Binary<'a>, expect: Term<'a>) -> Term<'a> {
+    wire_terms::protocol_read(env, line.as_slice(), expect)
 }
 
 #[rustler::nif(schedule = "DirtyCpu")]
-fn stdio_scan_dirty<'a>(env: Env<'a>, chunk: Binary<'a>, pending: (usize, bool)) -> NifResult<Term<'a>> {
-    wire_terms::stdio_scan(env, chunk, Pending { bytes: pending.0, ends_with_cr: pending.1 }, None)
+fn protocol_read_dirty<'a>(env: Env<'a>, line: Binary<'a>, expect: Term<'a>) -> Term<'a> {
+    wire_terms::protocol_read(env, line.as_slice(), expect)
+}
+
+/// The parts of a held line joined into one binary (`mcp_stdio`, large lines).
+#[rustler::nif(schedule = "DirtyCpu")]
+fn stdio_join_dirty<'a>(env: Env<'a>, parts: Vec<Binary<'a>>) -> NifResult<Term<'a>> {
+    wire_terms::stdio_join(env, &parts)
+}
+
+/// The framing of one chunk, or `dirty` when it holds more than `newline_budget` newlines.
+#[rustler::nif]
+fn stdio_scan<'a>(env: Env<'a>, chunk: Binary<'a>, pending: (usize, bool, u64), newline_budget: usize) -> NifResult<Term<'a>> {
+    wire_terms::stdio_scan(env, chunk, Pending { bytes: pending.0, ends_with_cr: pending.1 }, pending.2, Some(newline_budget))
+}
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn stdio_scan_dirty<'a>(env: Env<'a>, chunk: Binary<'a>, pending: (usize, bool, u64)) -> NifResult<Term<'a>> {
+    wire_terms::stdio_scan(env, chunk, Pending { bytes: pending.0, ends_with_cr: pending.1 }, pending.2, None)
 }
 
 // ---- mcp_schema / mcp_name / mcp_codegen (code mode generator) --------------

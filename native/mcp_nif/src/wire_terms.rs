@@ -6,6 +6,7 @@ use crate::atoms;
 use crate::json_terms::{binary_term, corruption_report_term, json_from_term, json_to_term};
 use mcp_core::json::Json;
 use mcp_core::jsonrpc::{self, Id, Inbound, Integer, MessageFault, RpcError};
+use mcp_core::protocol::read::{self as protocol_read_core, Answer, Expect, LineFault, Outcome, Reading};
 use mcp_core::protocol::{self, CallToolResult, ContentBlock, InitializeResult, ProtocolFault, ToolDescriptor, ToolsPage};
 use mcp_core::stdio::{self, Completion, FramingFault, Pending};
 use rustler::types::tuple::make_tuple;
@@ -86,10 +87,7 @@ fn inbound_term<'a>(env: Env<'a>, message: &Inbound) -> Term<'a> {
 pub fn jsonrpc_decode<'a>(env: Env<'a>, line: &[u8]) -> Term<'a> {
     match jsonrpc::decode(line) {
         Ok(message) => ok(env, inbound_term(env, &message)),
-        Err(MessageFault::Malformed(report)) => {
-            error(env, (atoms::malformed_message(), corruption_report_term(env, &report)).encode(env))
-        }
-        Err(MessageFault::Bad(reason)) => error(env, (atoms::bad_message(), text(env, reason)).encode(env)),
+        Err(fault) => error(env, message_fault_term(env, &fault)),
     }
 }
 
@@ -111,11 +109,11 @@ fn protocol_fault_term<'a>(env: Env<'a>, fault: &ProtocolFault) -> Term<'a> {
 fn decode_json_term<'a, T>(
     env: Env<'a>,
     value: Term<'a>,
-    decode: impl FnOnce(&Json) -> Result<T, ProtocolFault>,
+    decode: impl FnOnce(Json) -> Result<T, ProtocolFault>,
     to_term: impl FnOnce(Env<'a>, &T) -> Term<'a>,
 ) -> NifResult<Term<'a>> {
     let value = json_from_term(value)?;
-    Ok(match decode(&value) {
+    Ok(match decode(value) {
         Ok(decoded) => ok(env, to_term(env, &decoded)),
         Err(fault) => error(env, protocol_fault_term(env, &fault)),
     })
@@ -183,27 +181,120 @@ fn call_tool_result_term<'a>(env: Env<'a>, result: &CallToolResult) -> Term<'a> 
 }
 
 pub fn decode_initialize_result<'a>(env: Env<'a>, value: Term<'a>) -> NifResult<Term<'a>> {
-    decode_json_term(env, value, protocol::decode_initialize_result, initialize_result_term)
+    decode_json_term(env, value, |value| protocol::decode_initialize_result(&value), initialize_result_term)
 }
 
 pub fn decode_tools_page<'a>(env: Env<'a>, value: Term<'a>) -> NifResult<Term<'a>> {
-    decode_json_term(env, value, protocol::decode_tools_page, tools_page_term)
+    decode_json_term(env, value, |value| protocol::decode_tools_page(&value), tools_page_term)
 }
 
 pub fn decode_call_tool_result<'a>(env: Env<'a>, value: Term<'a>) -> NifResult<Term<'a>> {
     decode_json_term(env, value, protocol::decode_call_tool_result, call_tool_result_term)
 }
 
-// ---- mcp_stdio ------------------------------------------------------------------
+// ---- limits ---------------------------------------------------------------------
 
-/// Frames one chunk after `pending` held bytes:
-/// `{ok, Completion, [Line], Rest, RestEndsWithCr}` where `Completion` is
-/// `continues | empty | {line, Keep, Part}`; `Part`, every `Line` and `Rest`
-/// are sub-binaries of `chunk` (no copy). `{error, {line_too_long, Bytes}}`.
+/// `#{max_line_bytes => N, requested_version => V, supported_versions => [V]}`.
+pub fn wire_limits<'a>(env: Env<'a>) -> NifResult<Term<'a>> {
+    let versions: Vec<Term<'a>> = protocol::SUPPORTED_VERSIONS.iter().map(|version| text(env, version)).collect();
+    Term::map_from_pairs(
+        env,
+        &[
+            (read_atoms::max_line_bytes().encode(env), stdio::MAX_LINE_BYTES.encode(env)),
+            (read_atoms::requested_version().encode(env), text(env, protocol::REQUESTED_VERSION)),
+            (read_atoms::supported_versions().encode(env), versions.encode(env)),
+        ],
+    )
+}
+
+// ---- mcp_protocol:read/2 ---------------------------------------------------------
+
+mod read_atoms {
+    rustler::atoms! {
+        answer,
+        reply,
+        ignored,
+        initialize,
+        call_tool,
+        ping,
+        invalid_utf8,
+        server_error,
+        result_malformed,
+        max_line_bytes,
+        requested_version,
+        supported_versions,
+    }
+}
+
+fn message_fault_term<'a>(env: Env<'a>, fault: &MessageFault) -> Term<'a> {
+    match fault {
+        MessageFault::Malformed(report) => (atoms::malformed_message(), corruption_report_term(env, report)).encode(env),
+        MessageFault::Bad(reason) => (atoms::bad_message(), text(env, reason)).encode(env),
+    }
+}
+
+/// What the request with this id expects, from the actor's `#{Id => Kind}`.
+fn expectation<'a>(env: Env<'a>, expect: Term<'a>, id: i64) -> Option<Expect> {
+    let kind = expect.map_get(id.encode(env)).ok()?;
+    [
+        (read_atoms::initialize(), Expect::Initialize),
+        (atoms::tools_page(), Expect::ToolsPage),
+        (read_atoms::call_tool(), Expect::CallTool),
+        (read_atoms::ping(), Expect::Ping),
+    ]
+    .into_iter()
+    .find(|(atom, _)| kind == atom.encode(env))
+    .map(|(_, expected)| expected)
+}
+
+fn outcome_term<'a>(env: Env<'a>, outcome: &Outcome) -> Term<'a> {
+    match outcome {
+        Outcome::Answer(Answer::Initialize(result)) => ok(env, initialize_result_term(env, result)),
+        Outcome::Answer(Answer::ToolsPage(page)) => ok(env, tools_page_term(env, page)),
+        Outcome::Answer(Answer::CallTool(result)) => ok(env, call_tool_result_term(env, result)),
+        Outcome::Answer(Answer::Pong) => atoms::ok().encode(env),
+        Outcome::ServerError(rpc_error) => error(env, (read_atoms::server_error(), rpc_error_term(env, rpc_error)).encode(env)),
+        Outcome::Malformed(fault) => error(env, (read_atoms::result_malformed(), protocol_fault_term(env, fault)).encode(env)),
+    }
+}
+
+/// `{answer, Id, Reply} | {reply, Bytes} | ignored | {error, Fault}` for
+/// one line; `Reply` is what the waiting caller gets (`ok` for a ping).
+pub fn protocol_read<'a>(env: Env<'a>, line: &[u8], expect: Term<'a>) -> Term<'a> {
+    match protocol_read_core::read(line, |id| expectation(env, expect, id)) {
+        Ok(Reading::Answer { id, outcome }) => tuple(env, &[read_atoms::answer().encode(env), id.encode(env), outcome_term(env, &outcome)]),
+        Ok(Reading::Reply(bytes)) => (read_atoms::reply(), binary_term(env, &bytes)).encode(env),
+        Ok(Reading::Ignored) => read_atoms::ignored().encode(env),
+        Err(LineFault::Message(fault)) => error(env, message_fault_term(env, &fault)),
+        Err(LineFault::InvalidUtf8(offset)) => error(env, (read_atoms::invalid_utf8(), offset).encode(env)),
+    }
+}
+
+// ---- mcp_stdio (held lines) -----------------------------------------------------
+
+/// One binary of every part's bytes, in order (sized by bytes received).
+pub fn stdio_join<'a>(env: Env<'a>, parts: &[Binary<'a>]) -> NifResult<Term<'a>> {
+    let total = parts.iter().map(|part| part.len()).sum();
+    let mut joined = rustler::NewBinary::new(env, total);
+    let mut at = 0;
+    for part in parts {
+        joined.as_mut_slice()[at..at + part.len()].copy_from_slice(part.as_slice());
+        at += part.len();
+    }
+    Ok(Binary::from(joined).to_term(env))
+}
+
+// ---- mcp_stdio (framing) ------------------------------------------------------------------
+
+/// Frames one chunk after `pending` held bytes, the chunk starting at byte
+/// `base` of the stream: `{ok, Completion, [{Offset, Line}], Rest,
+/// RestEndsWithCr}` where `Completion` is `continues | empty | {line, Keep,
+/// Part}` and `Offset` is the line's stream offset; `Part`, every `Line` and
+/// `Rest` are sub-binaries of `chunk` (no copy). `{error, {line_too_long, Bytes}}`.
 /// With a `newline_budget`, the atom `dirty` instead (before any framing)
 /// when the chunk holds more newlines than that: the work grows with the
 /// lines, and the caller then redoes the call on a dirty scheduler.
-pub fn stdio_scan<'a>(env: Env<'a>, chunk: Binary<'a>, pending: Pending, newline_budget: Option<usize>) -> NifResult<Term<'a>> {
+pub fn stdio_scan<'a>(env: Env<'a>, chunk: Binary<'a>, pending: Pending, base: u64, newline_budget: Option<usize>) -> NifResult<Term<'a>> {
     let bytes = chunk.as_slice();
     if newline_budget.is_some_and(|budget| stdio::has_more_newlines_than(bytes, budget)) {
         return Ok(atoms::dirty().encode(env));
@@ -222,7 +313,10 @@ pub fn stdio_scan<'a>(env: Env<'a>, chunk: Binary<'a>, pending: Pending, newline
     let lines = framing
         .lines
         .iter()
-        .map(|range| Ok(chunk.make_subbinary(range.start, range.end - range.start)?.to_term(env)))
+        .map(|range| {
+            let line = chunk.make_subbinary(range.start, range.end - range.start)?;
+            Ok((base.saturating_add(range.start as u64), line).encode(env))
+        })
         .collect::<NifResult<Vec<Term<'a>>>>()?;
     let rest = chunk.make_subbinary(framing.rest, bytes.len() - framing.rest)?;
     Ok(tuple(

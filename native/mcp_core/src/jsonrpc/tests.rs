@@ -1,4 +1,5 @@
 use super::*;
+use crate::json;
 use crate::stdio::{frame, Buffer};
 use proptest::prelude::*;
 
@@ -280,5 +281,125 @@ proptest! {
         }
         let decoded: Vec<Inbound> = lines.iter().map(|line| decode(line).unwrap()).collect();
         prop_assert_eq!(decoded, messages);
+    }
+}
+
+// ---- the lazy envelope agrees with a whole-line parse ------------------------
+
+/// What the lazy reader must agree with: the whole-line parser's report for
+/// a line that is not JSON, and no corruption report for one that is.
+fn agrees_with_whole_line_parse(line: &[u8]) -> Result<(), String> {
+    match (json::parse(line), decode(line)) {
+        (Err(report), Err(MessageFault::Malformed(lazy))) if report == lazy => Ok(()),
+        (Ok(_), Err(MessageFault::Malformed(lazy))) => Err(format!("valid JSON reported corrupt: {lazy}")),
+        (Ok(_), _) => Ok(()),
+        (Err(report), other) => Err(format!("expected {report}, got {other:?}")),
+    }
+}
+
+#[test]
+fn member_values_nest_as_deep_as_in_a_whole_line_parse() {
+    for depth in [json::MAX_DEPTH - 1, json::MAX_DEPTH] {
+        let params = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        for member in ["params", "result", "other"] {
+            let line = format!(r#"{{"jsonrpc":"2.0","method":"m","id":1,"{member}":{params}}}"#);
+            agrees_with_whole_line_parse(line.as_bytes()).unwrap();
+            assert_eq!(json::parse(line.as_bytes()).is_ok(), decode(line.as_bytes()).is_ok(), "{member} at depth {depth}");
+        }
+    }
+}
+
+#[test]
+fn brackets_and_quotes_inside_strings_do_not_cut_members() {
+    let line = r#"{"params":{"a":"}]\"\\","b":["{"]},"jsonrpc":"2.0","x":"\"}","method":"m"}"#;
+    let Inbound::Notification { method, params: Some(params) } = ok(line) else { panic!() };
+    assert_eq!(method, "m");
+    assert_eq!(params.get("a"), Some(&Json::str("}]\"\\")));
+}
+
+#[test]
+fn escaped_envelope_keys_are_envelope_keys() {
+    assert_eq!(bad(r#"{"jsonrpc":"2.0","\u0069d":1,"id":2,"result":{}}"#), "duplicate key id");
+    assert!(matches!(ok(r#"{"json\u0072pc":"2.0","id":1,"result":{}}"#), Inbound::Response { .. }));
+}
+
+#[test]
+fn a_corruption_anywhere_wins_over_an_envelope_fault() {
+    for line in [
+        r#"{"jsonrpc":"1.0","params":[1,}"#,
+        r#"{"jsonrpc":"2.0","id":1,"id":2,"result":[}"#,
+        r#"{"jsonrpc":"2.0","method":3,"error":{"a":tru}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":{},"params":"x"#,
+    ] {
+        agrees_with_whole_line_parse(line.as_bytes()).unwrap();
+    }
+}
+
+fn arb_mutation() -> impl Strategy<Value = (prop::sample::Index, u8)> {
+    (any::<prop::sample::Index>(), prop_oneof![Just(b'"'), Just(b'\\'), Just(b'{'), Just(b']'), Just(b','), Just(b':'), Just(0xFF), any::<u8>()])
+}
+
+proptest! {
+    #[test]
+    fn lazy_decode_reports_what_a_whole_line_parse_reports(
+        message in arb_inbound(),
+        mutations in prop::collection::vec(arb_mutation(), 0..4),
+        cut in any::<prop::sample::Index>(),
+        truncate in any::<bool>(),
+    ) {
+        let mut line = json::to_bytes(&encode_inbound(&message)).unwrap();
+        for (at, byte) in mutations {
+            let at = at.index(line.len());
+            line[at] = byte;
+        }
+        if truncate {
+            line.truncate(cut.index(line.len() + 1));
+        }
+        prop_assert_eq!(agrees_with_whole_line_parse(&line), Ok(()));
+    }
+}
+
+/// A message's members in any order, with extra members (any key not an
+/// envelope key, any value) mixed in, and random whitespace between tokens.
+fn shuffled_with_extras(message: &Inbound, extras: Vec<(String, Json)>, order: &[prop::sample::Index], spaces: &[bool]) -> Vec<u8> {
+    let Json::Object(mut members) = encode_inbound(message) else { unreachable!() };
+    let envelope_keys = ["jsonrpc", "id", "method", "result", "error", "params"];
+    members.extend(extras.into_iter().filter(|(key, _)| !envelope_keys.contains(&key.as_str())));
+    for (at, index) in order.iter().enumerate() {
+        let len = members.len();
+        members.swap(at % len, index.index(len));
+    }
+    let mut line = Vec::new();
+    let space = |line: &mut Vec<u8>, n: usize| {
+        if spaces.get(n % spaces.len().max(1)).copied().unwrap_or(false) {
+            line.extend_from_slice(b" \t");
+        }
+    };
+    line.push(b'{');
+    for (n, (key, value)) in members.iter().enumerate() {
+        if n > 0 {
+            line.push(b',');
+        }
+        space(&mut line, 3 * n);
+        json::write_string(&mut line, key);
+        space(&mut line, 3 * n + 1);
+        line.push(b':');
+        space(&mut line, 3 * n + 2);
+        json::write(&mut line, value).unwrap();
+    }
+    line.push(b'}');
+    line
+}
+
+proptest! {
+    #[test]
+    fn member_order_extra_members_and_whitespace_do_not_change_the_message(
+        message in arb_inbound(),
+        extras in prop::collection::vec((any::<String>(), arb_json()), 0..4),
+        order in prop::collection::vec(any::<prop::sample::Index>(), 0..8),
+        spaces in prop::collection::vec(any::<bool>(), 0..8),
+    ) {
+        let line = shuffled_with_extras(&message, extras, &order, &spaces);
+        prop_assert_eq!(decode(&line), Ok(message));
     }
 }

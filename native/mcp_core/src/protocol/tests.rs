@@ -206,7 +206,7 @@ fn page_level_faults() {
 fn spec_call_tool_result() {
     let text = r#"{"content":[{"type":"text","text":"Current weather in New York:\nTemperature: 72°F"}],"isError":false}"#;
     assert_eq!(
-        decode_call_tool_result(&parse(text)),
+        decode_call_tool_result(parse(text)),
         Ok(CallToolResult {
             content: vec![ContentBlock::Text("Current weather in New York:\nTemperature: 72°F".into())],
             is_error: false,
@@ -218,7 +218,7 @@ fn spec_call_tool_result() {
 #[test]
 fn spec_structured_content_example() {
     let text = r#"{"content":[{"type":"text","text":"{\"temperature\": 22.5}"}],"structuredContent":{"temperature":22.5,"conditions":"Partly cloudy"}}"#;
-    let result = decode_call_tool_result(&parse(text)).unwrap();
+    let result = decode_call_tool_result(parse(text)).unwrap();
     assert_eq!(result.structured_content, Some(parse(r#"{"temperature":22.5,"conditions":"Partly cloudy"}"#)));
     assert!(!result.is_error);
 }
@@ -228,7 +228,7 @@ fn non_text_blocks_become_other_and_is_error_is_read() {
     let text = r#"{"content":[{"type":"image","data":"AAA=","mimeType":"image/png"},{"type":"text","text":"t"},
         {"type":"resource_link","uri":"file:///x"},{"type":"audio"}],"isError":true}"#;
     assert_eq!(
-        decode_call_tool_result(&parse(text)),
+        decode_call_tool_result(parse(text)),
         Ok(CallToolResult {
             content: vec![
                 ContentBlock::Other("image".into()),
@@ -245,7 +245,7 @@ fn non_text_blocks_become_other_and_is_error_is_read() {
 #[test]
 fn structured_content_without_content_is_accepted() {
     assert_eq!(
-        decode_call_tool_result(&parse(r#"{"structuredContent":[1,2]}"#)),
+        decode_call_tool_result(parse(r#"{"structuredContent":[1,2]}"#)),
         Ok(CallToolResult { content: vec![], is_error: false, structured_content: Some(parse("[1,2]")) })
     );
 }
@@ -265,7 +265,7 @@ fn call_tool_result_faults() {
         ("true", fault("$", "expected an object")),
     ];
     for (text, expected) in cases {
-        assert_eq!(decode_call_tool_result(&parse(text)), Err(expected), "{text}");
+        assert_eq!(decode_call_tool_result(parse(text)), Err(expected), "{text}");
     }
 }
 
@@ -359,5 +359,68 @@ proptest! {
             Err(ProtocolFault::Fault { path, .. }) => prop_assert_eq!(path, format!("$.tools[{index}]{suffix}")),
             other => prop_assert!(false, "expected a fault, got {:?}", other),
         }
+    }
+}
+
+// ---- read: one line as the actor needs it --------------------------------------
+
+mod reading {
+    use super::super::read::{read, Answer, Expect, LineFault, Outcome, Reading};
+    use crate::jsonrpc::MessageFault;
+
+    fn expecting(kind: Expect) -> impl FnOnce(i64) -> Option<Expect> {
+        move |id| (id == 7).then_some(kind)
+    }
+
+    #[test]
+    fn a_pending_id_is_decoded_as_expected() {
+        let line = br#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hi"}]}}"#;
+        let Ok(Reading::Answer { id: 7, outcome: Outcome::Answer(Answer::CallTool(result)) }) = read(line, expecting(Expect::CallTool)) else {
+            panic!()
+        };
+        assert_eq!(result.content, vec![super::ContentBlock::Text("hi".into())]);
+        assert!(matches!(read(line, expecting(Expect::ToolsPage)), Ok(Reading::Answer { outcome: Outcome::Malformed(_), .. })));
+        assert_eq!(read(line, expecting(Expect::Ping)), Ok(Reading::Answer { id: 7, outcome: Outcome::Answer(Answer::Pong) }));
+    }
+
+    #[test]
+    fn server_errors_and_their_faults() {
+        let line = br#"{"jsonrpc":"2.0","id":7,"error":{"code":-1,"message":"no"}}"#;
+        assert!(matches!(read(line, expecting(Expect::CallTool)), Ok(Reading::Answer { outcome: Outcome::ServerError(_), .. })));
+        let line = br#"{"jsonrpc":"2.0","id":7,"error":{"message":"no"}}"#;
+        assert_eq!(read(line, expecting(Expect::CallTool)), Err(LineFault::Message(MessageFault::Bad("error without code"))));
+    }
+
+    #[test]
+    fn what_nobody_waits_for_is_dropped_after_validation() {
+        for line in [
+            &br#"{"jsonrpc":"2.0","id":8,"result":{"x":[1,2,3]}}"#[..],
+            br#"{"jsonrpc":"2.0","id":"7","result":{}}"#,
+            br#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"result":{}}"#,
+            br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"a":[[[]]]}}"#,
+        ] {
+            assert_eq!(read(line, expecting(Expect::CallTool)), Ok(Reading::Ignored));
+        }
+        let corrupt = br#"{"jsonrpc":"2.0","method":"n","params":{"a":[1,}}"#;
+        assert!(matches!(read(corrupt, expecting(Expect::CallTool)), Err(LineFault::Message(MessageFault::Malformed(_)))));
+    }
+
+    #[test]
+    fn server_requests_get_their_reply_line() {
+        let ping = br#"{"jsonrpc":"2.0","id":"s\u00e9","method":"ping","params":{}}"#;
+        assert_eq!(read(ping, |_| None), Ok(Reading::Reply(r#"{"jsonrpc":"2.0","id":"sé","result":{}}"#.into())));
+        let other = br#"{"jsonrpc":"2.0","id":5,"method":"sampling/createMessage"}"#;
+        assert_eq!(
+            read(other, |_| None),
+            Ok(Reading::Reply(br#"{"jsonrpc":"2.0","id":5,"error":{"code":-32601,"message":"Method not found"}}"#.to_vec()))
+        );
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_named_at_the_first_one() {
+        assert_eq!(read(b"{\"a\":\"\xFF\"}", |_| None), Err(LineFault::InvalidUtf8(6)));
+        assert_eq!(read(b"{\"a\":1,\xC3(}", |_| None), Err(LineFault::InvalidUtf8(7)));
+        // A corruption before the bad byte is a corruption.
+        assert!(matches!(read(b"{\"a\":x\"\xFF\"}", |_| None), Err(LineFault::Message(MessageFault::Malformed(_)))));
     }
 }

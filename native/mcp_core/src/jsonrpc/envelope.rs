@@ -1,0 +1,405 @@
+//! One line's JSON-RPC envelope, read lazily: the top-level object is cut
+//! into members, the small envelope members (`jsonrpc`, `id`, `method`) are
+//! parsed, and `result`, `error` and `params` stay spans of the line until
+//! the reader knows whether it needs them. A span nobody needs is validated
+//! by [`SkipSink`], which builds nothing: dropping a message costs a scan,
+//! not a decode.
+//!
+//! Invariants:
+//! - Every byte of the line is validated exactly as [`json::parse`] would
+//!   (by the span's own parse or by [`SkipSink`]) before any outcome other
+//!   than a corruption report is returned, and every corruption report is
+//!   the one [`json::parse`] gives for the whole line ([`canonical`]): the
+//!   lazy reading is invisible in the faults.
+//! - Member values may nest `MAX_DEPTH - 1` containers (the object around
+//!   them is the first), as in a whole-line parse.
+//! - Cutting is total: [`value_end`] finds where a value would end by
+//!   bracket counting, and a span cut wrongly from malformed input fails its
+//!   own parse, which sends the line to [`canonical`].
+
+use super::{decode_id, Id, MessageFault};
+use crate::json::{self, CorruptionReport, Json, JsonSink, TreeSink, MAX_DEPTH};
+use num_bigint::BigInt;
+use std::vec::Drain;
+
+/// Validates without building anything; a value is its nesting depth.
+pub struct SkipSink;
+
+impl JsonSink for SkipSink {
+    type Value = usize;
+    type Key = ();
+    fn null(&mut self) -> usize {
+        0
+    }
+    fn bool(&mut self, _: bool) -> usize {
+        0
+    }
+    fn int(&mut self, _: i64) -> usize {
+        0
+    }
+    fn big_int(&mut self, _: BigInt) -> usize {
+        0
+    }
+    fn float(&mut self, _: f64) -> usize {
+        0
+    }
+    fn string(&mut self, _: &str) -> usize {
+        0
+    }
+    fn key(&mut self, _: &str) {}
+    fn array(&mut self, items: Drain<'_, usize>) -> usize {
+        1 + items.max().unwrap_or(0)
+    }
+    fn object(&mut self, _keys: Drain<'_, ()>, values: Drain<'_, usize>) -> usize {
+        1 + values.max().unwrap_or(0)
+    }
+}
+
+/// A member value: `bytes` starts at byte `at` of the line.
+#[derive(Debug, Clone, Copy)]
+pub struct Span<'a> {
+    pub at: usize,
+    pub bytes: &'a [u8],
+}
+
+/// The envelope members of one line, each seen at most once (a repeat is
+/// remembered as `duplicate` and reported once the line is validated).
+pub struct Envelope<'a> {
+    line: &'a [u8],
+    jsonrpc: Option<Json>,
+    id: Option<Json>,
+    method: Option<Json>,
+    result: Option<Span<'a>>,
+    error: Option<Span<'a>>,
+    params: Option<Span<'a>>,
+    duplicate: Option<&'static str>,
+}
+
+/// What an envelope is, with the spans its reader still has to parse or
+/// skip (every other span of the line has been validated already).
+pub enum Shape<'a> {
+    Request { id: Id, method: String, params: Option<Span<'a>> },
+    Notification { method: String, params: Option<Span<'a>> },
+    Response { id: Id, outcome: Result<Span<'a>, Span<'a>> },
+}
+
+/// The corruption report [`json::parse`] gives for the whole line.
+pub fn canonical(line: &[u8]) -> MessageFault {
+    match json::parse_with(line, &mut SkipSink) {
+        Err(report) => MessageFault::Malformed(report),
+        // Only reachable if cutting disagreed with the parser on valid JSON.
+        Ok(_) => MessageFault::Malformed(CorruptionReport { offset: 0, reason: "unreadable envelope" }),
+    }
+}
+
+/// Cuts `line` into its envelope members.
+pub fn split(line: &[u8]) -> Result<Envelope<'_>, MessageFault> {
+    let mut pos = skip_whitespace(line, 0);
+    if line.get(pos) != Some(&b'{') {
+        return Err(not_an_object(line, pos));
+    }
+    let mut envelope = Envelope {
+        line,
+        jsonrpc: None,
+        id: None,
+        method: None,
+        result: None,
+        error: None,
+        params: None,
+        duplicate: None,
+    };
+    pos = skip_whitespace(line, pos + 1);
+    if line.get(pos) == Some(&b'}') {
+        pos += 1;
+    } else {
+        loop {
+            if line.get(pos) != Some(&b'"') {
+                return Err(canonical(line));
+            }
+            let key_end = string_end(line, pos);
+            let key = Span { at: pos, bytes: &line[pos..key_end] };
+            pos = skip_whitespace(line, key_end);
+            if line.get(pos) != Some(&b':') {
+                return Err(canonical(line));
+            }
+            pos = skip_whitespace(line, pos + 1);
+            let end = value_end(line, pos);
+            envelope.member(key, Span { at: pos, bytes: &line[pos..end] })?;
+            pos = skip_whitespace(line, end);
+            match line.get(pos) {
+                Some(b',') => pos = skip_whitespace(line, pos + 1),
+                Some(b'}') => {
+                    pos += 1;
+                    break;
+                }
+                _ => return Err(canonical(line)),
+            }
+        }
+    }
+    if skip_whitespace(line, pos) != line.len() {
+        return Err(canonical(line));
+    }
+    Ok(envelope)
+}
+
+fn not_an_object(line: &[u8], first: usize) -> MessageFault {
+    match json::parse_with(line, &mut SkipSink) {
+        Err(report) => MessageFault::Malformed(report),
+        Ok(_) if line.get(first) == Some(&b'[') => MessageFault::Bad("batch not supported"),
+        Ok(_) => MessageFault::Bad("message is not an object"),
+    }
+}
+
+impl<'a> Envelope<'a> {
+    fn member(&mut self, key: Span<'a>, value: Span<'a>) -> Result<(), MessageFault> {
+        let slot = match self.key_name(key)?.as_deref() {
+            Some("jsonrpc") => Slot::Jsonrpc,
+            Some("id") => Slot::Id,
+            Some("method") => Slot::Method,
+            Some("result") => Slot::Result,
+            Some("error") => Slot::Error,
+            Some("params") => Slot::Params,
+            _ => return self.skip(value),
+        };
+        let occupied = match slot {
+            Slot::Jsonrpc | Slot::Id | Slot::Method => {
+                let parsed = self.tree(value)?;
+                let held = match slot {
+                    Slot::Jsonrpc => &mut self.jsonrpc,
+                    Slot::Id => &mut self.id,
+                    _ => &mut self.method,
+                };
+                let occupied = held.is_some();
+                held.get_or_insert(parsed);
+                occupied
+            }
+            Slot::Result | Slot::Error | Slot::Params => {
+                let held = match slot {
+                    Slot::Result => &mut self.result,
+                    Slot::Error => &mut self.error,
+                    _ => &mut self.params,
+                };
+                let occupied = held.is_some();
+                held.get_or_insert(value);
+                if occupied {
+                    self.skip(value)?;
+                }
+                occupied
+            }
+        };
+        if occupied {
+            self.duplicate.get_or_insert(slot.duplicate());
+        }
+        Ok(())
+    }
+
+    /// The key's text when it could be an envelope name, `None` for any
+    /// other (valid) key.
+    fn key_name(&self, key: Span<'a>) -> Result<Option<String>, MessageFault> {
+        let inner = match key.bytes {
+            [b'"', inner @ .., b'"'] => inner,
+            _ => return Err(canonical(self.line)),
+        };
+        if inner.len() <= "jsonrpc".len() && inner.iter().all(u8::is_ascii_lowercase) {
+            return Ok(std::str::from_utf8(inner).ok().map(str::to_owned));
+        }
+        match json::parse(key.bytes) {
+            Ok(Json::String(text)) => Ok(Some(text)),
+            _ => Err(canonical(self.line)),
+        }
+    }
+
+    /// Validates a span without building it.
+    pub fn skip(&self, span: Span<'_>) -> Result<(), MessageFault> {
+        match json::parse_with(span.bytes, &mut SkipSink) {
+            Ok(depth) if depth < MAX_DEPTH => Ok(()),
+            _ => Err(canonical(self.line)),
+        }
+    }
+
+    /// Parses a span into a [`Json`] tree.
+    pub fn tree(&self, span: Span<'_>) -> Result<Json, MessageFault> {
+        self.parse(span, &mut TreeSink, Json::depth)
+    }
+
+    /// Parses a span with `sink`; `depth` measures the value built.
+    pub fn parse<S: JsonSink>(
+        &self,
+        span: Span<'_>,
+        sink: &mut S,
+        depth: impl FnOnce(&S::Value) -> usize,
+    ) -> Result<S::Value, MessageFault> {
+        match json::parse_with(span.bytes, sink) {
+            Ok(value) if depth(&value) < MAX_DEPTH => Ok(value),
+            _ => Err(canonical(self.line)),
+        }
+    }
+
+    /// A fault found while interpreting: a corruption anywhere in the line
+    /// wins over it, so the spans not yet validated are validated first.
+    pub fn fault(&self, fault: MessageFault) -> MessageFault {
+        match fault {
+            MessageFault::Bad(reason) => self.bad(reason),
+            malformed => malformed,
+        }
+    }
+
+    fn bad(&self, reason: &'static str) -> MessageFault {
+        for span in [self.result, self.error, self.params].into_iter().flatten() {
+            if let Err(fault) = self.skip(span) {
+                return fault;
+            }
+        }
+        MessageFault::Bad(reason)
+    }
+
+    /// The message's shape under the strict envelope rules. The spans the
+    /// shape ignores (`result`/`error` of a request, `params` of a
+    /// response) are validated here.
+    pub fn shape(&self) -> Result<Shape<'a>, MessageFault> {
+        if let Some(duplicate) = self.duplicate {
+            return Err(self.bad(duplicate));
+        }
+        match &self.jsonrpc {
+            Some(Json::String(version)) if version == "2.0" => {}
+            Some(_) => return Err(self.bad("jsonrpc is not \"2.0\"")),
+            None => return Err(self.bad("missing jsonrpc")),
+        }
+        let id = self.id.as_ref().map(decode_id).transpose().map_err(|fault| self.fault(fault))?;
+        match &self.method {
+            Some(Json::String(method)) => {
+                if let Some(params) = self.params {
+                    if !matches!(params.bytes.first(), Some(b'{' | b'[')) {
+                        return Err(self.bad("params is not an object or an array"));
+                    }
+                }
+                for span in [self.result, self.error].into_iter().flatten() {
+                    self.skip(span)?;
+                }
+                let method = method.clone();
+                Ok(match id {
+                    Some(id) => Shape::Request { id, method, params: self.params },
+                    None => Shape::Notification { method, params: self.params },
+                })
+            }
+            Some(_) => Err(self.bad("method is not a string")),
+            None => {
+                let Some(id) = id else {
+                    return Err(self.bad("response without id"));
+                };
+                let outcome = match (self.result, self.error) {
+                    (Some(result), None) => Ok(result),
+                    (None, Some(error)) => Err(error),
+                    (Some(_), Some(_)) => return Err(self.bad("response has both result and error")),
+                    (None, None) => return Err(self.bad("response has neither result nor error")),
+                };
+                if let Some(params) = self.params {
+                    self.skip(params)?;
+                }
+                Ok(Shape::Response { id, outcome })
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Slot {
+    Jsonrpc,
+    Id,
+    Method,
+    Result,
+    Error,
+    Params,
+}
+
+impl Slot {
+    fn duplicate(self) -> &'static str {
+        match self {
+            Slot::Jsonrpc => "duplicate key jsonrpc",
+            Slot::Id => "duplicate key id",
+            Slot::Method => "duplicate key method",
+            Slot::Result => "duplicate key result",
+            Slot::Error => "duplicate key error",
+            Slot::Params => "duplicate key params",
+        }
+    }
+}
+
+fn skip_whitespace(line: &[u8], mut pos: usize) -> usize {
+    while let Some(b' ' | b'\t' | b'\n' | b'\r') = line.get(pos) {
+        pos += 1;
+    }
+    pos
+}
+
+/// Where the value starting at `from` would end: after the closing quote
+/// of a string, after the bracket that closes a container (brackets inside
+/// strings do not count), or before the delimiter ending a scalar. The end
+/// of the line when nothing closes it.
+fn value_end(line: &[u8], from: usize) -> usize {
+    match line.get(from) {
+        Some(b'"') => string_end(line, from),
+        Some(b'[' | b'{') => {
+            let mut depth = 0usize;
+            let mut pos = from;
+            while pos < line.len() {
+                match line[pos] {
+                    b'"' => {
+                        pos = string_end(line, pos);
+                        continue;
+                    }
+                    b'[' | b'{' => depth += 1,
+                    b']' | b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return pos + 1;
+                        }
+                    }
+                    _ => {}
+                }
+                pos += 1;
+            }
+            line.len()
+        }
+        _ => {
+            let mut pos = from;
+            while pos < line.len() && !matches!(line[pos], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
+                pos += 1;
+            }
+            pos
+        }
+    }
+}
+
+/// Just after the quote closing the string whose opening quote is at
+/// `from`; the end of the line if it is unterminated. It looks for quotes
+/// only, eight bytes at a time, and a quote preceded by an odd run of
+/// backslashes is escaped.
+fn string_end(line: &[u8], from: usize) -> usize {
+    let mut pos = from + 1;
+    while let Some(quote) = next_quote(line, pos) {
+        let backslashes = line[from + 1..quote].iter().rev().take_while(|&&byte| byte == b'\\').count();
+        if backslashes % 2 == 0 {
+            return quote + 1;
+        }
+        pos = quote + 1;
+    }
+    line.len()
+}
+
+/// The position of the next `"` at or after `pos`.
+fn next_quote(line: &[u8], mut pos: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    const QUOTES: u64 = ONES * b'"' as u64;
+    while let Some(chunk) = line.get(pos..pos + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let probe = u64::from_le_bytes(word) ^ QUOTES;
+        if probe.wrapping_sub(ONES) & !probe & HIGHS != 0 {
+            break;
+        }
+        pos += 8;
+    }
+    line.get(pos..)?.iter().position(|&byte| byte == b'"').map(|offset| pos + offset)
+}

@@ -1,0 +1,135 @@
+%% A server that floods the client with notifications as fast as a pipe
+%% carries them (`yes' after a real handshake, over `mcp_port'): the actor
+%% stays bounded and punctual. While the flood runs, a sampler watches the
+%% actor's mailbox and the VM's memory.
+-module(mcp_flood_tests).
+
+-include_lib("eunit/include/eunit.hrl").
+
+%% The actor's flood budget (`mcp_client', documented in docs/client.md).
+-define(MAX_BACKLOG, 512).
+%% Peak VM memory growth allowed during a flood (docs/client.md).
+-define(MEMORY_BOUND, 256 * 1024 * 1024).
+
+initialize_result() ->
+    <<"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-06-18\","
+      "\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"flood\",\"version\":\"1\"}}}">>.
+
+%% Answers `initialize', reads `notifications/initialized', then writes
+%% `Line' forever.
+flooding(Line) ->
+    Script = "IFS= read -r l; printf '%s\\n' \"$1\"; IFS= read -r l; exec yes \"$2\"",
+    #{executable => "/bin/sh", args => ["-c", Script, "flood", initialize_result(), Line]}.
+
+note(Params) ->
+    mcp_json:encode({object, [{<<"jsonrpc">>, {string, <<"2.0">>}},
+                              {<<"method">>, {string, <<"notifications/message">>}},
+                              {<<"params">>, Params}]}).
+
+small_notification() ->
+    note({object, [{<<"level">>, {string, <<"info">>}}, {<<"data">>, {string, <<"flood">>}}]}).
+
+array_notification() ->
+    note({object, [{<<"data">>, {array, lists:duplicate(30000, {int, 0})}}]}).
+
+small_notifications_test_() ->
+    {timeout, 60, fun() -> flood_stays_bounded_and_punctual(small_notification()) end}.
+
+large_notifications_test_() ->
+    {timeout, 60, fun() -> flood_stays_bounded_and_punctual(array_notification()) end}.
+
+flood_stays_bounded_and_punctual(Line) ->
+    Baseline = erlang:memory(total),
+    {ok, Client, _} = mcp_client:start(flooding(Line), #{}),
+    {ok, OsPid} = mcp_client:os_pid(Client),
+    Sampler = sampler(actor(Client)),
+    %% A deadline of 500 ms is kept: the answer is the timeout, or the
+    %% flood's death reason if the budget was passed first. (Before the
+    %% budget, the backlog kept the actor deaf and only the caller's own
+    %% 5 s grace answered; the bound leaves room for a loaded machine.)
+    {Elapsed, Pinged} = timer:tc(fun() -> mcp_client:ping(Client, 500) end),
+    ?assert(Elapsed < 2500000),
+    case Pinged of
+        {error, call_timed_out} -> ok;
+        {error, {unavailable, {flooded, Bytes}}} -> ?assert(is_integer(Bytes) andalso Bytes > 0)
+    end,
+    %% Retirement proves the exit within its timeout.
+    {Retiring, Retired} = timer:tc(fun() -> mcp_client:shutdown(Client, 2000) end),
+    ?assertEqual({ok, {exited, {signal, 9}}}, Retired),
+    ?assert(Retiring < 2000000),
+    ?assertNot(os_alive(OsPid)),
+    {MaxQueue, PeakMemory} = stop_sampler(Sampler),
+    ?assert(MaxQueue =< 4 * ?MAX_BACKLOG),
+    ?assert(PeakMemory - Baseline < ?MEMORY_BOUND).
+
+%% The only field of the opaque client a test may read: its actor.
+actor(Client) -> element(2, Client).
+
+os_alive(OsPid) ->
+    os:cmd("kill -0 " ++ integer_to_list(OsPid) ++ " 2>/dev/null && echo alive") =:= "alive\n".
+
+sampler(Actor) ->
+    Self = self(),
+    spawn_link(fun() -> sample(Actor, Self, 0, erlang:memory(total)) end).
+
+sample(Actor, Owner, MaxQueue, Peak) ->
+    Queue = case erlang:process_info(Actor, message_queue_len) of
+                {message_queue_len, N} -> N;
+                undefined -> 0
+            end,
+    Memory = erlang:memory(total),
+    receive
+        {stop, Owner} -> Owner ! {sampled, self(), max(MaxQueue, Queue), max(Peak, Memory)}
+    after 5 ->
+            sample(Actor, Owner, max(MaxQueue, Queue), max(Peak, Memory))
+    end.
+
+stop_sampler(Sampler) ->
+    Sampler ! {stop, self()},
+    receive {sampled, Sampler, MaxQueue, Peak} -> {MaxQueue, Peak} end.
+
+%% `mcp_port:terminate/1' looks for a waiting exit status with a selective
+%% receive, never by copying the mailbox (`process_info(_, messages)'), and
+%% the status it saw is still delivered, as the connection's proof.
+exit_status_lookup_copies_no_mailbox_test() ->
+    Old = process_flag(trap_exit, true),
+    {ok, Conn} = mcp_transport:open(#{executable => "true"}, self()),
+    receive {_, {exit_status, 0}} = Status -> self() ! Status end,
+    [self() ! {junk, N} || N <- lists:seq(1, 10000)],
+    Calls = traced_process_info_calls(fun() -> ok = mcp_transport:terminate(Conn) end),
+    ?assertEqual([], [Args || [_, messages] = Args <- Calls]),
+    ?assertEqual({closed, {exited, {status, 0}}}, next_closed(Conn)),
+    receive {'EXIT', Port, _} when is_port(Port) -> ok after 1000 -> ok end,
+    [receive {junk, N} -> ok end || N <- lists:seq(1, 10000)],
+    process_flag(trap_exit, Old).
+
+next_closed(Conn) ->
+    receive
+        Message ->
+            case mcp_transport:event(Conn, Message) of
+                {ok, [{closed, _} = Closed], _} -> Closed;
+                _ -> next_closed(Conn)
+            end
+    after 5000 -> error(no_exit_status)
+    end.
+
+traced_process_info_calls(Fun) ->
+    Self = self(),
+    Collector = spawn(fun() -> collect(Self, []) end),
+    erlang:trace_pattern({erlang, process_info, 2}, true, [global]),
+    erlang:trace(self(), true, [call, {tracer, Collector}]),
+    try Fun()
+    after
+        erlang:trace(self(), false, [call]),
+        erlang:trace_pattern({erlang, process_info, 2}, false, [global])
+    end,
+    Delivered = erlang:trace_delivered(self()),
+    receive {trace_delivered, _, Delivered} -> ok end,
+    Collector ! {done, self()},
+    receive {traced, Calls} -> Calls end.
+
+collect(Owner, Calls) ->
+    receive
+        {trace, Owner, call, {erlang, process_info, Args}} -> collect(Owner, [Args | Calls]);
+        {done, Owner} -> Owner ! {traced, Calls}
+    end.
