@@ -1,7 +1,7 @@
 #!/bin/sh
 # The Gleam suites, run by `make test` after the Rust and EUnit suites:
 #   1. gleam/            the package's gleeunit suite (bindings, client end to end)
-#   2. test/code_mode/   every golden, hostile-corpus and random generated module
+#   2. gleam/code_mode/   every golden, hostile-corpus and random generated module
 #                        compiled against the test-only `cap` counterpart (zero
 #                        errors; warnings only of the kinds docs/gleam.md
 #                        justifies), then gleeunit calling generated functions
@@ -46,21 +46,21 @@ PY
 }
 
 echo "== gleam format --check (the package, the cap counterpart, the tests)"
-(cd "$root" && gleam format --check gleam/src gleam/test test/code_mode/test \
-   test/code_mode/src/cap/mcp.gleam test/code_mode/src/cap/report.gleam test/code_mode/src/cap/internal)
+(cd "$root" && gleam format --check gleam/src gleam/test gleam/code_mode/test \
+   gleam/code_mode/src/cap/mcp.gleam gleam/code_mode/src/cap/report.gleam gleam/code_mode/src/cap/internal)
 
 echo "== gleam/: gleeunit"
 seed_offline "$root/gleam"
 (cd "$root/gleam" && gleam test)
 
-echo "== test/code_mode: compile every generated module"
-project=$root/test/code_mode
+echo "== gleam/code_mode: compile every generated module"
+project=$root/gleam/code_mode
 generated=$project/src/cap/mcp
 rm -rf "$generated" "$project/build/dev/erlang/code_mode"
 mkdir -p "$generated"
 cp "$root/test/fixtures/cli/example.gleam" "$generated/example.gleam"
 cargo run --release -q -p mcp_core --example code_mode_modules -- "$generated/gen" 200
-seed_offline "$project" "../../gleam"
+seed_offline "$project" ".."
 log=$project/build/compile.log
 mkdir -p "$project/build"
 if ! (cd "$project" && gleam build) > "$log" 2>&1; then
@@ -78,5 +78,5 @@ fi
 echo "code mode: $modules generated modules compiled with no error; warnings by kind:"
 if [ -s "$log.kinds" ]; then cat "$log.kinds"; else echo "  none"; fi
 
-echo "== test/code_mode: gleeunit (generated functions against the example server)"
+echo "== gleam/code_mode: gleeunit (generated functions against the example server)"
 (cd "$project" && gleam test)

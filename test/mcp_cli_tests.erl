@@ -255,8 +255,9 @@ generate_config_names_the_servers_that_failed() ->
     Broken = {<<"broken">>, {object, [{<<"command">>, {string, <<"/nonexistent/server">>}}]}},
     Pidfile = temp_path("config.pid"),
     Cfg = config_file([Broken]),
-    {Status, _, Stderr} = mcp_gen(["generate", "--config", Cfg, "--out", temp_dir("failed")],
-                                  [{"MCP_EXAMPLE_PIDFILE", Pidfile}]),
+    %% The servers see only the allow-listed environment plus --env.
+    {Status, _, Stderr} = mcp_gen(["generate", "--config", Cfg, "--out", temp_dir("failed"),
+                                   "--env", "MCP_EXAMPLE_PIDFILE=" ++ Pidfile]),
     ?assertEqual(1, Status),
     ?assertMatch({match, _}, re:run(Stderr, "^  broken +- .* failed: executable not found: /nonexistent/server", [multiline])),
     ?assertEqual(<<"mcp-gen: 1 of 5 servers failed: broken">>, last_line(Stderr)),
@@ -297,7 +298,7 @@ verbose_logs_the_handshake_and_the_exit() ->
                     "running as pid \\d+$",
                     "> \\d+ B \\{\"jsonrpc\":\"2\\.0\",\"id\":1,\"method\":\"initialize\"",
                     "< \\d+ B \\{\"jsonrpc\":\"2\\.0\",\"id\":1,\"result\":",
-                    "> 55 B \\{\"jsonrpc\":\"2\\.0\",\"method\":\"notifications/initialized\"\\}$",
+                    "> 54 B \\{\"jsonrpc\":\"2\\.0\",\"method\":\"notifications/initialized\"\\}$",
                     "terminate requested$",
                     %% the evidence's shape is mcp_port's (a status, or a signal)
                     "closed: (with exit status \\d+|killed by SIG[A-Z]+)"]],
@@ -339,7 +340,9 @@ call_json_escapes_terminal_controls() ->
 %% Two tools share one 4 MiB name that starts with an escape sequence: the
 %% refusal, the plan table and `list' stay short lines with no escape.
 huge_colliding_names_are_shown_capped() ->
-    Server = ["--", "escript", "test/fixtures/cli/collision_server.escript"],
+    %% The server sees only the allow-listed environment plus --env.
+    Server = ["--env", "ERL_LIBS=" ++ binary_to_list(erl_libs_dir()),
+              "--", "escript", "test/fixtures/cli/collision_server.escript"],
     {Status, Stdout, Stderr} = mcp_gen(["generate" | Server], [erl_libs()]),
     ?assertEqual({1, <<>>}, {Status, Stdout}),
     ?assert(byte_size(Stderr) < 2000),

@@ -57,7 +57,7 @@ run({option, Option}, Timeout, Observer) ->
     Before = requests(Observer),
     try mcp_client:start(spec(Observer), #{Option => Timeout}) of
         {ok, Client, _} ->
-            {ok, {exited, killed}} = mcp_client:shutdown(Client, 5000),
+            {ok, {exited, {peer_down, killed}}} = mcp_client:shutdown(Client, 5000),
             started_and_retired;
         {error, {handshake_failed, call_timed_out}} when Timeout < 5 ->
             %% start/2 retired it itself.

@@ -10,7 +10,8 @@
 -export([default_options/0, prepare/2, prepare_owned/3, connect/1, start/2,
          list_tools/1, list_tools_within/2, call_tool/4, ping/2, stop/1,
          shutdown/2, os_pid/1]).
--export([stdio_push/2, channel_write/2, resolve_executable/1, scan_for_at/1,
+-export([stdio_push/2, stdio_read/2, channel_write/2, resolve_executable/1,
+         inherited_env_names/0, scan_for_at/1,
          msgpack_to_json_line/1, json_to_msgpack_bytes/1]).
 
 %%% ------------------------------------------------------------ client
@@ -119,6 +120,9 @@ death_reason({malformed_message, _} = Fault) -> {invalid_message, Fault};
 death_reason({bad_message, _} = Fault) -> {invalid_message, Fault};
 death_reason({flooded, Bytes} = Reason) when is_integer(Bytes) -> Reason;
 death_reason({client_down, _} = Reason) -> Reason;
+death_reason(tools_not_declared) -> {handshake_ended, tools_not_declared};
+death_reason({version_unsupported, _, _} = Error) -> {handshake_ended, Error};
+death_reason({handshake_failed, _} = Error) -> {handshake_ended, start_error(Error)};
 death_reason(Other) -> {other_reason, Other}.
 
 transport_end({exited, Evidence}) -> {proven, exit_evidence(Evidence)};
@@ -132,6 +136,12 @@ text(Value) when is_binary(Value) -> Value;
 text(Value) -> unicode:characters_to_binary(Value).
 
 %%% ------------------------------------------------------- the others
+
+stdio_read(Buffer, Chunk) ->
+    case mcp_stdio:read(Buffer, Chunk) of
+        {ok, Lines, Next} -> {ok, {Lines, Next}};
+        {error, _} = Error -> Error
+    end.
 
 stdio_push(Buffer, Chunk) ->
     case mcp_stdio:push(Buffer, Chunk) of
@@ -148,6 +158,8 @@ resolve_executable(Executable) ->
         {ok, Path} -> {ok, text(Path)};
         {error, {executable_not_found, Name}} -> {error, {executable_not_found, text(Name)}}
     end.
+
+inherited_env_names() -> [text(Name) || Name <- mcp_port:inherited_env_names()].
 
 scan_for_at(Source) ->
     case mcp_codegen:scan_for_at(Source) of

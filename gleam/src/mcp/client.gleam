@@ -17,6 +17,9 @@ import mcp/transport.{type Transport}
 /// A handle on one client actor.
 pub type Client
 
+/// Every timeout (here and in the calls' `timeout_ms`) is 0 to 86,400,000 ms
+/// (a day); a value outside crashes the caller (Erlang `badarg` /
+/// `function_clause`) before anything is sent.
 pub type Options {
   Options(
     /// `#(name, version)` sent as `clientInfo` in `initialize`.
@@ -81,6 +84,8 @@ pub type DeathReason {
   InvalidMessage(MessageFault)
   /// The server sent more unprocessed input than the client's budget.
   Flooded(bytes: Int)
+  /// The handshake failed (the start error `connect` answered).
+  HandshakeEnded(StartError)
   /// The actor itself is gone (seen by a caller).
   ClientDown(reason: Dynamic)
   OtherReason(Dynamic)

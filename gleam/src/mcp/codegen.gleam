@@ -53,5 +53,13 @@ pub fn description_chars() -> Int
 @external(erlang, "mcp_codegen", "note_chars")
 pub fn note_chars() -> Int
 
+/// The cap of each fact in a parameter note (values, default, shape, hints).
+@external(erlang, "mcp_codegen", "fact_chars")
+pub fn fact_chars() -> Int
+
+/// How deep a structured parameter's shape is shown.
+@external(erlang, "mcp_codegen", "shape_depth")
+pub fn shape_depth() -> Int
+
 @external(erlang, "mcp_codegen", "dirty_threshold")
 pub fn dirty_threshold() -> Int

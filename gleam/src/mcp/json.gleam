@@ -42,6 +42,11 @@ pub fn encode_line(value: JsonValue) -> String
 @external(erlang, "mcp_json", "max_depth")
 pub fn max_depth() -> Int
 
+/// The longest integer literal, in digits, the decoder reads and the
+/// encoder writes (4,300; longer ones are refused both ways).
+@external(erlang, "mcp_json", "max_integer_digits")
+pub fn max_integer_digits() -> Int
+
 /// Inputs of at least this many bytes are decoded on a dirty scheduler.
 @external(erlang, "mcp_json", "dirty_threshold")
 pub fn dirty_threshold() -> Int

@@ -21,6 +21,14 @@ pub fn push(
   chunk: BitArray,
 ) -> Result(#(List(BitArray), Buffer), FramingFault)
 
+/// `push` with each line's stream offset: the position of its first byte in
+/// everything pushed into this buffer.
+@external(erlang, "mcp_gleam_ffi", "stdio_read")
+pub fn read(
+  buffer: Buffer,
+  chunk: BitArray,
+) -> Result(#(List(#(Int, BitArray)), Buffer), FramingFault)
+
 /// Compact single-line JSON plus `"\n"`.
 @external(erlang, "mcp_stdio", "frame")
 pub fn frame(message: JsonValue) -> String

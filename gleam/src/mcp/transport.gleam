@@ -65,6 +65,10 @@ pub fn client(channel: Channel) -> Pid
 @external(erlang, "mcp_gleam_ffi", "resolve_executable")
 pub fn resolve_executable(executable: String) -> Result(String, ResolveError)
 
+/// The VM variables a child receives when `inherit_env` is `False`.
+@external(erlang, "mcp_gleam_ffi", "inherited_env_names")
+pub fn inherited_env_names() -> List(String)
+
 /// Bytes that may queue towards a child not reading its stdin before a write
 /// fails.
 @external(erlang, "mcp_port", "max_queue_bytes")

@@ -121,3 +121,9 @@ pub fn silent_channel_peer_times_out_the_handshake_test() {
   let assert Error(HandshakeFailed(CallTimedOut)) = client.connect(client)
   let assert Ok(Exited(PeerDown(_))) = client.shutdown(client, 2000)
 }
+
+pub fn default_environment_is_an_allow_list_test() {
+  let names = transport.inherited_env_names()
+  let assert True = list.contains(names, "PATH")
+  let assert False = list.contains(names, "MCP_GEN_ROOT")
+}

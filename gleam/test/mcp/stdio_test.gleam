@@ -42,3 +42,10 @@ pub fn frame_test() {
   let assert "{}\n" = stdio.frame(Object([]))
   let assert True = stdio.dirty_threshold() > 0
 }
+
+pub fn read_gives_stream_offsets_test() {
+  let assert Ok(#([#(0, <<"ab":utf8>>)], buffer)) =
+    stdio.read(stdio.new(), <<"ab\ncd":utf8>>)
+  let assert Ok(#([#(3, <<"cde":utf8>>)], _)) =
+    stdio.read(buffer, <<"e\n":utf8>>)
+}

@@ -1,8 +1,9 @@
 //! Writes the modules the code-mode compile check builds (`make test`, via
 //! `scripts/gleam-tests.sh`): every golden module of
 //! `test/fixtures/codegen/`, the module of every hostile-corpus case that
-//! generates, and modules generated from pseudo-random listings (the
-//! property tests' arbitrary-listing builder fed from a fixed seed).
+//! generates, and modules generated from pseudo-random listings with at
+//! least one tool (the property tests' arbitrary-listing builder fed from a
+//! fixed seed).
 //!
 //! Usage: `code_mode_modules OUT_DIR [RANDOM_COUNT]` (default 200). Each
 //! module is written as `OUT_DIR/<name>.gleam`, a valid Gleam module path
@@ -86,6 +87,11 @@ fn random_modules(out: &Path, wanted: usize) -> usize {
     while written < wanted && tried < wanted * 20 {
         tried += 1;
         let (server, tools) = listing_from_bytes(&random.bytes(600));
+        // A listing without tools is an empty module (the hostile corpus has
+        // those); the random ones are spent on modules with functions.
+        if tools.is_empty() {
+            continue;
+        }
         if let Ok(generated) = generate(&server, &tools, sha256_hex) {
             write(out, &format!("random_{written:03}"), &generated.source);
             written += 1;
@@ -105,7 +111,7 @@ fn main() {
     let (hostile, cases) = hostile_modules(out);
     let random = random_modules(out, wanted);
     println!(
-        "code mode: wrote {} modules ({goldens} goldens, {hostile} of {cases} hostile cases that generate, {random} random listings, seed {SEED:#x})",
+        "code mode: wrote {} modules ({goldens} goldens, {hostile} of {cases} hostile cases that generate, {random} random listings with tools, seed {SEED:#x})",
         goldens + hostile + random
     );
 }
