@@ -9,13 +9,18 @@
 %%     with busy-waiting off is work rather than spinning;</li>
 %% <li>the raw-pipe baseline (`clients/raw_client.c': write a line, read a
 %%     line, no JSON parsing, no validation), the ceiling;</li>
+%% <li>the BEAM's port floor (`port_floor_main/1'): the same raw loop as the C
+%%     client, but written in Erlang over an `open_port' with `mcp_port''s
+%%     options, in a fresh VM per flag set. It is what any client pays for
+%%     stdio through a port before doing any work, so `mcp / port floor'
+%%     is the cost of `mcp_client' itself;</li>
 %% <li>the official TypeScript SDK client and the python-sdk client.</li>
 %% </ul>
 %% Each client runs alone, one after the other, with the same server and
 %% calls. Then the inbound path of one 1.1 MB `tools/call' response
 %% (`mcp_protocol:read/2') against one `mcp_json:decode/1' of the same line.
 -module(client_bench).
--export([run/1, ours_main/1, inbound_path/0]).
+-export([run/1, ours_main/1, port_floor_main/1, inbound_path/0]).
 
 -define(CALLS, 2000).
 -define(QUIET_VM, "+sbwt none +sbwtdcpu none +sbwtdio none").
@@ -41,15 +46,18 @@ server_rows(Root, Python, Raw, {Label, Exe, Args, Tool, Arguments}) ->
     ArgsJson = binary_to_list(mcp_json:encode(Arguments)),
     Command = [Exe | Args],
     External = fun(Runner) -> external(Runner, Tool, ArgsJson, Command) end,
-    Rows = [{"mcp (default flags)", ours(Root, "", Exe, Args, Tool, ArgsJson)},
-            {"mcp (busy-wait off)", ours(Root, ?QUIET_VM, Exe, Args, Tool, ArgsJson)},
+    Rows = [{"mcp (default flags)", ours(Root, "", ours_main, Exe, Args, Tool, ArgsJson)},
+            {"mcp (busy-wait off)", ours(Root, ?QUIET_VM, ours_main, Exe, Args, Tool, ArgsJson)},
+            {"port floor (default)", ours(Root, "", port_floor_main, Exe, Args, Tool, ArgsJson)},
+            {"port floor (bw off)", ours(Root, ?QUIET_VM, port_floor_main, Exe, Args, Tool, ArgsJson)},
             {"raw pipe (C)", External([Raw])},
             {"ts-sdk", External([os:find_executable("node"), filename:join(Root, "bench/clients/ts_client.mjs")])},
             {"python-sdk", External([Python, filename:join(Root, "bench/clients/py_client.py")])}],
     [print(Label, Name, R) || {Name, R} <- Rows],
     [targets(Label, Flags, proplists:get_value(Ours, Rows), proplists:get_value("raw pipe (C)", Rows),
-             proplists:get_value("ts-sdk", Rows))
-     || {Flags, Ours} <- [{"default", "mcp (default flags)"}, {"busy-wait off", "mcp (busy-wait off)"}]].
+             proplists:get_value(Floor, Rows), proplists:get_value("ts-sdk", Rows))
+     || {Flags, Ours, Floor} <- [{"default", "mcp (default flags)", "port floor (default)"},
+                                 {"busy-wait off", "mcp (busy-wait off)", "port floor (bw off)"}]].
 
 print(Label, Name, #{seq := Seq, p50 := P50, p99 := P99, conc := Conc} = R) ->
     Cpu = case R of #{cpu := C} -> io_lib:format("~12.1f", [C]); _ -> io_lib:format("~12s", ["-"]) end,
@@ -57,22 +65,24 @@ print(Label, Name, #{seq := Seq, p50 := P50, p99 := P99, conc := Conc} = R) ->
 print(Label, Name, {error, Why}) ->
     io:format("~-24s ~-22s failed: ~p~n", [Label, Name, Why]).
 
-%% The issue 13 targets, each printed met or missed.
-targets(Label, Flags, #{p50 := P50, seq := Seq, conc := Conc}, #{p50 := RawP50}, #{seq := TsSeq, conc := TsConc}) ->
+%% The issue 13 targets, each printed met or missed, and (no target) the
+%% p50 against the port floor under the same flags.
+targets(Label, Flags, #{p50 := P50, seq := Seq, conc := Conc}, #{p50 := RawP50}, #{p50 := FloorP50},
+        #{seq := TsSeq, conc := TsConc}) ->
     Verdict = fun(true) -> "met"; (false) -> "MISSED" end,
     io:format("~-24s ~-14s p50 / raw p50 ~.2fx (<= 1.15: ~s); seq / ts ~.2fx (>= 1.3: ~s); "
-              "16-conc / ts ~.2fx (>= 1.0: ~s)~n",
+              "16-conc / ts ~.2fx (>= 1.0: ~s); p50 / port floor p50 ~.2fx~n",
               [Label, Flags, P50 / RawP50, Verdict(P50 / RawP50 =< 1.15), Seq / TsSeq, Verdict(Seq / TsSeq >= 1.3),
-               Conc / TsConc, Verdict(Conc / TsConc >= 1.0)]);
-targets(Label, Flags, _, _, _) ->
+               Conc / TsConc, Verdict(Conc / TsConc >= 1.0), P50 / FloorP50]);
+targets(Label, Flags, _, _, _, _) ->
     io:format("~-24s ~-14s targets not computed (a client failed)~n", [Label, Flags]).
 
-%% `mcp_client' in a fresh VM started with `Flags'.
-ours(Root, Flags, Exe, Args, Tool, ArgsJson) ->
+%% `Main' (`ours_main' or `port_floor_main') in a fresh VM started with `Flags'.
+ours(Root, Flags, Main, Exe, Args, Tool, ArgsJson) ->
     Erl = os:find_executable("erl"),
     Paths = [filename:join(Root, "_build/default/lib/mcp/ebin"), filename:join(Root, "bench/_build")],
-    Eval = lists:flatten(io_lib:format("client_bench:ours_main(~p), halt().",
-                                       [[Exe, Args, binary_to_list(Tool), ArgsJson]])),
+    Eval = lists:flatten(io_lib:format("client_bench:~s(~p), halt().",
+                                       [Main, [Exe, Args, binary_to_list(Tool), ArgsJson]])),
     external([Erl, "-noshell" | string:lexemes(Flags, " ")] ++ ["-pa" | Paths] ++ ["-eval", Eval], nocommand).
 
 %% In the child VM: the round trips, printed as one JSON line.
@@ -81,6 +91,74 @@ ours_main([Exe, Args, Tool, ArgsJson]) ->
     {ok, Client, _} = mcp_client:start(#{executable => Exe, args => Args}, #{}),
     Name = list_to_binary(Tool),
     Call = fun() -> {ok, _} = mcp_client:call_tool(Client, Name, Arguments, 5000) end,
+    Concurrent = fun() ->
+                         Parent = self(),
+                         Workers = [spawn_link(fun() -> [Call() || _ <- lists:seq(1, ?CALLS div 16)],
+                                                        Parent ! {done, self()} end)
+                                    || _ <- lists:seq(1, 16)],
+                         [receive {done, W} -> ok end || W <- Workers]
+                 end,
+    Figures = measure(Call, Concurrent),
+    {ok, _} = mcp_client:shutdown(Client, 5000),
+    Figures.
+
+%% In the child VM: the C client's loop over a bare port (`mcp_port''s
+%% options), no decoding: a line that holds "result" ends a round trip,
+%% other lines (notifications) are skipped, as the C client does.
+port_floor_main([Exe, Args, Tool, ArgsJson]) ->
+    Port = open_port({spawn_executable, Exe}, [binary, stream, exit_status, use_stdio, hide, {args, Args}]),
+    port_command(Port, <<"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":"
+                         "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+                         "\"clientInfo\":{\"name\":\"floor\",\"version\":\"0\"}}}\n"
+                         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n">>),
+    floor_responses(Port, 1, <<>>),
+    Request = iolist_to_binary(["{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"",
+                                Tool, "\",\"arguments\":", ArgsJson, "}}\n"]),
+    Call = fun() -> port_command(Port, Request), floor_responses(Port, 1, <<>>) end,
+    Concurrent = fun() ->
+                         [port_command(Port, Request) || _ <- lists:seq(1, 16)],
+                         floor_pipelined(Port, Request, ?CALLS - 16, ?CALLS, <<>>)
+                 end,
+    Figures = measure(Call, Concurrent),
+    port_close(Port),
+    Figures.
+
+%% Reads until one response line arrived (one request is in flight, so
+%% nothing follows it); lines without "result" (notifications) are skipped.
+floor_responses(Port, N, Held) when N > 0 ->
+    {Answers, Rest} = floor_chunk(Port, Held),
+    case N - Answers of
+        0 -> ok;
+        Left -> floor_responses(Port, Left, Rest)
+    end.
+
+%% 16 in flight: each answer that arrives sends the next request, until
+%% `Waiting' answers arrived, of which `Unsent' still need their request.
+floor_pipelined(_Port, _Request, _Unsent, Waiting, _Held) when Waiting =< 0 -> ok;
+floor_pipelined(Port, Request, Unsent, Waiting, Held) ->
+    {Answers, Rest} = floor_chunk(Port, Held),
+    Send = min(Answers, Unsent),
+    [port_command(Port, Request) || _ <- lists:seq(1, Send)],
+    floor_pipelined(Port, Request, Unsent - Send, Waiting - Answers, Rest).
+
+%% The next chunk: how many complete response lines it finished, and the
+%% incomplete tail.
+floor_chunk(Port, Held) ->
+    receive
+        {Port, {data, Chunk}} ->
+            {Lines, Rest} = split_lines(<<Held/binary, Chunk/binary>>),
+            {length([L || L <- Lines, binary:match(L, <<"\"result\"">>) =/= nomatch]), Rest}
+    after 5000 -> exit(port_floor_timeout)
+    end.
+
+split_lines(Bytes) ->
+    Parts = binary:split(Bytes, <<"\n">>, [global]),
+    {Lines, [Rest]} = lists:split(length(Parts) - 1, Parts),
+    {Lines, Rest}.
+
+%% Warm-up, `?CALLS' timed sequential calls, then `Concurrent()'; prints the
+%% figures as one JSON line.
+measure(Call, Concurrent) ->
     [Call() || _ <- lists:seq(1, 50)],
     Cpu0 = vm_cpu_us(),
     T0 = erlang:monotonic_time(microsecond),
@@ -89,12 +167,8 @@ ours_main([Exe, Args, Tool, ArgsJson]) ->
     Seq = ?CALLS / ((erlang:monotonic_time(microsecond) - T0) / 1.0e6),
     Cpu = (vm_cpu_us() - Cpu0) / ?CALLS,
     T1 = erlang:monotonic_time(microsecond),
-    Parent = self(),
-    Workers = [spawn_link(fun() -> [Call() || _ <- lists:seq(1, ?CALLS div 16)], Parent ! {done, self()} end)
-               || _ <- lists:seq(1, 16)],
-    [receive {done, W} -> ok end || W <- Workers],
+    Concurrent(),
     Conc = ?CALLS / ((erlang:monotonic_time(microsecond) - T1) / 1.0e6),
-    {ok, _} = mcp_client:shutdown(Client, 5000),
     Sorted = lists:sort(Latencies),
     io:format("~s~n", [mcp_json:encode({object, [{<<"sequential_per_s">>, {float, Seq}},
                                                   {<<"p50_ms">>, {float, pct(Sorted, 0.5) / 1000}},

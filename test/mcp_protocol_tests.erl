@@ -170,3 +170,33 @@ call_tool_result_faults_test_() ->
               fault(<<"$.content[1].text">>, <<"missing">>)},
              {<<"{\"content\":[{}]}">>, fault(<<"$.content[0].type">>, <<"missing">>)},
              {<<"{\"content\":[],\"isError\":\"no\"}">>, fault(<<"$.isError">>, <<"expected a boolean">>)}]].
+
+%% ---- read/2: long texts ----
+
+%% An unescaped string of 64 KiB or more is handed over by the parser
+%% instead of copied (`JsonSink::string_owned'). On both sides of that
+%% length, with and without escapes, the caller gets exactly the text the
+%% server sent, and it stays intact after the reading process collects its
+%% garbage.
+long_texts_read_whole_on_both_sides_of_the_handover_length_test() ->
+    [begin
+         Text = long_text(Length, Escaped),
+         Line = mcp_json:encode({object, [{<<"jsonrpc">>, {string, <<"2.0">>}}, {<<"id">>, {int, 7}},
+                                          {<<"result">>, {object, [{<<"content">>, {array, [text_block(Text)]}}]}}]}),
+         ?assertEqual(Escaped, binary:match(Line, <<"\\n">>) =/= nomatch),
+         {answer, 7, {ok, {call_tool_result, [{text, Read}], false, none}}} = mcp_protocol:read(Line, #{7 => call_tool}),
+         erlang:garbage_collect(),
+         ?assertEqual({Length, Escaped, true}, {byte_size(Read), Escaped, Read =:= Text})
+     end
+     || Length <- [65535, 65536, 65537, 1 bsl 20], Escaped <- [false, true]].
+
+%% `Length' bytes of text; with `Escaped', lines that end in a newline (an
+%% escape in the JSON line) and hold quotes and two-byte characters.
+long_text(Length, false) -> binary:copy(<<"a">>, Length);
+long_text(Length, true) ->
+    Unit = <<"line of text with \"quotes\" and caf", 16#e9/utf8, " ", 16#e9/utf8, 16#e9/utf8, "\n">>,
+    <<(binary:copy(Unit, Length div byte_size(Unit)))/binary,
+      (binary:copy(<<"a">>, Length rem byte_size(Unit)))/binary>>.
+
+text_block(Text) ->
+    {object, [{<<"type">>, {string, <<"text">>}}, {<<"text">>, {string, Text}}]}.

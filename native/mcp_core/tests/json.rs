@@ -210,3 +210,32 @@ proptest! {
         }
     }
 }
+
+/// Escaped strings of 64 KiB and more are handed from the parser's scratch
+/// buffer to the sink by value; on both sides of that length, in an array
+/// with a short escaped string after each (so the scratch buffer is used
+/// again after a hand-over), every string reads back exactly.
+#[test]
+fn long_escaped_strings_read_whole_around_the_handover_length() {
+    for length in [65535usize, 65536, 65537, 1 << 20] {
+        let long: String = "ab\"c\n".chars().cycle().take(length).collect();
+        let value = Json::Array(vec![
+            Json::String(long.clone()),
+            Json::String("x\ty".to_owned()),
+            Json::String(long.clone()),
+            Json::String("\u{e9}\n".to_owned()),
+        ]);
+        let line = json::to_bytes(&value).unwrap();
+        assert_eq!(json::parse(&line), Ok(value), "length {length}");
+        let Ok(Json::Object(members)) = json::parse(
+            format!(
+                "{{{}:1}}",
+                String::from_utf8(json::to_bytes(&Json::String(long.clone())).unwrap()).unwrap()
+            )
+            .as_bytes(),
+        ) else {
+            panic!("an object with a long escaped key, length {length}");
+        };
+        assert_eq!(members[0].0, long, "key of length {length}");
+    }
+}
