@@ -25,7 +25,10 @@
 %%     `max_queue_bytes()' and a write past them fails with `busy'.</li>
 %% <li>Framing is newline-delimited (`mcp_transport:frame/2'): a message goes
 %%     out as its bytes and `\n' in one write; the child's stdout comes back
-%%     as `{message, StreamOffset, Line}' events.</li>
+%%     as `{message, StreamOffset, Line}' events. A line longer than the
+%%     spec's `max_line_bytes' (default and maximum
+%%     `mcp_stdio:max_line_bytes()', 16 MiB) is a `{line_too_long, Bytes}'
+%%     fault.</li>
 %% </ul>
 -module(mcp_port).
 -behaviour(mcp_transport).
@@ -45,6 +48,11 @@ max_queue_bytes() -> ?MAX_QUEUE_BYTES.
 
 -spec open(mcp_transport:spawn(), pid()) -> {ok, #port{}} | {error, term()}.
 open(#{executable := Executable} = Spawn, Owner) when Owner =:= self() ->
+    %% Built first: a bad `max_line_bytes' raises before anything is spawned.
+    Framer = case Spawn of
+                 #{max_line_bytes := MaxLineBytes} -> mcp_transport:framer(MaxLineBytes);
+                 _ -> mcp_transport:framer()
+             end,
     case resolve_executable(Executable) of
         {ok, Path} ->
             Options = [binary, stream, exit_status, use_stdio, hide,
@@ -57,7 +65,7 @@ open(#{executable := Executable} = Spawn, Owner) when Owner =:= self() ->
                                 {os_pid, Pid} -> Pid;
                                 undefined -> undefined
                             end,
-                    {ok, #port{port = Port, os_pid = OsPid}}
+                    {ok, #port{port = Port, os_pid = OsPid, framer = Framer}}
             catch
                 error:Reason -> {error, {spawn_failed, Reason}}
             end;

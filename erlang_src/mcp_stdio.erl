@@ -7,7 +7,10 @@
 %% still pending or already complete; exactly `max_line_bytes()' is
 %% accepted. A pending line ending in `\r' is measured without it, so the
 %% verdict does not depend on how the stream was cut. After an error the
-%% stream is broken: there is no buffer to continue with.
+%% stream is broken: there is no buffer to continue with. `new/1' makes a
+%% buffer with a lower cap (from 1 byte to `max_line_bytes()'), under the
+%% same rules: it bounds what one connection may make the VM decode
+%% (docs/json.md, "Memory per value shape").
 %%
 %% The rules live in the Rust core (`stdio::scan'), which looks at the new
 %% chunk only, given the held length and whether the held bytes end in `\r';
@@ -32,7 +35,7 @@
 %% as a separate iolist element: no copy.)
 -module(mcp_stdio).
 
--export([new/0, push/2, read/2, frame/1, max_line_bytes/0, dirty_threshold/0]).
+-export([new/0, new/1, push/2, read/2, frame/1, max_line_bytes/0, dirty_threshold/0]).
 -export_type([buffer/0, framing_fault/0]).
 
 -define(DIRTY_THRESHOLD, 1048576).
@@ -44,7 +47,10 @@
                        held_bytes = 0 :: non_neg_integer(),
                        held_ends_with_cr = false :: boolean(),
                        %% Bytes pushed so far: the stream offset of the next chunk.
-                       offset = 0 :: non_neg_integer()}).
+                       offset = 0 :: non_neg_integer(),
+                       %% A cap below max_line_bytes(), or `max' (the Rust
+                       %% framer's own, checked there).
+                       cap = max :: max | pos_integer()}).
 
 -opaque buffer() :: #stdio_buffer{}.
 -type framing_fault() :: {line_too_long, Bytes :: non_neg_integer()}.
@@ -58,9 +64,21 @@ max_line_bytes() -> maps:get(max_line_bytes, mcp_nif:wire_limits()).
 -spec dirty_threshold() -> pos_integer().
 dirty_threshold() -> ?DIRTY_THRESHOLD.
 
-%% @doc An empty buffer.
+%% @doc An empty buffer, refusing lines longer than `max_line_bytes()'.
 -spec new() -> buffer().
 new() -> #stdio_buffer{}.
+
+%% @doc An empty buffer refusing lines longer than `MaxLineBytes', an
+%% integer from 1 to `max_line_bytes()' (`badarg' otherwise).
+-spec new(pos_integer()) -> buffer().
+new(MaxLineBytes) when is_integer(MaxLineBytes), MaxLineBytes >= 1 ->
+    case max_line_bytes() of
+        MaxLineBytes -> #stdio_buffer{};
+        Max when MaxLineBytes < Max -> #stdio_buffer{cap = MaxLineBytes};
+        _ -> error(badarg, [MaxLineBytes])
+    end;
+new(Other) ->
+    error(badarg, [Other]).
 
 %% @doc The lines `Chunk' completes, in order, and the buffer holding the rest.
 -spec push(buffer(), binary()) -> {ok, [binary()], buffer()} | {error, framing_fault()}.
@@ -74,19 +92,44 @@ push(Buffer, Chunk) ->
 %% bytes pushed into this buffer, of the line's first byte.
 -spec read(buffer(), binary()) ->
           {ok, [{StreamOffset :: non_neg_integer(), binary()}], buffer()} | {error, framing_fault()}.
-read(#stdio_buffer{held_bytes = HeldBytes, held_ends_with_cr = EndsWithCr, offset = Offset} = Buffer,
+read(#stdio_buffer{held_bytes = HeldBytes, held_ends_with_cr = EndsWithCr, offset = Offset, cap = Cap} = Buffer,
      Chunk) when is_binary(Chunk) ->
     Next = Offset + byte_size(Chunk),
-    case scan(Chunk, {HeldBytes, EndsWithCr, Offset}) of
+    case capped(Cap, HeldBytes, Chunk, scan(Chunk, {HeldBytes, EndsWithCr, Offset})) of
         {ok, continues, [], _Rest, RestEndsWithCr} ->
             {ok, [], (hold(Chunk, Buffer))#stdio_buffer{held_ends_with_cr = RestEndsWithCr, offset = Next}};
         {ok, Completion, Lines, Rest, RestEndsWithCr} ->
             {ok, completed(Completion, Buffer, Offset - HeldBytes, Lines),
              #stdio_buffer{held = unshare(Rest), held_bytes = byte_size(Rest),
-                           held_ends_with_cr = RestEndsWithCr, offset = Next}};
+                           held_ends_with_cr = RestEndsWithCr, offset = Next, cap = Cap}};
         {error, _} = Fault ->
             Fault
     end.
+
+%% A lower cap applied to the Rust framer's verdict: the first line (the
+%% completed one, those inside the chunk, then the pending one, each without
+%% a stripped or trailing `\r') longer than the cap is `line_too_long', as
+%% the framer reports its own cap.
+capped(max, _HeldBytes, _Chunk, Framing) ->
+    Framing;
+capped(Cap, HeldBytes, Chunk, {ok, Completion, Lines, Rest, RestEndsWithCr} = Framing) ->
+    Pending = case Completion of
+                  continues -> HeldBytes + byte_size(Chunk);
+                  _ -> byte_size(Rest)
+              end - cr_bytes(RestEndsWithCr),
+    Completed = case Completion of
+                    {line, Keep, Part} -> [Keep + byte_size(Part)];
+                    _ -> []
+                end,
+    case [Bytes || Bytes <- Completed ++ [byte_size(Line) || {_, Line} <- Lines] ++ [Pending], Bytes > Cap] of
+        [] -> Framing;
+        [Bytes | _] -> {error, {line_too_long, Bytes}}
+    end;
+capped(_Cap, _HeldBytes, _Chunk, Fault) ->
+    Fault.
+
+cr_bytes(true) -> 1;
+cr_bytes(false) -> 0.
 
 %% Appends to the held bytes: in place into the tail; a full tail becomes a
 %% part; a large chunk becomes a part of its own, uncopied.

@@ -48,14 +48,15 @@
 -module(mcp_transport).
 
 -export([open/2, send/2, event/2, terminate/1, os_pid/1]).
--export([framer/0, frame/2]).
+-export([framer/0, framer/1, frame/2]).
 -export_type([spec/0, spawn/0, connection/0, event/0, evidence/0, framer/0]).
 
 -type spawn() :: #{executable := file:filename_all(),
                    args => [binary() | string()],
                    env => [{binary() | string(), binary() | string() | false}],
                    cd => file:filename_all(),
-                   inherit_env => boolean()}.
+                   inherit_env => boolean(),
+                   max_line_bytes => pos_integer()}.
 -type spec() :: spawn() | {module(), term()}.
 -opaque connection() :: {module(), term()}.
 -type evidence() :: {exited, {status, non_neg_integer()} | {signal, pos_integer()}
@@ -111,6 +112,11 @@ os_pid({Module, State}) -> Module:os_pid(State).
 %% (`mcp_stdio' rules: the 16 MiB line cap, `\r\n', empty lines skipped).
 -spec framer() -> framer().
 framer() -> mcp_stdio:new().
+
+%% @doc `framer/0' refusing lines longer than `MaxLineBytes' (1 to
+%% `mcp_stdio:max_line_bytes()'; `badarg' otherwise).
+-spec framer(pos_integer()) -> framer().
+framer(MaxLineBytes) -> mcp_stdio:new(MaxLineBytes).
 
 %% @doc The events one inbound chunk completes. After a framing fault the
 %% framer is broken and every later chunk yields nothing.

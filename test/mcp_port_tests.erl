@@ -16,22 +16,27 @@ open(Spawn) ->
 
 %% Every event of the connection until it closes: {Output, Evidence}, the
 %% output being the lines received, each with its newline.
-drain(Conn) -> drain(Conn, <<>>).
+drain(Conn) ->
+    Events = events(Conn),
+    [Evidence] = [Evidence || {closed, Evidence} <- Events],
+    {<< <<Line/binary, "\n">> || {message, _, Line} <- Events >>, Evidence}.
 
-drain(Conn, Output) ->
+%% Every event until the connection closes, in order.
+events(Conn) -> events(Conn, []).
+
+events(Conn, Seen) ->
     receive
         Message ->
             case mcp_transport:event(Conn, Message) of
                 {ok, Events, Next} ->
-                    Lines = << <<Line/binary, "\n">> || {message, _, Line} <- Events >>,
-                    case [Evidence || {closed, Evidence} <- Events] of
-                        [Evidence] -> {<<Output/binary, Lines/binary>>, Evidence};
-                        [] -> drain(Next, <<Output/binary, Lines/binary>>)
+                    case [closed || {closed, _} <- Events] of
+                        [] -> events(Next, Seen ++ Events);
+                        _ -> Seen ++ Events
                     end;
-                not_mine -> drain(Conn, Output)
+                not_mine -> events(Conn, Seen)
             end
     after ?TIMEOUT ->
-            error({no_exit_status, Output})
+            error({no_exit_status, Seen})
     end.
 
 %% `kill -0' on the pid: is the OS process still there?
@@ -328,3 +333,30 @@ wait_for_message(Pred) ->
         true -> ok;
         false -> receive after 5 -> wait_for_message(Pred) end
     end.
+
+%% `max_line_bytes' in the spec lowers the line cap: a line of exactly the
+%% cap is delivered; a line a byte longer is the framing fault, nothing
+%% after it is delivered (a chunk holding it delivers nothing: the stream is
+%% broken), and the exit status still arrives.
+max_line_bytes_caps_the_lines_test() ->
+    trapping_port_exits(
+      fun() ->
+              Capped = fun(Script) ->
+                               {Conn, _} = open(#{executable => "/bin/sh", args => ["-c", Script],
+                                                  max_line_bytes => 10}),
+                               events(Conn)
+                       end,
+              ?assertEqual([{message, 0, <<"0123456789">>}, {closed, {exited, {status, 0}}}],
+                           Capped("printf '0123456789\\n'")),
+              ?assertEqual([{fault, {line_too_long, 11}}, {closed, {exited, {status, 0}}}],
+                           Capped("printf '01234567890\\nok\\n'"))
+      end).
+
+%% A cap outside 1..mcp_stdio:max_line_bytes() fails the open before any
+%% process is spawned.
+bad_max_line_bytes_spawns_nothing_test() ->
+    Before = erlang:ports(),
+    [?assertMatch({error, {bad_transport_spec, {mcp_port, badarg}}},
+                  mcp_transport:open(#{executable => "cat", max_line_bytes => Bad}, self()))
+     || Bad <- [0, mcp_stdio:max_line_bytes() + 1, "10"]],
+    ?assertEqual(Before, erlang:ports()).

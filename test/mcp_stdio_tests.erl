@@ -215,3 +215,46 @@ chunks_of(Bytes, Size) when byte_size(Bytes) =< Size -> [Bytes];
 chunks_of(Bytes, Size) ->
     <<Chunk:Size/binary, Rest/binary>> = Bytes,
     [Chunk | chunks_of(Rest, Size)].
+
+%% ---- a lower cap (new/1) ----
+
+-define(CAP, 100).
+
+capped_line_of_exactly_the_cap_is_accepted_and_one_more_refused_test() ->
+    Exact = binary:copy(<<"x">>, ?CAP),
+    Over = binary:copy(<<"x">>, ?CAP + 1),
+    Capped = mcp_stdio:new(?CAP),
+    ?assertMatch({ok, [Exact], _}, mcp_stdio:push(Capped, <<Exact/binary, "\n">>)),
+    ?assertMatch({ok, [Exact], _}, mcp_stdio:push(Capped, <<Exact/binary, "\r\n">>)),
+    %% Completed inside the chunk, completing a held line, and pending.
+    ?assertEqual({error, {line_too_long, ?CAP + 1}}, mcp_stdio:push(Capped, <<"a\n", Over/binary, "\nb\n">>)),
+    {ok, [], Held} = mcp_stdio:push(Capped, Exact),
+    ?assertEqual({error, {line_too_long, ?CAP + 1}}, mcp_stdio:push(Held, <<"y\n">>)),
+    ?assertEqual({error, {line_too_long, ?CAP + 1}}, mcp_stdio:push(Held, <<"y">>)),
+    ?assertEqual({error, {line_too_long, ?CAP + 1}}, mcp_stdio:push(Capped, <<"a\n", Over/binary>>)),
+    %% A held CR is not counted: the line could still end in CRLF.
+    {ok, [], WithCr} = mcp_stdio:push(Held, <<"\r">>),
+    ?assertMatch({ok, [Exact], _}, mcp_stdio:push(WithCr, <<"\n">>)),
+    ?assertEqual({error, {line_too_long, ?CAP + 2}}, mcp_stdio:push(WithCr, <<"z">>)).
+
+%% The cap holds for every later line, fed one byte at a time: the first
+%% line at the cap comes out, the next one is refused at its cap + 1st byte.
+capped_stream_fed_one_byte_at_a_time_test() ->
+    Exact = binary:copy(<<"x">>, ?CAP),
+    Stream = <<"{}\n", Exact/binary, "\r\n", Exact/binary, "y\n">>,
+    {Lines, Verdict} = lists:foldl(
+                         fun(_, {Lines, {error, _} = Fault}) -> {Lines, Fault};
+                            (Byte, {Lines, Buffer}) ->
+                                 case mcp_stdio:push(Buffer, <<Byte>>) of
+                                     {ok, New, Next} -> {Lines ++ New, Next};
+                                     {error, _} = Fault -> {Lines, Fault}
+                                 end
+                         end, {[], mcp_stdio:new(?CAP)}, binary_to_list(Stream)),
+    ?assertEqual([<<"{}">>, Exact], Lines),
+    ?assertEqual({error, {line_too_long, ?CAP + 1}}, Verdict).
+
+cap_bounds_test() ->
+    ?assertMatch({ok, [<<"a">>], _}, mcp_stdio:push(mcp_stdio:new(1), <<"a\n">>)),
+    ?assertEqual({error, {line_too_long, 2}}, mcp_stdio:push(mcp_stdio:new(1), <<"ab\n">>)),
+    ?assertEqual(mcp_stdio:new(), mcp_stdio:new(?MAX)),
+    [?assertError(badarg, mcp_stdio:new(Bad)) || Bad <- [0, -1, ?MAX + 1, 1.5, ten]].

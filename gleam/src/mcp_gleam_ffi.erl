@@ -10,7 +10,7 @@
 -export([default_options/0, prepare/2, prepare_owned/3, connect/1, start/2,
          list_tools/1, list_tools_within/2, call_tool/4, ping/2, stop/1,
          shutdown/2, os_pid/1]).
--export([stdio_push/2, stdio_read/2, channel_write/2, resolve_executable/1,
+-export([stdio_new_capped/1, stdio_push/2, stdio_read/2, channel_write/2, resolve_executable/1,
          inherited_env_names/0, scan_for_at/1,
          msgpack_to_json_line/1, json_to_msgpack_bytes/1]).
 
@@ -69,13 +69,11 @@ os_pid(Client) ->
     end.
 
 %% Gleam `Transport' to an `mcp_transport:spec()'.
-spec({port_transport, {spawn, Executable, Args, Env, Cwd, InheritEnv}}) ->
+spec({port_transport, {spawn, Executable, Args, Env, Cwd, InheritEnv, MaxLineBytes}}) ->
     Spawn = #{executable => Executable, args => Args, inherit_env => InheritEnv,
               env => [{Name, env_value(Value)} || {Name, Value} <- Env]},
-    case Cwd of
-        {some, Dir} -> Spawn#{cd => Dir};
-        none -> Spawn
-    end;
+    Optional = [{cd, Cwd}, {max_line_bytes, MaxLineBytes}],
+    maps:merge(Spawn, maps:from_list([{Key, Value} || {Key, {some, Value}} <- Optional]));
 spec({channel_transport, Start}) ->
     {mcp_channel, Start}.
 
@@ -136,6 +134,11 @@ text(Value) when is_binary(Value) -> Value;
 text(Value) -> unicode:characters_to_binary(Value).
 
 %%% ------------------------------------------------------- the others
+
+stdio_new_capped(MaxLineBytes) ->
+    try {ok, mcp_stdio:new(MaxLineBytes)}
+    catch error:badarg -> {error, nil}
+    end.
 
 stdio_read(Buffer, Chunk) ->
     case mcp_stdio:read(Buffer, Chunk) of

@@ -78,7 +78,8 @@ pub type DeathReason {
   WriteFailed(reason: Dynamic)
   /// The server wrote bytes that are not UTF-8, at this stream offset.
   InvalidUtf8(offset: Int)
-  /// The server wrote a line longer than the 16 MiB cap.
+  /// The server wrote a line longer than the cap (16 MiB, or the spawn's
+  /// `max_line_bytes`).
   LineTooLong(bytes: Int)
   /// The server wrote a line that is not a JSON-RPC message.
   InvalidMessage(MessageFault)

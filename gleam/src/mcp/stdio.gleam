@@ -13,6 +13,11 @@ pub type FramingFault {
 @external(erlang, "mcp_stdio", "new")
 pub fn new() -> Buffer
 
+/// A buffer that refuses lines longer than `max_line_bytes` (`Error(Nil)`
+/// unless it is from 1 to `max_line_bytes()`).
+@external(erlang, "mcp_gleam_ffi", "stdio_new_capped")
+pub fn new_capped(max_line_bytes: Int) -> Result(Buffer, Nil)
+
 /// Feeds one chunk; returns the lines it completed (without `\n` or `\r\n`)
 /// and the buffer holding the rest.
 @external(erlang, "mcp_gleam_ffi", "stdio_push")

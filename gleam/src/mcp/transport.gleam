@@ -25,6 +25,12 @@ pub type Spawn {
     /// `True` passes the VM's whole environment to the child; `False` passes
     /// only the documented allow-list (`docs/server-processes.md`).
     inherit_env: Bool,
+    /// `Some(n)` refuses a line longer than `n` bytes (1 to
+    /// `stdio.max_line_bytes()`) with `LineTooLong`; `None` keeps that
+    /// maximum, 16 MiB. Decoding a line can take ~49 times its size in VM
+    /// memory, so this bounds what one server can make the VM spend
+    /// (`docs/json.md`, "Memory per value shape").
+    max_line_bytes: Option(Int),
   )
 }
 
@@ -47,10 +53,17 @@ pub type ResolveError {
   ExecutableNotFound(executable: String)
 }
 
-/// A `Spawn` with no extra environment, the VM's working directory and the
-/// default (allow-listed) environment.
+/// A `Spawn` with no extra environment, the VM's working directory, the
+/// default (allow-listed) environment and the 16 MiB line cap.
 pub fn spawn(executable: String, args: List(String)) -> Spawn {
-  Spawn(executable:, args:, env: [], cwd: None, inherit_env: False)
+  Spawn(
+    executable:,
+    args:,
+    env: [],
+    cwd: None,
+    inherit_env: False,
+    max_line_bytes: None,
+  )
 }
 
 /// The peer's side of a channel: delivers bytes as the server's stdout.

@@ -6,8 +6,9 @@ import gleam/erlang/process
 import gleam/list
 import gleam/option.{None, Some}
 import mcp/client.{
-  CallTimedOut, ClientDown, ExecutableNotFound, Exited, HandshakeFailed,
-  KilledBySignal, NoResource, PeerDown, TransportFailed, Unavailable,
+  BadTransportSpec, CallTimedOut, ClientDown, ExecutableNotFound, Exited,
+  HandshakeFailed, KilledBySignal, LineTooLong, NoResource, PeerDown,
+  TransportFailed, Unavailable,
 }
 import mcp/json.{Float, Int, Object, String}
 import mcp/protocol.{CallToolResult, InitializeResult, ServerInfo, Text}
@@ -102,6 +103,25 @@ pub fn missing_executable_test() {
       client.default_options(),
     )
   let assert True = name == missing
+}
+
+/// A spawn's `max_line_bytes` caps what the server may write: the example
+/// server's initialize response (over 64 bytes) ends the handshake; a cap
+/// outside 1..16 MiB is refused before anything is spawned.
+pub fn line_cap_of_a_spawn_test() {
+  let capped = fn(cap) {
+    PortTransport(
+      transport.Spawn(
+        ..test_support.example_server(),
+        max_line_bytes: Some(cap),
+      ),
+    )
+  }
+  let assert Error(HandshakeFailed(Unavailable(LineTooLong(bytes)))) =
+    client.start(capped(64), client.default_options())
+  let assert True = bytes > 64
+  let assert Error(TransportFailed(BadTransportSpec(_))) =
+    client.start(capped(0), client.default_options())
 }
 
 pub fn parked_client_needs_no_cleanup_test() {

@@ -38,6 +38,16 @@ pub fn line_cap_both_sides_test() {
   let assert True = bytes == max + 1
 }
 
+pub fn capped_buffer_both_sides_test() {
+  let assert Ok(capped) = stdio.new_capped(10)
+  let assert Ok(#([<<"0123456789":utf8>>], _)) =
+    stdio.push(capped, <<"0123456789\n":utf8>>)
+  let assert Error(LineTooLong(11)) = stdio.push(capped, <<"01234567890":utf8>>)
+  let assert Ok(_) = stdio.new_capped(stdio.max_line_bytes())
+  let assert Error(Nil) = stdio.new_capped(0)
+  let assert Error(Nil) = stdio.new_capped(stdio.max_line_bytes() + 1)
+}
+
 pub fn frame_test() {
   let assert "{}\n" = stdio.frame(Object([]))
   let assert True = stdio.dirty_threshold() > 0
