@@ -16,7 +16,6 @@
 -export_type([command/0, subcommand/0, server/0, parsed/0]).
 
 -define(DEFAULT_TIMEOUT_MS, 30000).
--define(MAX_TIMEOUT_MS, 86400000).
 
 -type subcommand() :: generate | list | call.
 %% `embedded' is the example server shipped in `examples/'; `{config, ...}'
@@ -45,9 +44,9 @@
 -spec default_timeout_ms() -> pos_integer().
 default_timeout_ms() -> ?DEFAULT_TIMEOUT_MS.
 
-%% @doc The largest `--timeout' accepted (one day).
+%% @doc The largest `--timeout' accepted: the client's own maximum.
 -spec max_timeout_ms() -> pos_integer().
-max_timeout_ms() -> ?MAX_TIMEOUT_MS.
+max_timeout_ms() -> mcp_client:max_timeout_ms().
 
 -spec parse([string()]) -> parsed().
 parse(Argv) ->
@@ -185,9 +184,10 @@ cwd(Dir) -> {ok, #{cwd => Dir}}.
 timeout(none) ->
     {ok, #{timeout_ms => ?DEFAULT_TIMEOUT_MS}};
 timeout(Text) ->
+    Max = max_timeout_ms(),
     case string:to_integer(Text) of
-        {Ms, []} when Ms >= 1, Ms =< ?MAX_TIMEOUT_MS -> {ok, #{timeout_ms => Ms}};
-        _ -> {error, io_lib:format("--timeout must be milliseconds from 1 to ~b", [?MAX_TIMEOUT_MS])}
+        {Ms, []} when Ms >= 1, Ms =< Max -> {ok, #{timeout_ms => Ms}};
+        _ -> {error, io_lib:format("--timeout must be milliseconds from 1 to ~b", [Max])}
     end.
 
 positional(call, [Tool]) -> {ok, #{tool => unicode:characters_to_binary(Tool)}};

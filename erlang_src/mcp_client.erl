@@ -54,7 +54,7 @@
 -export([prepare/2, prepare_owned/3, connect/1, start/2,
          list_tools/1, list_tools/2, call_tool/4, ping/2,
          stop/1, shutdown/2, os_pid/1,
-         max_tool_pages/0, default_options/0]).
+         max_tool_pages/0, max_timeout_ms/0, default_options/0]).
 -export([callback_mode/0, init/1, terminate/3,
          parked/3, handshaking/3, active/3, closing/3, dead/3]).
 -export_type([client/0, options/0, client_error/0, start_error/0,
@@ -139,6 +139,10 @@
 %% @doc `list_tools' follows `nextCursor' for at most this many pages.
 -spec max_tool_pages() -> pos_integer().
 max_tool_pages() -> ?MAX_TOOL_PAGES.
+
+%% @doc The largest timeout, option or argument, in milliseconds (a day).
+-spec max_timeout_ms() -> pos_integer().
+max_timeout_ms() -> ?MAX_TIMEOUT_MS.
 
 %% @doc The options every key of which `prepare' falls back to.
 -spec default_options() -> #{client_info := {binary(), binary()},

@@ -13,7 +13,11 @@
 %%     child the leader of a session and group of its own) while the port is
 %%     still open, so a launcher (`sh -c', `npx', `env') dies together with
 %%     the server it started; the port then reports the exit status itself.
-%%     (The price is that the server never sees EOF on its stdin.) See
+%%     (The price is that the server never sees EOF on its stdin.) With
+%%     `shutdown_grace_ms => N' in the spec (0 to
+%%     `max_shutdown_grace_ms()'; default 0), SIGTERM goes to the group and
+%%     the child first, and SIGKILL follows N ms later unless the exit
+%%     status arrived in between: the same guards, the same proof. See
 %%     `docs/server-processes.md'.</li>
 %% <li>After the exit status arrived neither the pid nor the group is
 %%     signalled again (the ids may have been recycled): the owner treats the
@@ -34,10 +38,16 @@
 -behaviour(mcp_transport).
 
 -export([open/2, send/2, event/2, terminate/1, os_pid/1]).
--export([resolve_executable/1, max_queue_bytes/0, inherited_env_names/0]).
+-export([resolve_executable/1, max_queue_bytes/0, max_shutdown_grace_ms/0, inherited_env_names/0]).
 
 -record(port, {port :: port(), os_pid :: integer() | undefined,
-               framer = mcp_transport:framer() :: mcp_transport:framer()}).
+               framer = mcp_transport:framer() :: mcp_transport:framer(),
+               %% Milliseconds between SIGTERM and SIGKILL; 0: SIGKILL at once.
+               grace = 0 :: non_neg_integer()}).
+
+%% The longest grace between SIGTERM and SIGKILL: a server that needs more
+%% than a minute to stop is treated as one that does not stop.
+-define(MAX_SHUTDOWN_GRACE_MS, 60000).
 
 -define(MAX_QUEUE_BYTES, (2 * mcp_stdio:max_line_bytes())).
 
@@ -46,13 +56,19 @@
 -spec max_queue_bytes() -> pos_integer().
 max_queue_bytes() -> ?MAX_QUEUE_BYTES.
 
+%% @doc The largest `shutdown_grace_ms' a spec may give.
+-spec max_shutdown_grace_ms() -> pos_integer().
+max_shutdown_grace_ms() -> ?MAX_SHUTDOWN_GRACE_MS.
+
 -spec open(mcp_transport:spawn(), pid()) -> {ok, #port{}} | {error, term()}.
 open(#{executable := Executable} = Spawn, Owner) when Owner =:= self() ->
-    %% Built first: a bad `max_line_bytes' raises before anything is spawned.
+    %% Checked first: a bad `max_line_bytes' or `shutdown_grace_ms' raises
+    %% before anything is spawned.
     Framer = case Spawn of
                  #{max_line_bytes := MaxLineBytes} -> mcp_transport:framer(MaxLineBytes);
                  _ -> mcp_transport:framer()
              end,
+    Grace = grace(maps:get(shutdown_grace_ms, Spawn, 0)),
     case resolve_executable(Executable) of
         {ok, Path} ->
             Options = [binary, stream, exit_status, use_stdio, hide,
@@ -65,7 +81,7 @@ open(#{executable := Executable} = Spawn, Owner) when Owner =:= self() ->
                                 {os_pid, Pid} -> Pid;
                                 undefined -> undefined
                             end,
-                    {ok, #port{port = Port, os_pid = OsPid, framer = Framer}}
+                    {ok, #port{port = Port, os_pid = OsPid, framer = Framer, grace = Grace}}
             catch
                 error:Reason -> {error, {spawn_failed, Reason}}
             end;
@@ -180,30 +196,45 @@ event(#port{port = Port} = State, {'EXIT', Port, Reason}) ->
     after 0 ->
             {ok, [{closed, {unconfirmed, {port_exited, Reason}}}], State}
     end;
+event(#port{port = Port} = State, {mcp_port_grace_over, Port}) ->
+    signal("KILL", State),
+    {ok, [], State};
 event(_, _) ->
     not_mine.
 
-%% @doc SIGKILL to the child's process group and the child while its port
-%% is still open and its exit status has not arrived; must be called by the
+%% @doc Requests the end of the child while its port is still open and its
+%% exit status has not arrived: SIGKILL to its process group and to it, or,
+%% with a grace, SIGTERM now and SIGKILL when the grace is over (a message
+%% to the owner, which passes it to `event/2'). Must be called by the
 %% port's owner.
 -spec terminate(#port{}) -> ok.
-terminate(#port{os_pid = undefined}) ->
+terminate(#port{grace = 0} = State) ->
+    signal("KILL", State);
+terminate(#port{port = Port, grace = Grace} = State) ->
+    signal("TERM", State),
+    _ = erlang:send_after(Grace, self(), {mcp_port_grace_over, Port}),
+    ok.
+
+grace(Ms) when is_integer(Ms), Ms >= 0, Ms =< ?MAX_SHUTDOWN_GRACE_MS -> Ms;
+grace(Other) -> error(badarg, [Other]).
+
+signal(_Signal, #port{os_pid = undefined}) ->
     ok;
-terminate(#port{port = Port, os_pid = OsPid}) ->
+signal(Signal, #port{port = Port, os_pid = OsPid}) ->
     %% Two guards against signalling a reaped (perhaps recycled) pid or
     %% group: the port must still be open, and its exit status must not be
     %% waiting in the owner's mailbox already.
     case erlang:port_info(Port, os_pid) =:= {os_pid, OsPid}
         andalso not exit_status_arrived(Port) of
-        true -> _ = os:cmd(kill_command(OsPid)), ok;
+        true -> _ = os:cmd(kill_command(Signal, OsPid)), ok;
         false -> ok
     end.
 
 %% The group (`-Pid': the child leads it, so its id is the child's pid) and
 %% the child itself, in case it left the group it was started in.
-kill_command(OsPid) ->
+kill_command(Signal, OsPid) ->
     Pid = integer_to_list(OsPid),
-    "kill -s KILL -- -" ++ Pid ++ " " ++ Pid ++ " 2>/dev/null".
+    "kill -s " ++ Signal ++ " -- -" ++ Pid ++ " " ++ Pid ++ " 2>/dev/null".
 
 %% The port reports a normal exit as the exit code and a death by signal N
 %% as 128 + N (OTP 25's child setup, like a POSIX shell's `$?'), so 129..192

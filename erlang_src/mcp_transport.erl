@@ -56,7 +56,8 @@
                    env => [{binary() | string(), binary() | string() | false}],
                    cd => file:filename_all(),
                    inherit_env => boolean(),
-                   max_line_bytes => pos_integer()}.
+                   max_line_bytes => pos_integer(),
+                   shutdown_grace_ms => non_neg_integer()}.
 -type spec() :: spawn() | {module(), term()}.
 -opaque connection() :: {module(), term()}.
 -type evidence() :: {exited, {status, non_neg_integer()} | {signal, pos_integer()}

@@ -248,13 +248,18 @@ malformed_spawn_specs_fail_the_connect_not_the_actor_test() ->
                      #{executable => "sh", env => [{"A"}]}, #{executable => "sh", inherit_env => yes},
                      {no_such_module, x}]].
 
-%% The `kill' commands `Fun' runs (through `os:cmd'), seen by call tracing.
+%% The `kill' commands `Fun' runs (through `os:cmd'), in order, seen by
+%% call tracing.
 kill_commands(Fun) ->
+    {Commands, _} = kill_commands_and_result(Fun),
+    Commands.
+
+kill_commands_and_result(Fun) ->
     Self = self(),
     Collector = spawn(fun() -> collect_traces(Self, []) end),
     erlang:trace_pattern({os, cmd, '_'}, true, [global]),
     erlang:trace(self(), true, [call, {tracer, Collector}]),
-    try Fun()
+    Result = try Fun()
     after
         erlang:trace(self(), false, [call]),
         erlang:trace_pattern({os, cmd, '_'}, false, [global])
@@ -263,7 +268,7 @@ kill_commands(Fun) ->
     receive {trace_delivered, _, Delivered} -> ok end,
     Collector ! {done, self()},
     Commands = receive {traced, Traced} -> Traced end,
-    [Command || Command <- Commands, lists:prefix("kill ", Command)].
+    {[Command || Command <- lists:reverse(Commands), lists:prefix("kill ", Command)], Result}.
 
 collect_traces(Owner, Commands) ->
     receive
@@ -352,11 +357,82 @@ max_line_bytes_caps_the_lines_test() ->
                            Capped("printf '01234567890\\nok\\n'"))
       end).
 
-%% A cap outside 1..mcp_stdio:max_line_bytes() fails the open before any
-%% process is spawned.
-bad_max_line_bytes_spawns_nothing_test() ->
+%% A cap outside 1..mcp_stdio:max_line_bytes(), or a grace outside
+%% 0..max_shutdown_grace_ms(), fails the open before any process is spawned.
+bad_spawn_limits_spawn_nothing_test() ->
     Before = erlang:ports(),
     [?assertMatch({error, {bad_transport_spec, {mcp_port, badarg}}},
-                  mcp_transport:open(#{executable => "cat", max_line_bytes => Bad}, self()))
-     || Bad <- [0, mcp_stdio:max_line_bytes() + 1, "10"]],
+                  mcp_transport:open(maps:merge(#{executable => "cat"}, Bad), self()))
+     || Bad <- [#{max_line_bytes => 0}, #{max_line_bytes => mcp_stdio:max_line_bytes() + 1},
+                #{max_line_bytes => "10"}, #{shutdown_grace_ms => -1},
+                #{shutdown_grace_ms => mcp_port:max_shutdown_grace_ms() + 1}, #{shutdown_grace_ms => 1.0}]],
     ?assertEqual(Before, erlang:ports()).
+
+%% ---- shutdown grace ----
+
+kill(Signal, OsPid) ->
+    Pid = integer_to_list(OsPid),
+    "kill -s " ++ Signal ++ " -- -" ++ Pid ++ " " ++ Pid ++ " 2>/dev/null".
+
+%% A shell child with a grace, that answers SIGTERM with `Trap' once it
+%% printed "ready"; terminated once it is ready, then drained.
+graced_shell(Trap, Grace) ->
+    open(#{executable => "/bin/sh", shutdown_grace_ms => Grace,
+           args => ["-c", "exec 2>/dev/null; trap " ++ Trap ++ " TERM; echo ready; while :; do sleep 0.05; done"]}).
+
+terminated_when_ready(Conn) ->
+    receive
+        Message ->
+            {ok, [{message, _, <<"ready">>}], _} = mcp_transport:event(Conn, Message)
+    after ?TIMEOUT -> error(not_ready)
+    end,
+    ok = mcp_transport:terminate(Conn),
+    drain(Conn).
+
+%% With a grace, termination is SIGTERM to the group and the child; a
+%% server that exits on it is proven gone by its own exit status, and no
+%% SIGKILL follows when the grace is over (the exit status arrived first).
+grace_lets_a_server_exit_on_sigterm_test() ->
+    trapping_port_exits(fun() ->
+        {Conn, OsPid} = graced_shell("'exit 3'", 300),
+        {Commands, Drained} = kill_commands_and_result(fun() ->
+                                                               Drained = terminated_when_ready(Conn),
+                                                               receive
+                                                                   {mcp_port_grace_over, _} = Over ->
+                                                                       {ok, [], _} = mcp_transport:event(Conn, Over)
+                                                               after ?TIMEOUT -> error(grace_never_ended)
+                                                               end,
+                                                               Drained
+                                                       end),
+        ?assertEqual({<<>>, {exited, {status, 3}}}, Drained),
+        ?assertEqual([kill("TERM", OsPid)], Commands),
+        ?assertNot(os_alive(OsPid))
+    end).
+
+%% A server that ignores SIGTERM is sent SIGKILL when the grace is over.
+grace_escalates_to_sigkill_test() ->
+    trapping_port_exits(fun() ->
+        {Conn, OsPid} = graced_shell("''", 200),
+        {Commands, Drained} = kill_commands_and_result(fun() -> terminated_when_ready(Conn) end),
+        ?assertEqual({<<>>, {exited, {signal, 9}}}, Drained),
+        ?assertEqual([kill("TERM", OsPid), kill("KILL", OsPid)], Commands),
+        ?assertNot(os_alive(OsPid))
+    end).
+
+%% Through the client: the example server (an escript: its VM shuts down on
+%% SIGTERM, and escript then exits with status 1) retires with an exit
+%% status of its own given a grace, and by our SIGKILL without one.
+client_shutdown_with_and_without_grace_test_() ->
+    {timeout, 60, fun() ->
+        Spawn = #{executable => "escript", args => ["examples/example_server.escript"],
+                  env => [{"ERL_LIBS", filename:absname("_build/default/lib")}]},
+        Retired = fun(Extra) ->
+                          {ok, Client, _} = mcp_client:start(maps:merge(Spawn, Extra), #{}),
+                          {ok, OsPid} = mcp_client:os_pid(Client),
+                          Evidence = mcp_client:shutdown(Client, 20000),
+                          ?assertNot(os_alive(OsPid)),
+                          Evidence
+                  end,
+        ?assertMatch({ok, {exited, {status, _}}}, Retired(#{shutdown_grace_ms => 10000})),
+        ?assertEqual({ok, {exited, {signal, 9}}}, Retired(#{}))
+    end}.

@@ -69,8 +69,9 @@ os_pid(Client) ->
     end.
 
 %% Gleam `Transport' to an `mcp_transport:spec()'.
-spec({port_transport, {spawn, Executable, Args, Env, Cwd, InheritEnv, MaxLineBytes}}) ->
+spec({port_transport, {spawn, Executable, Args, Env, Cwd, InheritEnv, MaxLineBytes, Grace}}) ->
     Spawn = #{executable => Executable, args => Args, inherit_env => InheritEnv,
+              shutdown_grace_ms => Grace,
               env => [{Name, env_value(Value)} || {Name, Value} <- Env]},
     Optional = [{cd, Cwd}, {max_line_bytes, MaxLineBytes}],
     maps:merge(Spawn, maps:from_list([{Key, Value} || {Key, {some, Value}} <- Optional]));

@@ -190,3 +190,8 @@ pub fn os_pid(client: Client) -> Option(Int)
 /// The most `tools/list` pages followed (64).
 @external(erlang, "mcp_client", "max_tool_pages")
 pub fn max_tool_pages() -> Int
+
+/// The largest timeout, option or argument, in milliseconds (a day); a
+/// larger one is refused before anything is sent.
+@external(erlang, "mcp_client", "max_timeout_ms")
+pub fn max_timeout_ms() -> Int

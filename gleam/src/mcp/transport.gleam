@@ -31,6 +31,10 @@ pub type Spawn {
     /// memory, so this bounds what one server can make the VM spend
     /// (`docs/json.md`, "Memory per value shape").
     max_line_bytes: Option(Int),
+    /// Milliseconds between SIGTERM and SIGKILL when the server is retired
+    /// (0 to `max_shutdown_grace_ms()`); 0, the default, sends SIGKILL at
+    /// once. The server's exit status stays the only proof either way.
+    shutdown_grace_ms: Int,
   )
 }
 
@@ -54,7 +58,8 @@ pub type ResolveError {
 }
 
 /// A `Spawn` with no extra environment, the VM's working directory, the
-/// default (allow-listed) environment and the 16 MiB line cap.
+/// default (allow-listed) environment, the 16 MiB line cap and no grace
+/// before SIGKILL.
 pub fn spawn(executable: String, args: List(String)) -> Spawn {
   Spawn(
     executable:,
@@ -63,6 +68,7 @@ pub fn spawn(executable: String, args: List(String)) -> Spawn {
     cwd: None,
     inherit_env: False,
     max_line_bytes: None,
+    shutdown_grace_ms: 0,
   )
 }
 
@@ -86,3 +92,7 @@ pub fn inherited_env_names() -> List(String)
 /// fails.
 @external(erlang, "mcp_port", "max_queue_bytes")
 pub fn max_queue_bytes() -> Int
+
+/// The largest `shutdown_grace_ms` (a minute).
+@external(erlang, "mcp_port", "max_shutdown_grace_ms")
+pub fn max_shutdown_grace_ms() -> Int

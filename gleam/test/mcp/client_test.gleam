@@ -6,8 +6,8 @@ import gleam/erlang/process
 import gleam/list
 import gleam/option.{None, Some}
 import mcp/client.{
-  BadTransportSpec, CallTimedOut, ClientDown, ExecutableNotFound, Exited,
-  HandshakeFailed, KilledBySignal, LineTooLong, NoResource, PeerDown,
+  BadTransportSpec, CallTimedOut, ClientDown, ExecutableNotFound, ExitCode,
+  Exited, HandshakeFailed, KilledBySignal, LineTooLong, NoResource, PeerDown,
   TransportFailed, Unavailable,
 }
 import mcp/json.{Float, Int, Object, String}
@@ -122,6 +122,29 @@ pub fn line_cap_of_a_spawn_test() {
   let assert True = bytes > 64
   let assert Error(TransportFailed(BadTransportSpec(_))) =
     client.start(capped(0), client.default_options())
+}
+
+/// With a grace the example server (its VM stops on SIGTERM) exits on its
+/// own; without one it is killed by our SIGKILL.
+pub fn shutdown_grace_test() {
+  let assert 60_000 = transport.max_shutdown_grace_ms()
+  let graced =
+    PortTransport(
+      transport.Spawn(
+        ..test_support.example_server(),
+        shutdown_grace_ms: 10_000,
+      ),
+    )
+  let assert Ok(#(client, _)) = client.start(graced, client.default_options())
+  let assert Ok(Exited(ExitCode(_))) = client.shutdown(client, 20_000)
+  let assert Ok(#(client, _)) =
+    client.start(example_server(), client.default_options())
+  let assert Ok(Exited(KilledBySignal(9))) = client.shutdown(client, 20_000)
+}
+
+pub fn limits_test() {
+  let assert 86_400_000 = client.max_timeout_ms()
+  let assert 64 = client.max_tool_pages()
 }
 
 pub fn parked_client_needs_no_cleanup_test() {
