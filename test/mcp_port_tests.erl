@@ -425,7 +425,7 @@ grace_escalates_to_sigkill_test() ->
 client_shutdown_with_and_without_grace_test_() ->
     {timeout, 60, fun() ->
         Spawn = #{executable => "escript", args => ["examples/example_server.escript"],
-                  env => [{"ERL_LIBS", filename:absname("_build/default/lib")}]},
+                  env => [{"ERL_LIBS", filename:dirname(code:lib_dir(mcp))}]},
         Retired = fun(Extra) ->
                           {ok, Client, _} = mcp_client:start(maps:merge(Spawn, Extra), #{}),
                           {ok, OsPid} = mcp_client:os_pid(Client),
