@@ -151,16 +151,22 @@ await(Started, Results) ->
     end.
 
 %% Every client's shutdown/2 at once; each retirement error is reported.
+%% A server given a grace (--grace) has that much longer to prove its exit.
 retire_all(Started) ->
     Self = self(),
-    [spawn_link(fun() -> Self ! {retired, Monitor, mcp_client:shutdown(Client, ?SHUTDOWN_TIMEOUT_MS)} end)
-     || #{client := Client, monitor := Monitor} <- Started],
+    [spawn_link(fun() -> Self ! {retired, Monitor, mcp_client:shutdown(Client, shutdown_timeout(Job))} end)
+     || #{client := Client, monitor := Monitor, job := Job} <- Started],
     maps:from_list([receive
                         {retired, Monitor, Retirement} ->
                             _ = [mcp_wirelog:stop_log(Log) || Log =/= none],
                             report_retirement(Job, Retirement),
                             {Monitor, Retirement}
                     end || #{monitor := Monitor, log := Log, job := Job} <- Started]).
+
+shutdown_timeout(#{spec := Spec}) when is_map(Spec) ->
+    ?SHUTDOWN_TIMEOUT_MS + maps:get(shutdown_grace_ms, Spec, 0);
+shutdown_timeout(_Job) ->
+    ?SHUTDOWN_TIMEOUT_MS.
 
 report_retirement(Job, {ok, Evidence}) ->
     case Job of

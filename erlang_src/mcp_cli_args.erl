@@ -29,6 +29,7 @@
                      verbose := boolean(),          % --verbose: the wire log on stderr
                      env := [{string(), string()}], % --env NAME=VALUE, in order
                      cwd => string(),               % --cwd DIR
+                     grace_ms => pos_integer(),     % --grace MS: SIGTERM, then SIGKILL
                      name => binary(),              % generate: --name
                      out => string(),               % generate: --out
                      tool => binary(),              % call: TOOL
@@ -91,7 +92,8 @@ flags(call) -> [{"--args", args, value}, {"--json", json, switch} | common_flags
 
 common_flags() ->
     [{"--timeout", timeout, value}, {"--config", config, value}, {"--server", server, value},
-     {"--env", env, repeated}, {"--cwd", cwd, value}, {"--verbose", verbose, switch}].
+     {"--env", env, repeated}, {"--cwd", cwd, value}, {"--grace", grace, value},
+     {"--verbose", verbose, switch}].
 
 parse_flags([], _Spec, Flags, Positional) ->
     {ok, Flags, lists:reverse(Positional)};
@@ -131,6 +133,7 @@ build(Subcommand, Flags, Positional, ServerPart) ->
               fun() -> timeout(maps:get(timeout, Flags, none)) end,
               fun() -> env(maps:get(env, Flags, [])) end,
               fun() -> cwd(maps:get(cwd, Flags, none)) end,
+              fun() -> grace(maps:get(grace, Flags, none)) end,
               fun() -> {ok, #{verbose => maps:get(verbose, Flags, false)}} end,
               fun() -> positional(Subcommand, Positional) end
               | specific(Subcommand, Flags)],
@@ -181,6 +184,15 @@ cwd(none) -> {ok, #{}};
 cwd("") -> {error, "--cwd must not be empty"};
 cwd(Dir) -> {ok, #{cwd => Dir}}.
 
+grace(none) ->
+    {ok, #{}};
+grace(Text) ->
+    Max = mcp_port:max_shutdown_grace_ms(),
+    case string:to_integer(Text) of
+        {Ms, []} when Ms >= 0, Ms =< Max -> {ok, #{grace_ms => Ms}};
+        _ -> {error, io_lib:format("--grace must be milliseconds from 0 to ~b", [Max])}
+    end.
+
 timeout(none) ->
     {ok, #{timeout_ms => ?DEFAULT_TIMEOUT_MS}};
 timeout(Text) ->
@@ -224,7 +236,7 @@ usage(list) -> ["usage: mcp-gen list [--json]", common_usage()];
 usage(call) -> ["usage: mcp-gen call TOOL [--args JSON] [--json]", common_usage()].
 
 common_usage() ->
-    " [--timeout MS] [--verbose] [--env NAME=VALUE]... [--cwd DIR]"
+    " [--timeout MS] [--verbose] [--env NAME=VALUE]... [--cwd DIR] [--grace MS]"
     " [--config FILE [--server NAME] | -- COMMAND ARGS...]".
 
 help(top) ->
@@ -269,6 +281,8 @@ common_help() ->
      "  --verbose        log every line sent and received on stderr, with times\n"
      "  --env NAME=VALUE set a variable in the server's environment (repeatable)\n"
      "  --cwd DIR        run the server in DIR\n"
+     "  --grace MS       when done, send the server SIGTERM and SIGKILL only MS\n"
+     "                   later if it has not exited (default: SIGKILL at once)\n"
      "  --config FILE    take the server from an MCP config file (\"mcpServers\",\n"
      "                   or VS Code's \"servers\")\n"
      "  --server NAME    the config's server to use (needed when it has several)\n"].

@@ -77,16 +77,14 @@ one({invalid, Name, Why}, Path, _Command) ->
 stdio_job(Name, Spec, Command) ->
     adjust(#{label => Name, name => Name, spec => Spec}, Command).
 
-%% --env and --cwd on top of the job's own spec.
+%% --env, --cwd and --grace on top of the job's own spec.
 adjust(#{spec := Spec} = Job, #{env := Env} = Command) ->
     WithEnv = case Env of
                   [] -> Spec;
                   _ -> Spec#{env => maps:get(env, Spec, []) ++ Env}
               end,
-    Job#{spec => case Command of
-                     #{cwd := Dir} -> WithEnv#{cd => Dir};
-                     _ -> WithEnv
-                 end}.
+    Given = [{cd, maps:get(cwd, Command, none)}, {shutdown_grace_ms, maps:get(grace_ms, Command, none)}],
+    Job#{spec => maps:merge(WithEnv, maps:from_list([{Key, Value} || {Key, Value} <- Given, Value =/= none]))}.
 
 names(Entries) ->
     lists:join(", ", [name(element(2, Entry)) || Entry <- Entries]).

@@ -41,6 +41,13 @@ call_takes_a_tool_and_object_arguments_test() ->
 call_arguments_default_to_an_empty_object_test() ->
     ?assertMatch({run, #{arguments := {object, []}, json := false}}, mcp_cli_args:parse(["call", "t"])).
 
+grace_limits_on_both_sides_test() ->
+    Max = mcp_port:max_shutdown_grace_ms(),
+    ?assertNotMatch({run, #{grace_ms := _}}, mcp_cli_args:parse(["list"])),
+    ?assertMatch({run, #{grace_ms := 0}}, mcp_cli_args:parse(["list", "--grace", "0"])),
+    ?assertMatch({run, #{grace_ms := Max}}, mcp_cli_args:parse(["list", "--grace", integer_to_list(Max)])),
+    ?assertMatch({usage_error, _, _}, mcp_cli_args:parse(["list", "--grace", integer_to_list(Max + 1)])).
+
 timeout_limits_on_both_sides_test() ->
     Max = mcp_cli_args:max_timeout_ms(),
     ?assertMatch({run, #{timeout_ms := 1}}, mcp_cli_args:parse(["list", "--timeout", "1"])),
@@ -56,6 +63,7 @@ help_wins_over_other_flags_test() ->
     ?assertMatch({match, _}, re:run(Text, "--out DIR")).
 
 usage_errors_name_the_problem_test_() ->
+    GraceRange = lists:flatten(io_lib:format("--grace must be milliseconds from 0 to ~b", [mcp_port:max_shutdown_grace_ms()])),
     Cases = [{[], "no subcommand given"},
              {["gen"], "unknown subcommand: gen"},
              {["generate", "--bogus"], "unknown flag: --bogus"},
@@ -78,6 +86,9 @@ usage_errors_name_the_problem_test_() ->
              {["list", "--env", "=v"], "--env takes NAME=VALUE, not =v"},
              {["list", "--env"], "--env needs a value"},
              {["list", "--cwd", ""], "--cwd must not be empty"},
+             {["list", "--grace", "-1"], GraceRange},
+             {["list", "--grace", integer_to_list(mcp_port:max_shutdown_grace_ms() + 1)], GraceRange},
+             {["list", "--grace", "1s"], GraceRange},
              {["list", "--verbose=1"], "--verbose takes no value"},
              {["list", "--args", "{}"], "unknown flag: --args"}],
     [{Reason, fun() ->

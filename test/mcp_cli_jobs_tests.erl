@@ -20,6 +20,12 @@ command_line_server_with_env_and_cwd_test() ->
     ?assertEqual({ok, [#{label => none, spec => #{executable => "srv", args => ["x"], env => [{"K", "v"}], cd => "/d"}}], []},
                  mcp_cli_jobs:resolve(command(list, {command, "srv", ["x"]}, #{env => [{"K", "v"}], cwd => "/d"}))).
 
+grace_reaches_the_spawn_spec_test() ->
+    ?assertMatch({ok, [#{spec := #{shutdown_grace_ms := 2500}}], []},
+                 mcp_cli_jobs:resolve(command(list, {command, "srv", []}, #{grace_ms => 2500}))),
+    {ok, [#{spec := Spec}], []} = mcp_cli_jobs:resolve(command(list, {command, "srv", []}, #{})),
+    ?assertNot(is_map_key(shutdown_grace_ms, Spec)).
+
 embedded_server_keeps_its_env_test() ->
     {ok, [#{spec := #{env := [{"ERL_LIBS", _}, {"K", "v"}]}}], []} =
         mcp_cli_jobs:resolve(command(list, embedded, #{env => [{"K", "v"}]})).

@@ -41,6 +41,7 @@ cli_test_() ->
       {"list json of a config server", {timeout, 120, fun list_json_of_a_config_server/0}},
       {"list json of the embedded server", {timeout, 120, fun list_json_of_the_embedded_server/0}},
       {"verbose logs the handshake and the exit", {timeout, 120, fun verbose_logs_the_handshake_and_the_exit/0}},
+      {"grace lets the server exit on its own", {timeout, 120, fun grace_lets_the_server_exit_on_its_own/0}},
       {"a banner on stdout reads as a sentence", {timeout, 120, fun a_banner_on_stdout_reads_as_a_sentence/0}},
       {"env and cwd reach the server", {timeout, 120, fun env_and_cwd_reach_the_server/0}},
       {"call json escapes terminal controls", {timeout, 120, fun call_json_escapes_terminal_controls/0}},
@@ -304,6 +305,14 @@ verbose_logs_the_handshake_and_the_exit() ->
                     "closed: (with exit status \\d+|killed by SIG[A-Z]+)"]],
     ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: the server (exited with exit status \\d+|was killed by SIG[A-Z]+)",
                                     [multiline])).
+
+%% With --grace the example server (its VM stops on SIGTERM) exits on its
+%% own: the retirement reads as an exit status, not as our SIGKILL.
+grace_lets_the_server_exit_on_its_own() ->
+    {Status, _Stdout, Stderr} = mcp_gen(["list", "--verbose", "--grace", "10000"]),
+    ?assertEqual(0, Status),
+    ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: the server exited with exit status \\d+", [multiline])),
+    ?assertEqual(nomatch, re:run(Stderr, "killed by")).
 
 %% A server that prints a banner on stdout (and then execs a real server,
 %% so SIGKILL reaches the process holding the pipe).
