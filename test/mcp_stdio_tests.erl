@@ -29,6 +29,8 @@ stream_lines() ->
 %% Pushes every chunk; the lines in order, or the first error.
 push_all(Chunks) -> push_all(Chunks, mcp_stdio:new(), []).
 
+push_all(Chunks, Cap) -> push_all(Chunks, mcp_stdio:new(Cap), []).
+
 push_all([], _Buffer, Lines) -> {ok, lists:append(lists:reverse(Lines))};
 push_all([Chunk | Rest], Buffer, Lines) ->
     case mcp_stdio:push(Buffer, Chunk) of
@@ -258,3 +260,30 @@ cap_bounds_test() ->
     ?assertEqual({error, {line_too_long, 2}}, mcp_stdio:push(mcp_stdio:new(1), <<"ab\n">>)),
     ?assertEqual(mcp_stdio:new(), mcp_stdio:new(?MAX)),
     [?assertError(badarg, mcp_stdio:new(Bad)) || Bad <- [0, -1, ?MAX + 1, 1.5, ten]].
+
+%% Any stream of lines around a random cap, cut anywhere: the capped framer
+%% returns every line when none is longer than the cap; otherwise it
+%% refuses with a length past the cap and at most the first overlong
+%% line's (where it notices depends on the cuts, what it notices does not).
+capped_framing_in_random_chunkings_test_() ->
+    {timeout, 120, ?_assert(proper:quickcheck(prop_capped_any_chunking(), [{numtests, 1000}, {to_file, user}]))}.
+
+prop_capped_any_chunking() ->
+    ?FORALL({Cap, Lines, Cuts}, {range(1, 24), list({range(0, 26), oneof([<<"\n">>, <<"\r\n">>])}), list(nat())},
+            begin
+                Stream = << <<(binary:copy(<<"x">>, Length))/binary, Ending/binary>> || {Length, Ending} <- Lines >>,
+                Chunks = case Stream of
+                             <<>> -> [];
+                             _ -> mcp_jsonrpc_tests:chunks(Stream, Cuts)
+                         end,
+                Lengths = [Length || {Length, _} <- Lines, Length > 0],
+                case [Length || Length <- Lengths, Length > Cap] of
+                    [] ->
+                        push_all(Chunks, Cap) =:= {ok, [binary:copy(<<"x">>, Length) || Length <- Lengths]};
+                    [First | _] ->
+                        case push_all(Chunks, Cap) of
+                            {error, {line_too_long, Bytes}} -> Bytes > Cap andalso Bytes =< First;
+                            _ -> false
+                        end
+                end
+            end).
