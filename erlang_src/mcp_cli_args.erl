@@ -29,7 +29,7 @@
                      verbose := boolean(),          % --verbose: the wire log on stderr
                      env := [{string(), string()}], % --env NAME=VALUE, in order
                      cwd => string(),               % --cwd DIR
-                     grace_ms => pos_integer(),     % --grace MS: SIGTERM, then SIGKILL
+                     grace_ms => non_neg_integer(), % --grace MS: SIGTERM, then SIGKILL
                      name => binary(),              % generate: --name
                      out => string(),               % generate: --out
                      tool => binary(),              % call: TOOL
