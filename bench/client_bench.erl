@@ -111,10 +111,10 @@ port_floor_main([Exe, Args, Tool, ArgsJson]) ->
                          "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
                          "\"clientInfo\":{\"name\":\"floor\",\"version\":\"0\"}}}\n"
                          "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n">>),
-    floor_responses(Port, 1, <<>>),
+    floor_response(Port, <<>>),
     Request = iolist_to_binary(["{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"",
                                 Tool, "\",\"arguments\":", ArgsJson, "}}\n"]),
-    Call = fun() -> port_command(Port, Request), floor_responses(Port, 1, <<>>) end,
+    Call = fun() -> port_command(Port, Request), floor_response(Port, <<>>) end,
     Concurrent = fun() ->
                          [port_command(Port, Request) || _ <- lists:seq(1, 16)],
                          floor_pipelined(Port, Request, ?CALLS - 16, ?CALLS, <<>>)
@@ -125,11 +125,10 @@ port_floor_main([Exe, Args, Tool, ArgsJson]) ->
 
 %% Reads until one response line arrived (one request is in flight, so
 %% nothing follows it); lines without "result" (notifications) are skipped.
-floor_responses(Port, N, Held) when N > 0 ->
-    {Answers, Rest} = floor_chunk(Port, Held),
-    case N - Answers of
-        0 -> ok;
-        Left -> floor_responses(Port, Left, Rest)
+floor_response(Port, Held) ->
+    case floor_chunk(Port, Held) of
+        {0, Rest} -> floor_response(Port, Rest);
+        {_Answered, _} -> ok
     end.
 
 %% 16 in flight: each answer that arrives sends the next request, until

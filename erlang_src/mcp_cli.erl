@@ -163,10 +163,8 @@ retire_all(Started) ->
                             {Monitor, Retirement}
                     end || #{monitor := Monitor, log := Log, job := Job} <- Started]).
 
-shutdown_timeout(#{spec := Spec}) when is_map(Spec) ->
-    ?SHUTDOWN_TIMEOUT_MS + maps:get(shutdown_grace_ms, Spec, 0);
-shutdown_timeout(_Job) ->
-    ?SHUTDOWN_TIMEOUT_MS.
+shutdown_timeout(#{spec := Spec}) ->
+    ?SHUTDOWN_TIMEOUT_MS + maps:get(shutdown_grace_ms, Spec, 0).
 
 report_retirement(Job, {ok, Evidence}) ->
     case Job of

@@ -64,10 +64,7 @@ max_shutdown_grace_ms() -> ?MAX_SHUTDOWN_GRACE_MS.
 open(#{executable := Executable} = Spawn, Owner) when Owner =:= self() ->
     %% Checked first: a bad `max_line_bytes' or `shutdown_grace_ms' raises
     %% before anything is spawned.
-    Framer = case Spawn of
-                 #{max_line_bytes := MaxLineBytes} -> mcp_transport:framer(MaxLineBytes);
-                 _ -> mcp_transport:framer()
-             end,
+    Framer = mcp_transport:framer(maps:get(max_line_bytes, Spawn, mcp_stdio:max_line_bytes())),
     Grace = grace(maps:get(shutdown_grace_ms, Spawn, 0)),
     case resolve_executable(Executable) of
         {ok, Path} ->

@@ -248,6 +248,11 @@ malformed_spawn_specs_fail_the_connect_not_the_actor_test() ->
                      #{executable => "sh", env => [{"A"}]}, #{executable => "sh", inherit_env => yes},
                      {no_such_module, x}]].
 
+%% The command mcp_port runs to send `Signal' to a child's group and to it.
+kill(Signal, OsPid) ->
+    Pid = integer_to_list(OsPid),
+    "kill -s " ++ Signal ++ " -- -" ++ Pid ++ " " ++ Pid ++ " 2>/dev/null".
+
 %% The `kill' commands `Fun' runs (through `os:cmd'), in order, seen by
 %% call tracing.
 kill_commands(Fun) ->
@@ -280,8 +285,7 @@ signal_only_while_no_exit_status_has_arrived_test() ->
     trapping_port_exits(fun() ->
         %% A live child: SIGKILL is sent to its group and to it.
         {Live, LivePid} = open(#{executable => "sleep", args => ["30"]}),
-        Pid = integer_to_list(LivePid),
-        ?assertEqual(["kill -s KILL -- -" ++ Pid ++ " " ++ Pid ++ " 2>/dev/null"],
+        ?assertEqual([kill("KILL", LivePid)],
                      kill_commands(fun() -> mcp_transport:terminate(Live) end)),
         ?assertEqual({<<>>, {exited, {signal, 9}}}, drain(Live)),
         ?assertNot(os_alive(LivePid)),
@@ -369,10 +373,6 @@ bad_spawn_limits_spawn_nothing_test() ->
     ?assertEqual(Before, erlang:ports()).
 
 %% ---- shutdown grace ----
-
-kill(Signal, OsPid) ->
-    Pid = integer_to_list(OsPid),
-    "kill -s " ++ Signal ++ " -- -" ++ Pid ++ " " ++ Pid ++ " 2>/dev/null".
 
 %% A shell child with a grace, that answers SIGTERM with `Trap' once it
 %% printed "ready"; terminated once it is ready, then drained.
