@@ -37,6 +37,8 @@ seed_offline() {
 import sys
 path, dep = sys.argv[1], sys.argv[2]
 text = open(path).read()
+if '{ name = "mcp",' in text:
+    sys.exit(0)  # offline-deps already recorded the path dependency
 text = text.replace("packages = [\n", 'packages = [\n  { name = "mcp", version = "0.1.0", build_tools = ["gleam"], requirements = ["gleam_erlang", "gleam_stdlib"], source = "local", path = "%s" },\n' % dep, 1)
 text = text.replace("[requirements]\n", '[requirements]\nmcp = { path = "%s" }\n' % dep, 1)
 open(path, "w").write(text)
