@@ -34,7 +34,9 @@ start_error({transport_failed, {spawn_failed, Posix}}) when is_atom(Posix) ->
      " (check the executable's permissions and the --cwd directory)"];
 start_error({transport_failed, already_connected}) ->
     "the client is already connected";
-start_error({transport_failed, {not_parked, _State}}) ->
+start_error({transport_failed, {not_parked, custodian_down}}) ->
+    "the client cannot be started: the process that owned it has ended";
+start_error({transport_failed, {not_parked, _Reason}}) ->
     "the client was already started once and cannot be started again";
 start_error({transport_failed, {bad_spawn, _Spec}}) ->
     "the server command is not a valid spawn specification";
@@ -54,8 +56,8 @@ start_error({version_unsupported, Requested, Offered}) ->
      name(Requested), " and supports no common version"];
 start_error(tools_not_declared) ->
     "the server does not declare the tools capability, so it has no tools to list or call";
-start_error({cleanup_unconfirmed, _Client}) ->
-    "the server failed to start and its process could not be confirmed gone";
+start_error({cleanup_unconfirmed, Cause, Retirement, _Client}) ->
+    [start_error(Cause), "; then ", retirement_error(Retirement)];
 start_error(Other) ->
     ["could not start the server: ", words(Other)].
 
@@ -147,6 +149,8 @@ evidence_clause({exited, Status}) when is_integer(Status) ->     % a port's raw 
     exit_status(Status);
 evidence_clause({exited, {signal, Signal}}) ->
     [" killed by ", signal(Signal)];
+evidence_clause({exited, unknown}) ->
+    " (its exit was witnessed after its pipe closed, which lost the exit status)";
 evidence_clause({exited, {peer_down, Reason}}) ->
     [" (its peer process ended: ", words(Reason), ")"];
 evidence_clause({exited, Reason}) ->

@@ -44,9 +44,16 @@
 %%     ...}}' instead of being echoed.</li>
 %% <li>Bounded backlog: past 512 queued messages (at most 32 MiB from a port)
 %%     the connection ends with `{flooded, Bytes}'.</li>
+%% <li>Ownership: a client never opens a transport once its custodian is
+%%     gone. A parked client whose custodian dies is dead at once
+%%     (`custodian_down', nothing to clean up): `connect' answers
+%%     `{transport_failed, {not_parked, custodian_down}}' and the actor stops
+%%     when its builder goes too; a live client whose custodian dies
+%%     retires. So no actor and no OS process outlives both owners.</li>
 %% <li>The actor stops only after its transport's proof of exit: when both
-%%     builder and custodian are gone (parked), when the custodian is gone
-%%     (otherwise), on `stop/1', or when `shutdown/2' has been answered.</li>
+%%     builder and custodian are gone (parked or dead), when the custodian is
+%%     gone (otherwise), on `stop/1', or when `shutdown/2' has been
+%%     answered.</li>
 %% </ul>
 -module(mcp_client).
 -behaviour(gen_statem).
@@ -87,10 +94,10 @@
                      | {handshake_failed, client_error()}
                      | {version_unsupported, Requested :: binary(), Offered :: binary()}
                      | tools_not_declared
-                     | {cleanup_unconfirmed, client()}.
+                     | {cleanup_unconfirmed, Cause :: start_error(), retirement_error(), client()}.
 -type retirement_evidence() :: no_resource
                              | {exited, {status, non_neg_integer()} | {signal, pos_integer()}
-                                        | {peer_down, term()}}.
+                                        | {peer_down, term()} | unknown}.
 -type retirement_error() :: retirement_timed_out | {retirement_unconfirmed, Reason :: term()}.
 
 -define(MAX_TOOL_PAGES, 64).
@@ -162,9 +169,10 @@ prepare(Spec, Options) ->
     prepare_owned(Spec, Options, self()).
 
 %% @doc Like `prepare/2', with a separate custodian (options of the wrong
-%% type raise `badarg' here, never later in the actor): a parked actor stops when
-%% both the caller (builder) and the custodian are gone; a connected one
-%% retires (kills its child, awaits its exit) when the custodian is gone.
+%% type raise `badarg' here, never later in the actor): a parked actor whose
+%% custodian is gone can no longer connect and stops when the caller
+%% (builder) is gone too; a connected one retires (kills its child, awaits
+%% its exit) when the custodian is gone.
 -spec prepare_owned(mcp_transport:spec(), options(), pid()) -> {ok, client()}.
 prepare_owned(Spec, Options, Custodian) when is_map(Options), is_pid(Custodian) ->
     Merged = maps:merge(default_options(), Options),
@@ -195,7 +203,9 @@ connect(#client{handshake_ms = Timeout} = Client) ->
     end.
 
 %% @doc `prepare' then `connect'; on failure the client is retired, and if
-%% that cannot be proven the error is `{cleanup_unconfirmed, Client}'.
+%% that cannot be proven the error is `{cleanup_unconfirmed, Cause,
+%% RetirementError, Client}': why the connection failed, why its retirement
+%% is unproven, and the handle to retry `shutdown/2' with.
 -spec start(mcp_transport:spec(), options()) ->
           {ok, client(), mcp_protocol:initialize_result()} | {error, start_error()}.
 start(Spec, Options) ->
@@ -206,7 +216,7 @@ start(Spec, Options) ->
         {error, Reason} ->
             case shutdown(Client, Client#client.shutdown_ms) of
                 {ok, _Evidence} -> {error, Reason};
-                {error, _} -> {error, {cleanup_unconfirmed, Client}}
+                {error, Retirement} -> {error, {cleanup_unconfirmed, Reason, Retirement, Client}}
             end
     end.
 
@@ -403,8 +413,8 @@ dead(Type, Content, Data) ->
     latched(Type, Content, dead, Data).
 
 %% What closing and dead share: every request answers the latched reason.
-latched({call, From}, connect, State, _Data) ->
-    {keep_state_and_data, [{reply, From, {error, {transport_failed, {not_parked, State}}}}]};
+latched({call, From}, connect, _State, #data{reason = Reason}) ->
+    {keep_state_and_data, [{reply, From, {error, {transport_failed, {not_parked, Reason}}}}]};
 latched({call, From}, Request, _State, #data{reason = Reason}) when Request =/= os_pid ->
     unavailable(From, Reason);
 latched(Type, Content, State, Data) ->
@@ -438,7 +448,8 @@ owner_event({'DOWN', Monitor, process, _, _}, State, #data{builder = Monitor, cu
     custodian_gone(State, Data#data{builder = gone, custodian = gone});
 owner_event({'DOWN', Monitor, process, _, _}, State, #data{custodian = Monitor} = Data) ->
     custodian_gone(State, Data#data{custodian = gone});
-owner_event({'DOWN', Monitor, process, _, _}, parked, #data{builder = Monitor, custodian = gone}) ->
+owner_event({'DOWN', Monitor, process, _, _}, State, #data{builder = Monitor, custodian = gone})
+  when State =:= parked; State =:= dead ->
     {stop, normal};
 owner_event({'DOWN', Monitor, process, _, _}, _State, #data{builder = Monitor} = Data) ->
     {keep_state, Data#data{builder = gone}};
@@ -446,7 +457,10 @@ owner_event(_Message, _State, _Data) ->
     keep_state_and_data.
 
 custodian_gone(parked, #data{builder = gone}) -> {stop, normal};
-custodian_gone(parked, Data) -> {keep_state, Data};
+custodian_gone(parked, Data) ->
+    %% The builder may still call `connect': it must not start a server that
+    %% nobody would own once the builder goes too.
+    {next_state, dead, Data#data{reason = custodian_down, evidence = no_resource}};
 custodian_gone(closing, Data) -> {keep_state, Data#data{stop_when_closed = true}};
 custodian_gone(dead, _Data) -> {stop, normal};
 custodian_gone(_Live, Data) -> close_with(custodian_down, Data#data{stop_when_closed = true}).
@@ -477,8 +491,8 @@ handshake_settled({ok, {initialize_result, _Version, {some, _Tools}, _Info, _Ins
         {ok, Written} ->
             gen_statem:reply(From, {ok, Initialized}),
             {connected, Written};
-        {error, Reason} ->
-            handshake_failed({handshake_failed, {unavailable, {write_failed, Reason}}}, From, Data)
+        {close, Reason, Failed} ->
+            handshake_failed({handshake_failed, {unavailable, Reason}}, From, Failed)
     end;
 handshake_settled({ok, {initialize_result, _, none, _, _}}, From, Data) ->
     handshake_failed(tools_not_declared, From, Data);
@@ -531,9 +545,9 @@ sent_request(Written, From, Kind, Deadline, #data{next_id = Id}) ->
                            pending = maps:put(Id, Pending, Data#data.pending),
                            expected = maps:put(Id, expectation(Kind), Data#data.expected),
                            callers = Callers}};
-        {error, Reason, Data} ->
-            gen_statem:reply(From, unavailable_reply(Kind, {write_failed, Reason})),
-            {close, {write_failed, Reason}, Data#data{next_id = Id + 1}}
+        {close, Reason, Data} ->
+            gen_statem:reply(From, unavailable_reply(Kind, Reason)),
+            {close, Reason, Data#data{next_id = Id + 1}}
     end.
 
 %% What `mcp_protocol:read/2' decodes a response to each kind as.
@@ -575,7 +589,7 @@ cancel(Id, Reason, Data) ->
     Cancelled = mcp_jsonrpc:notification(
                   <<"notifications/cancelled">>,
                   {some, {object, [{<<"requestId">>, {int, Id}}, {<<"reason">>, {string, Reason}}]}}),
-    written(write(Cancelled, Data)).
+    write(Cancelled, Data).
 
 expire(Id, Timer, Data) ->
     case take_pending(Id, Data) of
@@ -649,7 +663,7 @@ inbound([{closed, Evidence} | _], {_, Data}) ->
 message(Offset, Line, #data{expected = Expected} = Data) ->
     case mcp_protocol:read(Line, Expected) of
         {answer, Id, Reply} -> answered(Id, Reply, Data);
-        {reply, Response} -> written(transmit(Response, Data));
+        {reply, Response} -> transmit(Response, Data);
         ignored -> {ok, Data};
         {error, {invalid_utf8, At}} -> {close, {invalid_utf8, Offset + At}, Data};
         {error, Fault} -> {close, Fault, Data}
@@ -682,7 +696,9 @@ after_request({_Progress, Data}) -> {keep_state, Data}.
 
 %%% --------------------------------------------------------------- death
 
-%% Encodes and transmits a message of the client's own (never fails to encode).
+%% Encodes and transmits a message of the client's own (never fails to
+%% encode). Every write of the actor goes through `transmit/2' and has its
+%% result shape: `{ok, Data}' or `{close, {write_failed, Reason}, Data}'.
 write(Message, Data) ->
     {ok, Bytes} = encoded(Message),
     transmit(Bytes, Data).
@@ -695,10 +711,7 @@ write(Message, Data) ->
 transmit(Message, #data{outbox = [], conn = Conn} = Data) ->
     case erlang:process_info(self(), message_queue_len) of
         {message_queue_len, 0} ->
-            case mcp_transport:send(Conn, [Message]) of
-                ok -> {ok, Data};
-                {error, Reason} -> {error, Reason, Data}
-            end;
+            sent(mcp_transport:send(Conn, [Message]), Data);
         _ ->
             self() ! flush_outbox,
             {ok, Data#data{outbox = [Message]}}
@@ -707,13 +720,10 @@ transmit(Message, #data{outbox = Outbox} = Data) ->
     {ok, Data#data{outbox = [Message | Outbox]}}.
 
 flush_outbox(#data{outbox = Outbox, conn = Conn} = Data) ->
-    case mcp_transport:send(Conn, lists:reverse(Outbox)) of
-        ok -> {ok, Data#data{outbox = []}};
-        {error, Reason} -> {close, {write_failed, Reason}, Data#data{outbox = []}}
-    end.
+    sent(mcp_transport:send(Conn, lists:reverse(Outbox)), Data#data{outbox = []}).
 
-written({ok, Data}) -> {ok, Data};
-written({error, Reason, Data}) -> {close, {write_failed, Reason}, Data}.
+sent(ok, Data) -> {ok, Data};
+sent({error, Reason}, Data) -> {close, {write_failed, Reason}, Data}.
 
 %% Answers every waiting caller with `Reason', latches it, requests the
 %% peer's termination and enters `closing' to await the transport's proof.

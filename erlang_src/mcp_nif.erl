@@ -64,6 +64,10 @@
        msgpack_encode/2, msgpack_encode_dirty/1, msgpack_to_json_line/1,
        msgpack_to_json_line_dirty/1, json_to_msgpack_bytes/1, json_to_msgpack_bytes_dirty/1]).
 
+%% ---- the port child's watch (mcp_port) ----
+-export([child_watch_open/1, child_watch_exited/1, child_watch_kill/1]).
+-nifs([child_watch_open/1, child_watch_exited/1, child_watch_kill/1]).
+
 -spec init() -> ok | {error, term()}.
 init() ->
     Path = library_path(),
@@ -142,3 +146,8 @@ codegen_escape_dirty(_) -> not_loaded().
 codegen_scan_for_at(_) -> not_loaded().
 codegen_scan_for_at_dirty(_) -> not_loaded().
 codegen_limits() -> not_loaded().
+
+%% the port child's watch
+child_watch_open(_) -> not_loaded().
+child_watch_exited(_) -> not_loaded().
+child_watch_kill(_) -> not_loaded().

@@ -43,7 +43,20 @@
 -record(port, {port :: port(), os_pid :: integer() | undefined,
                framer = mcp_transport:framer() :: mcp_transport:framer(),
                %% Milliseconds between SIGTERM and SIGKILL; 0: SIGKILL at once.
-               grace = 0 :: non_neg_integer()}).
+               grace = 0 :: non_neg_integer(),
+               %% What witnesses the child's exit once the port is gone
+               %% without its exit status (see `watch/1').
+               watch = unsupported :: watch()}).
+
+%% `{watching, W}': a pidfd on the child (`mcp_nif:child_watch_open/1');
+%% `exited': the child was already reaped when the watch was taken, which
+%% proves it exited; `unsupported': no pidfd on this system.
+-type watch() :: {watching, reference()} | exited | unsupported.
+
+%% How often a gone port's child is polled for its exit: from the first
+%% delay, doubling, up to the last.
+-define(WATCH_FIRST_MS, 1).
+-define(WATCH_MAX_MS, 64).
 
 %% The longest grace between SIGTERM and SIGKILL: a server that needs more
 %% than a minute to stop is treated as one that does not stop.
@@ -78,7 +91,8 @@ open(#{executable := Executable} = Spawn, Owner) when Owner =:= self() ->
                                 {os_pid, Pid} -> Pid;
                                 undefined -> undefined
                             end,
-                    {ok, #port{port = Port, os_pid = OsPid, framer = Framer, grace = Grace}}
+                    {ok, #port{port = Port, os_pid = OsPid, framer = Framer, grace = Grace,
+                               watch = watch(OsPid)}}
             catch
                 error:Reason -> {error, {spawn_failed, Reason}}
             end;
@@ -185,17 +199,20 @@ event(#port{port = Port} = State, {Port, {exit_status, Status}}) ->
     {ok, [{closed, {exited, exit_cause(Status)}}], State};
 event(#port{port = Port} = State, {'EXIT', Port, Reason}) ->
     %% The port is gone. After an exit status this is the normal follow-up
-    %% (the owner no longer listens by then); without one, nothing proves the
-    %% child exited. `terminate/1' may have put the exit status back behind
-    %% this message (see `exit_status_arrived/1'): it is looked for first.
+    %% (the owner no longer listens by then). `terminate/1' may have put the
+    %% exit status back behind this message (see `exit_status_arrived/1'):
+    %% it is looked for first. Without it (a write that met EPIPE closes the
+    %% port and the runtime drops the status), the watch witnesses the exit.
     receive
         {Port, {exit_status, Status}} -> {ok, [{closed, {exited, exit_cause(Status)}}], State}
     after 0 ->
-            {ok, [{closed, {unconfirmed, {port_exited, Reason}}}], State}
+            port_gone(Reason, State)
     end;
 event(#port{port = Port} = State, {mcp_port_grace_over, Port}) ->
     signal("KILL", State),
     {ok, [], State};
+event(#port{port = Port} = State, {mcp_port_watch, Port, Delay}) ->
+    watch_exit(Delay, State);
 event(_, _) ->
     not_mine.
 
@@ -251,6 +268,43 @@ exit_status_arrived(Port) ->
             true
     after 0 ->
             false
+    end.
+
+%% A pidfd on the child, taken at once after the spawn. The runtime's pid
+%% was the child's when the port was opened; if no process of this VM's
+%% port children holds it now (`not_our_child': the pid is free, or another
+%% process took it), the child was already reaped, which proves its exit.
+watch(undefined) ->
+    unsupported;
+watch(OsPid) ->
+    case mcp_nif:child_watch_open(OsPid) of
+        {ok, Watch} -> {watching, Watch};
+        {error, not_our_child} -> exited;
+        {error, _} -> unsupported
+    end.
+
+%% The port closed without the exit status. The child is killed (with its
+%% group while it lives) through the watch, which never reaches a recycled
+%% pid, and the connection ends once the watch sees the exit: the evidence
+%% is `{exited, unknown}', the status itself being lost with the port.
+port_gone(_Reason, #port{watch = exited} = State) ->
+    {ok, [{closed, {exited, unknown}}], State};
+port_gone(_Reason, #port{watch = {watching, Watch}} = State) ->
+    ok = mcp_nif:child_watch_kill(Watch),
+    watch_exit(0, State);
+port_gone(Reason, #port{watch = unsupported} = State) ->
+    {ok, [{closed, {unconfirmed, {port_exited, Reason}}}], State}.
+
+watch_exit(Delay, #port{port = Port, watch = {watching, Watch}} = State) ->
+    case mcp_nif:child_watch_exited(Watch) of
+        true ->
+            {ok, [{closed, {exited, unknown}}], State};
+        false ->
+            Next = min(max(2 * Delay, ?WATCH_FIRST_MS), ?WATCH_MAX_MS),
+            _ = erlang:send_after(Next, self(), {mcp_port_watch, Port, Next}),
+            {ok, [], State};
+        {error, Reason} ->
+            {ok, [{closed, {unconfirmed, {watch_failed, Reason}}}], State}
     end.
 
 -spec os_pid(#port{}) -> {ok, integer()} | none.

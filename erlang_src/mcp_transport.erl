@@ -33,7 +33,9 @@
 %%     the `{closed, Evidence}' event, and after it the connection is inert:
 %%     the actor never calls `send/2' or `terminate/1' on it again.
 %%     `{closed, {exited, Cause}}' is proof (`{status, N}' or `{signal, N}'
-%%     for a port's child, `{peer_down, Reason}' for a channel peer);
+%%     for a port's child, `unknown' for a port's child whose exit was
+%%     witnessed after its port closed without the status,
+%%     `{peer_down, Reason}' for a channel peer);
 %%     `{closed, {unconfirmed, Reason}}' means the connection ended without
 %%     proof that the peer did.</li>
 %% <li>`os_pid(State)' is `{ok, OsPid}' or `none' (diagnostics, tests).</li>
@@ -61,7 +63,7 @@
 -type spec() :: spawn() | {module(), term()}.
 -opaque connection() :: {module(), term()}.
 -type evidence() :: {exited, {status, non_neg_integer()} | {signal, pos_integer()}
-                              | {peer_down, term()}}
+                              | {peer_down, term()} | unknown}
                   | {unconfirmed, term()}.
 -type event() :: {message, StreamOffset :: non_neg_integer(), Line :: binary()}
                | {fault, mcp_stdio:framing_fault()}

@@ -17,6 +17,7 @@ deaths() ->
      {transport_ended, {exited, {signal, 9}}},
      {transport_ended, {exited, {signal, kill}}},
      {transport_ended, {exited, {peer_down, killed}}},
+     {transport_ended, {exited, unknown}},
      {transport_ended, {exited, normal}},
      {transport_ended, {unconfirmed, {port_exited, epipe}}},
      transport_ended,
@@ -46,12 +47,13 @@ start_errors() ->
      {transport_failed, {executable_not_found, "srv"}},
      {transport_failed, {spawn_failed, eacces}},
      {transport_failed, already_connected},
-     {transport_failed, {not_parked, active}},
+     {transport_failed, {not_parked, stopped}},
+     {transport_failed, {not_parked, custodian_down}},
      {transport_failed, {bad_spawn, #{}}},
      {transport_failed, {bad_transport_spec, {x, y}}},
      {version_unsupported, <<"2025-06-18">>, <<"1999-01-01">>},
      tools_not_declared,
-     {cleanup_unconfirmed, client}]
+     {cleanup_unconfirmed, {handshake_failed, call_timed_out}, retirement_timed_out, client}]
     ++ [{handshake_failed, Error} || Error <- client_errors()].
 
 retirement_errors() ->
@@ -61,7 +63,7 @@ retirement_errors() ->
 
 retirements() ->
     [no_resource, {exited, 137}, {exited, {status, 0}}, {exited, {signal, 9}},
-     {exited, {signal, kill}}, {exited, {peer_down, killed}}].
+     {exited, {signal, kill}}, {exited, {peer_down, killed}}, {exited, unknown}].
 
 refusals() ->
     [{too_many_tools, 300, 256}, {tool_name_collision, <<"a-b">>, <<"a_b">>},

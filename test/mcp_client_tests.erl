@@ -575,7 +575,10 @@ closing_without_proof_is_unconfirmed_test() ->
 
 start_reports_cleanup_unconfirmed_test() ->
     Options = #{handshake_timeout_ms => 20, shutdown_timeout_ms => 20},
-    {error, {cleanup_unconfirmed, Client}} = mcp_client:start({mcp_stubborn_transport, #{}}, Options),
+    {error, {cleanup_unconfirmed, Cause, Retirement, Client}} =
+        mcp_client:start({mcp_stubborn_transport, #{}}, Options),
+    ?assertEqual({handshake_failed, call_timed_out}, Cause),
+    ?assertEqual(retirement_timed_out, Retirement),
     ActorMonitor = erlang:monitor(process, client_pid(Client)),
     mcp_stubborn_transport:close(client_pid(Client), {exited, {status, 0}}),
     receive {'DOWN', ActorMonitor, process, _, normal} -> ok end.

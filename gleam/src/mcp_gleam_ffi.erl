@@ -90,6 +90,8 @@ started({error, Error}) -> {error, start_error(Error)}.
 
 start_error({transport_failed, Reason}) -> {transport_failed, transport_failure(Reason)};
 start_error({handshake_failed, Error}) -> {handshake_failed, client_error(Error)};
+start_error({cleanup_unconfirmed, Cause, Retirement, Client}) ->
+    {cleanup_unconfirmed, start_error(Cause), Retirement, Client};
 start_error(Error) -> Error.
 
 answered({ok, _} = Ok) -> Ok;
@@ -104,7 +106,7 @@ transport_failure({spawn_failed, _} = Failure) -> Failure;
 transport_failure({bad_transport_spec, _} = Failure) -> Failure;
 transport_failure({bad_spawn, Spawn}) -> {bad_transport_spec, Spawn};
 transport_failure(already_connected) -> already_connected;
-transport_failure({not_parked, _State}) -> not_parked;
+transport_failure({not_parked, Reason}) -> {not_parked, death_reason(Reason)};
 transport_failure(Other) -> {spawn_failed, Other}.
 
 death_reason(Reason) when Reason =:= not_connected; Reason =:= retired;
@@ -129,6 +131,7 @@ transport_end({unconfirmed, Reason}) -> {unconfirmed, Reason}.
 
 exit_evidence({status, Code}) when is_integer(Code) -> {exit_code, Code};
 exit_evidence({signal, Number}) when is_integer(Number) -> {killed_by_signal, Number};
+exit_evidence(unknown) -> status_unknown;
 exit_evidence({peer_down, _} = PeerDown) -> PeerDown.
 
 text(Value) when is_binary(Value) -> Value;

@@ -47,9 +47,14 @@ pub type StartError {
   VersionUnsupported(requested: String, offered: String)
   /// The server did not declare the `tools` capability.
   ToolsNotDeclared
-  /// Start failed and the server's exit could not be proven: the handle is
-  /// returned so the caller can retry `shutdown`.
-  CleanupUnconfirmed(Client)
+  /// Start failed (`cause`) and the server's exit could not be proven
+  /// (`retirement` says why): the handle is returned so the caller can retry
+  /// `shutdown`.
+  CleanupUnconfirmed(
+    cause: StartError,
+    retirement: RetirementError,
+    client: Client,
+  )
 }
 
 pub type TransportFailure {
@@ -57,8 +62,9 @@ pub type TransportFailure {
   SpawnFailed(reason: Dynamic)
   BadTransportSpec(reason: Dynamic)
   AlreadyConnected
-  /// `connect` on a client that is no longer parked.
-  NotParked
+  /// `connect` on a client that is no longer parked; `reason` is why it
+  /// stopped (`CustodianDown` when its custodian died before it connected).
+  NotParked(reason: DeathReason)
 }
 
 /// Why a client stopped serving requests (the closed list of
@@ -105,6 +111,9 @@ pub type ExitEvidence {
   ExitCode(code: Int)
   /// The server's process was ended by this signal (9: our SIGKILL).
   KilledBySignal(number: Int)
+  /// The server's process exited, witnessed after its pipe closed (a write
+  /// met EPIPE), which loses the exit status.
+  StatusUnknown
   /// A channel peer (a BEAM process) ended with this exit reason.
   PeerDown(reason: Dynamic)
 }

@@ -14,6 +14,10 @@ rustler::atoms! {
     some,
     none,
     dirty,
+    // ---- child watch ----
+    unsupported,
+    not_our_child,
+    os,
     // ---- wire codecs ----
     response,
     server_request,

@@ -7,6 +7,7 @@
 //! public Erlang module picks by input size.
 
 mod atoms;
+mod child_watch_terms;
 mod codegen_terms;
 mod interchange_terms;
 mod json_terms;
@@ -314,6 +315,24 @@ fn json_to_msgpack_bytes<'a>(env: Env<'a>, line: Binary<'a>) -> Term<'a> {
 #[rustler::nif(schedule = "DirtyCpu")]
 fn json_to_msgpack_bytes_dirty<'a>(env: Env<'a>, line: Binary<'a>) -> Term<'a> {
     interchange_terms::line_result(env, mcp_core::interchange::json_to_msgpack_bytes(line.as_slice()))
+}
+
+// ---- mcp_port: the child watch ----------------------------------------------
+
+#[rustler::nif]
+fn child_watch_open(env: Env<'_>, os_pid: i32) -> Term<'_> {
+    child_watch_terms::opened(env, mcp_os::ChildWatch::open(os_pid))
+}
+
+#[rustler::nif]
+fn child_watch_exited(env: Env<'_>, watch: child_watch_terms::Watch) -> Term<'_> {
+    child_watch_terms::exited(env, watch.0.exited())
+}
+
+#[rustler::nif]
+fn child_watch_kill(watch: child_watch_terms::Watch) -> rustler::Atom {
+    watch.0.signal_tree(child_watch_terms::SIGKILL);
+    atoms::ok()
 }
 
 rustler::init!("mcp_nif");

@@ -1,0 +1,10 @@
+//! mcp_os: the few operating-system calls the NIF layer makes on behalf of
+//! the port transport. No rustler and no Erlang terms here (`mcp_nif`
+//! translates), and no protocol logic (that is `mcp_core`).
+//!
+//! Linux only: a [`ChildWatch`] is a pidfd (Linux 5.3+) on a port's child.
+//! On other systems every call answers [`WatchError::Unsupported`].
+
+pub mod child_watch;
+
+pub use child_watch::{ChildWatch, WatchError};
