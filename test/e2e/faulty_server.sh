@@ -6,27 +6,35 @@
 #   exit-after-initialize  answers initialize, then exits with status 0
 #   exit-mid-line          writes half a response line, then exits with status 0
 #   close-stdout           answers initialize, closes its stdout, keeps running
-#   close-stdin            answers initialize, closes its stdin, keeps running
-#                          (the client's next write fails with EPIPE)
-#   answer-late MS         answers initialize, then answers every request after
-#                          MS milliseconds (a ping-shaped empty result)
+#   close-stdin            answers initialize, reads the initialized notification,
+#                          closes its stdin, keeps running (the client's next
+#                          write fails with EPIPE)
+#   serve                  answers initialize, then every request: tools/list
+#                          with no tools, anything else with an empty result
+#   answer-late MS         like serve, each answer MS milliseconds late
 mode=$1
 init='{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"faulty","version":"0"}}}'
 answer_initialize() { read -r _line; printf '%s\n' "$init"; }
+# Answers each request read from stdin after $1 seconds (notifications have
+# no id and get no answer).
+answer_requests() {
+  while read -r line; do
+    case "$line" in *'"id":'*) ;; *) continue ;; esac
+    id=${line#*\"id\":}; id=${id%%[,\}]*}
+    [ "$1" = 0 ] || sleep "$1"
+    case "$line" in
+      *'"tools/list"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[]}}\n' "$id" ;;
+      *) printf '{"jsonrpc":"2.0","id":%s,"result":{}}\n' "$id" ;;
+    esac
+  done
+}
 case "$mode" in
   exit-before-read) exit 3 ;;
   exit-after-initialize) answer_initialize; exit 0 ;;
   exit-mid-line) read -r _line; printf '{"jsonrpc":"2.0","id":1,"res'; exit 0 ;;
   close-stdout) answer_initialize; exec >&-; exec sleep 600 ;;
-  close-stdin) answer_initialize; exec <&-; exec sleep 600 ;;
-  answer-late)
-    delay=$(( $2 / 1000 )).$(printf '%03d' $(( $2 % 1000 )))
-    answer_initialize
-    while read -r line; do
-      id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
-      [ -n "$id" ] || continue
-      sleep "$delay"
-      printf '{"jsonrpc":"2.0","id":%s,"result":{}}\n' "$id"
-    done ;;
+  close-stdin) answer_initialize; read -r _line; exec <&-; exec sleep 600 ;;
+  serve) answer_initialize; answer_requests 0 ;;
+  answer-late) answer_initialize; answer_requests "$(( $2 / 1000 )).$(printf '%03d' $(( $2 % 1000 )))" ;;
   *) echo "faulty_server.sh: unknown mode $mode" >&2; exit 2 ;;
 esac

@@ -11,14 +11,20 @@
 //! Identity: the pid comes from the runtime while the port is open, but the
 //! child may already have exited and been reaped, and the number reused,
 //! before `pidfd_open` runs. [`ChildWatch::open`] therefore checks, after
-//! opening, that the process is a session leader whose session id is its pid
-//! (the runtime's child setup calls `setsid()` in every port child, and a
-//! session leader cannot leave its session), and that its parent's parent is
-//! this VM (the child's parent is the runtime's `erl_child_setup`, a child of
-//! the VM); then that the pidfd's process is still alive (so the `/proc`
-//! entry read was the pidfd's process). A recycled pid passes only if it is
-//! another port child of this same VM: the remaining window is described in
+//! opening, that the process's parent's parent is this VM (a port child's
+//! parent is the runtime's `erl_child_setup`, a child of the VM, from the
+//! moment of the fork), then that the pidfd's process is still alive (so the
+//! `/proc` entry read was the pidfd's process). Its session is not checked:
+//! the child calls `setsid()` after the fork, possibly after the runtime
+//! already reported its pid. A recycled pid passes only if it is another
+//! port child of this same VM: the remaining window is described in
 //! `docs/server-processes.md`.
+//!
+//! What a refusal proves: the pid was the child's when the runtime reported
+//! it, and a pid is free for reuse only once its process was reaped. So
+//! `pidfd_open` failing with ESRCH (no such process), or opening a process
+//! that is not one of this VM's port children, proves the child exited
+//! ([`WatchError::NotOurChild`]).
 
 use std::io;
 
@@ -105,22 +111,18 @@ mod sys {
     }
 }
 
-/// `(ppid, session)` from `/proc/<pid>/stat`, read after the command name
+/// The parent's pid from `/proc/<pid>/stat`, read after the command name
 /// (which may contain spaces and parentheses).
-pub fn parent_and_session(stat: &str) -> Option<(i32, i32)> {
+pub fn parent_pid(stat: &str) -> Option<i32> {
     let after_name = &stat[stat.rfind(')')? + 1..];
     let mut fields = after_name.split_ascii_whitespace();
     let _state = fields.next()?;
-    let ppid = fields.next()?.parse().ok()?;
-    let _pgrp = fields.next()?;
-    let session = fields.next()?.parse().ok()?;
-    Some((ppid, session))
+    fields.next()?.parse().ok()
 }
 
 #[cfg(target_os = "linux")]
-fn proc_stat(pid: i32) -> Option<(i32, i32)> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    parent_and_session(&stat)
+fn parent_of(pid: i32) -> Option<i32> {
+    parent_pid(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
 }
 
 fn os_error(error: io::Error) -> WatchError {
@@ -142,12 +144,7 @@ impl ChildWatch {
         }
         let fd = sys::pidfd_open(pid).map_err(os_error)?;
         let watch = ChildWatch { fd, pid };
-        let ours = match proc_stat(pid) {
-            Some((ppid, session)) if session == pid => {
-                matches!(proc_stat(ppid), Some((grandparent, _)) if grandparent == sys::vm_pid())
-            }
-            _ => false,
-        };
+        let ours = parent_of(pid).and_then(parent_of) == Some(sys::vm_pid());
         // Still alive (a zombie counts): the stat read above was the pidfd's
         // process, not one that took its number after it was reaped.
         if ours && sys::pidfd_send_signal(fd, 0).is_ok() {
@@ -198,15 +195,15 @@ mod tests {
 
     #[test]
     fn stat_fields_after_a_name_with_spaces_and_parentheses() {
-        let stat = "4242 (a (b) c) S 17 4242 4242 0 -1 4194304 0";
-        assert_eq!(parent_and_session(stat), Some((17, 4242)));
+        let stat = "4242 (a (b) 1 c) S 17 4242 4242 0 -1 4194304 0";
+        assert_eq!(parent_pid(stat), Some(17));
     }
 
     #[test]
     fn stat_that_is_cut_short_is_refused() {
-        assert_eq!(parent_and_session("4242 (x) S 17"), None);
-        assert_eq!(parent_and_session("garbage"), None);
-        assert_eq!(parent_and_session("1 (x) S nope 1 1"), None);
+        assert_eq!(parent_pid("4242 (x) S"), None);
+        assert_eq!(parent_pid("garbage"), None);
+        assert_eq!(parent_pid("1 (x) S nope 1 1"), None);
     }
 
     #[cfg(target_os = "linux")]

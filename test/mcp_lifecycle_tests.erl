@@ -1,0 +1,242 @@
+%% The client's lifecycle promises against servers that fail at the wrong
+%% moment (`test/e2e/faulty_server.sh', real OS processes) and against a
+%% transport whose writes fail (`mcp_faulty_transport'): `start' returns
+%% `{ok, ...}' only for a handshake that completed and otherwise a typed
+%% cause, never crashes the actor, and every server it started is retired
+%% with proof, including one whose port died of EPIPE.
+-module(mcp_lifecycle_tests).
+
+-include_lib("eunit/include/eunit.hrl").
+
+-export([server/1, server/2, proven/1, tree_gone/1, tag_env/1, processes_tagged/1]).
+
+%% How many concurrent `start' calls the stress test makes, and how many in all.
+-define(CONCURRENT_STARTS, 8).
+-define(STARTS, 1000).
+
+%% A spawn spec for the faulty server in `Mode', tagged so every process it
+%% starts can be found in `/proc' (see `processes_tagged/1').
+server(Mode) -> server(Mode, []).
+
+server(Mode, Extra) ->
+    #{executable => mcp_e2e_tests:installed("test/e2e/faulty_server.sh"),
+      args => [Mode | Extra], env => [tag_env(Mode)]}.
+
+%% One environment variable that marks this test run's servers.
+tag_env(Mode) -> {"MCP_LIFECYCLE_TAG", Mode ++ "-" ++ os:getpid()}.
+
+%% Retirement evidence that proves the child is gone.
+proven(no_resource) -> true;
+proven({exited, {status, N}}) -> is_integer(N);
+proven({exited, {signal, N}}) -> is_integer(N);
+proven({exited, unknown}) -> true;
+proven(_) -> false.
+
+%% OS pids whose environment carries `Tag' (a `{Name, Value}' pair).
+processes_tagged({Name, Value}) ->
+    Needle = list_to_binary(Name ++ "=" ++ Value),
+    [list_to_integer(Pid) || Pid <- filelib:wildcard("[0-9]*", "/proc"),
+                             tagged(Pid, Needle)].
+
+tagged(Pid, Needle) ->
+    case file:read_file("/proc/" ++ Pid ++ "/environ") of
+        {ok, Environ} -> lists:member(Needle, binary:split(Environ, <<0>>, [global]));
+        {error, _} -> false
+    end.
+
+%% True once no process carries the tag (bounded wait: a killed process
+%% leaves `/proc' when its parent reaps it, which takes a moment).
+tree_gone(Tag) -> tree_gone(Tag, 200).
+
+tree_gone(Tag, 0) -> processes_tagged(Tag) =:= [];
+tree_gone(Tag, Tries) ->
+    case processes_tagged(Tag) of
+        [] -> true;
+        _ -> timer:sleep(10), tree_gone(Tag, Tries - 1)
+    end.
+
+%% ---- one server mode at a time ----
+
+exits_before_reading_test() ->
+    {error, Cause} = mcp_client:start(server("exit-before-read"), #{}),
+    ?assertMatch({handshake_failed, {unavailable, _}}, Cause),
+    ?assert(tree_gone(tag_env("exit-before-read"))).
+
+exits_mid_line_test() ->
+    {error, Cause} = mcp_client:start(server("exit-mid-line"), #{}),
+    %% The half line never completes: the transport's end is the cause.
+    ?assertMatch({handshake_failed, {unavailable, {transport_ended, {exited, {status, 0}}}}}, Cause).
+
+exits_after_initialize_is_ok_or_a_typed_failure_test() ->
+    case mcp_client:start(server("exit-after-initialize"), #{}) of
+        {ok, Client, _} ->
+            {ok, Evidence} = mcp_client:shutdown(Client, 5000),
+            ?assert(proven(Evidence));
+        {error, Cause} ->
+            ?assertMatch({handshake_failed, {unavailable, {write_failed, _}}}, Cause)
+    end.
+
+%% A server that closes its stdin and keeps running: the next write meets
+%% EPIPE, the runtime closes the port (its exit status lost), and the watch
+%% still kills the server and witnesses its exit.
+closed_stdin_still_yields_proof_test() ->
+    Tag = tag_env("close-stdin"),
+    {ok, Client, _} = mcp_client:start(server("close-stdin"), #{}),
+    [OsPid] = processes_tagged(Tag),
+    ok = wait_until(fun() -> not filelib:is_file("/proc/" ++ integer_to_list(OsPid) ++ "/fd/0") end),
+    ?assertEqual({error, {unavailable, {transport_ended, {exited, unknown}}}},
+                 mcp_client:ping(Client, 5000)),
+    ?assertEqual({ok, {exited, unknown}}, mcp_client:shutdown(Client, 5000)),
+    %% Exited is not yet reaped: the zombie leaves `/proc' a moment later.
+    ?assert(tree_gone(Tag)).
+
+wait_until(Condition) -> wait_until(Condition, 500).
+
+wait_until(_Condition, 0) -> timeout;
+wait_until(Condition, Tries) ->
+    case Condition() of
+        true -> ok;
+        false -> timer:sleep(10), wait_until(Condition, Tries - 1)
+    end.
+
+%% A server that closes its stdout but keeps running gives no more answers;
+%% the call times out and the shutdown still proves the exit.
+closed_stdout_times_out_then_retires_test() ->
+    {ok, Client, _} = mcp_client:start(server("close-stdout"), #{}),
+    ?assertEqual({error, call_timed_out}, mcp_client:ping(Client, 100)),
+    ?assertEqual({ok, {exited, {signal, 9}}}, mcp_client:shutdown(Client, 5000)).
+
+%% An answer after the caller's deadline: the caller has its timeout, the
+%% late response is dropped, the client serves the next call.
+answer_after_the_deadline_is_dropped_test() ->
+    {ok, Client, _} = mcp_client:start(server("answer-late", ["200"]), #{}),
+    ?assertEqual({error, call_timed_out}, mcp_client:ping(Client, 20)),
+    ?assertEqual(ok, mcp_client:ping(Client, 2000)),
+    ?assertEqual({ok, []}, mcp_client:list_tools(Client, 2000)),
+    {ok, Evidence} = mcp_client:shutdown(Client, 5000),
+    ?assert(proven(Evidence)).
+
+%% ---- failed writes (every write goes through one path) ----
+
+faulty(Fail) ->
+    {mcp_faulty_transport, #{spawn => server("serve"), fail => Fail}}.
+
+failed_initialize_write_closes_with_a_typed_reason_test() ->
+    ?assertEqual({error, {handshake_failed, {unavailable, {write_failed, closed}}}},
+                 mcp_client:start(faulty(1), #{})).
+
+failed_initialized_notification_closes_with_a_typed_reason_test() ->
+    %% The second write is `notifications/initialized', after the server's
+    %% answer: the handshake fails, the actor does not crash, and the
+    %% retirement inside `start' is proven.
+    ?assertEqual({error, {handshake_failed, {unavailable, {write_failed, closed}}}},
+                 mcp_client:start(faulty(2), #{})).
+
+every_write_failing_closes_with_a_typed_reason_test() ->
+    ?assertEqual({error, {handshake_failed, {unavailable, {write_failed, closed}}}},
+                 mcp_client:start(faulty(every), #{})).
+
+failed_request_write_answers_the_caller_test() ->
+    {ok, Client, _} = mcp_client:start(faulty(3), #{}),
+    ?assertEqual({error, {unavailable, {write_failed, closed}}}, mcp_client:ping(Client, 2000)),
+    ?assertEqual({error, {unavailable, {write_failed, closed}}}, mcp_client:list_tools(Client, 2000)),
+    ?assertEqual({ok, {exited, {signal, 9}}}, mcp_client:shutdown(Client, 5000)).
+
+%% ---- ownership ----
+
+%% The custodian dies while the client is parked; the builder then connects:
+%% no transport is opened (no server process), the answer names the cause,
+%% and once the builder is gone too the actor is gone.
+custodian_gone_before_connect_opens_nothing_test() ->
+    Test = self(),
+    Custodian = spawn(fun() -> receive stop -> ok end end),
+    Builder = spawn(fun() ->
+        {ok, Client} = mcp_client:prepare_owned(server("serve"), #{}, Custodian),
+        Test ! {prepared, Client},
+        receive connect -> Test ! {connected, mcp_client:connect(Client)} end,
+        receive stop -> ok end
+    end),
+    Client = receive {prepared, C} -> C end,
+    Actor = actor(Client),
+    ActorMonitor = erlang:monitor(process, Actor),
+    CustodianMonitor = erlang:monitor(process, Custodian),
+    exit(Custodian, kill),
+    receive {'DOWN', CustodianMonitor, process, _, _} -> ok end,
+    timer:sleep(20),
+    Builder ! connect,
+    ?assertEqual({error, {transport_failed, {not_parked, custodian_down}}},
+                 receive {connected, R} -> R end),
+    ?assertEqual([], processes_tagged(tag_env("serve"))),
+    Builder ! stop,
+    receive {'DOWN', ActorMonitor, process, Actor, Why} -> ?assertEqual(normal, Why)
+    after 5000 -> error(actor_outlived_both_owners)
+    end.
+
+%% The builder connects, then both owners die: the actor retires the
+%% server and stops.
+both_owners_gone_after_connect_leaves_nothing_test() ->
+    Test = self(),
+    Custodian = spawn(fun() -> receive stop -> ok end end),
+    Builder = spawn(fun() ->
+        {ok, Client} = mcp_client:prepare_owned(server("serve"), #{}, Custodian),
+        Test ! {connected, Client, mcp_client:connect(Client)},
+        receive stop -> ok end
+    end),
+    {Client, Connected} = receive {connected, C, R} -> {C, R} end,
+    ?assertMatch({ok, _}, Connected),
+    ActorMonitor = erlang:monitor(process, actor(Client)),
+    exit(Builder, kill),
+    exit(Custodian, kill),
+    receive {'DOWN', ActorMonitor, process, _, Why} -> ?assertEqual(normal, Why)
+    after 5000 -> error(actor_outlived_both_owners)
+    end,
+    ?assert(tree_gone(tag_env("serve"))).
+
+actor(Client) -> element(2, Client).
+
+%% ---- many starts against a server that dies right after initialize ----
+
+%% Every start gives `{ok, ...}' (then a shutdown with proof) or a typed
+%% handshake failure; none crashes, none is `cleanup_unconfirmed'.
+concurrent_starts_against_a_dying_server_test_() ->
+    {timeout, 300, fun() ->
+        Outcomes = concurrent_starts(?STARTS, ?CONCURRENT_STARTS),
+        Bad = [Outcome || Outcome <- Outcomes, not acceptable(Outcome)],
+        ?debugFmt("~b starts, ~b at a time: ~p", [?STARTS, ?CONCURRENT_STARTS, tally(Outcomes)]),
+        ?assertEqual([], lists:sublist(Bad, 5)),
+        ?assert(tree_gone(tag_env("exit-after-initialize")))
+    end}.
+
+concurrent_starts(Total, Width) when Total =< 0; Width =< 0 -> [];
+concurrent_starts(Total, Width) ->
+    Batch = min(Total, Width),
+    Test = self(),
+    Refs = [begin
+                Ref = make_ref(),
+                spawn(fun() -> Test ! {Ref, start_and_retire()} end),
+                Ref
+            end || _ <- lists:seq(1, Batch)],
+    [receive {Ref, Outcome} -> Outcome after 60000 -> {hung, Ref} end || Ref <- Refs]
+        ++ concurrent_starts(Total - Batch, Width).
+
+start_and_retire() ->
+    try mcp_client:start(server("exit-after-initialize"), #{}) of
+        {ok, Client, _} -> {started, mcp_client:shutdown(Client, 5000)};
+        {error, Cause} -> {failed, Cause}
+    catch
+        Class:Reason -> {crashed, Class, Reason}
+    end.
+
+acceptable({started, {ok, Evidence}}) -> proven(Evidence);
+acceptable({failed, {handshake_failed, {unavailable, {write_failed, _}}}}) -> true;
+acceptable({failed, {handshake_failed, {unavailable, {transport_ended, Evidence}}}}) ->
+    proven(Evidence);
+acceptable(_) -> false.
+
+tally(Outcomes) ->
+    lists:foldl(fun(Outcome, Counts) -> maps:update_with(kind(Outcome), fun(N) -> N + 1 end, 1, Counts) end,
+                #{}, Outcomes).
+
+kind({started, {ok, Evidence}}) -> {started, Evidence};
+kind({failed, Cause}) -> {failed, Cause};
+kind(Other) -> Other.
