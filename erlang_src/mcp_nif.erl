@@ -64,6 +64,10 @@
        msgpack_encode/2, msgpack_encode_dirty/1, msgpack_to_json_line/1,
        msgpack_to_json_line_dirty/1, json_to_msgpack_bytes/1, json_to_msgpack_bytes_dirty/1]).
 
+%% ---- jail (mcp_jail) ----
+-export([jail_seccomp_filter/0]).
+-nifs([jail_seccomp_filter/0]).
+
 -spec init() -> ok | {error, term()}.
 init() ->
     Path = library_path(),
@@ -142,3 +146,6 @@ codegen_escape_dirty(_) -> not_loaded().
 codegen_scan_for_at(_) -> not_loaded().
 codegen_scan_for_at_dirty(_) -> not_loaded().
 codegen_limits() -> not_loaded().
+
+%% jail
+jail_seccomp_filter() -> not_loaded().

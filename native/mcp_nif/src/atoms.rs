@@ -60,4 +60,6 @@ rustler::atoms! {
     tool_name_collision,
     surface_too_large,
     sanitizer_breach,
+    // ---- jail ----
+    unsupported_architecture,
 }

@@ -9,6 +9,7 @@
 mod atoms;
 mod codegen_terms;
 mod interchange_terms;
+mod jail_terms;
 mod json_terms;
 mod wire_terms;
 
@@ -314,6 +315,15 @@ fn json_to_msgpack_bytes<'a>(env: Env<'a>, line: Binary<'a>) -> Term<'a> {
 #[rustler::nif(schedule = "DirtyCpu")]
 fn json_to_msgpack_bytes_dirty<'a>(env: Env<'a>, line: Binary<'a>) -> Term<'a> {
     interchange_terms::line_result(env, mcp_core::interchange::json_to_msgpack_bytes(line.as_slice()))
+}
+
+// ---- mcp_jail -----------------------------------------------------------------
+
+/// The seccomp filter a jailed server runs under, as bwrap's `--seccomp`
+/// reads it (`{ok, Bytes}`), or `{error, unsupported_architecture}`.
+#[rustler::nif]
+fn jail_seccomp_filter<'a>(env: Env<'a>) -> Term<'a> {
+    jail_terms::seccomp_filter(env, mcp_core::seccomp::native_filter())
 }
 
 rustler::init!("mcp_nif");
