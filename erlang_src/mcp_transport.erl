@@ -57,7 +57,8 @@
                    cd => file:filename_all(),
                    inherit_env => boolean(),
                    max_line_bytes => pos_integer(),
-                   shutdown_grace_ms => non_neg_integer()}.
+                   shutdown_grace_ms => non_neg_integer(),
+                   jail => mcp_jail:spec()}.
 -type spec() :: spawn() | {module(), term()}.
 -opaque connection() :: {module(), term()}.
 -type evidence() :: {exited, {status, non_neg_integer()} | {signal, pos_integer()}
