@@ -159,6 +159,9 @@ collect([Check | Rest], Options) ->
 
 grants(Key, Jail, Existence) ->
     case maps:get(Key, Jail, []) of
+        [Char | _] = Text when is_integer(Char) ->
+            %% One path given as a string where a list of paths belongs.
+            {error, {bad_jail, {not_a_list, {Key, Text}}}};
         List when is_list(List) ->
             case lists:foldl(fun(Given, Acc) -> grant(Given, Existence, Acc) end, {ok, []}, List) of
                 {ok, Paths} -> {ok, #{Key => lists:reverse(Paths)}};
