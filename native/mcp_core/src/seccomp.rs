@@ -260,7 +260,7 @@ pub fn encode(program: &[Instruction]) -> Vec<u8> {
 /// The bytes of `encode`, read back; `None` when the length is not a
 /// whole number of instructions.
 pub fn decode(bytes: &[u8]) -> Option<Vec<Instruction>> {
-    if bytes.len() % INSTRUCTION_BYTES != 0 {
+    if !bytes.len().is_multiple_of(INSTRUCTION_BYTES) {
         return None;
     }
     Some(

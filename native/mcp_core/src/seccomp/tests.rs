@@ -39,7 +39,7 @@ fn run(program: &[Instruction], data: &[u8; 64]) -> Result<u32, Fault> {
         match code {
             c if c == BPF_LD | BPF_W | BPF_ABS => {
                 let at = k as usize;
-                if at % 4 != 0 || at + 4 > data.len() {
+                if !at.is_multiple_of(4) || at + 4 > data.len() {
                     return Err(Fault::BadLoad(k));
                 }
                 acc = u32::from_ne_bytes([data[at], data[at + 1], data[at + 2], data[at + 3]]);
