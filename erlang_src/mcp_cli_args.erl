@@ -9,7 +9,11 @@
 %% standard MCP configuration file instead (read at run time by
 %% `mcp_cli_config'); with neither the embedded example server is used.
 %% `--env NAME=VALUE' may be given any number of times (a later one for the
-%% same NAME wins).
+%% same NAME wins). `--jail' runs the server in a bubblewrap jail
+%% (`mcp_jail', docs/jail.md); `--allow-write DIR', `--allow-read DIR',
+%% `--deny-read PATH' (each repeatable), `--allow-net' and
+%% `--allow-unix-sockets' shape it and are usage errors without `--jail'.
+%% Their paths are made absolute against the directory mcp-gen runs in.
 -module(mcp_cli_args).
 
 -export([parse/1, usage/1, default_timeout_ms/0, max_timeout_ms/0]).
@@ -30,6 +34,7 @@
                      env := [{string(), string()}], % --env NAME=VALUE, in order
                      cwd => string(),               % --cwd DIR
                      grace_ms => non_neg_integer(), % --grace MS: SIGTERM, then SIGKILL
+                     jail => mcp_jail:spec(),       % --jail and the flags that shape it
                      name => binary(),              % generate: --name
                      out => string(),               % generate: --out
                      tool => binary(),              % call: TOOL
@@ -93,7 +98,12 @@ flags(call) -> [{"--args", args, value}, {"--json", json, switch} | common_flags
 common_flags() ->
     [{"--timeout", timeout, value}, {"--config", config, value}, {"--server", server, value},
      {"--env", env, repeated}, {"--cwd", cwd, value}, {"--grace", grace, value},
-     {"--verbose", verbose, switch}].
+     {"--verbose", verbose, switch} | jail_flags()].
+
+jail_flags() ->
+    [{"--jail", jail, switch}, {"--allow-write", write, repeated}, {"--allow-read", read, repeated},
+     {"--deny-read", deny, repeated}, {"--allow-net", net, switch},
+     {"--allow-unix-sockets", unix_sockets, switch}].
 
 parse_flags([], _Spec, Flags, Positional) ->
     {ok, Flags, lists:reverse(Positional)};
@@ -134,6 +144,7 @@ build(Subcommand, Flags, Positional, ServerPart) ->
               fun() -> env(maps:get(env, Flags, [])) end,
               fun() -> cwd(maps:get(cwd, Flags, none)) end,
               fun() -> grace(maps:get(grace, Flags, none)) end,
+              fun() -> jail(Flags) end,
               fun() -> {ok, #{verbose => maps:get(verbose, Flags, false)}} end,
               fun() -> positional(Subcommand, Positional) end
               | specific(Subcommand, Flags)],
@@ -193,6 +204,17 @@ grace(Text) ->
         _ -> {error, io_lib:format("--grace must be milliseconds from 0 to ~b", [Max])}
     end.
 
+%% The jail's options as `mcp_jail' takes them; shaping flags need --jail.
+jail(#{jail := true} = Flags) ->
+    Paths = [{Key, [filename:absname(Path) || Path <- maps:get(Key, Flags, [])]} || Key <- [write, read, deny]],
+    Switches = [{Key, true} || Key <- [net, unix_sockets], maps:get(Key, Flags, false)],
+    {ok, #{jail => maps:from_list([Option || {_, Value} = Option <- Paths ++ Switches, Value =/= []])}};
+jail(Flags) ->
+    case [Flag || {Flag, Key, _} <- jail_flags(), Key =/= jail, is_map_key(Key, Flags)] of
+        [] -> {ok, #{}};
+        [Flag | _] -> {error, [Flag, " shapes the jail: it needs --jail"]}
+    end.
+
 timeout(none) ->
     {ok, #{timeout_ms => ?DEFAULT_TIMEOUT_MS}};
 timeout(Text) ->
@@ -237,7 +259,8 @@ usage(call) -> ["usage: mcp-gen call TOOL [--args JSON] [--json]", common_usage(
 
 common_usage() ->
     " [--timeout MS] [--verbose] [--env NAME=VALUE]... [--cwd DIR] [--grace MS]"
-    " [--config FILE [--server NAME] | -- COMMAND ARGS...]".
+    " [--jail [--allow-write DIR]... [--allow-read DIR]... [--deny-read PATH]... [--allow-net]"
+    " [--allow-unix-sockets]] [--config FILE [--server NAME] | -- COMMAND ARGS...]".
 
 help(top) ->
     [usage(top), "\n\n"
@@ -283,6 +306,15 @@ common_help() ->
      "  --cwd DIR        run the server in DIR\n"
      "  --grace MS       when done, send the server SIGTERM and SIGKILL only MS\n"
      "                   later if it has not exited (default: SIGKILL at once)\n"
+     "  --jail           run the server in a bubblewrap jail: it reads everything but\n"
+     "                   credential stores, writes only a private /tmp, has no\n"
+     "                   network and no Unix sockets (docs/jail.md)\n"
+     "  --allow-write DIR   with --jail: let the server write DIR (repeatable)\n"
+     "  --allow-read DIR    with --jail: let it read DIR where the jail hides it\n"
+     "                      (under /tmp, /run or a denied path; repeatable)\n"
+     "  --deny-read PATH    with --jail: hide PATH too (repeatable)\n"
+     "  --allow-net         with --jail: share the host's network\n"
+     "  --allow-unix-sockets  with --jail: allow connecting to Unix sockets\n"
      "  --config FILE    take the server from an MCP config file (\"mcpServers\",\n"
      "                   or VS Code's \"servers\")\n"
      "  --server NAME    the config's server to use (needed when it has several)\n"].

@@ -4,9 +4,13 @@
 %% MCP Inspector) or `{"servers": {NAME: ENTRY, ...}}' (VS Code), other
 %% top-level members ignored. A stdio ENTRY is
 %% `{"command": STRING, "args": [STRING...], "env": {NAME: STRING|null},
-%% "cwd": STRING}' (`"type": "stdio"' allowed; `null' unsets a variable);
-%% it becomes an `mcp_client' spawn spec
-%% `#{executable, args, env, cd}'. Invariants:
+%% "cwd": STRING, "jail": true|false|JAIL}' (`"type": "stdio"' allowed;
+%% `null' unsets a variable); it becomes an `mcp_client' spawn spec
+%% `#{executable, args, env, cd, jail}'. JAIL is `{"write": [DIR...],
+%% "read": [DIR...], "deny": [PATH...], "net": BOOL, "unix_sockets": BOOL,
+%% "bwrap": PATH}', every member optional (`mcp_jail', docs/jail.md);
+%% its relative paths are relative to the directory mcp-gen runs in, like
+%% `cwd'. Invariants:
 %% <ul>
 %% <li>Every entry is accounted for, in file order: `{stdio, Name, Spec}',
 %%     `{unsupported, Name, Why}' for a transport this package does not
@@ -93,6 +97,7 @@ stdio(Name, Field, {_Type, Command, _Url}) ->
               fun() -> args(Field(<<"args">>)) end,
               fun() -> env(Field(<<"env">>)) end,
               fun() -> cwd(Field(<<"cwd">>)) end,
+              fun() -> jail(Field(<<"jail">>)) end,
               fun() -> no_env_file(Field(<<"envFile">>)) end],
     case collect(Checks, #{}) of
         {ok, Spec} -> {stdio, Name, Spec};
@@ -157,6 +162,39 @@ cwd({given, {string, Dir}}) when Dir =/= <<>> ->
         true -> {error, "has a \"cwd\" with a NUL character"}
     end;
 cwd({given, _}) -> {error, "has a \"cwd\" that is not a non-empty string"}.
+
+jail(none) -> {ok, #{}};
+jail({given, {bool, false}}) -> {ok, #{}};
+jail({given, {bool, true}}) -> {ok, #{jail => true}};
+jail({given, {object, Members}}) ->
+    Options = [jail_option(Key, Value) || {Key, Value} <- Members],
+    case [Why || {error, Why} <- Options] of
+        [] -> {ok, #{jail => maps:from_list(Options)}};
+        [Why | _] -> {error, ["has a \"jail\" ", Why]}
+    end;
+jail({given, _}) -> {error, "has a \"jail\" that is not true, false or an object"}.
+
+jail_option(Key, {array, Items}) when Key =:= <<"write">>; Key =:= <<"read">>; Key =:= <<"deny">> ->
+    case [Path || {string, Path} <- Items, Path =/= <<>>, not has_nul(Path)] of
+        Paths when length(Paths) =:= length(Items) ->
+            {jail_key(Key), [filename:absname(Path) || Path <- Paths]};
+        _ -> {error, ["whose \"", Key, "\" has an item that is not a path"]}
+    end;
+jail_option(Key, {bool, Value}) when Key =:= <<"net">>; Key =:= <<"unix_sockets">> ->
+    {jail_key(Key), Value};
+jail_option(<<"bwrap">>, {string, Path}) when Path =/= <<>> ->
+    case has_nul(Path) of
+        false -> {bwrap, filename:absname(Path)};
+        true -> {error, "whose \"bwrap\" has a NUL character"}
+    end;
+jail_option(Key, _Value) ->
+    {error, ["with a member ", printable(Key), " it does not know, or of the wrong type"]}.
+
+jail_key(<<"write">>) -> write;
+jail_key(<<"read">>) -> read;
+jail_key(<<"deny">>) -> deny;
+jail_key(<<"net">>) -> net;
+jail_key(<<"unix_sockets">>) -> unix_sockets.
 
 no_env_file(none) -> {ok, #{}};
 no_env_file({given, _}) -> {error, "has \"envFile\", which mcp-gen does not read: put the variables in \"env\""}.

@@ -13,6 +13,10 @@
 %%     choices.</li>
 %% <li>`--env NAME=VALUE' pairs are added after the entry's own `env' (so
 %%     they win), `--cwd DIR' replaces its `cwd'.</li>
+%% <li>`--jail' jails the server; with an entry that has its own `"jail"',
+%%     the flags' grants and denies are added to the entry's and a switch
+%%     given on either side is on. An entry's jail applies without
+%%     `--jail' too.</li>
 %% <li>A config entry's module is named after its key, not after the name
 %%     the server reports.</li>
 %% </ul>
@@ -77,14 +81,26 @@ one({invalid, Name, Why}, Path, _Command) ->
 stdio_job(Name, Spec, Command) ->
     adjust(#{label => Name, name => Name, spec => Spec}, Command).
 
-%% --env, --cwd and --grace on top of the job's own spec.
+%% --env, --cwd, --grace and --jail on top of the job's own spec.
 adjust(#{spec := Spec} = Job, #{env := Env} = Command) ->
-    WithEnv = case Env of
-                  [] -> Spec;
-                  _ -> Spec#{env => maps:get(env, Spec, []) ++ Env}
-              end,
+    WithEnv = jailed(case Env of
+                         [] -> Spec;
+                         _ -> Spec#{env => maps:get(env, Spec, []) ++ Env}
+                     end, Command),
     Given = [{cd, maps:get(cwd, Command, none)}, {shutdown_grace_ms, maps:get(grace_ms, Command, none)}],
     Job#{spec => maps:merge(WithEnv, maps:from_list([{Key, Value} || {Key, Value} <- Given, Value =/= none]))}.
+
+jailed(Spec, #{jail := Flags}) ->
+    Own = case maps:get(jail, Spec, #{}) of
+              true -> #{};
+              Map -> Map
+          end,
+    Merged = maps:fold(fun(Key, Value, Acc) when is_list(Value) -> Acc#{Key => maps:get(Key, Acc, []) ++ Value};
+                          (Key, Value, Acc) -> Acc#{Key => Value orelse maps:get(Key, Acc, false)}
+                       end, Own, Flags),
+    Spec#{jail => Merged};
+jailed(Spec, _Command) ->
+    Spec.
 
 names(Entries) ->
     lists:join(", ", [name(element(2, Entry)) || Entry <- Entries]).

@@ -42,6 +42,10 @@ start_error({transport_failed, {bad_spawn, _Spec}}) ->
     "the server command is not a valid spawn specification";
 start_error({transport_failed, {bad_transport_spec, _Spec}}) ->
     "the transport specification is not valid";
+start_error({transport_failed, {jail_unavailable, Why}}) ->
+    ["the server was not started: the jail cannot run here (", jail_unavailable(Why), ")"];
+start_error({transport_failed, {bad_jail, Why}}) ->
+    ["the server was not started: the jail is not valid: ", bad_jail(Why)];
 start_error({transport_failed, Reason}) ->
     ["could not start the server: ", words(Reason)];
 start_error({handshake_failed, {unavailable, Death}}) ->
@@ -60,6 +64,40 @@ start_error({cleanup_unconfirmed, Cause, Retirement, _Client}) ->
     [start_error(Cause), "; then ", retirement_error(Retirement)];
 start_error(Other) ->
     ["could not start the server: ", words(Other)].
+
+jail_unavailable({bwrap_not_found, "bwrap"}) ->
+    "bwrap is not on PATH; install bubblewrap";
+jail_unavailable({bwrap_not_found, Path}) ->
+    ["no bwrap at ", path(Path)];
+jail_unavailable({probe_failed, Status, Output}) when is_integer(Status) ->
+    [io_lib:format("a jailed test command exited with status ~b: ", [Status]), text(Output),
+     "; user namespaces may be disabled on this host"];
+jail_unavailable(probe_timed_out) ->
+    "a jailed test command did not finish";
+jail_unavailable({unsupported_architecture, Architecture}) ->
+    ["the seccomp filter does not know this architecture, ", path(Architecture)];
+jail_unavailable({filter_not_written, Path, Posix}) when is_atom(Posix) ->
+    ["the seccomp filter could not be written to ", path(Path), ": ", erl_posix_msg:message(Posix)];
+jail_unavailable(Other) ->
+    words(Other).
+
+bad_jail({unknown_option, Option}) -> ["it has an unknown option ", words(Option)];
+bad_jail({not_a_boolean, {Option, _}}) -> [words(Option), " must be true or false"];
+bad_jail({not_a_list, {Option, _}}) -> [words(Option), " must be a list of paths"];
+bad_jail({not_a_path, _}) -> "a grant or deny entry is not a path";
+bad_jail({relative_path, Path}) -> ["the path ", path(Path), " is not absolute"];
+bad_jail({parent_reference, Path}) -> ["the path ", path(Path), " contains .."];
+bad_jail({nul_character, _Path}) -> "a path contains a NUL character";
+bad_jail({missing_grant, Path}) -> ["the granted path ", path(Path), " does not exist"];
+bad_jail({executable_hidden, Path}) ->
+    ["the executable ", path(Path), " is hidden inside the jail (under /tmp, /run or a denied path); "
+     "grant it with --allow-read"];
+bad_jail({cd_hidden, Path}) ->
+    ["the working directory ", path(Path), " is hidden inside the jail (under /tmp, /run or a denied "
+     "path); grant it with --allow-read or --allow-write"];
+bad_jail(Other) -> words(Other).
+
+path(Path) -> name(unicode:characters_to_binary(Path)).
 
 %% ---- client errors (list_tools, call_tool, ping) ----
 

@@ -68,6 +68,10 @@
 -export([child_watch_open/1, child_watch_exited/1, child_watch_kill/1]).
 -nifs([child_watch_open/1, child_watch_exited/1, child_watch_kill/1]).
 
+%% ---- jail (mcp_jail) ----
+-export([jail_seccomp_filter/0]).
+-nifs([jail_seccomp_filter/0]).
+
 -spec init() -> ok | {error, term()}.
 init() ->
     Path = library_path(),
@@ -151,3 +155,6 @@ codegen_limits() -> not_loaded().
 child_watch_open(_) -> not_loaded().
 child_watch_exited(_) -> not_loaded().
 child_watch_kill(_) -> not_loaded().
+
+%% jail
+jail_seccomp_filter() -> not_loaded().

@@ -39,6 +39,7 @@
 
 -export([open/2, send/2, event/2, terminate/1, os_pid/1]).
 -export([resolve_executable/1, max_queue_bytes/0, max_shutdown_grace_ms/0, inherited_env_names/0]).
+-export([child_env/1]).
 
 -record(port, {port :: port(), os_pid :: integer() | undefined,
                framer = mcp_transport:framer() :: mcp_transport:framer(),
@@ -79,13 +80,13 @@ open(#{executable := Executable} = Spawn, Owner) when Owner =:= self() ->
     %% before anything is spawned.
     Framer = mcp_transport:framer(maps:get(max_line_bytes, Spawn, mcp_stdio:max_line_bytes())),
     Grace = grace(maps:get(shutdown_grace_ms, Spawn, 0)),
-    case resolve_executable(Executable) of
-        {ok, Path} ->
+    case launch(Executable, Spawn) of
+        {ok, Program, Args} ->
             Options = [binary, stream, exit_status, use_stdio, hide,
                        {busy_limits_port, {?MAX_QUEUE_BYTES div 2, ?MAX_QUEUE_BYTES}},
-                       {args, lists:map(fun argument/1, maps:get(args, Spawn, []))}]
+                       {args, Args}]
                 ++ env_option(Spawn) ++ cd_option(Spawn),
-            try open_port({spawn_executable, Path}, Options) of
+            try open_port({spawn_executable, Program}, Options) of
                 Port ->
                     OsPid = case erlang:port_info(Port, os_pid) of
                                 {os_pid, Pid} -> Pid;
@@ -101,6 +102,25 @@ open(#{executable := Executable} = Spawn, Owner) when Owner =:= self() ->
     end;
 open(Spawn, _Owner) ->
     {error, {bad_spawn, Spawn}}.
+
+%% The program and argv to spawn: the executable itself, or, with
+%% `jail' in the spec, the bubblewrap command `mcp_jail' builds around it
+%% (an invalid jail or one this host cannot run fails the open, before
+%% anything is spawned).
+launch(Executable, Spawn) ->
+    case resolve_executable(Executable) of
+        {ok, Path} ->
+            Args = lists:map(fun argument/1, maps:get(args, Spawn, [])),
+            case Spawn of
+                #{jail := Jail} ->
+                    Target = #{executable => filename:absname(Path), args => Args, env => child_env(Spawn)},
+                    mcp_jail:command(Jail, maps:merge(Target, maps:with([cd], Spawn)));
+                _ ->
+                    {ok, Path, Args}
+            end;
+        {error, _} = Error ->
+            Error
+    end.
 
 %% @doc An executable name without a slash is looked up on `PATH' like
 %% `os:find_executable/1'; a path must name an existing file.
@@ -161,6 +181,23 @@ env_option(Spawn) ->
         [] -> [];
         Env -> [{env, Env}]
     end.
+
+%% @doc The whole environment a child of `Spawn' starts with: what
+%% `env_option/1' leaves of the VM's (the allow-list, or everything with
+%% `inherit_env => true') with the spec's `env' pairs applied. A jail
+%% passes exactly this to the server (`mcp_jail').
+-spec child_env(mcp_transport:spawn()) -> [{string(), string()}].
+child_env(Spawn) ->
+    Inherited = case maps:get(inherit_env, Spawn, false) of
+                    true -> vm_env();
+                    false -> [{Name, Value} || {Name, Value} <- vm_env(), lists:member(Name, ?INHERITED_ENV_NAMES)]
+                end,
+    lists:foldl(fun({Name, false}, Env) -> lists:keydelete(Name, 1, Env);
+                   ({Name, Value}, Env) -> lists:keystore(Name, 1, Env, {Name, Value})
+                end, Inherited, lists:map(fun env_pair/1, maps:get(env, Spawn, []))).
+
+vm_env() ->
+    [{Name, Value} || Entry <- os:getenv(), [Name, Value] <- [string:split(Entry, "=")], Name =/= ""].
 
 vm_env_names() ->
     [Name || Entry <- os:getenv(), [Name, _ | _] <- [string:split(Entry, "=")]].

@@ -46,7 +46,10 @@
 %%
 %% A transport spec is either a spawn spec map (shorthand for
 %% `{mcp_port, Spawn}') or `{Module, Arg}' for any module implementing this
-%% behaviour.
+%% behaviour. A spawn spec's `jail => true | Options' runs the server in a
+%% bubblewrap jail built here, at the seam (`mcp_jail', `docs/jail.md');
+%% a jail that is invalid or cannot run on this host fails the open, and
+%% nothing is spawned unjailed in its place.
 -module(mcp_transport).
 
 -export([open/2, send/2, event/2, terminate/1, os_pid/1]).
@@ -59,7 +62,8 @@
                    cd => file:filename_all(),
                    inherit_env => boolean(),
                    max_line_bytes => pos_integer(),
-                   shutdown_grace_ms => non_neg_integer()}.
+                   shutdown_grace_ms => non_neg_integer(),
+                   jail => mcp_jail:spec()}.
 -type spec() :: spawn() | {module(), term()}.
 -opaque connection() :: {module(), term()}.
 -type evidence() :: {exited, {status, non_neg_integer()} | {signal, pos_integer()}

@@ -16,6 +16,8 @@ need_deb erlang-dev
 need_deb erlang-eunit
 need_deb rebar3
 if [ "$what" != base ]; then need_deb erlang-proper; need_deb erlang-proper-dev; fi
+# Jailed servers (docs/jail.md): the jail suite runs the real bwrap.
+if [ "$what" != base ]; then need_deb bubblewrap; fi
 if [ "$what" = bench ]; then need_deb erlang-jiffy; need_deb erlang-mochiweb; fi
 # The end-to-end peers need node/npm and a Python with venv (Debian's, when absent).
 if [ "$what" != base ]; then

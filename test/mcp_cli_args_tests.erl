@@ -96,3 +96,21 @@ usage_errors_name_the_problem_test_() ->
                       ?assertEqual(Reason, unicode:characters_to_list(Got)),
                       ?assertMatch("usage: mcp-gen " ++ _, lists:flatten(Usage))
               end} || {Args, Reason} <- Cases].
+
+jail_flags_build_the_jail_test_() ->
+    {ok, Cwd} = file:get_cwd(),
+    [?_assertNotMatch({run, #{jail := _}}, mcp_cli_args:parse(["list", "--", "srv"])),
+     ?_assertMatch({run, #{jail := Empty}} when map_size(Empty) =:= 0, mcp_cli_args:parse(["list", "--jail", "--", "srv"])),
+     ?_assertEqual({run, #{subcommand => list, server => {command, "srv", []}, timeout_ms => mcp_cli_args:default_timeout_ms(),
+                           verbose => false, env => [], json => false,
+                           jail => #{write => ["/w1", filename:join(Cwd, "w2")], read => ["/r"], deny => ["/d"],
+                                     net => true, unix_sockets => true}}},
+                   mcp_cli_args:parse(["list", "--jail", "--allow-write", "/w1", "--allow-write=w2", "--allow-read", "/r",
+                                       "--deny-read", "/d", "--allow-net", "--allow-unix-sockets", "--", "srv"])),
+     ?_assertMatch({usage_error, "--allow-write shapes the jail: it needs --jail" ++ _, _},
+                   flat_usage(mcp_cli_args:parse(["list", "--allow-write", "/w", "--", "srv"]))),
+     ?_assertMatch({usage_error, "--allow-net shapes the jail: it needs --jail" ++ _, _},
+                   flat_usage(mcp_cli_args:parse(["list", "--allow-net", "--", "srv"])))].
+
+flat_usage({usage_error, Reason, Usage}) -> {usage_error, lists:flatten(Reason), Usage};
+flat_usage(Other) -> Other.

@@ -47,6 +47,13 @@ invalid_entries_say_why_test_() ->
              {<<"{\"command\": \"s\", \"env\": {\"A\": \"\\u0000\"}}">>,
               "has an \"env\" entry A that is not NAME (no = or NUL) with a string (no NUL) or null value"},
              {<<"{\"command\": \"s\", \"cwd\": \"/\\u0000\"}">>, "has a \"cwd\" with a NUL character"},
+             {<<"{\"command\": \"s\", \"jail\": 1}">>, "has a \"jail\" that is not true, false or an object"},
+             {<<"{\"command\": \"s\", \"jail\": {\"net\": 1}}">>,
+              "has a \"jail\" with a member net it does not know, or of the wrong type"},
+             {<<"{\"command\": \"s\", \"jail\": {\"network\": true}}">>,
+              "has a \"jail\" with a member network it does not know, or of the wrong type"},
+             {<<"{\"command\": \"s\", \"jail\": {\"write\": [\"/w\", 2]}}">>,
+              "has a \"jail\" whose \"write\" has an item that is not a path"},
              {<<"[]">>, "is not an object"}],
     [?_assertMatch({Entry, {ok, [{invalid, <<"x">>, _}]}, Why},
                    {Entry, parse([<<"{\"mcpServers\": {\"x\": ">>, Entry, <<"}}">>]), Why})
@@ -67,3 +74,16 @@ file_errors_test_() ->
                    flat(element(2, mcp_cli_config:read("/nonexistent/cfg.json"))))].
 
 flat(IoData) -> unicode:characters_to_list(IoData).
+
+jail_entries_test_() ->
+    Entry = fun(Jail) ->
+                    {ok, [{stdio, _, Spec}]} = parse([<<"{\"mcpServers\": {\"x\": {\"command\": \"s\", \"jail\": ">>, Jail, <<"}}}">>]),
+                    maps:get(jail, Spec, none)
+            end,
+    {ok, Cwd} = file:get_cwd(),
+    [?_assertEqual(true, Entry(<<"true">>)),
+     ?_assertEqual(none, Entry(<<"false">>)),
+     ?_assertEqual(#{write => [<<"/w">>], read => [iolist_to_binary(filename:join(Cwd, "r"))], deny => [<<"/d">>], net => true,
+                     unix_sockets => false, bwrap => <<"/usr/bin/bwrap">>},
+                   Entry(<<"{\"write\": [\"/w\"], \"read\": [\"r\"], \"deny\": [\"/d\"], \"net\": true,"
+                           " \"unix_sockets\": false, \"bwrap\": \"/usr/bin/bwrap\"}">>))].

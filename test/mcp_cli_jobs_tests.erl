@@ -74,3 +74,19 @@ errors_name_the_server_test() ->
     ?assertMatch({error, _}, mcp_cli_jobs:resolve(command(list, {config, "/nonexistent.json", all}, #{}))).
 
 flat(IoData) -> unicode:characters_to_list(IoData).
+
+jail_flags_reach_the_spawn_spec_test() ->
+    ?assertMatch({ok, [#{spec := #{jail := #{net := true}}}], []},
+                 mcp_cli_jobs:resolve(command(list, {command, "srv", []}, #{jail => #{net => true}}))),
+    {ok, [#{spec := Spec}], []} = mcp_cli_jobs:resolve(command(list, {command, "srv", []}, #{})),
+    ?assertNot(is_map_key(jail, Spec)).
+
+config_jail_and_flags_combine_test() ->
+    Json = <<"{\"mcpServers\": {\"a\": {\"command\": \"srv-a\", \"jail\": {\"write\": [\"/w\"], \"net\": true}}}}">>,
+    with_config(Json, fun(Path) ->
+        ?assertMatch({ok, [#{spec := #{jail := #{write := [<<"/w">>], net := true}}}], []},
+                     mcp_cli_jobs:resolve(command(list, {config, Path, all}, #{}))),
+        ?assertMatch({ok, [#{spec := #{jail := #{write := [<<"/w">>, "/x"], net := true, unix_sockets := true}}}], []},
+                     mcp_cli_jobs:resolve(command(list, {config, Path, all},
+                                                  #{jail => #{write => ["/x"], unix_sockets => true}})))
+    end).

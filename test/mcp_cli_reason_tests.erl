@@ -51,6 +51,22 @@ start_errors() ->
      {transport_failed, {not_parked, custodian_down}},
      {transport_failed, {bad_spawn, #{}}},
      {transport_failed, {bad_transport_spec, {x, y}}},
+     {transport_failed, {jail_unavailable, {bwrap_not_found, "bwrap"}}},
+     {transport_failed, {jail_unavailable, {bwrap_not_found, "/opt/bwrap"}}},
+     {transport_failed, {jail_unavailable, {probe_failed, 1, <<"bwrap: No permissions to create new namespace">>}}},
+     {transport_failed, {jail_unavailable, probe_timed_out}},
+     {transport_failed, {jail_unavailable, {unsupported_architecture, "riscv64-unknown-linux-gnu"}}},
+     {transport_failed, {jail_unavailable, {filter_not_written, "/tmp/x", eacces}}},
+     {transport_failed, {bad_jail, {unknown_option, network}}},
+     {transport_failed, {bad_jail, {not_a_boolean, {net, yes}}}},
+     {transport_failed, {bad_jail, {not_a_list, {read, "/etc"}}}},
+     {transport_failed, {bad_jail, {not_a_path, 3}}},
+     {transport_failed, {bad_jail, {relative_path, "work"}}},
+     {transport_failed, {bad_jail, {parent_reference, "/a/../b"}}},
+     {transport_failed, {bad_jail, {nul_character, "/a\0"}}},
+     {transport_failed, {bad_jail, {missing_grant, "/nope"}}},
+     {transport_failed, {bad_jail, {executable_hidden, "/tmp/s"}}},
+     {transport_failed, {bad_jail, {cd_hidden, "/tmp/w"}}},
      {version_unsupported, <<"2025-06-18">>, <<"1999-01-01">>},
      tools_not_declared,
      {cleanup_unconfirmed, {handshake_failed, call_timed_out}, retirement_timed_out, client}]
@@ -127,3 +143,12 @@ result_fault_names_its_path_test() ->
     ?assertEqual("the server's result is malformed at $.tools[3].name: expected string",
                  flat(mcp_cli_reason:client_error({result_malformed, {protocol_fault, <<"$.tools[3].name">>,
                                                                       <<"expected string">>}}))).
+
+jail_errors_name_the_path_test_() ->
+    Text = fun(Reason) -> flat(mcp_cli_reason:start_error({transport_failed, Reason})) end,
+    [?_assertEqual("the server was not started: the jail is not valid: the granted path /nope does not exist",
+                   Text({bad_jail, {missing_grant, "/nope"}})),
+     ?_assertEqual("the server was not started: the jail cannot run here (no bwrap at /opt/bwrap)",
+                   Text({jail_unavailable, {bwrap_not_found, "/opt/bwrap"}})),
+     ?_assertEqual("the server was not started: the jail is not valid: the path work is not absolute",
+                   Text({bad_jail, {relative_path, "work"}}))].

@@ -69,14 +69,21 @@ os_pid(Client) ->
     end.
 
 %% Gleam `Transport' to an `mcp_transport:spec()'.
-spec({port_transport, {spawn, Executable, Args, Env, Cwd, InheritEnv, MaxLineBytes, Grace}}) ->
+spec({port_transport, {spawn, Executable, Args, Env, Cwd, InheritEnv, MaxLineBytes, Grace, Jail}}) ->
     Spawn = #{executable => Executable, args => Args, inherit_env => InheritEnv,
               shutdown_grace_ms => Grace,
               env => [{Name, env_value(Value)} || {Name, Value} <- Env]},
-    Optional = [{cd, Cwd}, {max_line_bytes, MaxLineBytes}],
+    Optional = [{cd, Cwd}, {max_line_bytes, MaxLineBytes}, {jail, jail(Jail)}],
     maps:merge(Spawn, maps:from_list([{Key, Value} || {Key, {some, Value}} <- Optional]));
 spec({channel_transport, Start}) ->
     {mcp_channel, Start}.
+
+%% Gleam `Option(Jail)' to `mcp_jail:spec()' (the map form, bwrap only
+%% when given).
+jail(none) -> none;
+jail({some, {jail, Write, Read, Deny, Net, UnixSockets, Bwrap}}) ->
+    Options = #{write => Write, read => Read, deny => Deny, net => Net, unix_sockets => UnixSockets},
+    {some, maps:merge(Options, maps:from_list([{bwrap, Path} || {some, Path} <- [Bwrap]]))}.
 
 env_value({set, Value}) -> Value;
 env_value(unset) -> false.
@@ -107,7 +114,13 @@ transport_failure({bad_transport_spec, _} = Failure) -> Failure;
 transport_failure({bad_spawn, Spawn}) -> {bad_transport_spec, Spawn};
 transport_failure(already_connected) -> already_connected;
 transport_failure({not_parked, Reason}) -> {not_parked, death_reason(Reason)};
+transport_failure({jail_unavailable, _} = Failure) ->
+    {jail_unavailable, sentence(mcp_cli_reason:start_error({transport_failed, Failure}))};
+transport_failure({bad_jail, _} = Failure) ->
+    {bad_jail, sentence(mcp_cli_reason:start_error({transport_failed, Failure}))};
 transport_failure(Other) -> {spawn_failed, Other}.
+
+sentence(IoList) -> unicode:characters_to_binary(IoList).
 
 death_reason(Reason) when Reason =:= not_connected; Reason =:= retired;
                           Reason =:= stopped; Reason =:= custodian_down ->

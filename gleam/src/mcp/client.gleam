@@ -65,6 +65,12 @@ pub type TransportFailure {
   /// `connect` on a client that is no longer parked; `reason` is why it
   /// stopped (`CustodianDown` when its custodian died before it connected).
   NotParked(reason: DeathReason)
+  /// The spawn asked for a jail that cannot run on this machine (no bwrap,
+  /// no user namespaces, ...): nothing was started. `reason` is a sentence.
+  JailUnavailable(reason: String)
+  /// The spawn's jail is not valid (a relative, missing or hidden path, an
+  /// unknown option): nothing was started. `reason` is a sentence.
+  BadJail(reason: String)
 }
 
 /// Why a client stopped serving requests (the closed list of

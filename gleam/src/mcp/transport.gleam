@@ -35,6 +35,47 @@ pub type Spawn {
     /// (0 to `max_shutdown_grace_ms()`); 0, the default, sends SIGKILL at
     /// once. The server's exit status stays the only proof either way.
     shutdown_grace_ms: Int,
+    /// `Some(jail)` runs the server in a bubblewrap jail (`docs/jail.md`):
+    /// it reads everything except credential stores, writes only a private
+    /// `/tmp` and the grants, has no network and no Unix sockets. `None`,
+    /// the default, spawns it unjailed. A jail that cannot run here fails
+    /// the start before anything is spawned, never falling back.
+    jail: Option(Jail),
+  )
+}
+
+/// What a jailed server may reach beyond the default profile. Every path
+/// is absolute (no `..`); grants must exist. `Jail`'s fields mirror the
+/// Erlang spec `#{write, read, deny, net, unix_sockets, bwrap}`.
+pub type Jail {
+  Jail(
+    /// Directories (or files) the server may write, bound read-write.
+    write: List(String),
+    /// Paths the jail hides (under `/tmp`, `/run` or a denied path) that
+    /// the server may read.
+    read: List(String),
+    /// Paths hidden in addition to the default deny list.
+    deny: List(String),
+    /// `True` shares the host's network.
+    net: Bool,
+    /// `True` lets the server create Unix sockets (and connect to any it
+    /// can see).
+    unix_sockets: Bool,
+    /// The bwrap executable; `None` looks it up on `PATH`.
+    bwrap: Option(String),
+  )
+}
+
+/// The default jail: no grant, no extra deny, no network, no Unix sockets,
+/// bwrap from `PATH`.
+pub fn default_jail() -> Jail {
+  Jail(
+    write: [],
+    read: [],
+    deny: [],
+    net: False,
+    unix_sockets: False,
+    bwrap: None,
   )
 }
 
@@ -58,8 +99,8 @@ pub type ResolveError {
 }
 
 /// A `Spawn` with no extra environment, the VM's working directory, the
-/// default (allow-listed) environment, the 16 MiB line cap and no grace
-/// before SIGKILL.
+/// default (allow-listed) environment, the 16 MiB line cap, no grace
+/// before SIGKILL and no jail.
 pub fn spawn(executable: String, args: List(String)) -> Spawn {
   Spawn(
     executable:,
@@ -69,6 +110,7 @@ pub fn spawn(executable: String, args: List(String)) -> Spawn {
     inherit_env: False,
     max_line_bytes: None,
     shutdown_grace_ms: 0,
+    jail: None,
   )
 }
 

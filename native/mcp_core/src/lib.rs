@@ -28,3 +28,7 @@ pub mod codegen;
 // ---- interchange ----
 /// MessagePack values, their total byte codec, and JSON <-> MessagePack.
 pub mod interchange;
+
+// ---- jail ----
+/// The seccomp filter (classic BPF) a jailed server runs under.
+pub mod seccomp;

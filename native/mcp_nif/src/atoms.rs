@@ -64,4 +64,6 @@ rustler::atoms! {
     tool_name_collision,
     surface_too_large,
     sanitizer_breach,
+    // ---- jail ----
+    unsupported_architecture,
 }

@@ -10,6 +10,7 @@ mod atoms;
 mod child_watch_terms;
 mod codegen_terms;
 mod interchange_terms;
+mod jail_terms;
 mod json_terms;
 mod wire_terms;
 
@@ -333,6 +334,15 @@ fn child_watch_exited(env: Env<'_>, watch: child_watch_terms::Watch) -> Term<'_>
 fn child_watch_kill(watch: child_watch_terms::Watch) -> rustler::Atom {
     watch.0.signal_tree(child_watch_terms::SIGKILL);
     atoms::ok()
+}
+
+// ---- mcp_jail -----------------------------------------------------------------
+
+/// The seccomp filter a jailed server runs under, as bwrap's `--seccomp`
+/// reads it (`{ok, Bytes}`), or `{error, unsupported_architecture}`.
+#[rustler::nif]
+fn jail_seccomp_filter<'a>(env: Env<'a>) -> Term<'a> {
+    jail_terms::seccomp_filter(env, mcp_core::seccomp::native_filter())
 }
 
 rustler::init!("mcp_nif");

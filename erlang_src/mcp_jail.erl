@@ -1,0 +1,480 @@
+%% @doc Jailed servers: the bubblewrap (`bwrap') command line an MCP server
+%% runs under when its spawn spec says `jail => true | Options'
+%% (`mcp_port:open/2' calls `command/2' before anything is spawned). The
+%% threat model, the profile line by line and how to grant what a server
+%% needs are in `docs/jail.md'.
+%%
+%% Invariants:
+%% <ul>
+%% <li>Never a silent fallback: when bwrap is missing, cannot build a
+%%     sandbox on this host (no user namespaces, no seccomp) or the seccomp
+%%     filter cannot be written, the answer is
+%%     `{error, {jail_unavailable, Why}}' and nothing runs unjailed. The
+%%     host is probed once per bwrap path; a success is remembered for the
+%%     VM's life (`persistent_term'), a failure is not, so fixing the host
+%%     needs no restart.</li>
+%% <li>A spec is validated before anything runs: every path absolute,
+%%     without a `..' component or a NUL, every grant existing; an error
+%%     names the option and the path (`{error, {bad_jail, {What, Path}}}').
+%%     The executable and `cd' must be visible inside the jail (not under
+%%     the private `/tmp' or `/run' or a denied path unless a grant
+%%     re-exposes them).</li>
+%% <li>No default widens what a server reaches: reads everywhere except the
+%%     deny list (`default_deny/1' plus the caller's `deny'), writes only to
+%%     a private `/tmp' and the `write' grants, every namespace unshared
+%%     (the network only with `net => true'), no capabilities, no nested
+%%     user namespace, a new session, death with its parent, and exactly
+%%     the spawn's computed environment. Unless `unix_sockets => true', the
+%%     seccomp filter of `mcp_core::seccomp' (via `mcp_nif') refuses
+%%     `socket(AF_UNIX, ...)', datagram socket pairs, io_uring and foreign
+%%     ABIs.</li>
+%% <li>The port's child stays the witness: with the filter, the child is
+%%     `/bin/sh', which opens the filter file as fd 3 and `exec's bwrap (the
+%%     same pid); bwrap exits with its jailed child's status, or 128 + N
+%%     when it died by signal N, as the port reports an unjailed child. In
+%%     the pid namespace every descendant dies with bwrap.</li>
+%% </ul>
+-module(mcp_jail).
+
+-include_lib("kernel/include/file.hrl").
+
+-export([command/2, profile/2, default_deny/1, filter_file/0]).
+-export_type([spec/0, target/0, bad_jail/0, unavailable/0]).
+
+-type path() :: file:filename_all().
+-type spec() :: true
+              | #{write => [path()],
+                  read => [path()],
+                  deny => [path()],
+                  net => boolean(),
+                  unix_sockets => boolean(),
+                  bwrap => path()}.
+%% What `mcp_port' runs inside the jail: an absolute executable, its
+%% arguments, the child's whole environment and its working directory.
+-type target() :: #{executable := string(),
+                    args := [binary() | string()],
+                    env := [{string(), string()}],
+                    cd => path()}.
+-type bad_jail() :: {bad_jail, {unknown_option, term()}
+                              | {not_a_boolean, {net | unix_sockets, term()}}
+                              | {not_a_list, {write | read | deny, term()}}
+                              | {not_a_path, term()}
+                              | {relative_path, string()}
+                              | {parent_reference, string()}
+                              | {nul_character, string()}
+                              | {missing_grant, string()}
+                              | {executable_hidden, string()}
+                              | {cd_hidden, string()}}.
+-type unavailable() :: {jail_unavailable, {bwrap_not_found, string()}
+                                        | {probe_failed, Status :: integer(), Output :: binary()}
+                                        | probe_timed_out
+                                        | {unsupported_architecture, string()}
+                                        | {filter_not_written, string(), term()}}.
+
+%% How long the availability probe (a jailed `exit 0', ~20 ms) may take.
+-define(PROBE_TIMEOUT_MS, 10000).
+%% Bytes of the probe's output kept for the error.
+-define(PROBE_OUTPUT_BYTES, 512).
+%% The shell that gives bwrap the filter as fd 3, then becomes bwrap.
+-define(SHELL, "/bin/sh").
+-define(FILTER_FD_SCRIPT, "exec \"$@\" 3<\"$0\"").
+
+-define(OPTIONS, [write, read, deny, net, unix_sockets, bwrap]).
+
+%% Where a server writes nothing and finds nothing of the host: private
+%% tmpfs mounts (the host's /run holds sockets and per-user secrets).
+-define(PRIVATE_DIRS, ["/tmp", "/run"]).
+
+%% @doc The program and argv `mcp_port' spawns for `Target' jailed by
+%% `Jail', after validating the spec and checking (once per VM) that the
+%% jail can run here.
+-spec command(spec(), target()) ->
+          {ok, Program :: string(), Argv :: [string() | binary()]} | {error, bad_jail() | unavailable()}.
+command(Jail, Target) ->
+    case options(Jail) of
+        {ok, Options} ->
+            case bwrap(Options) of
+                {ok, Bwrap} ->
+                    case available(Bwrap) of
+                        ok -> wrapped(Bwrap, Options, Target);
+                        {error, _} = Error -> Error
+                    end;
+                {error, _} = Error ->
+                    Error
+            end;
+        {error, _} = Error ->
+            Error
+    end.
+
+%% @doc The bwrap arguments for `Target' under `Jail' (without bwrap
+%% itself and without `--seccomp'): the profile of `docs/jail.md'. For
+%% tests and documentation; `command/2' is what spawns use.
+-spec profile(spec(), target()) -> {ok, [string() | binary()]} | {error, bad_jail()}.
+profile(Jail, Target) ->
+    case options(Jail) of
+        {ok, Options} -> arguments(Options, Target);
+        {error, _} = Error -> Error
+    end.
+
+wrapped(Bwrap, #{unix_sockets := true} = Options, Target) ->
+    case arguments(Options, Target) of
+        {ok, Arguments} -> {ok, Bwrap, Arguments ++ command_line(Target)};
+        {error, _} = Error -> Error
+    end;
+wrapped(Bwrap, Options, Target) ->
+    case {arguments(Options, Target), filter_file()} of
+        {{ok, Arguments}, {ok, Filter}} ->
+            {ok, ?SHELL, ["-c", ?FILTER_FD_SCRIPT, Filter, Bwrap | Arguments]
+                          ++ ["--seccomp", "3" | command_line(Target)]};
+        {{error, _} = Error, _} -> Error;
+        {_, {error, _} = Error} -> Error
+    end.
+
+command_line(#{executable := Executable, args := Args}) ->
+    ["--", Executable | Args].
+
+%%% ------------------------------------------------------------ the spec
+
+options(true) ->
+    options(#{});
+options(Jail) when is_map(Jail) ->
+    case [Key || Key <- maps:keys(Jail), not lists:member(Key, ?OPTIONS)] of
+        [Unknown | _] -> {error, {bad_jail, {unknown_option, Unknown}}};
+        [] -> collect([fun() -> grants(write, Jail, must_exist) end,
+                       fun() -> grants(read, Jail, must_exist) end,
+                       fun() -> grants(deny, Jail, may_be_absent) end,
+                       fun() -> flag(net, Jail) end,
+                       fun() -> flag(unix_sockets, Jail) end,
+                       fun() -> bwrap_option(Jail) end], #{})
+    end;
+options(Other) ->
+    {error, {bad_jail, {unknown_option, Other}}}.
+
+collect([], Options) -> {ok, Options};
+collect([Check | Rest], Options) ->
+    case Check() of
+        {ok, Fields} -> collect(Rest, maps:merge(Options, Fields));
+        {error, _} = Error -> Error
+    end.
+
+grants(Key, Jail, Existence) ->
+    case maps:get(Key, Jail, []) of
+        [Char | _] = Text when is_integer(Char) ->
+            %% One path given as a string where a list of paths belongs.
+            {error, {bad_jail, {not_a_list, {Key, Text}}}};
+        List when is_list(List) ->
+            case lists:foldl(fun(Given, Acc) -> grant(Given, Existence, Acc) end, {ok, []}, List) of
+                {ok, Paths} -> {ok, #{Key => lists:reverse(Paths)}};
+                {error, _} = Error -> Error
+            end;
+        Other ->
+            {error, {bad_jail, {not_a_list, {Key, Other}}}}
+    end.
+
+grant(_Given, _Existence, {error, _} = Error) ->
+    Error;
+grant(Given, Existence, {ok, Paths}) ->
+    case absolute_path(Given) of
+        {ok, Path} when Existence =:= must_exist ->
+            case filelib:is_file(Path) of
+                true -> {ok, [Path | Paths]};
+                false -> {error, {bad_jail, {missing_grant, Path}}}
+            end;
+        {ok, Path} ->
+            {ok, [Path | Paths]};
+        {error, _} = Error ->
+            Error
+    end.
+
+%% An absolute path without `..' or NUL, as a string.
+absolute_path(Given) when is_binary(Given); is_list(Given) ->
+    case unicode:characters_to_list(Given) of
+        Path when is_list(Path), Path =/= [] ->
+            case {filename:pathtype(Path), lists:member("..", filename:split(Path)), lists:member(0, Path)} of
+                {_, _, true} -> {error, {bad_jail, {nul_character, Path}}};
+                {absolute, false, false} -> {ok, Path};
+                {absolute, true, false} -> {error, {bad_jail, {parent_reference, Path}}};
+                {_, _, false} -> {error, {bad_jail, {relative_path, Path}}}
+            end;
+        _ ->
+            {error, {bad_jail, {not_a_path, Given}}}
+    end;
+absolute_path(Other) ->
+    {error, {bad_jail, {not_a_path, Other}}}.
+
+flag(Key, Jail) ->
+    case maps:get(Key, Jail, false) of
+        Value when is_boolean(Value) -> {ok, #{Key => Value}};
+        Other -> {error, {bad_jail, {not_a_boolean, {Key, Other}}}}
+    end.
+
+bwrap_option(#{bwrap := Given}) ->
+    case absolute_path(Given) of
+        {ok, Path} -> {ok, #{bwrap => {given, Path}}};
+        {error, _} = Error -> Error
+    end;
+bwrap_option(_) ->
+    {ok, #{bwrap => on_path}}.
+
+bwrap(#{bwrap := {given, Path}}) ->
+    case filelib:is_regular(Path) of
+        true -> {ok, Path};
+        false -> {error, {jail_unavailable, {bwrap_not_found, Path}}}
+    end;
+bwrap(#{bwrap := on_path}) ->
+    case os:find_executable("bwrap") of
+        false -> {error, {jail_unavailable, {bwrap_not_found, "bwrap"}}};
+        Path -> {ok, Path}
+    end.
+
+%%% ------------------------------------------------------------ the profile
+
+arguments(Options, #{executable := Executable, env := Env} = Target) ->
+    Homes = homes(Env),
+    Mounts = mounts(Options, Homes),
+    Cd = case Target of
+             #{cd := GivenCd} -> {given, filename:absname(unicode:characters_to_list(GivenCd))};
+             _ -> none
+         end,
+    case {hidden(filename:absname(Executable), Mounts), Cd} of
+        {true, _} ->
+            {error, {bad_jail, {executable_hidden, Executable}}};
+        {false, {given, Dir}} ->
+            case hidden(Dir, Mounts) of
+                true -> {error, {bad_jail, {cd_hidden, Dir}}};
+                false -> {ok, profile_arguments(Options, Mounts, Env) ++ ["--chdir", Dir]}
+            end;
+        {false, none} ->
+            {ok, profile_arguments(Options, Mounts, Env)}
+    end.
+
+profile_arguments(Options, Mounts, Env) ->
+    ["--ro-bind", "/", "/",                  % read everything ...
+     "--dev", "/dev",                        % a minimal /dev (null, zero, urandom, tty, pts, shm)
+     "--proc", "/proc"]                      % the jail's own pids only
+    ++ lists:append([mount_arguments(Mount) || Mount <- Mounts])  % ... but not these
+    ++ ["--unshare-all"]                     % user, ipc, pid, net, uts, cgroup namespaces
+    ++ ["--share-net" || maps:get(net, Options)]
+    ++ ["--unshare-user",                    % always a user namespace, even when started as root,
+        "--disable-userns",                  % and none nested inside it
+        "--cap-drop", "ALL",                 % no capability, even for root
+        "--die-with-parent",                 % gone when the port's child (bwrap) is
+        "--new-session",                     % no TIOCSTI into a terminal
+        "--clearenv"]                        % exactly the spawn's computed environment
+    ++ lists:append([["--setenv", Name, Value] || {Name, Value} <- Env]).
+
+%% Every mount over the read-only root, outermost first, so a deeper path
+%% always wins over its ancestor (a read grant re-exposes a file inside a
+%% denied directory; a deny hides a directory inside a write grant). At
+%% the same path a grant wins over a deny, a write grant over a read grant.
+mounts(Options, Homes) ->
+    Private = [{tmpfs, Dir} || Dir <- ?PRIVATE_DIRS],
+    Denied = lists:usort(default_deny(Homes) ++ maps:get(deny, Options)),
+    Hides = [Hide || Path <- Denied, Hide <- [hide(Path)], Hide =/= none],
+    Exposes = [{ro_bind, Path} || Path <- maps:get(read, Options) ++ resolver(Options)]
+        ++ [{bind, Path} || Path <- maps:get(write, Options)],
+    Ranked = [{depth(Path), rank(Kind), Path, Kind} || {Kind, Path} <- Private ++ Hides ++ Exposes],
+    [{Kind, Path} || {_, _, Path, Kind} <- lists:usort(Ranked)].
+
+rank(tmpfs) -> 0;
+rank(hide_file) -> 0;
+rank(ro_bind) -> 1;
+rank(bind) -> 2.
+
+depth(Path) -> length(filename:split(Path)).
+
+%% A denied directory becomes an empty tmpfs, a denied file /dev/null; a
+%% path that does not exist needs no hiding.
+hide(Path) ->
+    case file:read_file_info(Path) of
+        {ok, #file_info{type = directory}} -> {tmpfs, Path};
+        {ok, _} -> {hide_file, Path};
+        {error, _} -> none
+    end.
+
+mount_arguments({tmpfs, Path}) -> ["--tmpfs", Path];
+mount_arguments({hide_file, Path}) -> ["--ro-bind", "/dev/null", Path];
+mount_arguments({ro_bind, Path}) -> ["--ro-bind", Path, Path];
+mount_arguments({bind, Path}) -> ["--bind", Path, Path].
+
+%% With the network, name resolution must work: where /etc/resolv.conf is
+%% a link into the private /run (systemd-resolved), its target is exposed.
+resolver(#{net := true}) ->
+    case file:read_link_all("/etc/resolv.conf") of
+        {ok, Target} ->
+            Absolute = filename:absname(Target, "/etc"),
+            [Absolute || hidden_dir_prefix(Absolute), filelib:is_regular(Absolute)];
+        {error, _} ->
+            []
+    end;
+resolver(_) ->
+    [].
+
+hidden_dir_prefix(Path) ->
+    lists:any(fun(Dir) -> under(Path, Dir) end, ?PRIVATE_DIRS).
+
+%% Whether `Path' is invisible in the jail: the deepest mount covering it
+%% hides it (a tmpfs or /dev/null), rather than a grant or the root.
+hidden(Path, Mounts) ->
+    Covering = [{depth(Mount), Kind} || {Kind, Mount} <- Mounts, under(Path, Mount)],
+    case lists:last([{0, root} | Covering]) of
+        {_, tmpfs} -> true;
+        {_, hide_file} -> true;
+        {_, _} -> false
+    end.
+
+under(Path, Prefix) ->
+    lists:prefix(filename:split(Prefix), filename:split(Path)).
+
+%% The VM user's home (where the credentials live) and the child's, when
+%% its environment names another.
+homes(Env) ->
+    Vm = case os:getenv("HOME") of
+             false -> case init:get_argument(home) of
+                          {ok, [[Home]]} -> [Home];
+                          _ -> []
+                      end;
+             Home -> [Home]
+         end,
+    Child = [Home || {"HOME", Home} <- Env],
+    lists:usort([Home || Home <- Vm ++ Child, Home =/= "", filename:pathtype(Home) =:= absolute]).
+
+%% @doc The paths every jail hides, for the given home directories: the
+%% credential stores under each home, the Erlang distribution cookie, and
+%% the host's password hashes and SSH host keys (readable when the VM runs
+%% as root). Only those that exist are hidden.
+-spec default_deny([string()]) -> [string()].
+default_deny(Homes) ->
+    [filename:join(Home, Relative) || Home <- Homes, Relative <- home_credentials()]
+        ++ ["/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-"]
+        ++ filelib:wildcard("/etc/ssh/ssh_host_*_key").
+
+home_credentials() ->
+    [".ssh", ".gnupg",                                    % keys, agents' sockets
+     ".erlang.cookie", ".config/erlang/.erlang.cookie",   % this VM's distribution cookie
+     ".aws", ".azure", ".config/gcloud", ".oci", ".config/doctl",  % cloud credentials
+     ".kube", ".docker",                                  % cluster and registry credentials
+     ".netrc", ".git-credentials", ".config/git/credentials", ".config/gh", ".config/hub",
+     ".npmrc", ".pypirc", ".gem/credentials", ".cargo/credentials", ".cargo/credentials.toml",
+     ".m2/settings.xml", ".gradle/gradle.properties",     % registry tokens
+     ".password-store", ".local/share/keyrings", ".config/op", ".vault-token",
+     ".terraform.d/credentials.tfrc.json", ".config/rclone", ".s3cfg", ".boto",
+     ".pgpass", ".my.cnf",                                % database passwords
+     ".claude/.credentials.json", ".codex/auth.json",     % coding agents' tokens
+     ".mozilla", ".config/google-chrome", ".config/chromium",  % browser cookies and sessions
+     ".bash_history", ".zsh_history", ".python_history", ".node_repl_history", ".psql_history"].
+
+%%% ------------------------------------------------------------ availability
+
+%% A jailed `exit 0' under the default profile and the filter: bwrap runs,
+%% user namespaces work, the filter loads.
+available(Bwrap) ->
+    Key = {?MODULE, available, Bwrap},
+    case persistent_term:get(Key, unknown) of
+        ok -> ok;
+        unknown ->
+            case probe(Bwrap) of
+                ok -> persistent_term:put(Key, ok);
+                {error, _} = Error -> Error
+            end
+    end.
+
+probe(Bwrap) ->
+    Target = #{executable => ?SHELL, args => ["-c", "exit 0"], env => []},
+    {ok, Options} = options(true),
+    case wrapped(Bwrap, Options, Target) of
+        {ok, Program, Argv} ->
+            %% In a process of its own: the caller (a client actor) may trap
+            %% exits and must not receive the probe port's messages.
+            {Pid, Monitor} = spawn_monitor(fun() -> exit({probed, run_probe(Program, Argv)}) end),
+            receive
+                {'DOWN', Monitor, process, Pid, {probed, Result}} -> Result;
+                {'DOWN', Monitor, process, Pid, Other} -> {error, {jail_unavailable, {probe_failed, -1, term_text(Other)}}}
+            end;
+        {error, _} = Error ->
+            Error
+    end.
+
+run_probe(Program, Argv) ->
+    Port = open_port({spawn_executable, Program},
+                     [{args, Argv}, binary, exit_status, stderr_to_stdout, hide]),
+    probe_output(Port, <<>>, erlang:monotonic_time(millisecond) + ?PROBE_TIMEOUT_MS).
+
+probe_output(Port, Output, Deadline) ->
+    Left = max(0, Deadline - erlang:monotonic_time(millisecond)),
+    receive
+        {Port, {data, Bytes}} ->
+            Kept = binary:part(<<Output/binary, Bytes/binary>>, 0,
+                               min(?PROBE_OUTPUT_BYTES, byte_size(Output) + byte_size(Bytes))),
+            probe_output(Port, Kept, Deadline);
+        {Port, {exit_status, 0}} -> ok;
+        {Port, {exit_status, Status}} -> {error, {jail_unavailable, {probe_failed, Status, string:trim(Output)}}}
+    after Left ->
+            case erlang:port_info(Port, os_pid) of
+                {os_pid, OsPid} -> os:cmd("kill -s KILL " ++ integer_to_list(OsPid));
+                undefined -> ok
+            end,
+            {error, {jail_unavailable, probe_timed_out}}
+    end.
+
+term_text(Term) -> unicode:characters_to_binary(io_lib:format("~0p", [Term])).
+
+%%% ------------------------------------------------------------ the filter file
+
+%% @doc The file holding the seccomp filter bwrap reads as fd 3, written
+%% once per VM: `mcp-jail-*/seccomp.bpf' in a directory made for it (mode
+%% 0700, the file 0600) under `$XDG_RUNTIME_DIR' (per user, not cleaned),
+%% else `$TMPDIR' or `/tmp'. The filter is no secret; what matters is that
+%% no other user can replace it, which the private directory ensures. It
+%% is checked (read back) before every use and rewritten in a new
+%% directory when it is gone or changed (a `/tmp' cleaner).
+-spec filter_file() -> {ok, string()} | {error, unavailable()}.
+filter_file() ->
+    case mcp_nif:jail_seccomp_filter() of
+        {ok, Filter} ->
+            case persistent_term:get({?MODULE, filter_file}, none) of
+                none -> write_filter(Filter, 8);
+                Path ->
+                    case file:read_file(Path) of
+                        {ok, Filter} -> {ok, Path};
+                        _ -> write_filter(Filter, 8)
+                    end
+            end;
+        {error, unsupported_architecture} ->
+            {error, {jail_unavailable, {unsupported_architecture, erlang:system_info(system_architecture)}}}
+    end.
+
+write_filter(_Filter, 0) ->
+    {error, {jail_unavailable, {filter_not_written, filter_base(), eexist}}};
+write_filter(Filter, Attempts) ->
+    Name = io_lib:format("mcp-jail-~s-~.36b", [os:getpid(), rand:uniform(1 bsl 48)]),
+    Dir = filename:join(filter_base(), Name),
+    Path = filename:join(Dir, "seccomp.bpf"),
+    case file:make_dir(Dir) of
+        ok ->
+            Steps = [fun() -> file:change_mode(Dir, 8#700) end,
+                     fun() -> file:write_file(Path, Filter, [exclusive]) end,
+                     fun() -> file:change_mode(Path, 8#600) end],
+            case first_failure(Steps) of
+                ok ->
+                    persistent_term:put({?MODULE, filter_file}, Path),
+                    {ok, Path};
+                {error, Posix} ->
+                    {error, {jail_unavailable, {filter_not_written, Path, Posix}}}
+            end;
+        {error, eexist} ->
+            write_filter(Filter, Attempts - 1);
+        {error, Posix} ->
+            {error, {jail_unavailable, {filter_not_written, Dir, Posix}}}
+    end.
+
+first_failure([]) -> ok;
+first_failure([Step | Rest]) ->
+    case Step() of
+        ok -> first_failure(Rest);
+        {error, _} = Error -> Error
+    end.
+
+filter_base() ->
+    Candidates = [os:getenv("XDG_RUNTIME_DIR"), os:getenv("TMPDIR"), "/tmp"],
+    hd([Dir || Dir <- Candidates, Dir =/= false, Dir =/= "", filelib:is_dir(Dir)] ++ ["/tmp"]).

@@ -1,0 +1,286 @@
+//! The seccomp filter a jailed MCP server runs under (`mcp_jail`, `docs/jail.md`).
+//!
+//! bubblewrap takes a compiled classic-BPF program (`--seccomp FD`: an
+//! array of `struct sock_filter`, 8 bytes each, native-endian) and installs
+//! it just before it executes the server. This module builds that program;
+//! it does no I/O and installs nothing.
+//!
+//! What the program answers, checked in this order:
+//!
+//! 1. A system call made through another ABI than the native one
+//!    (`seccomp_data.arch` is not the build's `AUDIT_ARCH_*`: i386's
+//!    `socketcall`, a 32-bit ARM `socket`) fails with `ENOSYS`, and so does
+//!    any number with the x32 bit (`0x40000000`) on x86_64: those tables
+//!    would otherwise reach `socket` under numbers this filter never checks.
+//! 2. `socket(AF_UNIX, ...)` fails with `EACCES`: a jailed process cannot
+//!    create a Unix socket, so it cannot `connect()` to one anywhere on the
+//!    host's filesystem (a Docker daemon, an ssh-agent, a D-Bus bus). Other
+//!    families are allowed: the jail's network namespace cuts TCP/UDP
+//!    (`docs/jail.md`).
+//! 3. `socketpair(_, type, ...)` is allowed for `SOCK_STREAM` and
+//!    `SOCK_SEQPACKET` (node and Python start helpers over stream pairs) and
+//!    fails with `EACCES` for every other type: a datagram pair
+//!    (`SOCK_DGRAM`, or `SOCK_RAW`, which `AF_UNIX` turns into a datagram
+//!    socket) can still `connect()` or `sendto()` a host's datagram socket
+//!    by path, so it would reopen what rule 2 closes.
+//! 4. `io_uring_setup`, `io_uring_enter` and `io_uring_register` fail with
+//!    `ENOSYS`: an io_uring can create a socket (`IORING_OP_SOCKET`)
+//!    without the `socket` system call. `ENOSYS` is what a kernel without
+//!    io_uring answers, so runtimes that probe for it (libuv in node,
+//!    liburing) take their fallback instead of reporting an error.
+//! 5. Everything else is allowed.
+//!
+//! Arguments are compared on their low 32 bits only: the kernel reads
+//! `socket`'s `family` and `type` as `int`, so the high half of the
+//! register cannot smuggle `AF_UNIX` past the filter.
+
+/// The architectures whose system call numbers this module knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arch {
+    X86_64,
+    Aarch64,
+}
+
+impl Arch {
+    /// The architecture this crate was built for, when the filter supports
+    /// it (little-endian x86_64 and aarch64).
+    pub fn native() -> Option<Arch> {
+        if cfg!(all(target_arch = "x86_64", target_endian = "little")) {
+            Some(Arch::X86_64)
+        } else if cfg!(all(target_arch = "aarch64", target_endian = "little")) {
+            Some(Arch::Aarch64)
+        } else {
+            None
+        }
+    }
+
+    /// `AUDIT_ARCH_*`: what the kernel puts in `seccomp_data.arch`.
+    pub fn audit_arch(self) -> u32 {
+        match self {
+            Arch::X86_64 => AUDIT_ARCH_X86_64,
+            Arch::Aarch64 => AUDIT_ARCH_AARCH64,
+        }
+    }
+
+    /// The numbers of the system calls the filter looks at.
+    pub fn syscalls(self) -> Syscalls {
+        match self {
+            Arch::X86_64 => Syscalls { socket: 41, socketpair: 53, io_uring_setup: 425, io_uring_enter: 426, io_uring_register: 427 },
+            Arch::Aarch64 => Syscalls { socket: 198, socketpair: 199, io_uring_setup: 425, io_uring_enter: 426, io_uring_register: 427 },
+        }
+    }
+
+    /// x86_64 also runs x32 binaries through its own entry point, with the
+    /// same `arch` but numbers carrying this bit.
+    fn has_x32(self) -> bool {
+        self == Arch::X86_64
+    }
+}
+
+/// System call numbers of one architecture.
+#[derive(Clone, Copy, Debug)]
+pub struct Syscalls {
+    pub socket: u32,
+    pub socketpair: u32,
+    pub io_uring_setup: u32,
+    pub io_uring_enter: u32,
+    pub io_uring_register: u32,
+}
+
+pub const AUDIT_ARCH_X86_64: u32 = 0xc000_003e;
+pub const AUDIT_ARCH_AARCH64: u32 = 0xc000_00b7;
+pub const AUDIT_ARCH_I386: u32 = 0x4000_0003;
+pub const AUDIT_ARCH_ARM: u32 = 0x4000_0028;
+pub const X32_SYSCALL_BIT: u32 = 0x4000_0000;
+
+pub const AF_UNIX: u32 = 1;
+pub const SOCK_STREAM: u32 = 1;
+pub const SOCK_SEQPACKET: u32 = 5;
+/// `type`'s low bits name the socket type; the high ones are flags
+/// (`SOCK_NONBLOCK`, `SOCK_CLOEXEC`).
+pub const SOCK_TYPE_MASK: u32 = 0xf;
+
+pub const EACCES: u32 = 13;
+pub const ENOSYS: u32 = 38;
+
+pub const SECCOMP_RET_ALLOW: u32 = 0x7fff_0000;
+pub const SECCOMP_RET_ERRNO: u32 = 0x0005_0000;
+
+// Classic BPF opcodes (linux/bpf_common.h).
+pub const BPF_LD: u16 = 0x00;
+pub const BPF_ALU: u16 = 0x04;
+pub const BPF_JMP: u16 = 0x05;
+pub const BPF_RET: u16 = 0x06;
+pub const BPF_W: u16 = 0x00;
+pub const BPF_ABS: u16 = 0x20;
+pub const BPF_AND: u16 = 0x50;
+pub const BPF_JEQ: u16 = 0x10;
+pub const BPF_JGE: u16 = 0x30;
+pub const BPF_K: u16 = 0x00;
+
+/// `struct seccomp_data` offsets: `int nr`, `__u32 arch`, `__u64
+/// instruction_pointer`, `__u64 args[6]`.
+pub const OFFSET_NR: u32 = 0;
+pub const OFFSET_ARCH: u32 = 4;
+const OFFSET_ARGS: u32 = 16;
+
+/// The offset of the low 32 bits of argument `index` (both supported
+/// architectures are little-endian).
+pub fn arg_low_offset(index: u32) -> u32 {
+    OFFSET_ARGS + 8 * index
+}
+
+/// The answer that makes a system call fail with `errno`.
+pub fn ret_errno(errno: u32) -> u32 {
+    SECCOMP_RET_ERRNO | errno
+}
+
+/// One `struct sock_filter`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Instruction {
+    pub code: u16,
+    pub jt: u8,
+    pub jf: u8,
+    pub k: u32,
+}
+
+/// The size of one encoded `struct sock_filter`.
+pub const INSTRUCTION_BYTES: usize = 8;
+
+/// Where a conditional jump goes: the next instruction or a named return.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Next,
+    Allow,
+    Eacces,
+    Enosys,
+    CheckSocket,
+    CheckSocketpair,
+}
+
+/// A step before label resolution.
+enum Step {
+    Load(u32),
+    And(u32),
+    JumpIf { op: u16, k: u32, then: Target, otherwise: Target },
+    Label(Target),
+    Return(u32),
+}
+
+/// The program for `arch` (see the module doc for what it answers).
+pub fn program(arch: Arch) -> Vec<Instruction> {
+    use Target::*;
+    let nr = arch.syscalls();
+    let mut steps = vec![
+        Step::Load(OFFSET_ARCH),
+        Step::JumpIf { op: BPF_JEQ, k: arch.audit_arch(), then: Next, otherwise: Enosys },
+        Step::Load(OFFSET_NR),
+    ];
+    if arch.has_x32() {
+        steps.push(Step::JumpIf { op: BPF_JGE, k: X32_SYSCALL_BIT, then: Enosys, otherwise: Next });
+    }
+    steps.extend([
+        Step::JumpIf { op: BPF_JEQ, k: nr.socket, then: CheckSocket, otherwise: Next },
+        Step::JumpIf { op: BPF_JEQ, k: nr.socketpair, then: CheckSocketpair, otherwise: Next },
+        Step::JumpIf { op: BPF_JEQ, k: nr.io_uring_setup, then: Enosys, otherwise: Next },
+        Step::JumpIf { op: BPF_JEQ, k: nr.io_uring_enter, then: Enosys, otherwise: Next },
+        Step::JumpIf { op: BPF_JEQ, k: nr.io_uring_register, then: Enosys, otherwise: Allow },
+        Step::Label(CheckSocket),
+        Step::Load(arg_low_offset(0)),
+        Step::JumpIf { op: BPF_JEQ, k: AF_UNIX, then: Eacces, otherwise: Allow },
+        Step::Label(CheckSocketpair),
+        Step::Load(arg_low_offset(1)),
+        Step::And(SOCK_TYPE_MASK),
+        Step::JumpIf { op: BPF_JEQ, k: SOCK_STREAM, then: Allow, otherwise: Next },
+        Step::JumpIf { op: BPF_JEQ, k: SOCK_SEQPACKET, then: Allow, otherwise: Eacces },
+        Step::Label(Allow),
+        Step::Return(SECCOMP_RET_ALLOW),
+        Step::Label(Eacces),
+        Step::Return(ret_errno(EACCES)),
+        Step::Label(Enosys),
+        Step::Return(ret_errno(ENOSYS)),
+    ]);
+    assemble(&steps)
+}
+
+/// Resolves labels into the relative forward offsets BPF jumps take (BPF
+/// cannot jump backwards). A jump to a label behind it or missing gets
+/// offset 255, which lands outside this short program: the tests check the
+/// result like the kernel's verifier does, so such a mistake fails them.
+fn assemble(steps: &[Step]) -> Vec<Instruction> {
+    let mut labels = Vec::new();
+    let mut position = 0usize;
+    for step in steps {
+        match step {
+            Step::Label(target) => labels.push((*target, position)),
+            _ => position += 1,
+        }
+    }
+    let offset = |from: usize, target: Target| -> u8 {
+        match target {
+            Target::Next => 0,
+            _ => labels
+                .iter()
+                .find(|(label, _)| *label == target)
+                .and_then(|(_, at)| at.checked_sub(from + 1))
+                .and_then(|distance| u8::try_from(distance).ok())
+                .unwrap_or(u8::MAX),
+        }
+    };
+    let mut program = Vec::with_capacity(position);
+    for step in steps {
+        let at = program.len();
+        let instruction = match *step {
+            Step::Label(_) => continue,
+            Step::Load(k) => Instruction { code: BPF_LD | BPF_W | BPF_ABS, jt: 0, jf: 0, k },
+            Step::And(k) => Instruction { code: BPF_ALU | BPF_AND | BPF_K, jt: 0, jf: 0, k },
+            Step::JumpIf { op, k, then, otherwise } => {
+                Instruction { code: BPF_JMP | op | BPF_K, jt: offset(at, then), jf: offset(at, otherwise), k }
+            }
+            Step::Return(k) => Instruction { code: BPF_RET | BPF_K, jt: 0, jf: 0, k },
+        };
+        program.push(instruction);
+    }
+    program
+}
+
+/// `struct sock_filter` array bytes, in the byte order of the build
+/// (bwrap reads them into `struct sock_fprog` as they are).
+pub fn encode(program: &[Instruction]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(program.len() * INSTRUCTION_BYTES);
+    for instruction in program {
+        bytes.extend_from_slice(&instruction.code.to_ne_bytes());
+        bytes.push(instruction.jt);
+        bytes.push(instruction.jf);
+        bytes.extend_from_slice(&instruction.k.to_ne_bytes());
+    }
+    bytes
+}
+
+/// The bytes of `encode`, read back; `None` when the length is not a
+/// whole number of instructions.
+pub fn decode(bytes: &[u8]) -> Option<Vec<Instruction>> {
+    if !bytes.len().is_multiple_of(INSTRUCTION_BYTES) {
+        return None;
+    }
+    Some(
+        bytes
+            .chunks_exact(INSTRUCTION_BYTES)
+            .map(|chunk| Instruction {
+                code: u16::from_ne_bytes([chunk[0], chunk[1]]),
+                jt: chunk[2],
+                jf: chunk[3],
+                k: u32::from_ne_bytes([chunk[4], chunk[5], chunk[6], chunk[7]]),
+            })
+            .collect(),
+    )
+}
+
+/// The encoded filter for the architecture of this build, or `None` where
+/// the filter does not know the system call numbers.
+pub fn native_filter() -> Option<Vec<u8>> {
+    Arch::native().map(|arch| encode(&program(arch)))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,218 @@
+//! The filter is checked by running it: a small classic-BPF interpreter
+//! (the subset the kernel's seccomp accepts and this program uses) reads the
+//! encoded bytes back and evaluates them against synthetic `seccomp_data`.
+
+use super::*;
+use proptest::prelude::*;
+
+const BPF_MAXINSNS: usize = 4096;
+
+/// A `struct seccomp_data` as the kernel lays it out (native byte order).
+fn seccomp_data(arch: u32, nr: u32, args: [u64; 6]) -> [u8; 64] {
+    let mut data = [0u8; 64];
+    data[0..4].copy_from_slice(&nr.to_ne_bytes());
+    data[4..8].copy_from_slice(&arch.to_ne_bytes());
+    data[8..16].copy_from_slice(&0x7f00_dead_beefu64.to_ne_bytes());
+    for (i, arg) in args.iter().enumerate() {
+        data[16 + 8 * i..24 + 8 * i].copy_from_slice(&arg.to_ne_bytes());
+    }
+    data
+}
+
+#[derive(Debug, PartialEq)]
+enum Fault {
+    OutOfBounds(usize),
+    BadLoad(u32),
+    UnknownOpcode(u16),
+}
+
+/// Runs a program on one `seccomp_data`, as the kernel does: the
+/// accumulator, absolute 32-bit loads, ALU AND, conditional forward jumps,
+/// returns. Anything else is a fault, so an opcode the interpreter does not
+/// know cannot pass for allowed.
+fn run(program: &[Instruction], data: &[u8; 64]) -> Result<u32, Fault> {
+    let mut pc = 0usize;
+    let mut acc: u32 = 0;
+    loop {
+        let instruction = *program.get(pc).ok_or(Fault::OutOfBounds(pc))?;
+        let Instruction { code, jt, jf, k } = instruction;
+        match code {
+            c if c == BPF_LD | BPF_W | BPF_ABS => {
+                let at = k as usize;
+                if !at.is_multiple_of(4) || at + 4 > data.len() {
+                    return Err(Fault::BadLoad(k));
+                }
+                acc = u32::from_ne_bytes([data[at], data[at + 1], data[at + 2], data[at + 3]]);
+                pc += 1;
+            }
+            c if c == BPF_ALU | BPF_AND | BPF_K => {
+                acc &= k;
+                pc += 1;
+            }
+            c if c == BPF_JMP | BPF_JEQ | BPF_K || c == BPF_JMP | BPF_JGE | BPF_K => {
+                let taken = if c & 0xf0 == BPF_JEQ { acc == k } else { acc >= k };
+                pc += 1 + if taken { jt as usize } else { jf as usize };
+            }
+            c if c == BPF_RET | BPF_K => return Ok(k),
+            other => return Err(Fault::UnknownOpcode(other)),
+        }
+    }
+}
+
+fn filter(arch: Arch) -> Vec<Instruction> {
+    // Through the bytes bwrap reads, so the encoding is under test too.
+    decode(&encode(&program(arch))).expect("whole instructions")
+}
+
+fn answer(arch: Arch, audit_arch: u32, nr: u32, args: [u64; 6]) -> u32 {
+    run(&filter(arch), &seccomp_data(audit_arch, nr, args)).expect("the program runs to a return")
+}
+
+fn native_answer(arch: Arch, nr: u32, args: [u64; 6]) -> u32 {
+    answer(arch, arch.audit_arch(), nr, args)
+}
+
+const ARCHES: [Arch; 2] = [Arch::X86_64, Arch::Aarch64];
+const AF_INET: u64 = 2;
+const AF_INET6: u64 = 10;
+const AF_NETLINK: u64 = 16;
+const SOCK_DGRAM: u64 = 2;
+const SOCK_RAW: u64 = 3;
+const SOCK_NONBLOCK: u64 = 0o4000;
+const SOCK_CLOEXEC: u64 = 0o2000000;
+
+#[test]
+fn every_path_ends_in_a_return_within_the_program() {
+    // What the kernel's verifier demands: bounded size, forward jumps that
+    // land inside, a return at the end.
+    for arch in ARCHES {
+        let program = filter(arch);
+        assert!(!program.is_empty() && program.len() <= BPF_MAXINSNS);
+        for (at, instruction) in program.iter().enumerate() {
+            if instruction.code & 0x07 == BPF_JMP {
+                assert!(at + 1 + (instruction.jt as usize) < program.len(), "{arch:?} jt at {at}");
+                assert!(at + 1 + (instruction.jf as usize) < program.len(), "{arch:?} jf at {at}");
+            }
+        }
+        assert_eq!(program.last().map(|i| i.code), Some(BPF_RET | BPF_K));
+    }
+}
+
+#[test]
+fn unix_socket_is_refused_with_eacces() {
+    for arch in ARCHES {
+        let socket = arch.syscalls().socket;
+        for type_ in [SOCK_STREAM as u64, SOCK_DGRAM, SOCK_STREAM as u64 | SOCK_CLOEXEC | SOCK_NONBLOCK] {
+            assert_eq!(native_answer(arch, socket, [AF_UNIX as u64, type_, 0, 0, 0, 0]), ret_errno(EACCES));
+        }
+        // The kernel reads `family` as an int: high bits do not hide AF_UNIX.
+        assert_eq!(native_answer(arch, socket, [0xffff_0000_0000_0001, 1, 0, 0, 0, 0]), ret_errno(EACCES));
+    }
+}
+
+#[test]
+fn other_socket_families_are_allowed() {
+    for arch in ARCHES {
+        let socket = arch.syscalls().socket;
+        for family in [AF_INET, AF_INET6, AF_NETLINK, 0] {
+            assert_eq!(native_answer(arch, socket, [family, 1, 0, 0, 0, 0]), SECCOMP_RET_ALLOW);
+        }
+    }
+}
+
+#[test]
+fn stream_socketpairs_are_allowed_and_datagram_ones_refused() {
+    for arch in ARCHES {
+        let socketpair = arch.syscalls().socketpair;
+        let pair = |type_: u64| native_answer(arch, socketpair, [AF_UNIX as u64, type_, 0, 0x1000, 0, 0]);
+        assert_eq!(pair(SOCK_STREAM as u64), SECCOMP_RET_ALLOW);
+        assert_eq!(pair(SOCK_STREAM as u64 | SOCK_CLOEXEC), SECCOMP_RET_ALLOW);
+        assert_eq!(pair(SOCK_SEQPACKET as u64 | SOCK_NONBLOCK), SECCOMP_RET_ALLOW);
+        assert_eq!(pair(SOCK_DGRAM), ret_errno(EACCES));
+        assert_eq!(pair(SOCK_DGRAM | SOCK_CLOEXEC), ret_errno(EACCES));
+        assert_eq!(pair(SOCK_RAW), ret_errno(EACCES));
+    }
+}
+
+#[test]
+fn io_uring_is_unavailable() {
+    for arch in ARCHES {
+        let nr = arch.syscalls();
+        for call in [nr.io_uring_setup, nr.io_uring_enter, nr.io_uring_register] {
+            assert_eq!(native_answer(arch, call, [8, 0x1000, 0, 0, 0, 0]), ret_errno(ENOSYS));
+        }
+    }
+}
+
+#[test]
+fn x32_numbers_are_refused_on_x86_64() {
+    let x86 = Arch::X86_64;
+    // x32's socket is 41 | the x32 bit; any x32 number is refused.
+    for nr in [41, 0, 1, 53, 512] {
+        assert_eq!(native_answer(x86, X32_SYSCALL_BIT | nr, [AF_UNIX as u64, 1, 0, 0, 0, 0]), ret_errno(ENOSYS));
+    }
+}
+
+#[test]
+fn foreign_architectures_are_refused() {
+    // i386's socketcall (102) with SYS_SOCKET, 32-bit ARM's socket (281),
+    // and each supported architecture's numbers under the other's arch.
+    for arch in ARCHES {
+        assert_eq!(answer(arch, AUDIT_ARCH_I386, 102, [1, 0x1000, 0, 0, 0, 0]), ret_errno(ENOSYS));
+        assert_eq!(answer(arch, AUDIT_ARCH_ARM, 281, [AF_UNIX as u64, 1, 0, 0, 0, 0]), ret_errno(ENOSYS));
+        assert_eq!(answer(arch, AUDIT_ARCH_I386, 3, [0; 6]), ret_errno(ENOSYS));
+    }
+    assert_eq!(answer(Arch::X86_64, AUDIT_ARCH_AARCH64, 63, [0; 6]), ret_errno(ENOSYS));
+    assert_eq!(answer(Arch::Aarch64, AUDIT_ARCH_X86_64, 0, [0; 6]), ret_errno(ENOSYS));
+}
+
+#[test]
+fn decode_refuses_a_partial_instruction() {
+    let bytes = encode(&program(Arch::X86_64));
+    assert_eq!(decode(&bytes[..bytes.len() - 1]), None);
+    assert_eq!(decode(&[]), Some(vec![]));
+}
+
+#[test]
+fn native_filter_is_the_build_architectures_program() {
+    match Arch::native() {
+        Some(arch) => assert_eq!(native_filter(), Some(encode(&program(arch)))),
+        None => assert_eq!(native_filter(), None),
+    }
+    #[cfg(target_arch = "x86_64")]
+    assert_eq!(Arch::native(), Some(Arch::X86_64));
+}
+
+fn watched(arch: Arch, nr: u32) -> bool {
+    let s = arch.syscalls();
+    [s.socket, s.socketpair, s.io_uring_setup, s.io_uring_enter, s.io_uring_register].contains(&nr)
+}
+
+proptest! {
+    #[test]
+    fn every_other_native_syscall_is_allowed(nr in 0u32..X32_SYSCALL_BIT, args in any::<[u64; 6]>()) {
+        for arch in ARCHES {
+            if !watched(arch, nr) {
+                prop_assert_eq!(native_answer(arch, nr, args), SECCOMP_RET_ALLOW);
+            }
+        }
+    }
+
+    #[test]
+    fn every_call_under_another_arch_is_refused(audit_arch in any::<u32>(), nr in any::<u32>(), args in any::<[u64; 6]>()) {
+        for arch in ARCHES {
+            if audit_arch != arch.audit_arch() {
+                prop_assert_eq!(answer(arch, audit_arch, nr, args), ret_errno(ENOSYS));
+            }
+        }
+    }
+
+    #[test]
+    fn socket_answers_depend_only_on_the_family(family in any::<u64>(), rest in any::<[u64; 5]>()) {
+        for arch in ARCHES {
+            let args = [family, rest[0], rest[1], rest[2], rest[3], rest[4]];
+            let expected = if family as u32 == AF_UNIX { ret_errno(EACCES) } else { SECCOMP_RET_ALLOW };
+            prop_assert_eq!(native_answer(arch, arch.syscalls().socket, args), expected);
+        }
+    }
+}

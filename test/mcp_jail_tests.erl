@@ -1,0 +1,433 @@
+%% Jailed servers (`jail' in the spawn spec, `mcp_jail', docs/jail.md),
+%% with the real bubblewrap of the test machine (never skipped: a machine
+%% that cannot run bwrap fails here, loudly).
+%%
+%% - The real e2e servers (server-everything on node, the FastMCP fixture
+%%   on the venv's Python, server-memory through `npx --offline') work
+%%   jailed: start, list, call, shutdown with proof.
+%% - A hostile server (`test/e2e/hostile_server.py') tries every escape the
+%%   jail exists to stop; each attempt is first made unjailed, where it must
+%%   work, so a probe that cannot succeed proves nothing.
+%% - `net => true' and `unix_sockets => true' open exactly what they name.
+%% - A setsid double-forked descendant does not outlive the shutdown.
+%% - Errors: a bwrap that does not exist or cannot jail, bad grants, a
+%%   hidden executable or working directory; all before anything runs.
+-module(mcp_jail_tests).
+
+-include_lib("eunit/include/eunit.hrl").
+-include_lib("kernel/include/file.hrl").
+
+-define(TIMEOUT, 10000).
+%% How long a killed jail may take to vanish from /proc (polled).
+-define(REAP_WAIT_MS, 15000).
+
+%%% ------------------------------------------------------------ helpers
+
+root() ->
+    filename:dirname(filename:dirname(mcp_e2e_tests:installed("test/e2e/package.json"))).
+
+everything() ->
+    mcp_e2e_tests:installed("test/e2e/node_modules/@modelcontextprotocol/server-everything/dist/index.js").
+
+python() -> mcp_e2e_tests:installed(".venv/bin/python").
+
+%% A fresh directory for one test, outside /tmp (the jail's /tmp is private,
+%% so a directory there would be invisible for reasons other than the ones
+%% under test), removed afterwards.
+scratch() ->
+    Dir = filename:join([root(), "_build", "jail-tests",
+                         integer_to_list(erlang:unique_integer([positive]))]),
+    ok = filelib:ensure_dir(filename:join(Dir, "x")),
+    Dir.
+
+remove(Dir) ->
+    _ = os:cmd("rm -rf '" ++ Dir ++ "'"),
+    ok.
+
+plant(Path, Content) ->
+    ok = filelib:ensure_dir(Path),
+    ok = file:write_file(Path, Content).
+
+%% The hostile server with `HOME' set to `Home' (the default deny list is
+%% applied to the child's home as well as the VM's).
+hostile(Home, Jail) ->
+    Spawn = #{executable => python(),
+              args => [mcp_e2e_tests:installed("test/e2e/hostile_server.py")],
+              env => [{"HOME", Home}, {"PYTHONUNBUFFERED", "1"}]},
+    case Jail of
+        none -> Spawn;
+        _ -> Spawn#{jail => Jail}
+    end.
+
+probe(Client, Tool, Arguments) ->
+    Object = {object, [{atom_to_binary(Key), value(Value)} || {Key, Value} <- Arguments]},
+    {ok, {call_tool_result, [{text, Text}], false, _}} =
+        mcp_client:call_tool(Client, atom_to_binary(Tool), Object, ?TIMEOUT),
+    Text.
+
+value(Value) when is_integer(Value) -> {int, Value};
+value(Value) -> {string, unicode:characters_to_binary(Value)}.
+
+with_client(Spawn, Fun) ->
+    {ok, Client, _} = mcp_client:start(Spawn, #{}),
+    try
+        Fun(Client)
+    after
+        _ = mcp_client:shutdown(Client, ?TIMEOUT)
+    end.
+
+%% Host processes whose command line contains `Marker'.
+processes_with(Marker) ->
+    [Pid || Entry <- filelib:wildcard("/proc/[0-9]*/cmdline"),
+            {ok, Cmdline} <- [file:read_file(Entry)],
+            binary:match(Cmdline, Marker) =/= nomatch,
+            Pid <- [list_to_integer(lists:nth(3, filename:split(Entry)))]].
+
+wait_until(Check, Deadline) ->
+    case Check() of
+        true -> true;
+        false ->
+            case erlang:monotonic_time(millisecond) > Deadline of
+                true -> false;
+                false -> timer:sleep(20), wait_until(Check, Deadline)
+            end
+    end.
+
+within(Ms) -> erlang:monotonic_time(millisecond) + Ms.
+
+tcp_listener() ->
+    {ok, Listen} = gen_tcp:listen(0, [binary, {ip, {127, 0, 0, 1}}, {active, false}]),
+    {ok, Port} = inet:port(Listen),
+    {Listen, Port}.
+
+unix_listener(Dir) ->
+    Path = filename:join(Dir, "host.sock"),
+    {ok, Listen} = gen_tcp:listen(0, [binary, {ifaddr, {local, Path}}, {active, false}]),
+    {Listen, Path}.
+
+accepted(Listen) ->
+    case gen_tcp:accept(Listen, 2000) of
+        {ok, Socket} -> gen_tcp:close(Socket), true;
+        {error, timeout} -> false
+    end.
+
+%%% ------------------------------------------------------------ real servers, jailed
+
+everything_jailed_test_() ->
+    {timeout, 60, ?_test(real_server(#{executable => "node", args => [everything(), "stdio"], jail => true},
+                                      <<"echo">>, {object, [{<<"message">>, {string, <<"hi">>}}]}))}.
+
+fastmcp_jailed_test_() ->
+    {timeout, 60, ?_test(real_server(#{executable => python(),
+                                       args => [mcp_e2e_tests:installed("test/e2e/fastmcp_fixture.py")],
+                                       env => [{"PYTHONUNBUFFERED", "1"}], jail => true},
+                                     <<"echo">>, {object, [{<<"text">>, {string, <<"hi">>}}]}))}.
+
+npx_launcher_jailed_test_() ->
+    E2e = filename:dirname(mcp_e2e_tests:installed("test/e2e/package.json")),
+    {timeout, 60, ?_test(real_server(#{executable => "npx", args => ["--offline", "@modelcontextprotocol/server-memory"],
+                                       cd => E2e, jail => true},
+                                     <<"read_graph">>, {object, []}))}.
+
+real_server(Spawn, Tool, Arguments) ->
+    {ok, Client, _} = mcp_client:start(Spawn, #{}),
+    {ok, Tools} = mcp_client:list_tools(Client),
+    ?assert(lists:member(Tool, [Name || {tool_descriptor, Name, _, _, _, _, _} <- Tools])),
+    ?assertMatch({ok, {call_tool_result, _, false, _}}, mcp_client:call_tool(Client, Tool, Arguments, ?TIMEOUT)),
+    ?assertEqual({ok, {exited, {signal, 9}}}, mcp_client:shutdown(Client, ?TIMEOUT)).
+
+%%% ------------------------------------------------------------ the hostile server
+
+hostile_test_() ->
+    {timeout, 90, ?_test(hostile_escapes_nowhere())}.
+
+hostile_escapes_nowhere() ->
+    Scratch = scratch(),
+    try
+        Home = filename:join(Scratch, "home"),
+        Secret = <<"planted-secret-", (integer_to_binary(erlang:unique_integer([positive])))/binary>>,
+        plant(filename:join(Home, ".ssh/id_ed25519"), Secret),
+        plant(filename:join(Home, ".aws/credentials"), Secret),
+        plant(filename:join(Home, ".erlang.cookie"), Secret),
+        plant(filename:join(Scratch, "private/notes.txt"), Secret),
+        Grant = filename:join(Scratch, "grant"),
+        ok = filelib:ensure_dir(filename:join(Grant, "x")),
+        {Tcp, TcpPort} = tcp_listener(),
+        {Unix, UnixPath} = unix_listener(Scratch),
+        VmPid = os:getpid(),
+        PrivateTmp = "/tmp/mcp-jail-test-" ++ integer_to_list(erlang:unique_integer([positive])),
+        Probes =
+            [{read_file, [{path, filename:join(Home, ".ssh/id_ed25519")}]},
+             {read_file, [{path, filename:join(Home, ".aws/credentials")}]},
+             {read_file, [{path, filename:join(Home, ".erlang.cookie")}]},
+             {read_file, [{path, filename:join(Scratch, "private/notes.txt")}]},
+             {write_file, [{path, filename:join(Scratch, "outside.txt")}, {text, "escaped"}]},
+             {tcp_connect, [{host, "127.0.0.1"}, {port, TcpPort}]},
+             {unix_connect, [{path, UnixPath}]},
+             {signal, [{pid, list_to_integer(VmPid)}]}],
+        %% Unjailed, every attempt works: the probes can tell.
+        Free = with_client(hostile(Home, none), fun(C) -> [probe(C, T, A) || {T, A} <- Probes] end),
+        Expected = [<<"ok:", Secret/binary>>, <<"ok:", Secret/binary>>, <<"ok:", Secret/binary>>,
+                    <<"ok:", Secret/binary>>, <<"ok">>, <<"ok">>, <<"ok">>, <<"ok">>],
+        ?assertEqual(Expected, Free),
+        ?assert(accepted(Tcp)),
+        ?assert(accepted(Unix)),
+        ok = file:delete(filename:join(Scratch, "outside.txt")),
+        Jail = #{write => [Grant], deny => [filename:join(Scratch, "private")]},
+        Spawn = hostile(Home, Jail),
+        with_client(Spawn, fun(C) ->
+            Jailed = [probe(C, T, A) || {T, A} <- Probes],
+            ?assertEqual([<<"error:ENOENT">>,   % ~/.ssh is an empty tmpfs
+                          <<"error:ENOENT">>,   % so is ~/.aws
+                          <<"error:EACCES">>,   % the cookie is /dev/null, mounted nodev
+                          <<"error:ENOENT">>,   % the caller's deny
+                          <<"error:EROFS">>,    % no write outside the grants
+                          <<"error:ECONNREFUSED">>, % the jail's own loopback
+                          <<"error:EACCES">>,   % socket(AF_UNIX) refused by the filter
+                          <<"error:ESRCH">>],   % the VM's pid does not exist in the jail
+                         Jailed),
+            ?assertNot(accepted(Tcp)),
+            ?assertNot(accepted(Unix)),
+            ?assertNot(filelib:is_file(filename:join(Scratch, "outside.txt"))),
+            %% The VM's own cookie, when it has one, is covered too.
+            VmCookie = filename:join(os:getenv("HOME"), ".erlang.cookie"),
+            ?assertEqual(case filelib:is_regular(VmCookie) of
+                             true -> <<"error:EACCES">>;
+                             false -> <<"error:ENOENT">>
+                         end, probe(C, read_file, [{path, VmCookie}])),
+            %% Only the jail's pids are visible.
+            <<"ok:", Pids/binary>> = probe(C, list_pids, []),
+            Visible = binary:split(Pids, <<",">>, [global]),
+            ?assertNot(lists:member(list_to_binary(VmPid), Visible)),
+            ?assert(length(Visible) < 10),
+            %% A write in the grant persists; one in /tmp stays in the jail.
+            ?assertEqual(<<"ok">>, probe(C, write_file, [{path, filename:join(Grant, "kept.txt")}, {text, "kept"}])),
+            ?assertEqual({ok, <<"kept">>}, file:read_file(filename:join(Grant, "kept.txt"))),
+            ?assertEqual(<<"ok">>, probe(C, write_file, [{path, PrivateTmp}, {text, "private"}])),
+            ?assertNot(filelib:is_file(PrivateTmp)),
+            %% The environment is exactly the spawn's computed one, plus
+            %% the PWD bwrap sets after its chdir.
+            <<"ok:", Names/binary>> = probe(C, env, []),
+            ?assertEqual(lists:sort([<<"PWD">> | [list_to_binary(N) || {N, _} <- mcp_port:child_env(Spawn)]]),
+                         binary:split(Names, <<",">>, [global]))
+        end),
+        gen_tcp:close(Tcp),
+        gen_tcp:close(Unix)
+    after
+        remove(Scratch)
+    end.
+
+%% `sleep' with a marker in its argv, double-forked into a session of its
+%% own: alive on the host while the server runs, gone after the shutdown.
+daemon_dies_with_the_jail_test_() ->
+    {timeout, 60, ?_test(begin
+        Scratch = scratch(),
+        try
+            Grant = filename:join(Scratch, "grant"),
+            ok = filelib:ensure_dir(filename:join(Grant, "x")),
+            Marker = "mcp-jail-daemon-" ++ integer_to_list(erlang:unique_integer([positive])),
+            PidFile = filename:join(Grant, "daemon.pid"),
+            {ok, Client, _} = mcp_client:start(hostile(Scratch, #{write => [Grant]}), #{}),
+            ?assertEqual(<<"ok">>, probe(Client, daemonize, [{marker, Marker}, {pidfile, PidFile}])),
+            ?assert(wait_until(fun() -> filelib:is_regular(PidFile) end, within(5000))),
+            ?assertMatch([_], processes_with(list_to_binary(Marker))),
+            ?assertEqual({ok, {exited, {signal, 9}}}, mcp_client:shutdown(Client, ?TIMEOUT)),
+            ?assert(wait_until(fun() -> processes_with(list_to_binary(Marker)) =:= [] end, within(?REAP_WAIT_MS)))
+        after
+            remove(Scratch)
+        end
+    end)}.
+
+%%% ------------------------------------------------------------ what the options open
+
+net_allows_loopback_test_() ->
+    {timeout, 60, ?_test(begin
+        Scratch = scratch(),
+        {Tcp, Port} = tcp_listener(),
+        try
+            with_client(hostile(Scratch, #{net => true}), fun(C) ->
+                ?assertEqual(<<"ok">>, probe(C, tcp_connect, [{host, "127.0.0.1"}, {port, Port}])),
+                ?assert(accepted(Tcp))
+            end)
+        after
+            gen_tcp:close(Tcp),
+            remove(Scratch)
+        end
+    end)}.
+
+unix_sockets_allows_connect_test_() ->
+    {timeout, 60, ?_test(begin
+        Scratch = scratch(),
+        {Unix, Path} = unix_listener(Scratch),
+        try
+            with_client(hostile(Scratch, #{unix_sockets => true}), fun(C) ->
+                ?assertEqual(<<"ok">>, probe(C, unix_connect, [{path, Path}])),
+                ?assert(accepted(Unix))
+            end)
+        after
+            gen_tcp:close(Unix),
+            remove(Scratch)
+        end
+    end)}.
+
+%% A read grant re-exposes a directory under the private /tmp.
+read_grant_reexposes_tmp_test_() ->
+    {timeout, 60, ?_test(begin
+        Dir = "/tmp/mcp-jail-read-" ++ integer_to_list(erlang:unique_integer([positive])),
+        plant(filename:join(Dir, "data.txt"), <<"visible">>),
+        try
+            with_client(hostile(Dir, #{read => [Dir]}), fun(C) ->
+                ?assertEqual(<<"ok:visible">>, probe(C, read_file, [{path, filename:join(Dir, "data.txt")}])),
+                ?assertEqual(<<"error:EROFS">>, probe(C, write_file, [{path, filename:join(Dir, "new.txt")}, {text, "x"}]))
+            end)
+        after
+            remove(Dir)
+        end
+    end)}.
+
+%%% ------------------------------------------------------------ exit evidence
+
+%% The jailed child's status and signal reach the owner as unjailed ones do.
+exit_evidence_test_() ->
+    {timeout, 60, [?_assertEqual({status, 3}, jailed_exit("exit 3")),
+                   ?_assertEqual({signal, 11}, jailed_exit("kill -s SEGV $$")),
+                   ?_assertEqual({status, 0}, jailed_exit("exit 0"))]}.
+
+jailed_exit(Script) ->
+    {ok, Connection} = mcp_transport:open(#{executable => "/bin/sh", args => ["-c", Script], jail => true}, self()),
+    closed(Connection).
+
+closed(Connection) ->
+    receive
+        Info ->
+            case mcp_transport:event(Connection, Info) of
+                {ok, Events, Next} ->
+                    case [Cause || {closed, {exited, Cause}} <- Events] of
+                        [Cause] -> Cause;
+                        [] -> closed(Next)
+                    end;
+                not_mine ->
+                    closed(Connection)
+            end
+    after ?TIMEOUT -> error(no_exit_status)
+    end.
+
+%%% ------------------------------------------------------------ errors before anything runs
+
+start_error(Spawn) ->
+    mcp_client:start(Spawn, #{}).
+
+unavailable_bwrap_test_() ->
+    Echo = #{executable => "/bin/cat"},
+    [?_assertEqual({error, {transport_failed, {jail_unavailable, {bwrap_not_found, "/nonexistent/bwrap"}}}},
+                   start_error(Echo#{jail => #{bwrap => "/nonexistent/bwrap"}})),
+     %% A program that is not a working bwrap fails the probe: no fallback.
+     ?_assertMatch({error, {transport_failed, {jail_unavailable, {probe_failed, 1, _}}}},
+                   start_error(Echo#{jail => #{bwrap => "/bin/false"}}))].
+
+bad_grants_test_() ->
+    Root = root(),
+    Missing = filename:join(Root, "no-such-dir"),
+    Up = filename:join([Root, "test", "..", "test"]),
+    Echo = #{executable => "/bin/cat"},
+    Refused = fun(Jail) ->
+                      case start_error(Echo#{jail => Jail}) of
+                          {error, {transport_failed, {bad_jail, Why}}} -> Why;
+                          Other -> {unexpected, Other}
+                      end
+              end,
+    [?_assertEqual({relative_path, "work"}, Refused(#{write => ["work"]})),
+     ?_assertEqual({missing_grant, Missing}, Refused(#{read => [Missing]})),
+     ?_assertEqual({parent_reference, Up}, Refused(#{write => [Up]})),
+     ?_assertEqual({relative_path, "secrets"}, Refused(#{deny => [<<"secrets">>]})),
+     ?_assertEqual({not_a_boolean, {net, yes}}, Refused(#{net => yes})),
+     ?_assertEqual({not_a_list, {read, "/etc"}}, Refused(#{read => "/etc"})),
+     ?_assertEqual({unknown_option, network}, Refused(#{network => true})),
+     ?_assertEqual({nul_character, "/etc/\0x"}, Refused(#{read => ["/etc/\0x"]})),
+     ?_assertEqual({relative_path, "bwrap"}, Refused(#{bwrap => "bwrap"}))].
+
+hidden_executable_and_cd_test_() ->
+    Dir = "/tmp/mcp-jail-hidden-" ++ integer_to_list(erlang:unique_integer([positive])),
+    {setup,
+     fun() ->
+             Exe = filename:join(Dir, "server.sh"),
+             plant(Exe, <<"#!/bin/sh\nexit 0\n">>),
+             ok = file:change_mode(Exe, 8#755),
+             Exe
+     end,
+     fun(_) -> remove(Dir) end,
+     fun(Exe) ->
+             [?_assertEqual({error, {transport_failed, {bad_jail, {executable_hidden, Exe}}}},
+                            start_error(#{executable => Exe, jail => true})),
+              ?_assertEqual({error, {transport_failed, {bad_jail, {cd_hidden, Dir}}}},
+                            start_error(#{executable => "/bin/cat", cd => Dir, jail => true})),
+              %% A grant makes both visible again.
+              ?_assertMatch({ok, "/bin/sh", _}, command(#{read => [Dir]}, Exe, #{cd => Dir}))]
+     end}.
+
+command(Jail, Executable, Extra) ->
+    mcp_jail:command(Jail, maps:merge(#{executable => Executable, args => [], env => []}, Extra)).
+
+%%% ------------------------------------------------------------ the profile
+
+profile_test_() ->
+    Scratch = scratch(),
+    {setup,
+     fun() ->
+             Home = filename:join(Scratch, "home"),
+             plant(filename:join(Home, ".ssh/id_ed25519"), <<"k">>),
+             plant(filename:join(Home, ".netrc"), <<"n">>),
+             plant(filename:join(Home, ".ssh/known_hosts"), <<"h">>),
+             Home
+     end,
+     fun(_) -> remove(Scratch) end,
+     fun(Home) ->
+             Target = #{executable => "/bin/cat", args => ["-u"], env => [{"HOME", Home}, {"LANG", "C.UTF-8"}]},
+             {ok, Args} = mcp_jail:profile(#{read => [filename:join(Home, ".ssh/known_hosts")],
+                                             write => [Home], net => true}, Target),
+             Position = fun(Sequence) -> position(Sequence, Args, 1) end,
+             Ssh = filename:join(Home, ".ssh"),
+             Known = filename:join(Ssh, "known_hosts"),
+             [?_assertEqual(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"], lists:sublist(Args, 7)),
+              ?_assert(Position(["--tmpfs", "/tmp"]) > 0),
+              ?_assert(Position(["--tmpfs", "/run"]) > 0),
+              %% The write grant on the home, then the deny inside it, then
+              %% the read grant inside the deny: deeper paths win.
+              ?_assert(Position(["--bind", Home, Home]) < Position(["--tmpfs", Ssh])),
+              ?_assert(Position(["--tmpfs", Ssh]) < Position(["--ro-bind", Known, Known])),
+              ?_assert(Position(["--ro-bind", "/dev/null", filename:join(Home, ".netrc")]) > 0),
+              ?_assertEqual(0, Position(["--ro-bind", "/dev/null", filename:join(Home, ".pypirc")])),
+              ?_assert(Position(["--share-net"]) > Position(["--unshare-all"])),
+              ?_assert(Position(["--clearenv", "--setenv", "HOME", Home, "--setenv", "LANG", "C.UTF-8"]) > 0),
+              ?_assert(Position(["--die-with-parent"]) > 0),
+              ?_assert(Position(["--new-session"]) > 0),
+              ?_assert(Position(["--cap-drop", "ALL"]) > 0),
+              ?_assertEqual(0, Position(["--seccomp"]))]
+     end}.
+
+%% The 1-based index where `Sequence' starts in `List', 0 when absent.
+position(Sequence, List, At) ->
+    case lists:prefix(Sequence, List) of
+        true -> At;
+        false when List =:= [] -> 0;
+        false -> position(Sequence, tl(List), At + 1)
+    end.
+
+default_deny_covers_the_credentials_test() ->
+    Denied = mcp_jail:default_deny(["/home/u"]),
+    [?assert(lists:member(filename:join("/home/u", Path), Denied))
+     || Path <- [".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube", ".docker", ".netrc",
+                 ".git-credentials", ".npmrc", ".pypirc", ".config/gh", ".password-store", ".erlang.cookie"]],
+    ?assert(lists:member("/etc/shadow", Denied)).
+
+%% The filter file comes back when something removed it.
+filter_file_is_rewritten_test() ->
+    {ok, Path} = mcp_jail:filter_file(),
+    {ok, Filter} = mcp_nif:jail_seccomp_filter(),
+    ?assertEqual({ok, Filter}, file:read_file(Path)),
+    ok = file:delete(Path),
+    {ok, Again} = mcp_jail:filter_file(),
+    ?assertNotEqual(Path, Again),
+    ?assertEqual({ok, Filter}, file:read_file(Again)),
+    {ok, #file_info{mode = Mode}} = file:read_file_info(Again),
+    ?assertEqual(8#600, Mode band 8#777).
