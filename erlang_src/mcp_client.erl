@@ -58,7 +58,7 @@
 -module(mcp_client).
 -behaviour(gen_statem).
 
--export([prepare/2, prepare_owned/3, connect/1, start/2,
+-export([prepare/2, prepare_owned/3, connect/1, start/2, start_link/2, child_spec/3, handle/1,
          list_tools/1, list_tools/2, call_tool/4, ping/2,
          stop/1, shutdown/2, os_pid/1,
          max_tool_pages/0, max_timeout_ms/0, default_options/0]).
@@ -175,13 +175,24 @@ prepare(Spec, Options) ->
 %% its exit) when the custodian is gone.
 -spec prepare_owned(mcp_transport:spec(), options(), pid()) -> {ok, client()}.
 prepare_owned(Spec, Options, Custodian) when is_map(Options), is_pid(Custodian) ->
-    Merged = maps:merge(default_options(), Options),
-    valid_options(Merged) orelse error(badarg, [Spec, Options, Custodian]),
+    Merged = merged_options(Options, [Spec, Options, Custodian]),
     {ok, Pid} = gen_statem:start(?MODULE, {Spec, Merged, self(), Custodian}, []),
-    {ok, #client{pid = Pid,
-                 handshake_ms = maps:get(handshake_timeout_ms, Merged),
-                 list_ms = maps:get(list_timeout_ms, Merged),
-                 shutdown_ms = maps:get(shutdown_timeout_ms, Merged)}}.
+    {ok, handle(Pid, Merged)}.
+
+%% The options with every default filled in; `badarg' (naming `Args') for
+%% options of the wrong type.
+merged_options(Options, Args) when is_map(Options) ->
+    Merged = maps:merge(default_options(), Options),
+    valid_options(Merged) orelse error(badarg, Args),
+    Merged;
+merged_options(_Options, Args) ->
+    error(badarg, Args).
+
+handle(Pid, Options) ->
+    #client{pid = Pid,
+            handshake_ms = maps:get(handshake_timeout_ms, Options),
+            list_ms = maps:get(list_timeout_ms, Options),
+            shutdown_ms = maps:get(shutdown_timeout_ms, Options)}.
 
 valid_options(#{client_info := {Name, Version}, handshake_timeout_ms := Handshake,
                 list_timeout_ms := List, shutdown_timeout_ms := Shutdown}) ->
@@ -211,13 +222,63 @@ connect(#client{handshake_ms = Timeout} = Client) ->
 start(Spec, Options) ->
     {ok, Client} = prepare(Spec, Options),
     case connect(Client) of
-        {ok, Initialized} ->
-            {ok, Client, Initialized};
+        {ok, Initialized} -> {ok, Client, Initialized};
+        {error, Reason} -> {error, retired_after(Reason, Client)}
+    end.
+
+%% A failed start's error once its client is retired: the cause itself when
+%% the retirement is proven, `cleanup_unconfirmed' with the cause otherwise.
+retired_after(Reason, Client) ->
+    case shutdown(Client, Client#client.shutdown_ms) of
+        {ok, _Evidence} -> Reason;
+        {error, Retirement} -> {cleanup_unconfirmed, Reason, Retirement, Client}
+    end.
+
+%% @doc `start/2' for an OTP supervisor: the client is linked to the calling
+%% process (the supervisor), which is its builder and its custodian, and
+%% connected before this returns. `{ok, Pid}' (`handle/1' makes the
+%% `client()' of it) or `{error, StartError}' with the client retired, as
+%% `start/2'. When the supervisor shuts the client down (an `EXIT' from its
+%% parent), the actor kills its child and awaits the exit, up to
+%% `shutdown_timeout_ms', before it ends; `child_spec/3' leaves the
+%% supervisor more than that.
+-spec start_link(mcp_transport:spec(), options()) -> {ok, pid()} | {error, start_error()}.
+start_link(Spec, Options) ->
+    Merged = merged_options(Options, [Spec, Options]),
+    {ok, Pid} = gen_statem:start_link(?MODULE, {Spec, Merged, self(), self()}, []),
+    Client = handle(Pid, Merged),
+    case connect(Client) of
+        {ok, _Initialized} ->
+            {ok, Pid};
         {error, Reason} ->
-            case shutdown(Client, Client#client.shutdown_ms) of
-                {ok, _Evidence} -> {error, Reason};
-                {error, Retirement} -> {error, {cleanup_unconfirmed, Reason, Retirement, Client}}
-            end
+            %% Its normal stop after the retirement is not the parent's concern.
+            unlink(Pid),
+            {error, retired_after(Reason, Client)}
+    end.
+
+%% @doc A supervisor child spec running `start_link(Spec, Options)':
+%% restarted only after an abnormal exit (`transient'), and given the
+%% client's shutdown timeout plus a second to retire its server with proof.
+%% A client whose server dies stays alive (answering `{unavailable,
+%% Reason}') until it is shut down: restarting it is the harness's choice.
+-spec child_spec(term(), mcp_transport:spec(), options()) -> supervisor:child_spec().
+child_spec(Id, Spec, Options) ->
+    Merged = merged_options(Options, [Id, Spec, Options]),
+    #{id => Id,
+      start => {?MODULE, start_link, [Spec, Options]},
+      restart => transient,
+      shutdown => maps:get(shutdown_timeout_ms, Merged) + 1000,
+      type => worker,
+      modules => [?MODULE]}.
+
+%% @doc The `client()' of a client actor's pid (e.g. one a supervisor
+%% started), with the timeouts it was prepared with.
+-spec handle(pid()) -> {ok, client()} | {error, {client_down, term()}}.
+handle(Pid) when is_pid(Pid) ->
+    try gen_statem:call(Pid, options) of
+        Options -> {ok, handle(Pid, Options)}
+    catch
+        exit:{Reason, _} -> {error, {client_down, Reason}}
     end.
 
 %% @doc Every tool, following `nextCursor' (at most `max_tool_pages()' pages,
@@ -421,6 +482,8 @@ latched(Type, Content, State, Data) ->
     common(Type, Content, State, Data).
 
 %% What every state shares.
+common({call, From}, options, _State, #data{options = Options}) ->
+    {keep_state_and_data, [{reply, From, Options}]};
 common({call, From}, os_pid, _State, #data{conn = Conn}) ->
     Reply = case Conn of
                 undefined -> none;
@@ -435,12 +498,36 @@ common(_Type, _Content, _State, _Data) ->
 unavailable(From, Reason) ->
     {keep_state_and_data, [{reply, From, {error, {unavailable, Reason}}}]}.
 
-terminate(_Reason, State, #data{conn = Conn}) when Conn =/= undefined, State =/= dead ->
-    %% Only reached on an unexpected crash: every normal stop happens after
-    %% the transport's proof of exit. Do not leave the child behind.
-    mcp_transport:terminate(Conn);
+terminate(_Reason, State, #data{conn = Conn, options = Options}) when Conn =/= undefined, State =/= dead ->
+    %% Reached when the actor ends before its transport's proof of exit: its
+    %% parent (a supervisor) shut it down, or a crash. The child is not left
+    %% behind: it is killed (unless already asked to end) and its exit
+    %% awaited, up to the shutdown timeout.
+    case State of
+        closing -> ok;
+        _ -> mcp_transport:terminate(Conn)
+    end,
+    await_closed(Conn, now_ms() + maps:get(shutdown_timeout_ms, Options));
 terminate(_Reason, _State, _Data) ->
     ok.
+
+%% Feeds the mailbox to the transport until it reports the peer's end (a
+%% grace's SIGKILL timer is one of those messages) or the deadline passes.
+await_closed(Conn, Deadline) ->
+    receive
+        Info ->
+            case mcp_transport:event(Conn, Info) of
+                {ok, Events, Next} ->
+                    case lists:keymember(closed, 1, Events) of
+                        true -> ok;
+                        false -> await_closed(Next, Deadline)
+                    end;
+                not_mine ->
+                    await_closed(Conn, Deadline)
+            end
+    after max(0, Deadline - now_ms()) ->
+            ok
+    end.
 
 %%% ----------------------------------------------------------- ownership
 

@@ -9,6 +9,8 @@
 -include_lib("eunit/include/eunit.hrl").
 
 -export([server/1, server/2, proven/1, tree_gone/1, tag_env/1, processes_tagged/1]).
+%% The test supervisor's callback (`supervisor:start_link(?MODULE, Children)').
+-export([init/1]).
 
 %% How many concurrent `start' calls the stress test makes, and how many in all.
 -define(CONCURRENT_STARTS, 8).
@@ -193,6 +195,41 @@ both_owners_gone_after_connect_leaves_nothing_test() ->
     ?assert(tree_gone(tag_env("serve"))).
 
 actor(Client) -> element(2, Client).
+
+%% ---- supervision ----
+
+init(Children) ->
+    {ok, {#{strategy => one_for_one, intensity => 0, period => 1}, Children}}.
+
+%% Stopping the supervisor retires every client with proof before the stop
+%% returns: each server's process is gone by then.
+supervisor_stop_retires_every_client_test() ->
+    Modes = ["serve", "close-stdout", "answer-late"],
+    Children = [mcp_client:child_spec(Mode, server(Mode, ["10"]), #{}) || Mode <- Modes],
+    {ok, Supervisor} = supervisor:start_link(?MODULE, Children),
+    unlink(Supervisor),
+    OsPids = [begin
+                  {ok, Client} = mcp_client:handle(Pid),
+                  %% The server that closed its stdout answers nothing more.
+                  Mode =:= "close-stdout" orelse ?assertEqual(ok, mcp_client:ping(Client, 5000)),
+                  {ok, OsPid} = mcp_client:os_pid(Client),
+                  OsPid
+              end || {Mode, Pid, worker, _} <- supervisor:which_children(Supervisor)],
+    ?assertEqual(length(Modes), length(OsPids)),
+    ok = gen_server:stop(Supervisor, shutdown, 30000),
+    ?assertEqual([], [OsPid || OsPid <- OsPids, filelib:is_dir("/proc/" ++ integer_to_list(OsPid))]),
+    ?assert(lists:all(fun(Mode) -> tree_gone(tag_env(Mode)) end, Modes)).
+
+%% A child that cannot connect fails the supervisor's start with its typed
+%% cause, and leaves no process behind.
+supervised_start_failure_is_typed_and_leaves_nothing_test() ->
+    process_flag(trap_exit, true),
+    Child = mcp_client:child_spec(failing, server("exit-before-read"), #{}),
+    ?assertMatch({error, {shutdown, {failed_to_start_child, failing,
+                                     {handshake_failed, {unavailable, _}}}}},
+                 supervisor:start_link(?MODULE, [Child])),
+    process_flag(trap_exit, false),
+    ?assert(tree_gone(tag_env("exit-before-read"))).
 
 %% ---- many starts against a server that dies right after initialize ----
 
