@@ -112,7 +112,7 @@ pub fn first_collision_by<'a, S: AsRef<str>>(
 }
 
 /// [`first_collision_by`] under [`mangle`].
-pub fn first_collision<'a, S: AsRef<str>>(names: &'a [S], digest: Digest) -> Option<(&'a str, &'a str)> {
+pub fn first_collision<S: AsRef<str>>(names: &[S], digest: Digest) -> Option<(&str, &str)> {
     first_collision_by(names, |name| mangle(name, digest))
 }
 
