@@ -175,7 +175,7 @@ death(Other) ->
 %% ---- evidence: how the server's process ended ----
 
 %% @doc How the server's process ended, as a clause: "with exit status 3".
--spec evidence(term()) -> iolist().
+-spec evidence(term()) -> iodata().
 evidence(Evidence) ->
     string:trim(evidence_clause(Evidence), leading).
 
@@ -255,7 +255,7 @@ retirement(Evidence) ->
 
 %% @doc `mcp_codegen:describe/1' of the refusal, with the server-chosen
 %% names in it capped first (two 8 MB names must not become one 16 MB line).
--spec refusal(term()) -> iolist().
+-spec refusal(term()) -> iodata().
 refusal({tool_name_collision, A, B}) when is_binary(A), is_binary(B) ->
     describe({tool_name_collision, cap(A), cap(B)});
 refusal({too_many_tools, _, _} = Refusal) -> describe(Refusal);
@@ -274,7 +274,7 @@ cap(Name) ->
 %% @doc A term spelt without Erlang syntax: atoms as words (`_' as space),
 %% numbers, text (made printable and capped), and a tagged tuple as
 %% `tag (field, field)'. Deep or long terms are elided with `…'.
--spec words(term()) -> iolist().
+-spec words(term()) -> binary().
 words(Term) ->
     mcp_cli_text:printable(unicode:characters_to_binary(words(Term, ?MAX_DEPTH)), line,
                            mcp_cli_text:text_chars()).

@@ -411,7 +411,9 @@ probe_output(Port, Output, Deadline) ->
         {Port, {exit_status, Status}} -> {error, {jail_unavailable, {probe_failed, Status, string:trim(Output)}}}
     after Left ->
             case erlang:port_info(Port, os_pid) of
-                {os_pid, OsPid} -> os:cmd("kill -s KILL " ++ integer_to_list(OsPid));
+                {os_pid, OsPid} ->
+                    _ = os:cmd("kill -s KILL " ++ integer_to_list(OsPid)),
+                    ok;
                 undefined -> ok
             end,
             {error, {jail_unavailable, probe_timed_out}}

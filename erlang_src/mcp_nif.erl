@@ -81,7 +81,7 @@ init() ->
     end.
 
 %% @doc The library path the loader tries (without the `.so' extension).
--spec library_path() -> string().
+-spec library_path() -> file:filename_all().
 library_path() ->
     Dir = case code:priv_dir(mcp) of
               {error, bad_name} ->
