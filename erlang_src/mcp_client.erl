@@ -58,7 +58,7 @@
 -module(mcp_client).
 -behaviour(gen_statem).
 
--export([prepare/2, prepare_owned/3, connect/1, start/2, start_link/2, child_spec/3, handle/1,
+-export([prepare/2, prepare_owned/3, connect/1, start/2, start_link/2, child_spec/3, handle/1, pid/1,
          list_tools/1, list_tools/2, call_tool/4, ping/2,
          stop/1, shutdown/2, os_pid/1,
          max_tool_pages/0, max_timeout_ms/0, default_options/0]).
@@ -280,6 +280,11 @@ handle(Pid) when is_pid(Pid) ->
     catch
         exit:{Reason, _} -> {error, {client_down, Reason}}
     end.
+
+%% @doc The pid of a client's actor, to monitor or link it (the inverse of
+%% `handle/1'; the handle itself is opaque).
+-spec pid(client()) -> pid().
+pid(#client{pid = Pid}) -> Pid.
 
 %% @doc Every tool, following `nextCursor' (at most `max_tool_pages()' pages,
 %% a repeated cursor is `too_many_pages') under one deadline

@@ -11,7 +11,7 @@ command(Subcommand, Server, Extra) ->
 with_config(Json, Fun) ->
     Path = filename:join("/tmp", "mcp_cli_jobs_tests." ++ os:getpid() ++ ".json"),
     ok = file:write_file(Path, Json),
-    try Fun(Path) after file:delete(Path) end.
+    try _ = Fun(Path), ok after file:delete(Path) end.
 
 -define(TWO, <<"{\"mcpServers\": {\"a\": {\"command\": \"srv-a\", \"env\": {\"K\": \"config\"}, \"cwd\": \"/c\"},"
                " \"b\": {\"command\": \"srv-b\"}, \"web\": {\"url\": \"https://x\"}}}">>).

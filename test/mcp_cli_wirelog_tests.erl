@@ -14,7 +14,7 @@ with_log(Width, Fun) ->
     Capture = spawn_link(fun() -> capture([]) end),
     Log = mcp_wirelog:start_log(#{width => Width, device => Capture, label => "t ",
                                   render_evidence => fun mcp_cli_reason:evidence/1}),
-    Fun(Log),
+    _ = Fun(Log),
     ok = mcp_wirelog:stop_log(Log),
     Capture ! {lines, self()},
     receive {lines, Lines} -> Lines end.
@@ -38,7 +38,8 @@ strip_time(Line) ->
     Rest.
 
 feed(Log, Event) ->
-    Log ! {mcp_wirelog, erlang:monotonic_time(microsecond), {event, Event}}.
+    Log ! {mcp_wirelog, erlang:monotonic_time(microsecond), {event, Event}},
+    ok.
 
 received(Line) -> {mcp_wirelog, erlang:monotonic_time(microsecond), {received, Line, byte_size(Line)}}.
 
@@ -74,6 +75,8 @@ unknown_events_are_printed_in_words_test() ->
 %% initialize request with a banner in two chunks: the wrapper passes
 %% everything through unchanged (the client sees the banner and dies with
 %% the usual reason) and the log shows the exchange and the peer's end.
+%% Its peer process waits forever, until the client kills it.
+-dialyzer({no_return, the_wrapper_delegates_test/0}).
 the_wrapper_delegates_test() ->
     Start = fun(Channel) ->
                     {ok, spawn(fun() ->
@@ -96,6 +99,8 @@ the_wrapper_delegates_test() ->
 %% A log far behind gets sizes, not bytes: of 5,000 lines of 1 MiB that
 %% arrive while the log is suspended, at most ~1,000 shown prefixes are
 %% queued (and never a whole line).
+%% It suspends the log's process: the test knows a log() is a pid.
+-dialyzer({[no_opaque, no_return], a_log_that_falls_behind_holds_sizes_only_test/0}).
 a_log_that_falls_behind_holds_sizes_only_test() ->
     Capture = spawn_link(fun() -> capture([]) end),
     Log = mcp_wirelog:start_log(#{width => 20, device => Capture, label => "t "}),

@@ -291,7 +291,7 @@ callers_that_die_have_their_requests_cancelled_test() ->
                         ({notification, <<"notifications/cancelled">>, Params}) ->
                              Self ! {cancelled, Params}, [];
                         (_) -> default end),
-    Actor = element(2, Client),
+    Actor = mcp_client:pid(Client),
     Monitors = fun() -> {monitors, M} = process_info(Actor, monitors), lists:sort(M) end,
     Before = Monitors(),
     Callers = [spawn(fun() -> mcp_client:call_tool(Client, <<"slow">>, {object, []}, 3600000) end)
@@ -494,7 +494,7 @@ connect_twice_is_refused_test() ->
 
 stop_kills_the_peer_and_stops_the_actor_test() ->
     Client = started(fun(_) -> default end),
-    Pid = client_pid(Client),
+    Pid = mcp_client:pid(Client),
     Peer = peer_of(Client),
     Monitors = [erlang:monitor(process, P) || P <- [Peer, Pid]],
     ?assertEqual(ok, mcp_client:stop(Client)),
@@ -503,9 +503,6 @@ stop_kills_the_peer_and_stops_the_actor_test() ->
     ?assertMatch({error, {unavailable, {client_down, _}}}, mcp_client:ping(Client, ?TIMEOUT)),
     ?assertMatch({error, {retirement_unconfirmed, _}}, retired_with(Client)),
     assert_clean_mailbox().
-
-%% The opaque client's actor pid (tests only).
-client_pid(Client) -> element(2, Client).
 
 %% The fake server's pid, learnt from the handshake the observer saw.
 peer_of(_Client) ->
@@ -520,7 +517,7 @@ custodian_death_retires_an_active_client_test() ->
     {ok, _} = mcp_client:connect(Client),
     Peer = peer_of(Client),
     PeerMonitor = erlang:monitor(process, Peer),
-    ActorMonitor = erlang:monitor(process, client_pid(Client)),
+    ActorMonitor = erlang:monitor(process, mcp_client:pid(Client)),
     Custodian ! go,
     receive {'DOWN', PeerMonitor, process, Peer, killed} -> ok end,
     receive {'DOWN', ActorMonitor, process, _, normal} -> ok end.
@@ -545,7 +542,7 @@ builder_death_leaves_a_parked_client_to_its_custodian_test() ->
 both_owners_gone_stops_a_parked_client_test() ->
     Custodian = spawn(fun() -> receive go -> ok end end),
     Client = prepared_by_a_dead_builder(Custodian),
-    ActorMonitor = erlang:monitor(process, client_pid(Client)),
+    ActorMonitor = erlang:monitor(process, mcp_client:pid(Client)),
     %% The builder alone going does not stop it.
     ?assertEqual({error, {unavailable, not_connected}}, mcp_client:ping(Client, ?TIMEOUT)),
     Custodian ! go,
@@ -560,17 +557,17 @@ shutdown_without_exit_proof_times_out_test() ->
     %% A peer that ignores termination: no proof arrives before the deadline.
     {ok, Client} = mcp_client:prepare({mcp_stubborn_transport, #{}}, #{handshake_timeout_ms => 20}),
     ?assertEqual({error, {handshake_failed, call_timed_out}}, mcp_client:connect(Client)),
-    ActorMonitor = erlang:monitor(process, client_pid(Client)),
+    ActorMonitor = erlang:monitor(process, mcp_client:pid(Client)),
     ?assertEqual({error, retirement_timed_out}, mcp_client:shutdown(Client, 50)),
     %% The retirement request stands: the actor stops once the proof comes.
-    mcp_stubborn_transport:close(client_pid(Client), {exited, {status, 0}}),
+    mcp_stubborn_transport:close(mcp_client:pid(Client), {exited, {status, 0}}),
     receive {'DOWN', ActorMonitor, process, _, normal} -> ok end,
     assert_clean_mailbox().
 
 closing_without_proof_is_unconfirmed_test() ->
     {ok, Client} = mcp_client:prepare({mcp_stubborn_transport, #{}}, #{handshake_timeout_ms => 20}),
     ?assertEqual({error, {handshake_failed, call_timed_out}}, mcp_client:connect(Client)),
-    mcp_stubborn_transport:close(client_pid(Client), {unconfirmed, {port_exited, einval}}),
+    mcp_stubborn_transport:close(mcp_client:pid(Client), {unconfirmed, {port_exited, einval}}),
     ?assertEqual({error, {retirement_unconfirmed, {port_exited, einval}}}, retired_with(Client)).
 
 start_reports_cleanup_unconfirmed_test() ->
@@ -579,19 +576,21 @@ start_reports_cleanup_unconfirmed_test() ->
         mcp_client:start({mcp_stubborn_transport, #{}}, Options),
     ?assertEqual({handshake_failed, call_timed_out}, Cause),
     ?assertEqual(retirement_timed_out, Retirement),
-    ActorMonitor = erlang:monitor(process, client_pid(Client)),
-    mcp_stubborn_transport:close(client_pid(Client), {exited, {status, 0}}),
+    ActorMonitor = erlang:monitor(process, mcp_client:pid(Client)),
+    mcp_stubborn_transport:close(mcp_client:pid(Client), {exited, {status, 0}}),
     receive {'DOWN', ActorMonitor, process, _, normal} -> ok end.
 
 calls_on_a_vanished_actor_do_not_crash_the_caller_test() ->
     {ok, Client} = mcp_client:prepare(fresh_spec(fun(_) -> default end), #{}),
-    exit(client_pid(Client), kill),
+    exit(mcp_client:pid(Client), kill),
     ?assertMatch({error, {unavailable, {client_down, _}}}, mcp_client:ping(Client, ?TIMEOUT)),
     ?assertMatch({error, {unavailable, {client_down, _}}}, call(Client)),
     ?assertMatch({error, {handshake_failed, {unavailable, {client_down, _}}}}, mcp_client:connect(Client)),
     ?assertEqual(ok, mcp_client:stop(Client)),
     assert_clean_mailbox().
 
+%% Calls with arguments outside the contract, on purpose.
+-dialyzer({[no_fail_call, no_return], arguments_that_are_not_json_raise_in_the_caller_only_test/0}).
 arguments_that_are_not_json_raise_in_the_caller_only_test() ->
     Client = started(fun(_) -> default end),
     ?assertError(badarg, mcp_client:call_tool(Client, <<"echo">>, {object, [{<<"k">>, not_json}]}, ?TIMEOUT)),
@@ -602,6 +601,8 @@ arguments_that_are_not_json_raise_in_the_caller_only_test() ->
     ?assertEqual(echo_text({object, []}), call(Client)),
     ?assertEqual({ok, {exited, {peer_down, killed}}}, retired_with(Client)).
 
+%% Options outside the options() type, on purpose.
+-dialyzer({[no_fail_call, no_return], options_of_the_wrong_type_raise_at_prepare_test/0}).
 options_of_the_wrong_type_raise_at_prepare_test() ->
     Spec = fresh_spec(fun(_) -> default end),
     ?assertError(badarg, mcp_client:prepare(Spec, #{client_info => {"name", <<"1">>}})),
@@ -618,7 +619,7 @@ requests_wait_for_the_handshake_test() ->
         receive {fake_server, _, {request, _, <<"initialize">>, _}} = M -> M end,
     Pinger = spawn_caller(fun() -> mcp_client:ping(Client, ?TIMEOUT) end),
     wait_until_blocked(Pinger),
-    _ = sys:get_state(client_pid(Client)),     % the ping request is in the actor
+    _ = sys:get_state(mcp_client:pid(Client)),     % the ping request is in the actor
     Peer ! {perform, [{reply, InitId, mcp_fake_server:initialize_result()}]},
     ?assertMatch({ok, _}, collect(Connector)),
     ?assertEqual(ok, collect(Pinger)),

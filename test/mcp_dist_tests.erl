@@ -25,7 +25,7 @@ distribution_test_() ->
 start_distribution() ->
     EpmdStarted = case erl_epmd:names() of
                       {ok, _} -> false;
-                      {error, _} -> os:cmd("epmd -daemon"), wait_for_epmd(50), true
+                      {error, _} -> _ = os:cmd("epmd -daemon"), wait_for_epmd(50), true
                   end,
     KernelStarted = case node() of
                         nonode@nohost ->
@@ -101,7 +101,7 @@ remote_custodian_lost(_Context) ->
     Custodian = erpc:call(Node, erlang, spawn, [timer, sleep, [infinity]]),
     {ok, Client} = mcp_client:prepare_owned(echo_server(), #{}, Custodian),
     {ok, _} = mcp_client:connect(Client),
-    Actor = element(2, Client),
+    Actor = mcp_client:pid(Client),
     ActorMonitor = erlang:monitor(process, Actor),
     peer:stop(Peer),
     receive {'DOWN', ActorMonitor, process, Actor, Reason} -> ?assertEqual(normal, Reason) end.

@@ -42,7 +42,7 @@ flood_stays_bounded_and_punctual(Line) ->
     Baseline = erlang:memory(total),
     {ok, Client, _} = mcp_client:start(flooding(Line), #{}),
     {ok, OsPid} = mcp_client:os_pid(Client),
-    Sampler = sampler(actor(Client)),
+    Sampler = sampler(mcp_client:pid(Client)),
     %% A deadline of 500 ms is kept: the answer is the timeout, or the
     %% flood's death reason if the budget was passed first. (Before the
     %% budget, the backlog kept the actor deaf and only the caller's own
@@ -61,9 +61,6 @@ flood_stays_bounded_and_punctual(Line) ->
     {MaxQueue, PeakMemory} = stop_sampler(Sampler),
     ?assert(MaxQueue =< 4 * ?MAX_BACKLOG),
     ?assert(PeakMemory - Baseline < ?MEMORY_BOUND).
-
-%% The only field of the opaque client a test may read: its actor.
-actor(Client) -> element(2, Client).
 
 os_alive(OsPid) ->
     os:cmd("kill -0 " ++ integer_to_list(OsPid) ++ " 2>/dev/null && echo alive") =:= "alive\n".
@@ -95,7 +92,7 @@ exit_status_lookup_copies_no_mailbox_test() ->
     Old = process_flag(trap_exit, true),
     {ok, Conn} = mcp_transport:open(#{executable => "true"}, self()),
     receive {_, {exit_status, 0}} = Status -> self() ! Status end,
-    [self() ! {junk, N} || N <- lists:seq(1, 10000)],
+    _ = [self() ! {junk, N} || N <- lists:seq(1, 10000)],
     Calls = traced_process_info_calls(fun() -> ok = mcp_transport:terminate(Conn) end),
     ?assertEqual([], [Args || [_, messages] = Args <- Calls]),
     ?assertEqual({closed, {exited, {status, 0}}}, next_closed(Conn)),

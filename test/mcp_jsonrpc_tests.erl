@@ -33,8 +33,7 @@ spec_error_response_test() ->
 
 spec_invalid_json_is_malformed_test() ->
     Line = <<"{\"jsonrpc\": \"2.0\", \"method\": \"foobar, \"params\": \"bar\", \"baz]">>,
-    {error, Report} = mcp_json:decode(Line),
-    ?assertMatch({corruption_report, _, _}, Report),
+    {error, {corruption_report, _, _} = Report} = mcp_json:decode(Line),
     ?assertEqual({error, {malformed_message, Report}}, mcp_jsonrpc:decode(Line)).
 
 spec_batch_is_refused_test() ->

@@ -124,7 +124,7 @@ escaped_descendant_holding_stdout_delays_the_proof_test_() ->
         {ok, Client, _} = mcp_client:start(escaping_spawn(PidFile, true), #{}),
         {ok, OsPid} = mcp_client:os_pid(Client),
         Escaped = read_pid(PidFile),
-        Actor = erlang:monitor(process, element(2, Client)),
+        Actor = erlang:monitor(process, mcp_client:pid(Client)),
         try
             Tree = tree(OsPid),
             EscapedEntry = lists:keyfind(Escaped, 1, Tree),

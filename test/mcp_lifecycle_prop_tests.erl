@@ -186,7 +186,7 @@ prepare(Mode, Separate) ->
     #{tag := Tag, custodian := Custodian} = world(),
     case in_builder(fun() -> mcp_client:prepare_owned(spec(Mode, Tag), options(), Custodian) end, 5000) of
         {ok, Client} ->
-            update_world(#{client => Client, actor => element(2, Client)}),
+            update_world(#{client => Client, actor => mcp_client:pid(Client)}),
             check_world();
         Other ->
             [{prepare, Other}]
@@ -199,7 +199,7 @@ start(Mode) ->
                         ?HANDSHAKE_MS + ?SHUTDOWN_MS + 2 * ?ANSWER_GRACE_MS),
     Violations = case Answer of
                      {ok, Client, _Initialized} ->
-                         update_world(#{client => Client, actor => element(2, Client)}),
+                         update_world(#{client => Client, actor => mcp_client:pid(Client)}),
                          [{start_ok_without_initialize, Mode} || not answers_initialize(Mode)];
                      {error, Cause} ->
                          %% A failed start retired what it started, with proof.
@@ -303,7 +303,7 @@ shutdown() ->
     with_client(fun shutdown/1) ++ clean_world().
 
 shutdown(Client) ->
-    Actor = element(2, Client),
+    Actor = mcp_client:pid(Client),
     WasAlive = is_process_alive(Actor),
     Answer = mcp_client:shutdown(Client, ?SHUTDOWN_MS),
     Violations = case Answer of

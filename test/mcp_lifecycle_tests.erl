@@ -159,7 +159,7 @@ custodian_gone_before_connect_opens_nothing_test() ->
         receive stop -> ok end
     end),
     Client = receive {prepared, C} -> C end,
-    Actor = actor(Client),
+    Actor = mcp_client:pid(Client),
     ActorMonitor = erlang:monitor(process, Actor),
     CustodianMonitor = erlang:monitor(process, Custodian),
     exit(Custodian, kill),
@@ -186,15 +186,13 @@ both_owners_gone_after_connect_leaves_nothing_test() ->
     end),
     {Client, Connected} = receive {connected, C, R} -> {C, R} end,
     ?assertMatch({ok, _}, Connected),
-    ActorMonitor = erlang:monitor(process, actor(Client)),
+    ActorMonitor = erlang:monitor(process, mcp_client:pid(Client)),
     exit(Builder, kill),
     exit(Custodian, kill),
     receive {'DOWN', ActorMonitor, process, _, Why} -> ?assertEqual(normal, Why)
     after 5000 -> error(actor_outlived_both_owners)
     end,
     ?assert(tree_gone(tag_env("serve"))).
-
-actor(Client) -> element(2, Client).
 
 %% ---- supervision ----
 

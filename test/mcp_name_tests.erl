@@ -50,6 +50,8 @@ first_collision_test() ->
     ?assertEqual({some, {<<"b">>, <<"b">>}}, mcp_name:first_collision([<<"a">>, <<"b">>, <<"c">>, <<"b">>, <<"a">>])),
     ?assertEqual(none, mcp_name:first_collision([])).
 
+%% Arguments outside the contract (one an improper list), on purpose.
+-dialyzer({[no_fail_call, no_improper_lists], bad_input_raises_badarg_test/0}).
 bad_input_raises_badarg_test() ->
     ?assertError(badarg, mcp_name:mangle(<<255>>)),
     ?assertError(badarg, mcp_name:first_collision([<<"a">> | b])),

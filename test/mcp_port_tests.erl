@@ -232,7 +232,7 @@ custodian_death_kills_the_child_before_the_actor_stops_test() ->
     Self = self(),
     spawn(fun() -> Self ! {connected, mcp_client:connect(Client)} end),
     OsPid = wait_for_os_pid(Client, 500),
-    ActorMonitor = erlang:monitor(process, element(2, Client)),
+    ActorMonitor = erlang:monitor(process, mcp_client:pid(Client)),
     Custodian ! go,
     receive {'DOWN', ActorMonitor, process, _, Reason} -> ?assertEqual(normal, Reason) end,
     ?assertNot(os_alive(OsPid)),
@@ -240,6 +240,8 @@ custodian_death_kills_the_child_before_the_actor_stops_test() ->
             ?assertEqual({error, {handshake_failed, {unavailable, custodian_down}}}, Result)
     end.
 
+%% Spawn specs outside mcp_transport:spec(), on purpose.
+-dialyzer({no_return, malformed_spawn_specs_fail_the_connect_not_the_actor_test/0}).
 malformed_spawn_specs_fail_the_connect_not_the_actor_test() ->
     [begin
          {ok, Client} = mcp_client:prepare(Spec, #{}),

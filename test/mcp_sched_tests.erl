@@ -70,8 +70,12 @@ collect(Caller, Longest) ->
         {report, Caller} -> Caller ! {longest, self(), Longest}
     end.
 
-restore_monitor(undefined) -> erlang:system_monitor(undefined);
-restore_monitor({Pid, Options}) -> erlang:system_monitor(Pid, Options).
+restore_monitor(undefined) ->
+    _ = erlang:system_monitor(undefined),
+    ok;
+restore_monitor({Pid, Options}) ->
+    _ = erlang:system_monitor(Pid, Options),
+    ok.
 
 limit_ms() ->
     case file:read_file("/proc/loadavg") of

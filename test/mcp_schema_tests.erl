@@ -56,6 +56,8 @@ whole_value_test() ->
 no_properties_means_no_params_test() ->
     ?assertEqual({typed, []}, mcp_schema:plan(type(<<"object">>))).
 
+%% An argument outside the contract, on purpose.
+-dialyzer({no_fail_call, not_json_raises_badarg_test/0}).
 not_json_raises_badarg_test() ->
     ?assertError(badarg, mcp_schema:plan(undefined)),
     ?assertError(badarg, mcp_schema:plan(obj([{<<255>>, null}]))).

@@ -77,11 +77,11 @@ run(Call, Timeout, Observer) ->
                       Sent = requests(Observer) - Before,
                       {raised, function_clause, case Sent of 0 -> nothing_sent; _ -> {sent, Sent} end}
               end,
-    Pid = element(2, Client),
+    Pid = mcp_client:pid(Client),
     Alive = Call =:= shutdown orelse is_process_alive(Pid),
     case Call =:= shutdown andalso Outcome =:= answered of
         true -> ok;
-        false -> {ok, _} = mcp_client:shutdown(Client, 5000)
+        false -> {ok, _} = mcp_client:shutdown(Client, 5000), ok
     end,
     flush_fake_server(),
     case Alive of true -> Outcome; false -> {actor_crashed, Outcome} end.
