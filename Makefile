@@ -1,7 +1,7 @@
 # The two commands a newcomer runs: `make test` and `make run`.
 # Both install what is missing first (scripts/ensure-deps.sh).
 
-.PHONY: test run bench deps compile readme-check
+.PHONY: test static run bench deps compile readme-check
 
 deps:
 	sh scripts/ensure-deps.sh test
@@ -9,12 +9,18 @@ deps:
 compile: deps
 	rebar3 compile
 
-## Every test suite: the pure Rust core, EUnit/PropEr through the NIF, then
-## the Gleam suites (scripts/gleam-tests.sh) when a Gleam compiler is
-## available: MCP_GLEAM_HOME (a directory laid out like ../shared/gleam) or
-## gleam on PATH. Without one, the Gleam-dependent checks say loudly that
-## they did not run; everything else still runs.
-test: deps
+## Static analysis, 0 warnings: cargo clippy over the Rust workspace, xref
+## and dialyzer over erlang_src/ and test/ (scripts/static-checks.sh; the
+## first run builds the dialyzer PLT, offline, and caches it).
+static: deps
+	sh scripts/static-checks.sh
+
+## The static checks, then every test suite: the pure Rust core, EUnit/PropEr
+## through the NIF, then the Gleam suites (scripts/gleam-tests.sh) when a
+## Gleam compiler is available: MCP_GLEAM_HOME (a directory laid out like
+## ../shared/gleam) or gleam on PATH. Without one, the Gleam-dependent
+## checks say loudly that they did not run; everything else still runs.
+test: deps static
 	@if [ -z "$$MCP_GLEAM_HOME" ] && ! command -v gleam >/dev/null 2>&1; then \
 	  echo "*** no Gleam compiler: the gleam format oracle test is skipped (set MCP_GLEAM_HOME=../shared/gleam) ***"; \
 	  MCP_GLEAM_FORMAT_CHECK=skip; export MCP_GLEAM_FORMAT_CHECK; \

@@ -16,6 +16,8 @@ need_deb erlang-dev
 need_deb erlang-eunit
 need_deb rebar3
 if [ "$what" != base ]; then need_deb erlang-proper; need_deb erlang-proper-dev; fi
+# The static checks (scripts/static-checks.sh): dialyzer, and xref (tools).
+if [ "$what" != base ]; then need_deb erlang-dialyzer; need_deb erlang-tools; fi
 # Jailed servers (docs/jail.md): the jail suite runs the real bwrap.
 if [ "$what" != base ]; then need_deb bubblewrap; fi
 if [ "$what" = bench ]; then need_deb erlang-jiffy; need_deb erlang-mochiweb; fi
@@ -31,6 +33,14 @@ if [ -n "$apt_missing" ]; then
 fi
 
 command -v cargo >/dev/null 2>&1 || { echo "ensure-deps: cargo (Rust) is required" >&2; exit 1; }
+# clippy comes with a rustup toolchain's default profile; a minimal one lacks it.
+if [ "$what" != base ] && ! cargo clippy --version >/dev/null 2>&1; then
+  echo "ensure-deps: adding clippy to the Rust toolchain" >&2
+  if ! { command -v rustup >/dev/null 2>&1 && rustup component add clippy >&2 && cargo clippy --version >/dev/null 2>&1; }; then
+    echo "ensure-deps: cargo clippy is required by the static checks and could not be installed; install it (rustup component add clippy, or your distribution's clippy package)" >&2
+    exit 1
+  fi
+fi
 
 # Real MCP peers for the end-to-end suites, installed inside the repository.
 # Each install leaves a copy of the pin file it installed from, so a changed
