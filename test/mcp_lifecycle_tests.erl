@@ -219,14 +219,20 @@ supervisor_stop_retires_every_client_test() ->
     ?assert(lists:all(fun(Mode) -> tree_gone(tag_env(Mode)) end, Modes)).
 
 %% A child that cannot connect fails the supervisor's start with its typed
-%% cause, and leaves no process behind.
+%% cause, and leaves no process behind. The start runs in a process of its
+%% own: on OTP 25 the failed supervisor's 'EXIT' still reaches its linked
+%% starter after `start_link' returned, and would otherwise stay in (or,
+%% arriving late, kill) the test process that later suites share.
 supervised_start_failure_is_typed_and_leaves_nothing_test() ->
-    process_flag(trap_exit, true),
     Child = mcp_client:child_spec(failing, server("exit-before-read"), #{}),
-    ?assertMatch({error, {shutdown, {failed_to_start_child, failing,
-                                     {handshake_failed, {unavailable, _}}}}},
-                 supervisor:start_link(?MODULE, [Child])),
-    process_flag(trap_exit, false),
+    {Starter, Monitor} = spawn_monitor(fun() ->
+                                               process_flag(trap_exit, true),
+                                               exit({started, supervisor:start_link(?MODULE, [Child])})
+                                       end),
+    Ended = receive {'DOWN', Monitor, process, Starter, Why} -> Why end,
+    ?assertMatch({started, {error, {shutdown, {failed_to_start_child, failing,
+                                               {handshake_failed, {unavailable, _}}}}}},
+                 Ended),
     ?assert(tree_gone(tag_env("exit-before-read"))).
 
 %% ---- many starts against a server that dies right after initialize ----
