@@ -44,6 +44,11 @@ start_error({transport_failed, {bad_transport_spec, _Spec}}) ->
     "the transport specification is not valid";
 start_error({transport_failed, {jail_unavailable, Why}}) ->
     ["the server was not started: the jail cannot run here (", jail_unavailable(Why), ")"];
+start_error({transport_failed, {bad_stderr, {Path, Posix}}}) when is_atom(Posix) ->
+    ["the server was not started: its stderr cannot go to ", name(Path), " (",
+     erl_posix_msg:message(Posix), ")"];
+start_error({transport_failed, {bad_stderr, _}}) ->
+    "the server was not started: its stderr setting is not inherit, discard or a file";
 start_error({transport_failed, {bad_jail, Why}}) ->
     ["the server was not started: the jail is not valid: ", bad_jail(Why)];
 start_error({transport_failed, Reason}) ->

@@ -49,6 +49,8 @@ start_errors() ->
      {transport_failed, already_connected},
      {transport_failed, {not_parked, stopped}},
      {transport_failed, {not_parked, custodian_down}},
+     {transport_failed, {bad_stderr, {"/nonexistent/err.log", enoent}}},
+     {transport_failed, {bad_stderr, loud}},
      {transport_failed, {bad_spawn, #{}}},
      {transport_failed, {bad_transport_spec, {x, y}}},
      {transport_failed, {jail_unavailable, {bwrap_not_found, "bwrap"}}},

@@ -69,9 +69,9 @@ os_pid(Client) ->
     end.
 
 %% Gleam `Transport' to an `mcp_transport:spec()'.
-spec({port_transport, {spawn, Executable, Args, Env, Cwd, InheritEnv, MaxLineBytes, Grace, Jail}}) ->
+spec({port_transport, {spawn, Executable, Args, Env, Cwd, InheritEnv, MaxLineBytes, Grace, Jail, Stderr}}) ->
     Spawn = #{executable => Executable, args => Args, inherit_env => InheritEnv,
-              shutdown_grace_ms => Grace,
+              shutdown_grace_ms => Grace, stderr => stderr(Stderr),
               env => [{Name, env_value(Value)} || {Name, Value} <- Env]},
     Optional = [{cd, Cwd}, {max_line_bytes, MaxLineBytes}, {jail, jail(Jail)}],
     maps:merge(Spawn, maps:from_list([{Key, Value} || {Key, {some, Value}} <- Optional]));
@@ -84,6 +84,10 @@ jail(none) -> none;
 jail({some, {jail, Write, Read, Deny, Net, UnixSockets, Bwrap}}) ->
     Options = #{write => Write, read => Read, deny => Deny, net => Net, unix_sockets => UnixSockets},
     {some, maps:merge(Options, maps:from_list([{bwrap, Path} || {some, Path} <- [Bwrap]]))}.
+
+stderr(inherit_stderr) -> inherit;
+stderr(discard_stderr) -> discard;
+stderr({stderr_to_file, Path, MaxBytes}) -> {file, Path, MaxBytes}.
 
 env_value({set, Value}) -> Value;
 env_value(unset) -> false.
@@ -116,6 +120,8 @@ transport_failure(already_connected) -> already_connected;
 transport_failure({not_parked, Reason}) -> {not_parked, death_reason(Reason)};
 transport_failure({jail_unavailable, _} = Failure) ->
     {jail_unavailable, sentence(mcp_cli_reason:start_error({transport_failed, Failure}))};
+transport_failure({bad_stderr, _} = Failure) ->
+    {bad_stderr, sentence(mcp_cli_reason:start_error({transport_failed, Failure}))};
 transport_failure({bad_jail, _} = Failure) ->
     {bad_jail, sentence(mcp_cli_reason:start_error({transport_failed, Failure}))};
 transport_failure(Other) -> {spawn_failed, Other}.

@@ -71,6 +71,9 @@ pub type TransportFailure {
   /// The spawn's jail is not valid (a relative, missing or hidden path, an
   /// unknown option): nothing was started. `reason` is a sentence.
   BadJail(reason: String)
+  /// The spawn's stderr file cannot be appended to, or its bound is out of
+  /// range: nothing was started. `reason` is a sentence.
+  BadStderr(reason: String)
 }
 
 /// Why a client stopped serving requests (the closed list of

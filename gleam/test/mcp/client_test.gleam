@@ -170,3 +170,25 @@ pub fn default_environment_is_an_allow_list_test() {
   let assert True = list.contains(names, "PATH")
   let assert False = list.contains(names, "MCP_GEN_ROOT")
 }
+
+/// A server's stderr appended to a file (the example server's VM writes
+/// nothing there, so the file only has to exist and the start succeed),
+/// and a file that cannot be written refused before anything is spawned.
+pub fn stderr_to_a_file_test() {
+  let path = "/tmp/mcp-gleam-stderr-test.log"
+  let to_file = fn(path) {
+    PortTransport(
+      transport.Spawn(
+        ..test_support.example_server(),
+        stderr: transport.StderrToFile(path, 1000),
+      ),
+    )
+  }
+  let assert Ok(#(client, _)) =
+    client.start(to_file(path), client.default_options())
+  let assert Ok(Exited(KilledBySignal(9))) = client.shutdown(client, 5000)
+  let assert Error(TransportFailed(client.BadStderr(_))) =
+    client.start(to_file("/nonexistent-dir/x.log"), client.default_options())
+  let assert True =
+    transport.default_stderr_file_bytes() < transport.max_stderr_file_bytes()
+}
