@@ -32,7 +32,7 @@
          fact_chars/0, shape_depth/0, dirty_threshold/0]).
 -export_type([generated/0, generate_error/0, tool_descriptor/0]).
 
--define(DIRTY_THRESHOLD, 16384).
+-include("mcp_scheduling.hrl").
 
 -type generated() :: {generated, ModuleName :: binary(), Source :: binary(),
                       Surface :: binary()}.

@@ -49,7 +49,7 @@
 %% for 96-181 KiB, and translating a term about 1 ms per 3,500-5,000 work
 %% units; so 16 KiB of bytes and 4,096 units keep a normal-scheduler call
 %% near 1 ms.
--define(DIRTY_THRESHOLD, 16384).
+-include("mcp_scheduling.hrl").
 -define(WORK_BUDGET, 4096).
 
 %% The cap package's value (the capability wire).
