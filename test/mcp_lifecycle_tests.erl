@@ -223,12 +223,17 @@ supervisor_stop_retires_every_client_test() ->
 %% A child that cannot connect fails the supervisor's start with its typed
 %% cause, and leaves no process behind.
 supervised_start_failure_is_typed_and_leaves_nothing_test() ->
-    process_flag(trap_exit, true),
     Child = mcp_client:child_spec(failing, server("exit-before-read"), #{}),
+    Test = self(),
+    %% In a process of its own: the failed supervisor's `EXIT' must not
+    %% reach the test process (the next tests share its mailbox).
+    spawn(fun() ->
+                  process_flag(trap_exit, true),
+                  Test ! {started, supervisor:start_link(?MODULE, [Child])}
+          end),
     ?assertMatch({error, {shutdown, {failed_to_start_child, failing,
                                      {handshake_failed, {unavailable, _}}}}},
-                 supervisor:start_link(?MODULE, [Child])),
-    process_flag(trap_exit, false),
+                 receive {started, Result} -> Result after 30000 -> timeout end),
     ?assert(tree_gone(tag_env("exit-before-read"))).
 
 %% ---- many starts against a server that dies right after initialize ----
