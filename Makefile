@@ -18,7 +18,7 @@ test: deps
 	@if [ -z "$$MCP_GLEAM_HOME" ] && ! command -v gleam >/dev/null 2>&1; then \
 	  echo "*** no Gleam compiler: the gleam format oracle test is skipped (set MCP_GLEAM_HOME=../shared/gleam) ***"; \
 	  MCP_GLEAM_FORMAT_CHECK=skip; export MCP_GLEAM_FORMAT_CHECK; \
-	fi; cargo test --release -p mcp_core
+	fi; cargo test --release -p mcp_core -p mcp_os
 	rebar3 eunit
 	sh scripts/gleam-tests.sh
 
