@@ -43,15 +43,15 @@ default_options() ->
     {options, Info, Handshake, List, Shutdown}.
 
 prepare(Transport, Options) ->
-    prepare_owned(Transport, Options, self()).
+    case bad_timeout_option(Options) of
+        none -> mcp_client:prepare(spec(Transport), options(Options));
+        {Name, Timeout} -> {error, {timeout_option_out_of_range, Name, Timeout}}
+    end.
 
 prepare_owned(Transport, Options, Custodian) ->
     case bad_timeout_option(Options) of
-        none ->
-            {ok, Client} = mcp_client:prepare_owned(spec(Transport), options(Options), Custodian),
-            {ok, Client};
-        {Name, Timeout} ->
-            {error, {timeout_option_out_of_range, Name, Timeout}}
+        none -> mcp_client:prepare_owned(spec(Transport), options(Options), Custodian);
+        {Name, Timeout} -> {error, {timeout_option_out_of_range, Name, Timeout}}
     end.
 
 connect(Client) ->
