@@ -109,5 +109,5 @@ tools(N) ->
       {object, [{<<"type">>, {string, <<"object">>}},
                 {<<"properties">>, {object, [{<<"q">>, {object, [{<<"type">>, {string, <<"string">>}}]}},
                                              {<<"n">>, {object, [{<<"type">>, {string, <<"integer">>}}]}}]}},
-                {<<"required">>, {array, [{string, <<"q">>}]}}]}, none, none}
+                {<<"required">>, {array, [{string, <<"q">>}]}}]}, none, none, none}
      || I <- lists:seq(1, N)].

@@ -44,7 +44,8 @@
 -type tool_descriptor() :: {tool_descriptor, Name :: binary(),
         Title :: {some, binary()} | none, Description :: {some, binary()} | none,
         InputSchema :: mcp_json:json(), OutputSchema :: {some, mcp_json:json()} | none,
-        Annotations :: {some, mcp_json:json()} | none}.
+        Annotations :: {some, mcp_json:json()} | none,
+        Execution :: {some, mcp_json:json()} | none}.
 
 %% @doc Most tools one module is generated for.
 -spec max_tools() -> pos_integer().

@@ -48,14 +48,18 @@ size_now(File) ->
 run(Spawn) ->
     trapping_port_exits(fun() -> {Conn, _OsPid} = open(Spawn), drain(Conn) end).
 
-a_file_gets_the_stderr_and_stdout_stays_clean_test() ->
+a_file_gets_the_stderr_and_stdout_stays_clean_test_() -> {timeout, 60, fun a_file_gets_the_stderr_and_stdout_stays_clean/0}.
+
+a_file_gets_the_stderr_and_stdout_stays_clean() ->
     File = temp_file("all"),
     ?assertEqual({<<"out\n">>, {exited, {status, 7}}}, run(noisy(100, {file, File}))),
     ?assertEqual(100 * 33, file_size(File)),
     {ok, Written} = file:read_file(File),
     ?assertMatch(<<"stderr line 00000000000000000000\n", _/binary>>, Written).
 
-the_file_bound_holds_at_n_and_drops_past_it_test() ->
+the_file_bound_holds_at_n_and_drops_past_it_test_() -> {timeout, 60, fun the_file_bound_holds_at_n_and_drops_past_it/0}.
+
+the_file_bound_holds_at_n_and_drops_past_it() ->
     File = temp_file("bounded"),
     %% 100 lines are 3,300 bytes: a bound of 3,200 keeps 3,200 of them,
     %% one byte less drops the last byte, and the server is never blocked.
@@ -75,20 +79,28 @@ a_flood_past_the_bound_does_not_block_the_server_test_() ->
         ?assertEqual(1000000, file_size(File))
     end}.
 
-each_spawn_appends_test() ->
+each_spawn_appends_test_() -> {timeout, 60, fun each_spawn_appends/0}.
+
+each_spawn_appends() ->
     File = temp_file("appended"),
     _ = run(noisy(3, {file, File, 10})),
     _ = run(noisy(3, {file, File, 10})),
     ?assertEqual(20, file_size(File)).
 
-discard_drops_the_stderr_test() ->
+discard_drops_the_stderr_test_() -> {timeout, 60, fun discard_drops_the_stderr/0}.
+
+discard_drops_the_stderr() ->
     ?assertEqual({<<"out\n">>, {exited, {status, 7}}}, run(noisy(100, discard))).
 
-inherit_is_the_default_test() ->
+inherit_is_the_default_test_() -> {timeout, 60, fun inherit_is_the_default/0}.
+
+inherit_is_the_default() ->
     ?assertEqual({ok, "sh", ["-c", "x"]}, mcp_stderr:wrap(inherit, "sh", ["-c", "x"])),
     ?assertEqual({<<"out\n">>, {exited, {status, 7}}}, run(maps:remove(stderr, noisy(1, inherit)))).
 
-the_watch_and_the_kill_still_reach_the_server_test() ->
+the_watch_and_the_kill_still_reach_the_server_test_() -> {timeout, 60, fun the_watch_and_the_kill_still_reach_the_server/0}.
+
+the_watch_and_the_kill_still_reach_the_server() ->
     %% The wrapper `exec's: the port's child is the server itself, and
     %% termination proves its end.
     File = temp_file("killed"),
@@ -100,7 +112,9 @@ the_watch_and_the_kill_still_reach_the_server_test() ->
         ?assertEqual({<<>>, {exited, {signal, 9}}}, drain(Conn))
     end).
 
-bad_values_spawn_nothing_test() ->
+bad_values_spawn_nothing_test_() -> {timeout, 60, fun bad_values_spawn_nothing/0}.
+
+bad_values_spawn_nothing() ->
     ?assertEqual({error, {bad_stderr, {"/nonexistent-dir/err.log", enoent}}},
                  mcp_transport:open(noisy(1, {file, "/nonexistent-dir/err.log"}), self())),
     ?assertEqual({error, {bad_stderr, loud}}, mcp_transport:open(noisy(1, loud), self())),

@@ -8,7 +8,6 @@
 //// have no bindings on purpose: they may only be called by the client actor
 //// that owns the connection (see `docs/client.md`).
 
-import gleam/dynamic.{type Dynamic}
 import gleam/erlang/process.{type Pid}
 import gleam/option.{type Option, None}
 
@@ -114,8 +113,9 @@ pub type Channel
 pub type Transport {
   PortTransport(Spawn)
   /// `start` runs inside the client actor when it connects; it starts the
-  /// peer, hands it the channel and returns its pid.
-  ChannelTransport(start: fn(Channel) -> Result(Pid, Dynamic))
+  /// peer, hands it the channel and returns its pid, or says why it could
+  /// not (`client.PeerStartFailed(reason)`).
+  ChannelTransport(start: fn(Channel) -> Result(Pid, String))
 }
 
 pub type ResolveError {

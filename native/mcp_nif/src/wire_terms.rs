@@ -148,6 +148,7 @@ fn tool_descriptor_term<'a>(env: Env<'a>, tool: &ToolDescriptor) -> Term<'a> {
             json_to_term(env, &tool.input_schema),
             option(env, tool.output_schema.as_ref(), json_to_term),
             option(env, tool.annotations.as_ref(), json_to_term),
+            option(env, tool.execution.as_ref(), json_to_term),
         ],
     )
 }
