@@ -58,7 +58,7 @@
                  | {binary_value, binary()} | {array_value, [msgpack()]}
                  | {map_value, [{msgpack(), msgpack()}]}
                  | {ext_value, Type :: integer(), binary()}.
-%% DESIGN types Reason as term(); this module always gives a binary.
+%% Reason is typed term(); this module always gives a binary.
 -type interchange_fault() :: {interchange_fault, Path :: binary(), Reason :: term()}.
 %% What a fast path can answer: the input bytes are corrupt, or the value
 %% they hold cannot cross.

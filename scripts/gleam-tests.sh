@@ -15,7 +15,7 @@
 #                        docs/cap-contract.md lists (and a module that uses
 #                        more is refused).
 # The compiler is MCP_GLEAM_HOME/bin/gleam (a directory laid out like
-# ../shared/gleam, whose offline-deps makes resolution work without Hex) or
+# the offline Gleam toolchain CI passes, whose offline-deps makes resolution work without Hex) or
 # `gleam` on PATH. Without either, one line says the suites did not run.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,7 +27,7 @@ if [ -n "${MCP_GLEAM_HOME:-}" ]; then
   PATH="$home/bin:$PATH"; export PATH
   [ -x "$home/offline-deps" ] && offline="$home/offline-deps"
 elif ! command -v gleam >/dev/null 2>&1; then
-  echo "*** Gleam suites NOT run: no Gleam compiler. Set MCP_GLEAM_HOME=../shared/gleam (or put gleam on PATH) and rerun make test. ***"
+  echo "*** Gleam suites NOT run: no Gleam compiler. Set MCP_GLEAM_HOME to an offline Gleam toolchain (or put gleam on PATH) and rerun make test. ***"
   exit 0
 fi
 echo "gleam-tests: $(gleam --version)"

@@ -1,4 +1,4 @@
-//! Terms of the code mode generator (DESIGN §2: `mcp/schema`, `mcp/name`,
+//! Terms of the code mode generator (docs/design.md: `mcp/schema`, `mcp/name`,
 //! `mcp/codegen`) to and from `mcp_core`, and the production digest.
 
 use crate::atoms;

@@ -1,4 +1,4 @@
-//! Terms of the wire codecs (DESIGN §2 `mcp/jsonrpc`, `mcp/protocol`,
+//! Terms of the wire codecs (docs/design.md: `mcp/jsonrpc`, `mcp/protocol`,
 //! `mcp/stdio`) built from `mcp_core` values. Raw JSON parts go through
 //! [`json_to_term`]; nothing here interprets anything.
 

@@ -1,6 +1,6 @@
 //! The generator (the `mcp/codegen` module): a server's tool listing into the
 //! Gleam module `cap/mcp/<segment>` and its description surface
-//! (DESIGN §5).
+//! (docs/cap-contract.md).
 //!
 //! Invariants:
 //! - Deterministic: the same server name, tools and digest give the same bytes.
@@ -22,7 +22,7 @@
 //!   code is laid out by [`layout`], a port of the formatter's algorithm for
 //!   the constructs a module uses, and doc comments are wrapped by the
 //!   generator (the formatter leaves comments alone).
-//! - It compiles against the `cap` counterpart with no warning (DESIGN §5;
+//! - It compiles against the `cap` counterpart with no warning (docs/cap-contract.md;
 //!   `docs/codegen.md`): `gleam/list` is imported only when a body maps a
 //!   list, `cap/report` is never imported (no body names a `Report`), and a
 //!   server without tools gets an empty module.
