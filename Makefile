@@ -17,14 +17,15 @@ static: deps
 
 ## The static checks, then every test suite: the pure Rust core, EUnit/PropEr
 ## through the NIF, then the Gleam suites (scripts/gleam-tests.sh) when a
-## Gleam compiler is available: MCP_GLEAM_HOME (a directory laid out like
-## ../shared/gleam) or gleam on PATH. Without one, the Gleam-dependent
-## checks say loudly that they did not run; everything else still runs.
+## Gleam compiler is available: MCP_GLEAM_HOME (an offline Gleam toolchain:
+## bin/gleam, packages/, offline-deps; CI passes one) or gleam on PATH.
+## Without one, the Gleam-dependent checks say loudly that they did not run;
+## everything else still runs.
 test: deps static
 	@if [ -z "$$MCP_GLEAM_HOME" ] && ! command -v gleam >/dev/null 2>&1; then \
-	  echo "*** no Gleam compiler: the gleam format oracle test is skipped (set MCP_GLEAM_HOME=../shared/gleam) ***"; \
+	  echo "*** no Gleam compiler: the gleam format oracle test is skipped (set MCP_GLEAM_HOME to an offline Gleam toolchain) ***"; \
 	  MCP_GLEAM_FORMAT_CHECK=skip; export MCP_GLEAM_FORMAT_CHECK; \
-	fi; cargo test --release -p mcp_core
+	fi; cargo test --release -p mcp_core -p mcp_os
 	rebar3 eunit
 	sh scripts/gleam-tests.sh
 

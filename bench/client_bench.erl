@@ -65,7 +65,7 @@ print(Label, Name, #{seq := Seq, p50 := P50, p99 := P99, conc := Conc} = R) ->
 print(Label, Name, {error, Why}) ->
     io:format("~-24s ~-22s failed: ~p~n", [Label, Name, Why]).
 
-%% The issue 13 targets, each printed met or missed, and (no target) the
+%% The client's targets, each printed met or missed, and (no target) the
 %% p50 against the port floor under the same flags.
 targets(Label, Flags, #{p50 := P50, seq := Seq, conc := Conc}, #{p50 := RawP50}, #{p50 := FloorP50},
         #{seq := TsSeq, conc := TsConc}) ->

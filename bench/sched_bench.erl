@@ -4,7 +4,7 @@
 %% the VM saw per function and size (0 means no event of 1 ms or more).
 %% This is what justifies each dirty-scheduling threshold.
 %%
-%% A second table runs the hostile inputs of issue 16 (giant integers, keys
+%% A second table runs the hostile inputs (giant integers, keys
 %% and strings, ten-million-element lists, long colliding tool names), one
 %% row each; test/mcp_sched_tests.erl asserts the same inputs.
 -module(sched_bench).
@@ -109,5 +109,5 @@ tools(N) ->
       {object, [{<<"type">>, {string, <<"object">>}},
                 {<<"properties">>, {object, [{<<"q">>, {object, [{<<"type">>, {string, <<"string">>}}]}},
                                              {<<"n">>, {object, [{<<"type">>, {string, <<"integer">>}}]}}]}},
-                {<<"required">>, {array, [{string, <<"q">>}]}}]}, none, none}
+                {<<"required">>, {array, [{string, <<"q">>}]}}]}, none, none, none}
      || I <- lists:seq(1, N)].

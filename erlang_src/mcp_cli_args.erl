@@ -34,6 +34,7 @@
                      env := [{string(), string()}], % --env NAME=VALUE, in order
                      cwd => string(),               % --cwd DIR
                      grace_ms => non_neg_integer(), % --grace MS: SIGTERM, then SIGKILL
+                     stderr => mcp_stderr:stderr(), % --stderr FILE|-
                      jail => mcp_jail:spec(),       % --jail and the flags that shape it
                      name => binary(),              % generate: --name
                      out => string(),               % generate: --out
@@ -98,6 +99,7 @@ flags(call) -> [{"--args", args, value}, {"--json", json, switch} | common_flags
 common_flags() ->
     [{"--timeout", timeout, value}, {"--config", config, value}, {"--server", server, value},
      {"--env", env, repeated}, {"--cwd", cwd, value}, {"--grace", grace, value},
+     {"--stderr", stderr, value},
      {"--verbose", verbose, switch} | jail_flags()].
 
 jail_flags() ->
@@ -144,6 +146,7 @@ build(Subcommand, Flags, Positional, ServerPart) ->
               fun() -> env(maps:get(env, Flags, [])) end,
               fun() -> cwd(maps:get(cwd, Flags, none)) end,
               fun() -> grace(maps:get(grace, Flags, none)) end,
+              fun() -> stderr(maps:get(stderr, Flags, none)) end,
               fun() -> jail(Flags) end,
               fun() -> {ok, #{verbose => maps:get(verbose, Flags, false)}} end,
               fun() -> positional(Subcommand, Positional) end
@@ -194,6 +197,14 @@ env(Pairs) ->
 cwd(none) -> {ok, #{}};
 cwd("") -> {error, "--cwd must not be empty"};
 cwd(Dir) -> {ok, #{cwd => Dir}}.
+
+%% `-': the terminal (inherited); `/dev/null': dropped; any other path: the
+%% server's stderr appended there, bounded (`mcp_stderr').
+stderr(none) -> {ok, #{}};
+stderr("-") -> {ok, #{stderr => inherit}};
+stderr("/dev/null") -> {ok, #{stderr => discard}};
+stderr("") -> {error, "--stderr must be a file or -"};
+stderr(File) -> {ok, #{stderr => {file, filename:absname(File)}}}.
 
 grace(none) ->
     {ok, #{}};
@@ -258,7 +269,7 @@ usage(list) -> ["usage: mcp-gen list [--json]", common_usage()];
 usage(call) -> ["usage: mcp-gen call TOOL [--args JSON] [--json]", common_usage()].
 
 common_usage() ->
-    " [--timeout MS] [--verbose] [--env NAME=VALUE]... [--cwd DIR] [--grace MS]"
+    " [--timeout MS] [--verbose] [--env NAME=VALUE]... [--cwd DIR] [--grace MS] [--stderr FILE|-]"
     " [--jail [--allow-write DIR]... [--allow-read DIR]... [--deny-read PATH]... [--allow-net]"
     " [--allow-unix-sockets]] [--config FILE [--server NAME] | -- COMMAND ARGS...]".
 
@@ -306,6 +317,8 @@ common_help() ->
      "  --cwd DIR        run the server in DIR\n"
      "  --grace MS       when done, send the server SIGTERM and SIGKILL only MS\n"
      "                   later if it has not exited (default: SIGKILL at once)\n"
+     "  --stderr FILE|-  append the server's stderr to FILE (at most 16 MiB per\n"
+     "                   run; /dev/null drops it); - leaves it on this terminal\n"
      "  --jail           run the server in a bubblewrap jail: it reads everything but\n"
      "                   credential stores, writes only a private /tmp, has no\n"
      "                   network and no Unix sockets (docs/jail.md)\n"

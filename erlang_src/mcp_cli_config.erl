@@ -4,9 +4,11 @@
 %% MCP Inspector) or `{"servers": {NAME: ENTRY, ...}}' (VS Code), other
 %% top-level members ignored. A stdio ENTRY is
 %% `{"command": STRING, "args": [STRING...], "env": {NAME: STRING|null},
-%% "cwd": STRING, "jail": true|false|JAIL}' (`"type": "stdio"' allowed;
-%% `null' unsets a variable); it becomes an `mcp_client' spawn spec
-%% `#{executable, args, env, cd, jail}'. JAIL is `{"write": [DIR...],
+%% "cwd": STRING, "jail": true|false|JAIL, "stderr": STDERR}' (`"type":
+%% "stdio"' allowed; `null' unsets a variable); it becomes an `mcp_client'
+%% spawn spec `#{executable, args, env, cd, jail, stderr}'. STDERR is
+%% `"inherit"', `"discard"' or `{"file": PATH, "max_bytes": N}' (`max_bytes'
+%% optional; `mcp_stderr'). JAIL is `{"write": [DIR...],
 %% "read": [DIR...], "deny": [PATH...], "net": BOOL, "unix_sockets": BOOL,
 %% "bwrap": PATH}', every member optional (`mcp_jail', docs/jail.md);
 %% its relative paths are relative to the directory mcp-gen runs in, like
@@ -98,6 +100,7 @@ stdio(Name, Field, {_Type, Command, _Url}) ->
               fun() -> env(Field(<<"env">>)) end,
               fun() -> cwd(Field(<<"cwd">>)) end,
               fun() -> jail(Field(<<"jail">>)) end,
+              fun() -> stderr(Field(<<"stderr">>)) end,
               fun() -> no_env_file(Field(<<"envFile">>)) end],
     case collect(Checks, #{}) of
         {ok, Spec} -> {stdio, Name, Spec};
@@ -162,6 +165,20 @@ cwd({given, {string, Dir}}) when Dir =/= <<>> ->
         true -> {error, "has a \"cwd\" with a NUL character"}
     end;
 cwd({given, _}) -> {error, "has a \"cwd\" that is not a non-empty string"}.
+
+stderr(none) -> {ok, #{}};
+stderr({given, {string, <<"inherit">>}}) -> {ok, #{stderr => inherit}};
+stderr({given, {string, <<"discard">>}}) -> {ok, #{stderr => discard}};
+stderr({given, {object, Members}}) ->
+    case lists:sort(Members) of
+        [{<<"file">>, {string, Path}}] when Path =/= <<>> ->
+            {ok, #{stderr => {file, filename:absname(Path)}}};
+        [{<<"file">>, {string, Path}}, {<<"max_bytes">>, {int, Max}}] when Path =/= <<>>, Max > 0 ->
+            {ok, #{stderr => {file, filename:absname(Path), Max}}};
+        _ ->
+            {error, "has a \"stderr\" object that is not {\"file\": PATH, \"max_bytes\": N}"}
+    end;
+stderr({given, _}) -> {error, "has a \"stderr\" that is not \"inherit\", \"discard\" or {\"file\": PATH}"}.
 
 jail(none) -> {ok, #{}};
 jail({given, {bool, false}}) -> {ok, #{}};

@@ -81,13 +81,14 @@ one({invalid, Name, Why}, Path, _Command) ->
 stdio_job(Name, Spec, Command) ->
     adjust(#{label => Name, name => Name, spec => Spec}, Command).
 
-%% --env, --cwd, --grace and --jail on top of the job's own spec.
+%% --env, --cwd, --grace, --stderr and --jail on top of the job's own spec.
 adjust(#{spec := Spec} = Job, #{env := Env} = Command) ->
     WithEnv = jailed(case Env of
                          [] -> Spec;
                          _ -> Spec#{env => maps:get(env, Spec, []) ++ Env}
                      end, Command),
-    Given = [{cd, maps:get(cwd, Command, none)}, {shutdown_grace_ms, maps:get(grace_ms, Command, none)}],
+    Given = [{cd, maps:get(cwd, Command, none)}, {shutdown_grace_ms, maps:get(grace_ms, Command, none)},
+             {stderr, maps:get(stderr, Command, none)}],
     Job#{spec => maps:merge(WithEnv, maps:from_list([{Key, Value} || {Key, Value} <- Given, Value =/= none]))}.
 
 jailed(Spec, #{jail := Flags}) ->

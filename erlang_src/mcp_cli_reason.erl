@@ -19,7 +19,8 @@
 -module(mcp_cli_reason).
 
 -export([start_error/1, client_error/1, death/1, evidence/1,
-         retirement_error/1, retirement/1, refusal/1, words/1]).
+         retirement_error/1, retirement/1, refusal/1, words/1,
+         jail_unavailable/1, bad_jail/1, bad_stderr/1]).
 
 -define(MAX_DEPTH, 4).
 -define(MAX_ITEMS, 8).
@@ -44,6 +45,8 @@ start_error({transport_failed, {bad_transport_spec, _Spec}}) ->
     "the transport specification is not valid";
 start_error({transport_failed, {jail_unavailable, Why}}) ->
     ["the server was not started: the jail cannot run here (", jail_unavailable(Why), ")"];
+start_error({transport_failed, {bad_stderr, Why}}) ->
+    ["the server was not started: ", bad_stderr(Why)];
 start_error({transport_failed, {bad_jail, Why}}) ->
     ["the server was not started: the jail is not valid: ", bad_jail(Why)];
 start_error({transport_failed, Reason}) ->
@@ -65,6 +68,9 @@ start_error({cleanup_unconfirmed, Cause, Retirement, _Client}) ->
 start_error(Other) ->
     ["could not start the server: ", words(Other)].
 
+%% @doc Why a jail cannot run here, completing "the jail cannot run here
+%% (...)".
+-spec jail_unavailable(term()) -> iodata().
 jail_unavailable({bwrap_not_found, "bwrap"}) ->
     "bwrap is not on PATH; install bubblewrap";
 jail_unavailable({bwrap_not_found, Path}) ->
@@ -81,6 +87,17 @@ jail_unavailable({filter_not_written, Path, Posix}) when is_atom(Posix) ->
 jail_unavailable(Other) ->
     words(Other).
 
+%% @doc Why a spawn's `stderr' was refused, as a clause.
+-spec bad_stderr(term()) -> iodata().
+bad_stderr({Path, Posix}) when is_atom(Posix) ->
+    ["its stderr cannot go to ", name(Path), " (", erl_posix_msg:message(Posix), ")"];
+bad_stderr(Described) when is_binary(Described) ->
+    text(Described);
+bad_stderr(_Other) ->
+    "its stderr setting is not inherit, discard or a file".
+
+%% @doc What is wrong with a jail, completing "the jail is not valid: ...".
+-spec bad_jail(term()) -> iodata().
 bad_jail({unknown_option, Option}) -> ["it has an unknown option ", words(Option)];
 bad_jail({not_a_boolean, {Option, _}}) -> [words(Option), " must be true or false"];
 bad_jail({not_a_list, {Option, _}}) -> [words(Option), " must be a list of paths"];
@@ -161,8 +178,12 @@ death(custodian_down) ->
     "the process that owned the client ended, so the server was stopped";
 death(not_connected) ->
     "the client is not connected to a server yet";
+death({client_down, noproc}) ->
+    "the client process no longer exists (an earlier shutdown or stop retired it, or it crashed)";
 death({client_down, Reason}) ->
     ["the client process is gone (", words(Reason), ")"];
+death({transport_failed, _} = StartError) ->
+    start_error(StartError);
 death({version_unsupported, _, _} = StartError) ->
     start_error(StartError);
 death(tools_not_declared = StartError) ->
@@ -235,6 +256,9 @@ retirement_error(retirement_timed_out) ->
 retirement_error({retirement_unconfirmed, {port_exited, Reason}}) ->
     ["the server's shutdown is unconfirmed: its connection closed without an exit status (",
      words(Reason), "), so nothing proves the process is gone"];
+retirement_error({retirement_unconfirmed, {actor_down, noproc}}) ->
+    "the client process no longer exists (an earlier shutdown or stop retired it, or it crashed), "
+    "so this shutdown proves nothing more about its server";
 retirement_error({retirement_unconfirmed, {actor_down, Reason}}) ->
     ["the server's shutdown is unconfirmed: the client process ended first (", words(Reason), ")"];
 retirement_error({retirement_unconfirmed, Reason}) ->

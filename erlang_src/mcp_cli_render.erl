@@ -33,7 +33,7 @@
 
 %% @doc One row of the plan table for a tool descriptor.
 -spec plan_row(tuple()) -> plan_row().
-plan_row({tool_descriptor, Name, _Title, _Description, InputSchema, _Output, _Annotations}) ->
+plan_row({tool_descriptor, Name, _Title, _Description, InputSchema, _Output, _Annotations, _Execution}) ->
     {Tier, Note} = case mcp_schema:plan(InputSchema) of
                        {whole_value, Reason} ->
                            {<<"whole value">>, Reason};
@@ -114,7 +114,7 @@ int(N) -> integer_to_list(N).
 
 %% @doc `name(param: type, optional?: type) - description' for `list'.
 -spec tool_line(tuple()) -> iolist().
-tool_line({tool_descriptor, Name, _Title, Description, InputSchema, _Output, _Annotations}) ->
+tool_line({tool_descriptor, Name, _Title, Description, InputSchema, _Output, _Annotations, _Execution}) ->
     Head = [name(Name), "(", params(mcp_schema:plan(InputSchema)), ")"],
     case Description of
         {some, Text} when Text =/= <<>> ->
@@ -145,20 +145,22 @@ name(Name) ->
 %% @doc The listing as one JSON document: the server's name and version, the
 %% protocol version, and every tool with the members the server sent
 %% (`name', `title', `description', `inputSchema', `outputSchema',
-%% `annotations'; absent ones stay absent).
+%% `annotations', `execution'; absent ones stay absent).
 -spec tools_json(tuple(), [tuple()]) -> mcp_json:json().
 tools_json({initialize_result, Protocol, _Tools, {server_info, Name, Version}, _Instructions}, Tools) ->
     {object, [{<<"server">>, {object, [{<<"name">>, {string, Name}}, {<<"version">>, {string, Version}}]}},
               {<<"protocolVersion">>, {string, Protocol}},
               {<<"tools">>, {array, [tool_json(Tool) || Tool <- Tools]}}]}.
 
-tool_json({tool_descriptor, Name, Title, Description, InputSchema, OutputSchema, Annotations}) ->
+tool_json({tool_descriptor, Name, Title, Description, InputSchema, OutputSchema, Annotations,
+           Execution}) ->
     {object, [{<<"name">>, {string, Name}}]
              ++ optional(<<"title">>, Title, fun(T) -> {string, T} end)
              ++ optional(<<"description">>, Description, fun(D) -> {string, D} end)
              ++ [{<<"inputSchema">>, InputSchema}]
              ++ optional(<<"outputSchema">>, OutputSchema, fun(J) -> J end)
-             ++ optional(<<"annotations">>, Annotations, fun(J) -> J end)}.
+             ++ optional(<<"annotations">>, Annotations, fun(J) -> J end)
+             ++ optional(<<"execution">>, Execution, fun(J) -> J end)}.
 
 optional(Key, {some, Value}, Wrap) -> [{Key, Wrap(Value)}];
 optional(_Key, none, _Wrap) -> [].

@@ -115,25 +115,13 @@
 -define(MAX_TIMEOUT_MS, 86400000).
 -define(IS_TIMEOUT(T), (is_integer(T) andalso T >= 0 andalso T =< ?MAX_TIMEOUT_MS)).
 
--record(pending, {from :: gen_statem:from(),
-                  kind :: handshake | call | ping | {list, Pages :: non_neg_integer(),
-                                                     Acc :: [[term()]], Seen :: [binary()]},
-                  deadline :: integer(),
-                  timer :: reference(),
-                  %% The caller's monitor (none for the handshake).
-                  monitor :: reference() | none}).
-
 -record(data, {spec :: mcp_transport:spec(),
                options :: map(),
                builder :: reference() | gone,
                custodian :: reference() | gone,
                conn :: mcp_transport:connection() | undefined,
-               next_id = 1 :: pos_integer(),
-               pending = #{} :: #{pos_integer() => #pending{}},
-               %% What each pending id's result is decoded as (same keys).
-               expected = #{} :: #{pos_integer() => mcp_protocol:expectation()},
-               %% The pending id of each caller monitor.
-               callers = #{} :: #{reference() => pos_integer()},
+               %% The requests in flight (`mcp_request_table').
+               requests = mcp_request_table:new() :: mcp_request_table:table(),
                %% Messages waiting for the next `flush_outbox', newest first.
                outbox = [] :: [iodata()],
                reason :: term(),
@@ -412,13 +400,13 @@ handshaking(Type, Content, Data) ->
 
 %% ---- active: connected
 active({call, From}, {list_tools, Timeout}, Data) ->
-    after_request(begin_request(From, {list, 0, [], []}, Timeout, <<"tools/list">>,
+    after_request(send_request(From, {list, 0, [], []}, deadline(Timeout), <<"tools/list">>,
                                 {some, mcp_protocol:tools_list_params(none)}, Data));
 active({call, From}, {call_tool, Name, Arguments, Timeout}, Data) ->
-    after_request(begin_request(From, call, Timeout, <<"tools/call">>,
+    after_request(send_request(From, call, deadline(Timeout), <<"tools/call">>,
                                 {some, mcp_protocol:tools_call_params(Name, Arguments)}, Data));
 active({call, From}, {ping, Timeout}, Data) ->
-    after_request(begin_request(From, ping, Timeout, <<"ping">>, none, Data));
+    after_request(send_request(From, ping, deadline(Timeout), <<"ping">>, none, Data));
 active(Type, Content, Data) ->
     live(Type, Content, active, Data).
 
@@ -433,10 +421,18 @@ live(info, flush_outbox, _State, Data) ->
     after_request(flush_outbox(Data));
 live(info, {timeout, Timer, {expire, Id}}, _State, Data) ->
     after_request(expire(Id, Timer, Data));
-live(info, {'DOWN', Monitor, process, _, _}, _State, #data{callers = Callers} = Data)
-  when is_map_key(Monitor, Callers) ->
-    after_request(caller_gone(Monitor, Data));
-live(info, Info, State, #data{conn = Conn} = Data) ->
+live(info, {'DOWN', Monitor, process, _, _} = Down, State, #data{requests = Requests} = Data) ->
+    case mcp_request_table:caller_gone(Requests, Monitor) of
+        {Entry, Rest} -> after_request(caller_gone(Entry, Data#data{requests = Rest}));
+        none -> transport_event(Down, State, Data)
+    end;
+live(info, Info, State, Data) ->
+    transport_event(Info, State, Data);
+live(Type, Content, State, Data) ->
+    common(Type, Content, State, Data).
+
+%% A message for the open transport, or else for the ownership rules.
+transport_event(Info, State, #data{conn = Conn} = Data) ->
     case mcp_transport:event(Conn, Info) of
         {ok, Events, Next} ->
             case flooded() of
@@ -445,9 +441,7 @@ live(info, Info, State, #data{conn = Conn} = Data) ->
             end;
         not_mine ->
             owner_event(Info, State, Data)
-    end;
-live(Type, Content, State, Data) ->
-    common(Type, Content, State, Data).
+    end.
 
 %% ---- closing: the peer was told to end; awaiting the transport's proof
 closing({call, From}, retire, Data) ->
@@ -565,7 +559,7 @@ open_transport(From, #data{spec = Spec, options = Options} = Data) ->
             {Name, Version} = maps:get(client_info, Options),
             Params = {some, mcp_protocol:initialize_params(Name, Version)},
             Timeout = maps:get(handshake_timeout_ms, Options),
-            case begin_request(From, handshake, Timeout, <<"initialize">>, Params,
+            case send_request(From, handshake, deadline(Timeout), <<"initialize">>, Params,
                                Data#data{conn = Conn}) of
                 {ok, Sent} -> {next_state, handshaking, Sent};
                 {close, Reason, Failed} -> close_with(Reason, Failed)
@@ -600,19 +594,28 @@ handshake_failed(StartError, From, Data) ->
 
 %%% ------------------------------------------------------------ requests
 
-%% Mints an id, writes the request, arms the deadline timer.
-begin_request(From, Kind, Timeout, Method, Params, Data) ->
-    Deadline = now_ms() + Timeout,
-    send_request(From, Kind, Deadline, Method, Params, Data).
+deadline(Timeout) -> now_ms() + Timeout.
 
-send_request(From, Kind, Deadline, Method, Params, #data{next_id = Id} = Data) ->
+%% The one path of a request: mints its id, writes it, and records it with
+%% its deadline timer and its caller's monitor; a failed write answers the
+%% caller and closes. Arguments that are not JSON are raised in the caller.
+send_request(From, Kind, Deadline, Method, Params, #data{requests = Requests} = Data) ->
+    Id = mcp_request_table:next_id(Requests),
     case encoded(mcp_jsonrpc:request({id_int, Id}, Method, Params)) of
-        {ok, Message} ->
-            sent_request(transmit(Message, Data), From, Kind, Deadline, Data);
         {error, Reason} ->
-            %% The caller's arguments are not JSON: raised in the caller.
             gen_statem:reply(From, {caller_error, Reason}),
-            {ok, Data}
+            {ok, Data};
+        {ok, Message} ->
+            case transmit(Message, Data) of
+                {ok, Sent} ->
+                    Request = #{from => From, kind => Kind, deadline => Deadline,
+                                timer => erlang:start_timer(Deadline, self(), {expire, Id}, [{abs, true}]),
+                                monitor => caller_monitor(Kind, From)},
+                    {ok, Sent#data{requests = mcp_request_table:add(Requests, Request)}};
+                {close, Reason, Failed} ->
+                    gen_statem:reply(From, unavailable_reply(Kind, Reason)),
+                    {close, Reason, Failed}
+            end
     end.
 
 encoded(Message) ->
@@ -622,59 +625,25 @@ encoded(Message) ->
         error:Reason -> {error, Reason}
     end.
 
-sent_request(Written, From, Kind, Deadline, #data{next_id = Id}) ->
-    case Written of
-        {ok, Data} ->
-            Timer = erlang:start_timer(Deadline, self(), {expire, Id}, [{abs, true}]),
-            Monitor = caller_monitor(Kind, From),
-            Pending = #pending{from = From, kind = Kind, deadline = Deadline, timer = Timer,
-                               monitor = Monitor},
-            Callers = case Monitor of
-                          none -> Data#data.callers;
-                          _ -> maps:put(Monitor, Id, Data#data.callers)
-                      end,
-            {ok, Data#data{next_id = Id + 1,
-                           pending = maps:put(Id, Pending, Data#data.pending),
-                           expected = maps:put(Id, expectation(Kind), Data#data.expected),
-                           callers = Callers}};
-        {close, Reason, Data} ->
-            gen_statem:reply(From, unavailable_reply(Kind, Reason)),
-            {close, Reason, Data#data{next_id = Id + 1}}
-    end.
-
-%% What `mcp_protocol:read/2' decodes a response to each kind as.
-expectation(handshake) -> initialize;
-expectation({list, _, _, _}) -> tools_page;
-expectation(call) -> call_tool;
-expectation(ping) -> ping.
-
 %% Callers are monitored so that a caller's death cancels its request at
 %% once (its entry would otherwise wait for the deadline, up to a day). The
 %% handshake is not: it decides the connection, whoever asked for it.
 caller_monitor(handshake, _From) -> none;
 caller_monitor(_Kind, {Caller, _Tag}) -> erlang:monitor(process, Caller).
 
-take_pending(Id, #data{pending = Pending, expected = Expected, callers = Callers} = Data) ->
-    case maps:take(Id, Pending) of
-        {#pending{monitor = Monitor} = Taken, Rest} ->
-            {Taken, Data#data{pending = Rest, expected = maps:remove(Id, Expected),
-                              callers = forget_caller(Monitor, Callers)}};
-        error ->
-            none
+%% The effects an entry leaving the table still holds: its timer and its
+%% caller's monitor.
+release(#{timer := Timer, monitor := Monitor}) ->
+    _ = erlang:cancel_timer(Timer, [{async, true}, {info, false}]),
+    case Monitor of
+        none -> ok;
+        _ -> true = erlang:demonitor(Monitor, [flush]), ok
     end.
 
-forget_caller(none, Callers) ->
-    Callers;
-forget_caller(Monitor, Callers) ->
-    erlang:demonitor(Monitor, [flush]),
-    maps:remove(Monitor, Callers).
-
 %% A caller died before its answer: its request is cancelled now.
-caller_gone(Monitor, #data{callers = Callers} = Data) ->
-    Id = maps:get(Monitor, Callers),
-    {#pending{timer = Timer}, Rest} = take_pending(Id, Data),
-    _ = erlang:cancel_timer(Timer, [{async, true}, {info, false}]),
-    cancel(Id, <<"caller gone">>, Rest).
+caller_gone(#{id := Id} = Entry, Data) ->
+    release(Entry),
+    cancel(Id, <<"caller gone">>, Data).
 
 %% `notifications/cancelled' for a request the client gave up.
 cancel(Id, Reason, Data) ->
@@ -683,23 +652,25 @@ cancel(Id, Reason, Data) ->
                   {some, {object, [{<<"requestId">>, {int, Id}}, {<<"reason">>, {string, Reason}}]}}),
     write(Cancelled, Data).
 
-expire(Id, Timer, Data) ->
-    case take_pending(Id, Data) of
-        {#pending{timer = Timer, kind = handshake, from = From}, Rest} ->
-            handshake_failed({handshake_failed, call_timed_out}, From, Rest);
-        {#pending{timer = Timer, from = From}, Rest} ->
+expire(Id, Timer, #data{requests = Requests} = Data) ->
+    case mcp_request_table:expire(Requests, Id, Timer) of
+        {#{kind := handshake, from := From} = Entry, Rest} ->
+            release(Entry),
+            handshake_failed({handshake_failed, call_timed_out}, From, Data#data{requests = Rest});
+        {#{from := From} = Entry, Rest} ->
+            release(Entry),
             gen_statem:reply(From, {error, call_timed_out}),
-            cancel(Id, <<"deadline expired">>, Rest);
-        _ ->
+            cancel(Id, <<"deadline expired">>, Data#data{requests = Rest});
+        none ->
             {ok, Data}
     end.
 
 %% A response for a pending id, already decoded as its kind expects.
-answered(Id, Reply, Data) ->
-    case take_pending(Id, Data) of
-        {#pending{from = From, kind = Kind, deadline = Deadline, timer = Timer}, Rest} ->
-            _ = erlang:cancel_timer(Timer, [{async, true}, {info, false}]),
-            settled(Kind, Reply, From, Deadline, Rest);
+answered(Id, Reply, #data{requests = Requests} = Data) ->
+    case mcp_request_table:settle(Requests, Id) of
+        {#{from := From, kind := Kind, deadline := Deadline} = Entry, Rest} ->
+            release(Entry),
+            settled(Kind, Reply, From, Deadline, Data#data{requests = Rest});
         none ->
             {ok, Data}
     end.
@@ -752,8 +723,8 @@ inbound([{fault, Fault} | _], {_, Data}) ->
 inbound([{closed, Evidence} | _], {_, Data}) ->
     {closed, Evidence, Data}.
 
-message(Offset, Line, #data{expected = Expected} = Data) ->
-    case mcp_protocol:read(Line, Expected) of
+message(Offset, Line, #data{requests = Requests} = Data) ->
+    case mcp_protocol:read(Line, mcp_request_table:expected(Requests)) of
         {answer, Id, Reply} -> answered(Id, Reply, Data);
         {reply, Response} -> transmit(Response, Data);
         ignored -> {ok, Data};
@@ -820,17 +791,18 @@ sent({error, Reason}, Data) -> {close, {write_failed, Reason}, Data}.
 %% Answers every waiting caller with `Reason', latches it, requests the
 %% peer's termination and enters `closing' to await the transport's proof.
 close_with(Reason, #data{conn = Conn} = Data) ->
-    answer_pending(Reason, Data),
+    Answered = answer_pending(Reason, Data),
     mcp_transport:terminate(Conn),
-    {next_state, closing, Data#data{pending = #{}, expected = #{}, callers = #{}, outbox = [],
-                                    reason = Reason}}.
+    {next_state, closing, Answered#data{outbox = [], reason = Reason}}.
 
-answer_pending(Reason, #data{pending = Pending}) ->
-    maps:foreach(fun(_Id, #pending{from = From, kind = Kind, timer = Timer, monitor = Monitor}) ->
-                         _ = erlang:cancel_timer(Timer, [{async, true}, {info, false}]),
-                         _ = forget_caller(Monitor, #{}),
-                         gen_statem:reply(From, unavailable_reply(Kind, Reason))
-                 end, Pending).
+%% Every request in flight answered with `Reason'; the table left empty.
+answer_pending(Reason, #data{requests = Requests} = Data) ->
+    {Entries, Empty} = mcp_request_table:drain(Requests),
+    lists:foreach(fun(#{from := From, kind := Kind} = Entry) ->
+                          release(Entry),
+                          gen_statem:reply(From, unavailable_reply(Kind, Reason))
+                  end, Entries),
+    Data#data{requests = Empty}.
 
 unavailable_reply(handshake, Reason) -> {error, {handshake_failed, {unavailable, Reason}}};
 unavailable_reply(_Kind, Reason) -> {error, {unavailable, Reason}}.
@@ -842,9 +814,8 @@ transport_ended(Evidence, #data{reason = Latched} = Data) ->
                  undefined -> {transport_ended, Evidence};
                  _ -> Latched
              end,
-    answer_pending(Reason, Data),
-    Closed = Data#data{conn = undefined, pending = #{}, expected = #{}, callers = #{}, reason = Reason,
-                       evidence = Evidence},
+    Closed = (answer_pending(Reason, Data))#data{conn = undefined, reason = Reason,
+                                                 evidence = Evidence},
     Replies = [{reply, From, retirement_reply(Evidence)} || From <- Data#data.retirees],
     case Replies =/= [] orelse Data#data.stop_when_closed orelse Data#data.custodian =:= gone of
         true -> {stop_and_reply, normal, Replies, Closed#data{retirees = []}};

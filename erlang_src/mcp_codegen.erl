@@ -1,7 +1,7 @@
 %% @doc The generator (`mcp/codegen'): a server's tool listing into the Gleam
 %% module `cap/mcp/<mangle(Server)>' and its surface (per tool, the doc
 %% comment lines and a `name: fn(label: Type, ...) -> Outcome' line)
-%% (DESIGN section 5; `docs/codegen.md' documents the `cap' seam it targets
+%% (docs/design.md; `docs/codegen.md' documents the `cap' seam it targets
 %% and the doc comment it writes).
 %%
 %% Invariants:
@@ -32,7 +32,7 @@
          fact_chars/0, shape_depth/0, dirty_threshold/0]).
 -export_type([generated/0, generate_error/0, tool_descriptor/0]).
 
--define(DIRTY_THRESHOLD, 16384).
+-include("mcp_scheduling.hrl").
 
 -type generated() :: {generated, ModuleName :: binary(), Source :: binary(),
                       Surface :: binary()}.
@@ -40,11 +40,12 @@
     | {tool_name_collision, A :: binary(), B :: binary()}
     | {surface_too_large, Bytes :: integer(), Max :: integer()}
     | {sanitizer_breach, ByteOffset :: integer()}.
-%% The wire codecs' `mcp_protocol:tool_descriptor()' (DESIGN section 2).
+%% The wire codecs' `mcp_protocol:tool_descriptor()' (docs/design.md).
 -type tool_descriptor() :: {tool_descriptor, Name :: binary(),
         Title :: {some, binary()} | none, Description :: {some, binary()} | none,
         InputSchema :: mcp_json:json(), OutputSchema :: {some, mcp_json:json()} | none,
-        Annotations :: {some, mcp_json:json()} | none}.
+        Annotations :: {some, mcp_json:json()} | none,
+        Execution :: {some, mcp_json:json()} | none}.
 
 %% @doc Most tools one module is generated for.
 -spec max_tools() -> pos_integer().

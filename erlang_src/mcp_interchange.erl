@@ -49,7 +49,7 @@
 %% for 96-181 KiB, and translating a term about 1 ms per 3,500-5,000 work
 %% units; so 16 KiB of bytes and 4,096 units keep a normal-scheduler call
 %% near 1 ms.
--define(DIRTY_THRESHOLD, 16384).
+-include("mcp_scheduling.hrl").
 -define(WORK_BUDGET, 4096).
 
 %% The cap package's value (the capability wire).
@@ -58,7 +58,7 @@
                  | {binary_value, binary()} | {array_value, [msgpack()]}
                  | {map_value, [{msgpack(), msgpack()}]}
                  | {ext_value, Type :: integer(), binary()}.
-%% DESIGN types Reason as term(); this module always gives a binary.
+%% Reason is typed term(); this module always gives a binary.
 -type interchange_fault() :: {interchange_fault, Path :: binary(), Reason :: term()}.
 %% What a fast path can answer: the input bytes are corrupt, or the value
 %% they hold cannot cross.

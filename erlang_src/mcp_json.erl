@@ -26,7 +26,7 @@
 -export([decode/1, encode/1, encode_line/1, max_depth/0, max_integer_digits/0, dirty_threshold/0]).
 -export_type([json/0, corruption_report/0]).
 
--define(DIRTY_THRESHOLD, 16384).
+-include("mcp_scheduling.hrl").
 
 -type json() :: null | {bool, boolean()} | {int, integer()} | {float, float()}
               | {string, binary()} | {array, [json()]}

@@ -29,7 +29,7 @@
 
 -export([mangle/1, mangle_label/1, first_collision/1, max_name_chars/0, dirty_threshold/0]).
 
--define(DIRTY_THRESHOLD, 16384).
+-include("mcp_scheduling.hrl").
 %% A changed name costs a SHA-256 (a few microseconds with its mangling), so
 %% a list of many short names goes dirty by count: 64 names stay well under
 %% a millisecond.

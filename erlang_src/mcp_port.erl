@@ -4,8 +4,9 @@
 %% Invariants:
 %% <ul>
 %% <li>stderr is never merged into stdout: the server's diagnostics would
-%%     corrupt the JSON-RPC line stream, so the child inherits the VM's
-%%     stderr.</li>
+%%     corrupt the JSON-RPC line stream. The child inherits the VM's stderr
+%%     unless the spec's `stderr' discards it or appends it, bounded, to a
+%%     file (`mcp_stderr').</li>
 %% <li>This module never closes the port. The port closing would destroy the
 %%     `{Port, {exit_status, S}}' message, the only proof that the child is
 %%     gone. Termination is SIGKILL to the child's process group and to the
@@ -103,11 +104,18 @@ open(#{executable := Executable} = Spawn, Owner) when Owner =:= self() ->
 open(Spawn, _Owner) ->
     {error, {bad_spawn, Spawn}}.
 
-%% The program and argv to spawn: the executable itself, or, with
-%% `jail' in the spec, the bubblewrap command `mcp_jail' builds around it
-%% (an invalid jail or one this host cannot run fails the open, before
-%% anything is spawned).
+%% The program and argv to spawn: the command, with its stderr where the
+%% spec's `stderr' says (`mcp_stderr').
 launch(Executable, Spawn) ->
+    case command(Executable, Spawn) of
+        {ok, Program, Args} -> mcp_stderr:wrap(maps:get(stderr, Spawn, inherit), Program, Args);
+        {error, _} = Error -> Error
+    end.
+
+%% The executable itself, or, with `jail' in the spec, the bubblewrap
+%% command `mcp_jail' builds around it (an invalid jail or one this host
+%% cannot run fails the open, before anything is spawned).
+command(Executable, Spawn) ->
     case resolve_executable(Executable) of
         {ok, Path} ->
             Args = lists:map(fun argument/1, maps:get(args, Spawn, [])),

@@ -34,7 +34,8 @@
 -type tool_descriptor() :: {tool_descriptor, Name :: binary(),
         Title :: {some, binary()} | none, Description :: {some, binary()} | none,
         InputSchema :: json(), OutputSchema :: {some, json()} | none,
-        Annotations :: {some, json()} | none}.
+        Annotations :: {some, json()} | none,
+        Execution :: {some, json()} | none}.
 -type tools_page() :: {tools_page, [tool_descriptor()], NextCursor :: {some, binary()} | none}.
 -type content_block() :: {text, binary()} | {other, Kind :: binary()}.
 -type call_tool_result() :: {call_tool_result, [content_block()], IsError :: boolean(),

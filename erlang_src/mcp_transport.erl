@@ -63,7 +63,8 @@
                    inherit_env => boolean(),
                    max_line_bytes => pos_integer(),
                    shutdown_grace_ms => non_neg_integer(),
-                   jail => mcp_jail:spec()}.
+                   jail => mcp_jail:spec(),
+                   stderr => mcp_stderr:stderr()}.
 -type spec() :: spawn() | {module(), term()}.
 -opaque connection() :: {module(), term()}.
 -type evidence() :: {exited, {status, non_neg_integer()} | {signal, pos_integer()}

@@ -10,7 +10,7 @@
 %%     | unknown_tool
 %%
 %% JSON goes through the `mcp' application's `mcp_json' (JSON values are the
-%% DESIGN §2 terms: {object, [{Key, Value}]}, {string, B}, {int, I}, ...).
+%% docs/design.md's term shapes: {object, [{Key, Value}]}, {string, B}, {int, I}, ...).
 %% `mcp' is found through ERL_LIBS (bin/mcp-gen sets it) or, failing that,
 %% at `../_build/default/lib/mcp' beside this file. The server answers
 %% initialize, ping, tools/list (cursor = decimal offset) and tools/call;

@@ -114,3 +114,13 @@ jail_flags_build_the_jail_test_() ->
 
 flat_usage({usage_error, Reason, Usage}) -> {usage_error, lists:flatten(Reason), Usage};
 flat_usage(Other) -> Other.
+
+stderr_flag_test() ->
+    ?assertNotMatch({run, #{stderr := _}}, mcp_cli_args:parse(["list"])),
+    ?assertMatch({run, #{stderr := inherit}}, mcp_cli_args:parse(["list", "--stderr", "-"])),
+    ?assertMatch({run, #{stderr := discard}}, mcp_cli_args:parse(["list", "--stderr", "/dev/null"])),
+    ?assertMatch({run, #{stderr := {file, "/var/log/srv.log"}}},
+                 mcp_cli_args:parse(["list", "--stderr", "/var/log/srv.log"])),
+    {run, #{stderr := {file, Relative}}} = mcp_cli_args:parse(["list", "--stderr", "srv.log"]),
+    ?assertEqual(filename:absname("srv.log"), Relative),
+    ?assertMatch({usage_error, _, _}, mcp_cli_args:parse(["list", "--stderr", ""])).

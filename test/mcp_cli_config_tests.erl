@@ -54,6 +54,14 @@ invalid_entries_say_why_test_() ->
               "has a \"jail\" with a member network it does not know, or of the wrong type"},
              {<<"{\"command\": \"s\", \"jail\": {\"write\": [\"/w\", 2]}}">>,
               "has a \"jail\" whose \"write\" has an item that is not a path"},
+             {<<"{\"command\": \"s\", \"stderr\": 1}">>,
+              "has a \"stderr\" that is not \"inherit\", \"discard\" or {\"file\": PATH}"},
+             {<<"{\"command\": \"s\", \"stderr\": \"loud\"}">>,
+              "has a \"stderr\" that is not \"inherit\", \"discard\" or {\"file\": PATH}"},
+             {<<"{\"command\": \"s\", \"stderr\": {\"file\": \"/l\", \"max_bytes\": 0}}">>,
+              "has a \"stderr\" object that is not {\"file\": PATH, \"max_bytes\": N}"},
+             {<<"{\"command\": \"s\", \"stderr\": {\"path\": \"/l\"}}">>,
+              "has a \"stderr\" object that is not {\"file\": PATH, \"max_bytes\": N}"},
              {<<"[]">>, "is not an object"}],
     [?_assertMatch({Entry, {ok, [{invalid, <<"x">>, _}]}, Why},
                    {Entry, parse([<<"{\"mcpServers\": {\"x\": ">>, Entry, <<"}}">>]), Why})
@@ -87,3 +95,14 @@ jail_entries_test_() ->
                      unix_sockets => false, bwrap => <<"/usr/bin/bwrap">>},
                    Entry(<<"{\"write\": [\"/w\"], \"read\": [\"r\"], \"deny\": [\"/d\"], \"net\": true,"
                            " \"unix_sockets\": false, \"bwrap\": \"/usr/bin/bwrap\"}">>))].
+
+stderr_reaches_the_spawn_spec_test() ->
+    Server = fun(Stderr) ->
+                     {ok, [{stdio, _, Spec}]} =
+                         parse([<<"{\"mcpServers\": {\"x\": {\"command\": \"s\", \"stderr\": ">>, Stderr, <<"}}}">>]),
+                     maps:get(stderr, Spec)
+             end,
+    ?assertEqual(inherit, Server(<<"\"inherit\"">>)),
+    ?assertEqual(discard, Server(<<"\"discard\"">>)),
+    ?assertEqual({file, <<"/var/log/x.log">>}, Server(<<"{\"file\": \"/var/log/x.log\"}">>)),
+    ?assertEqual({file, <<"/l">>, 1}, Server(<<"{\"file\": \"/l\", \"max_bytes\": 1}">>)).

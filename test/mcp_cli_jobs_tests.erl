@@ -90,3 +90,7 @@ config_jail_and_flags_combine_test() ->
                      mcp_cli_jobs:resolve(command(list, {config, Path, all},
                                                   #{jail => #{write => ["/x"], unix_sockets => true}})))
     end).
+
+stderr_reaches_the_spawn_spec_test() ->
+    ?assertMatch({ok, [#{spec := #{stderr := discard}}], []},
+                 mcp_cli_jobs:resolve(command(list, {command, "srv", []}, #{stderr => discard}))).

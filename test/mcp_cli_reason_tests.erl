@@ -49,6 +49,8 @@ start_errors() ->
      {transport_failed, already_connected},
      {transport_failed, {not_parked, stopped}},
      {transport_failed, {not_parked, custodian_down}},
+     {transport_failed, {bad_stderr, {"/nonexistent/err.log", enoent}}},
+     {transport_failed, {bad_stderr, loud}},
      {transport_failed, {bad_spawn, #{}}},
      {transport_failed, {bad_transport_spec, {x, y}}},
      {transport_failed, {jail_unavailable, {bwrap_not_found, "bwrap"}}},
@@ -114,7 +116,7 @@ assert_sentence(Text) ->
     ?assertEqual(nomatch, re:run(Text, "[{}\\[\\]]|<<|>>|#\\{|#Ref|#Fun|<\\d+\\.\\d+\\.\\d+>", [unicode])),
     ?assertNot(lists:member($\n, Text)).
 
-%% A server that prints a banner on stdout: the issue's example.
+%% A server that prints a banner on stdout: a common mistake.
 banner_on_stdout_explains_itself_test() ->
     Text = flat(mcp_cli_reason:start_error({handshake_failed, {unavailable, {malformed_message, corruption()}}})),
     ?assertEqual("the handshake failed because the server wrote a line that is not JSON (unexpected "

@@ -5,7 +5,7 @@
 -include_lib("eunit/include/eunit.hrl").
 
 tool(Name, Description, Schema) ->
-    {tool_descriptor, Name, none, Description, Schema, none, none}.
+    {tool_descriptor, Name, none, Description, Schema, none, none, none}.
 
 object_schema(Properties) ->
     {object, [{<<"type">>, {string, <<"object">>}}, {<<"properties">>, {object, Properties}}]}.
@@ -34,7 +34,7 @@ tools_json_keeps_what_the_server_sent_test() ->
     Init = {initialize_result, <<"2025-06-18">>, {some, {tools_capability, false}},
             {server_info, <<"srv">>, <<"1.0">>}, none},
     Annotated = {tool_descriptor, <<"b">>, {some, <<"B">>}, none, object_schema([]),
-                 {some, {object, []}}, {some, {object, [{<<"readOnlyHint">>, {bool, true}}]}}},
+                 {some, {object, []}}, {some, {object, [{<<"readOnlyHint">>, {bool, true}}]}}, none},
     ?assertEqual(<<"{\"server\":{\"name\":\"srv\",\"version\":\"1.0\"},\"protocolVersion\":\"2025-06-18\","
                    "\"tools\":[{\"name\":\"a\",\"description\":\"d\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}}},"
                    "{\"name\":\"b\",\"title\":\"B\",\"inputSchema\":{\"type\":\"object\",\"properties\":{}},"

@@ -74,7 +74,7 @@ handshake_and_tools_test() ->
     ?assertEqual({string, <<"2025-06-18">>}, field(<<"protocolVersion">>, Params)),
     ?assertEqual({notification, <<"notifications/initialized">>, none},
                  received(fun({notification, _, _}) -> true; (_) -> false end)),
-    ?assertMatch({ok, [{tool_descriptor, <<"echo">>, _, _, _, _, _}]}, mcp_client:list_tools(Client)),
+    ?assertMatch({ok, [{tool_descriptor, <<"echo">>, _, _, _, _, _, _}]}, mcp_client:list_tools(Client)),
     Arguments = {object, [{<<"x">>, {int, 1}}]},
     ?assertEqual(echo_text(Arguments), mcp_client:call_tool(Client, <<"echo">>, Arguments, ?TIMEOUT)),
     ?assertEqual(ok, mcp_client:ping(Client, ?TIMEOUT)),
@@ -397,7 +397,7 @@ sixty_four_pages_are_followed_test() ->
     Client = started(paging(64)),
     {ok, Tools} = mcp_client:list_tools(Client),
     ?assertEqual([<<"t", (integer_to_binary(N))/binary>> || N <- lists:seq(1, 64)],
-                 [Name || {tool_descriptor, Name, _, _, _, _, _} <- Tools]),
+                 [Name || {tool_descriptor, Name, _, _, _, _, _, _} <- Tools]),
     ?assertEqual(64, count_requests(<<"tools/list">>)),
     {ok, _} = retired_with(Client).
 

@@ -31,7 +31,7 @@ tool_descriptor(Tool) ->
     {some, Name} = text(<<"name">>, Tool),
     {some, Schema} = member(<<"inputSchema">>, Tool),
     {tool_descriptor, Name, text(<<"title">>, Tool), text(<<"description">>, Tool), Schema,
-     member(<<"outputSchema">>, Tool), member(<<"annotations">>, Tool)}.
+     member(<<"outputSchema">>, Tool), member(<<"annotations">>, Tool), member(<<"execution">>, Tool)}.
 
 tools_of({array, Tools}) -> [tool_descriptor(T) || T <- Tools];
 tools_of(Listing) ->
@@ -98,14 +98,19 @@ check_case(Case) ->
 assert_invariants({generated, _Module, Source, Surface}) ->
     ?assertEqual(ok, mcp_codegen:scan_for_at(Source)),
     ?assertEqual(nomatch, re:run(Source, "[\\x00-\\x09\\x0b-\\x1f\\x7f]", [unicode])),
-    Lines = binary:split(<<Source/binary, Surface/binary>>, <<"\n">>, [global]),
-    Comments = [Line || Line <- Lines, string:prefix(string:trim(Line, leading), "//") =/= nomatch],
+    Comments = fun(Text) -> [Line || Line <- binary:split(Text, <<"\n">>, [global]),
+                                     string:prefix(string:trim(Line, leading), "//") =/= nomatch] end,
     lists:foreach(fun(Line) -> ?assert(Line =:= <<"///">> orelse binary:part(Line, 0, 4) =:= <<"/// ">>) end,
-                  Comments).
+                  Comments(Source)),
+    %% The surface adds its own `// ' lines (the header, the task-only tools),
+    %% where server text appears only as an escaped literal.
+    lists:foreach(fun(Line) -> ?assert(Line =:= <<"///">> orelse string:prefix(Line, "/// ") =/= nomatch
+                                       orelse string:prefix(Line, "// ") =/= nomatch) end,
+                  Comments(Surface)).
 
 %% ---- refusals and their descriptions ----
 
-object_tool(Name) -> {tool_descriptor, Name, none, none, {object, [{<<"type">>, {string, <<"object">>}}]}, none, none}.
+object_tool(Name) -> {tool_descriptor, Name, none, none, {object, [{<<"type">>, {string, <<"object">>}}]}, none, none, none}.
 
 %% The limits are checked at the values the Erlang functions report, so the
 %% Erlang and Rust sides cannot drift apart unnoticed.
@@ -138,7 +143,7 @@ note_cap_is_the_reported_one_test() ->
                 Property = {object, [{<<"type">>, {string, <<"string">>}},
                                      {<<"description">>, {string, binary:copy(<<"q">>, N)}}]},
                 {tool_descriptor, <<"t">>, none, none,
-                 {object, [{<<"properties">>, {object, [{<<"p">>, Property}]}}]}, none, none}
+                 {object, [{<<"properties">>, {object, [{<<"p">>, Property}]}}]}, none, none, none}
             end,
     ?assertEqual(Max, qs(Noted(Max))),
     ?assertEqual(Max - 1, qs(Noted(Max + 1))).
@@ -148,7 +153,7 @@ shape_depth_is_the_reported_one_test() ->
                  Arrays = lists:foldl(fun(_, Inner) -> {object, [{<<"type">>, {string, <<"array">>}}, {<<"items">>, Inner}]} end,
                                       {object, [{<<"type">>, {string, <<"string">>}}]}, lists:seq(1, N)),
                  {tool_descriptor, <<"t">>, none, none,
-                  {object, [{<<"properties">>, {object, [{<<"p">>, Arrays}]}}]}, none, none}
+                  {object, [{<<"properties">>, {object, [{<<"p">>, Arrays}]}}]}, none, none, none}
              end,
     Depth = mcp_codegen:shape_depth(),
     Shown = fun(N) ->
@@ -189,10 +194,25 @@ bad_terms_raise_badarg_test() ->
 
 descriptor_options_are_read_test() ->
     Tool = {tool_descriptor, <<"t">>, {some, <<"Title">>}, {some, <<"Desc">>},
-            {object, [{<<"type">>, {string, <<"object">>}}]}, {some, null}, {some, {object, []}}},
+            {object, [{<<"type">>, {string, <<"object">>}}]}, {some, null}, {some, {object, []}},
+            {some, {object, [{<<"taskSupport">>, {string, <<"optional">>}}]}}},
     {ok, {generated, _, Source, Surface}} = mcp_codegen:generate(<<"s">>, [Tool]),
     ?assertNotEqual(nomatch, binary:match(Source, <<"/// Desc\npub fn t() -> mcp.Outcome {">>)),
-    ?assertEqual(<<"/// Desc\nt: fn() -> Outcome\n">>, Surface).
+    ?assertEqual(<<"import cap/mcp/s\n// The tools of MCP server \"s\", as functions of cap/mcp/s: "
+                   "call them as s.name(...); each returns an Outcome.\n/// Desc\nt: fn() -> Outcome\n">>,
+                 Surface).
+
+%% A tool that may only run as a task gets no function (a call could never
+%% succeed): the module is empty and the surface names the tool.
+task_only_tool_is_left_out_test() ->
+    TaskOnly = {tool_descriptor, <<"research">>, none, none, {object, []}, none, none,
+                {some, {object, [{<<"taskSupport">>, {string, <<"required">>}}]}}},
+    {ok, {generated, _, Source, Surface}} = mcp_codegen:generate(<<"s">>, [TaskOnly]),
+    ?assertEqual(<<"\n">>, Source),
+    ?assertNotEqual(nomatch, binary:match(Surface, <<"// - research (tool \"research\")\n">>)),
+    %% Its name takes no part in the collision check.
+    {ok, {generated, _, Both, _}} = mcp_codegen:generate(<<"s">>, [TaskOnly, object_tool(<<"Research">>)]),
+    ?assertNotEqual(nomatch, binary:match(Both, <<"pub fn research_">>)).
 
 %% ---- text functions ----
 
@@ -247,7 +267,7 @@ prop_generated_modules_keep_the_invariants() ->
             begin
                 Tools = [{tool_descriptor, Name, none, {some, Desc},
                           {object, [{<<"properties">>, {object, [{Name, {object, [{<<"type">>, {string, <<"string">>}}]}}]}}]},
-                          none, none}
+                          none, none, none}
                          || {Name, Desc} <- lists:zip(Names, lists:sublist(Descriptions ++ Names, length(Names)))],
                 case mcp_codegen:generate(Server, Tools) of
                     {ok, Generated} -> assert_invariants(Generated), true;

@@ -58,7 +58,7 @@ cleanup(#{client := Client}) ->
     _ = mcp_client:shutdown(Client, ?TIMEOUT),
     ok.
 
-names(Tools) -> [Name || {tool_descriptor, Name, _, _, _, _, _} <- Tools].
+names(Tools) -> [Name || {tool_descriptor, Name, _, _, _, _, _, _} <- Tools].
 
 texts({ok, {call_tool_result, Blocks, false, _}}) -> [Text || {text, Text} <- Blocks];
 texts(Other) -> error({not_a_successful_call, Other}).

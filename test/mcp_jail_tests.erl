@@ -132,7 +132,7 @@ npx_launcher_jailed_test_() ->
 real_server(Spawn, Tool, Arguments) ->
     {ok, Client, _} = mcp_client:start(Spawn, #{}),
     {ok, Tools} = mcp_client:list_tools(Client),
-    ?assert(lists:member(Tool, [Name || {tool_descriptor, Name, _, _, _, _, _} <- Tools])),
+    ?assert(lists:member(Tool, [Name || {tool_descriptor, Name, _, _, _, _, _, _} <- Tools])),
     ?assertMatch({ok, {call_tool_result, _, false, _}}, mcp_client:call_tool(Client, Tool, Arguments, ?TIMEOUT)),
     ?assertEqual({ok, {exited, {signal, 9}}}, mcp_client:shutdown(Client, ?TIMEOUT)).
 

@@ -56,7 +56,7 @@ lone_surrogate_is_a_fault_test() ->
 
 nested(N) -> <<(binary:copy(<<"[">>, N))/binary, (binary:copy(<<"]">>, N))/binary>>.
 
-%% max_depth() is read from the Rust core (one definition); DESIGN's value
+%% max_depth() is read from the Rust core (one definition); docs/design.md's value
 %% is pinned once here, and every limit test below is written against the
 %% exported function, so a change on either side shows up as a failure.
 depth_limit_both_sides_test() ->

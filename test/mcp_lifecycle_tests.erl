@@ -59,17 +59,23 @@ tree_gone(Tag, Tries) ->
 
 %% ---- one server mode at a time ----
 
-exits_before_reading_test() ->
+exits_before_reading_test_() -> {timeout, 60, fun exits_before_reading/0}.
+
+exits_before_reading() ->
     {error, Cause} = mcp_client:start(server("exit-before-read"), #{}),
     ?assertMatch({handshake_failed, {unavailable, _}}, Cause),
     ?assert(tree_gone(tag_env("exit-before-read"))).
 
-exits_mid_line_test() ->
+exits_mid_line_test_() -> {timeout, 60, fun exits_mid_line/0}.
+
+exits_mid_line() ->
     {error, Cause} = mcp_client:start(server("exit-mid-line"), #{}),
     %% The half line never completes: the transport's end is the cause.
     ?assertMatch({handshake_failed, {unavailable, {transport_ended, {exited, {status, 0}}}}}, Cause).
 
-exits_after_initialize_is_ok_or_a_typed_failure_test() ->
+exits_after_initialize_is_ok_or_a_typed_failure_test_() -> {timeout, 60, fun exits_after_initialize_is_ok_or_a_typed_failure/0}.
+
+exits_after_initialize_is_ok_or_a_typed_failure() ->
     case mcp_client:start(server("exit-after-initialize"), #{}) of
         {ok, Client, _} ->
             {ok, Evidence} = mcp_client:shutdown(Client, 5000),
@@ -81,7 +87,9 @@ exits_after_initialize_is_ok_or_a_typed_failure_test() ->
 %% A server that closes its stdin and keeps running: the next write meets
 %% EPIPE, the runtime closes the port (its exit status lost), and the watch
 %% still kills the server and witnesses its exit.
-closed_stdin_still_yields_proof_test() ->
+closed_stdin_still_yields_proof_test_() -> {timeout, 60, fun closed_stdin_still_yields_proof/0}.
+
+closed_stdin_still_yields_proof() ->
     Tag = tag_env("close-stdin"),
     {ok, Client, _} = mcp_client:start(server("close-stdin"), #{}),
     [OsPid] = processes_tagged(Tag),
@@ -103,14 +111,18 @@ wait_until(Condition, Tries) ->
 
 %% A server that closes its stdout but keeps running gives no more answers;
 %% the call times out and the shutdown still proves the exit.
-closed_stdout_times_out_then_retires_test() ->
+closed_stdout_times_out_then_retires_test_() -> {timeout, 60, fun closed_stdout_times_out_then_retires/0}.
+
+closed_stdout_times_out_then_retires() ->
     {ok, Client, _} = mcp_client:start(server("close-stdout"), #{}),
     ?assertEqual({error, call_timed_out}, mcp_client:ping(Client, 100)),
     ?assertEqual({ok, {exited, {signal, 9}}}, mcp_client:shutdown(Client, 5000)).
 
 %% An answer after the caller's deadline: the caller has its timeout, the
 %% late response is dropped, the client serves the next call.
-answer_after_the_deadline_is_dropped_test() ->
+answer_after_the_deadline_is_dropped_test_() -> {timeout, 60, fun answer_after_the_deadline_is_dropped/0}.
+
+answer_after_the_deadline_is_dropped() ->
     {ok, Client, _} = mcp_client:start(server("answer-late", ["200"]), #{}),
     ?assertEqual({error, call_timed_out}, mcp_client:ping(Client, 20)),
     ?assertEqual(ok, mcp_client:ping(Client, 2000)),
@@ -123,22 +135,30 @@ answer_after_the_deadline_is_dropped_test() ->
 faulty(Fail) ->
     {mcp_faulty_transport, #{spawn => server("serve"), fail => Fail}}.
 
-failed_initialize_write_closes_with_a_typed_reason_test() ->
+failed_initialize_write_closes_with_a_typed_reason_test_() -> {timeout, 60, fun failed_initialize_write_closes_with_a_typed_reason/0}.
+
+failed_initialize_write_closes_with_a_typed_reason() ->
     ?assertEqual({error, {handshake_failed, {unavailable, {write_failed, closed}}}},
                  mcp_client:start(faulty(1), #{})).
 
-failed_initialized_notification_closes_with_a_typed_reason_test() ->
+failed_initialized_notification_closes_with_a_typed_reason_test_() -> {timeout, 60, fun failed_initialized_notification_closes_with_a_typed_reason/0}.
+
+failed_initialized_notification_closes_with_a_typed_reason() ->
     %% The second write is `notifications/initialized', after the server's
     %% answer: the handshake fails, the actor does not crash, and the
     %% retirement inside `start' is proven.
     ?assertEqual({error, {handshake_failed, {unavailable, {write_failed, closed}}}},
                  mcp_client:start(faulty(2), #{})).
 
-every_write_failing_closes_with_a_typed_reason_test() ->
+every_write_failing_closes_with_a_typed_reason_test_() -> {timeout, 60, fun every_write_failing_closes_with_a_typed_reason/0}.
+
+every_write_failing_closes_with_a_typed_reason() ->
     ?assertEqual({error, {handshake_failed, {unavailable, {write_failed, closed}}}},
                  mcp_client:start(faulty(every), #{})).
 
-failed_request_write_answers_the_caller_test() ->
+failed_request_write_answers_the_caller_test_() -> {timeout, 60, fun failed_request_write_answers_the_caller/0}.
+
+failed_request_write_answers_the_caller() ->
     {ok, Client, _} = mcp_client:start(faulty(3), #{}),
     ?assertEqual({error, {unavailable, {write_failed, closed}}}, mcp_client:ping(Client, 2000)),
     ?assertEqual({error, {unavailable, {write_failed, closed}}}, mcp_client:list_tools(Client, 2000)),
@@ -149,7 +169,9 @@ failed_request_write_answers_the_caller_test() ->
 %% The custodian dies while the client is parked; the builder then connects:
 %% no transport is opened (no server process), the answer names the cause,
 %% and once the builder is gone too the actor is gone.
-custodian_gone_before_connect_opens_nothing_test() ->
+custodian_gone_before_connect_opens_nothing_test_() -> {timeout, 60, fun custodian_gone_before_connect_opens_nothing/0}.
+
+custodian_gone_before_connect_opens_nothing() ->
     Test = self(),
     Custodian = spawn(fun() -> receive stop -> ok end end),
     Builder = spawn(fun() ->
@@ -176,7 +198,9 @@ custodian_gone_before_connect_opens_nothing_test() ->
 
 %% The builder connects, then both owners die: the actor retires the
 %% server and stops.
-both_owners_gone_after_connect_leaves_nothing_test() ->
+both_owners_gone_after_connect_leaves_nothing_test_() -> {timeout, 60, fun both_owners_gone_after_connect_leaves_nothing/0}.
+
+both_owners_gone_after_connect_leaves_nothing() ->
     Test = self(),
     Custodian = spawn(fun() -> receive stop -> ok end end),
     Builder = spawn(fun() ->
@@ -201,7 +225,9 @@ init(Children) ->
 
 %% Stopping the supervisor retires every client with proof before the stop
 %% returns: each server's process is gone by then.
-supervisor_stop_retires_every_client_test() ->
+supervisor_stop_retires_every_client_test_() -> {timeout, 60, fun supervisor_stop_retires_every_client/0}.
+
+supervisor_stop_retires_every_client() ->
     Modes = ["serve", "close-stdout", "answer-late"],
     Children = [mcp_client:child_spec(Mode, server(Mode, ["10"]), #{}) || Mode <- Modes],
     {ok, Supervisor} = supervisor:start_link(?MODULE, Children),
@@ -219,20 +245,21 @@ supervisor_stop_retires_every_client_test() ->
     ?assert(lists:all(fun(Mode) -> tree_gone(tag_env(Mode)) end, Modes)).
 
 %% A child that cannot connect fails the supervisor's start with its typed
-%% cause, and leaves no process behind. The start runs in a process of its
-%% own: on OTP 25 the failed supervisor's 'EXIT' still reaches its linked
-%% starter after `start_link' returned, and would otherwise stay in (or,
-%% arriving late, kill) the test process that later suites share.
-supervised_start_failure_is_typed_and_leaves_nothing_test() ->
+%% cause, and leaves no process behind.
+supervised_start_failure_is_typed_and_leaves_nothing_test_() -> {timeout, 60, fun supervised_start_failure_is_typed_and_leaves_nothing/0}.
+
+supervised_start_failure_is_typed_and_leaves_nothing() ->
     Child = mcp_client:child_spec(failing, server("exit-before-read"), #{}),
-    {Starter, Monitor} = spawn_monitor(fun() ->
-                                               process_flag(trap_exit, true),
-                                               exit({started, supervisor:start_link(?MODULE, [Child])})
-                                       end),
-    Ended = receive {'DOWN', Monitor, process, Starter, Why} -> Why end,
-    ?assertMatch({started, {error, {shutdown, {failed_to_start_child, failing,
-                                               {handshake_failed, {unavailable, _}}}}}},
-                 Ended),
+    Test = self(),
+    %% In a process of its own: the failed supervisor's `EXIT' must not
+    %% reach the test process (the next tests share its mailbox).
+    spawn(fun() ->
+                  process_flag(trap_exit, true),
+                  Test ! {started, supervisor:start_link(?MODULE, [Child])}
+          end),
+    ?assertMatch({error, {shutdown, {failed_to_start_child, failing,
+                                     {handshake_failed, {unavailable, _}}}}},
+                 receive {started, Result} -> Result after 30000 -> timeout end),
     ?assert(tree_gone(tag_env("exit-before-read"))).
 
 %% ---- many starts against a server that dies right after initialize ----

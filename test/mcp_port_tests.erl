@@ -7,6 +7,8 @@
 
 -include_lib("eunit/include/eunit.hrl").
 
+-export([open/1, drain/1, trapping_port_exits/1]).
+
 -define(TIMEOUT, 5000).
 
 open(Spawn) ->

@@ -98,16 +98,18 @@ spec_tools_page_test() ->
                   Schema/binary, "}],\"nextCursor\":\"next-page-cursor\"}">>),
     ?assertEqual({ok, {tools_page, [{tool_descriptor, <<"get_weather">>, {some, <<"Weather Information Provider">>},
                                      {some, <<"Get current weather information for a location">>},
-                                     json(Schema), none, none}],
+                                     json(Schema), none, none, none}],
                        {some, <<"next-page-cursor">>}}},
                  mcp_protocol:decode_tools_page(Page)).
 
 optional_tool_members_test() ->
     Page = json(<<"{\"tools\":[{\"name\":\"t\",\"inputSchema\":{},\"outputSchema\":{\"type\":\"object\"},"
-                  "\"annotations\":{\"readOnlyHint\":true},\"icons\":[],\"title\":null}]}">>),
+                  "\"annotations\":{\"readOnlyHint\":true},\"icons\":[],\"title\":null,"
+                  "\"execution\":{\"taskSupport\":\"required\"}}]}">>),
     ?assertEqual({ok, {tools_page, [{tool_descriptor, <<"t">>, none, none, {object, []},
                                      {some, json(<<"{\"type\":\"object\"}">>)},
-                                     {some, json(<<"{\"readOnlyHint\":true}">>)}}], none}},
+                                     {some, json(<<"{\"readOnlyHint\":true}">>)},
+                                     {some, json(<<"{\"taskSupport\":\"required\"}">>)}}], none}},
                  mcp_protocol:decode_tools_page(Page)).
 
 one_lying_tool_fails_the_page_test_() ->

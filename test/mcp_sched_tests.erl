@@ -1,4 +1,4 @@
-%% @doc Scheduler etiquette on hostile inputs (issue 16, item 3): every
+%% @doc Scheduler etiquette on hostile inputs: every
 %% public function that takes a term of unknown size does bounded work on
 %% the caller's normal scheduler before it either finishes or moves to a
 %% dirty CPU scheduler (dirty work never holds the caller's scheduler).

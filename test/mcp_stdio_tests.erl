@@ -95,7 +95,7 @@ recorded_stream_decodes_test() ->
     {ok, {tools_page, Tools, none}} = mcp_protocol:decode_tools_page(Page),
     ?assertEqual(13, length(Tools)),
     ?assertMatch({tool_descriptor, <<"echo">>, {some, <<"Echo Tool">>}, {some, <<"Echoes back the input string">>},
-                  {object, _}, _, _}, hd(Tools)),
+                  {object, _}, _, _, _}, hd(Tools)),
     {ok, Echo} = Result(2),
     ?assertEqual({ok, {call_tool_result, [{text, <<"Echo: caf", 16#e9/utf8, " \"quoted\"\nline">>}], false, none}},
                  mcp_protocol:decode_call_tool_result(Echo)),

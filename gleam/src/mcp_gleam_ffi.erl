@@ -1,18 +1,39 @@
 %% @doc The thin adapter between the Gleam bindings (`src/mcp/*.gleam') and
-%% the Erlang modules, for the few results whose Erlang shape has no Gleam
-%% type: 3-tuples (`{ok, Client, Init}', `{ok, Lines, Buffer}'), bare `ok',
-%% maps (options, spawn specs), and open-ended reason terms, which are mapped
-%% onto the closed Gleam types of `mcp/client' (anything unknown is kept in an
-%% `other_reason' / `peer_down' wrapper, never dropped). No codec logic lives
-%% here: every function is a call plus a reshaping of its result.
+%% the Erlang modules, for the results whose Erlang shape has no Gleam type:
+%% 3-tuples (`{ok, Client, Init}', `{ok, Lines, Buffer}'), bare `ok', maps
+%% (options, spawn specs), and open-ended reason terms.
+%%
+%% Invariants:
+%% <ul>
+%% <li>Every reason reaching Gleam is a constructor of `mcp/client' with
+%%     typed fields: an Erlang term that has no closed form (a peer's exit
+%%     reason, a spawn failure other than a POSIX name, anything newer than
+%%     the bindings) becomes its `mcp_cli_reason:words/1' text, never a raw
+%%     term.</li>
+%% <li>`describe_*' map the Gleam value back onto the Erlang vocabulary and
+%%     ask `mcp_cli_reason' for the sentence, so Gleam and the command line
+%%     say the same thing; only the Gleam-only refusals (out-of-range
+%%     timeouts, unencodable arguments) have sentences here.</li>
+%% <li>No well-typed Gleam argument raises: timeouts are checked before the
+%%     call, arguments with no JSON text are answered `unencodable_arguments',
+%%     and encoders answer an error instead of `badarg'.</li>
+%% </ul>
+%% No codec logic lives here: every function is a call plus a reshaping.
 -module(mcp_gleam_ffi).
 
 -export([default_options/0, prepare/2, prepare_owned/3, connect/1, start/2,
          list_tools/1, list_tools_within/2, call_tool/4, ping/2, stop/1,
-         shutdown/2, os_pid/1]).
--export([stdio_new_capped/1, stdio_push/2, stdio_read/2, channel_write/2, resolve_executable/1,
-         inherited_env_names/0, scan_for_at/1,
+         shutdown/2, os_pid/1,
+         describe_client_error/1, describe_start_error/1, describe_retirement_error/1]).
+%% The translations themselves, for the suite that checks that a translated
+%% reason is described exactly as the command line describes the original.
+-export([start_error/1, client_error/1, retirement_error/1]).
+-export([stdio_new_capped/1, stdio_push/2, stdio_read/2, stdio_frame/1, channel_write/2,
+         resolve_executable/1, inherited_env_names/0, scan_for_at/1, sanitize/2, truncate/2,
+         json_encode/1, json_encode_line/1, msgpack_encode/1,
          msgpack_to_json_line/1, json_to_msgpack_bytes/1]).
+
+-define(IS_TIMEOUT(T), (is_integer(T) andalso T >= 0 andalso T =< 86400000)).
 
 %%% ------------------------------------------------------------ client
 
@@ -22,45 +43,70 @@ default_options() ->
     {options, Info, Handshake, List, Shutdown}.
 
 prepare(Transport, Options) ->
-    {ok, Client} = mcp_client:prepare(spec(Transport), options(Options)),
-    Client.
+    case bad_timeout_option(Options) of
+        none -> mcp_client:prepare(spec(Transport), options(Options));
+        {Name, Timeout} -> {error, {timeout_option_out_of_range, Name, Timeout}}
+    end.
 
 prepare_owned(Transport, Options, Custodian) ->
-    {ok, Client} = mcp_client:prepare_owned(spec(Transport), options(Options), Custodian),
-    Client.
+    case bad_timeout_option(Options) of
+        none -> mcp_client:prepare_owned(spec(Transport), options(Options), Custodian);
+        {Name, Timeout} -> {error, {timeout_option_out_of_range, Name, Timeout}}
+    end.
 
 connect(Client) ->
     started(mcp_client:connect(Client)).
 
 start(Transport, Options) ->
-    case mcp_client:start(spec(Transport), options(Options)) of
-        {ok, Client, Initialized} -> {ok, {Client, Initialized}};
-        {error, _} = Error -> started(Error)
+    case bad_timeout_option(Options) of
+        none ->
+            case mcp_client:start(spec(Transport), options(Options)) of
+                {ok, Client, Initialized} -> {ok, {Client, Initialized}};
+                {error, _} = Error -> started(Error)
+            end;
+        {Name, Timeout} ->
+            {error, {timeout_option_out_of_range, Name, Timeout}}
     end.
 
 list_tools(Client) -> answered(mcp_client:list_tools(Client)).
 
-list_tools_within(Client, Timeout) -> answered(mcp_client:list_tools(Client, Timeout)).
+list_tools_within(Client, Timeout) when ?IS_TIMEOUT(Timeout) ->
+    answered(mcp_client:list_tools(Client, Timeout));
+list_tools_within(_Client, Timeout) ->
+    {error, {timeout_out_of_range, Timeout}}.
 
-call_tool(Client, Name, Arguments, Timeout) ->
-    answered(mcp_client:call_tool(Client, Name, Arguments, Timeout)).
+%% The only `badarg' `mcp_client:call_tool/4' can raise once the name and
+%% timeout are well-typed is the actor's refusal of arguments with no JSON
+%% text (raised in the caller, nothing sent).
+call_tool(Client, Name, Arguments, Timeout) when ?IS_TIMEOUT(Timeout) ->
+    try mcp_client:call_tool(Client, Name, Arguments, Timeout) of
+        Result -> answered(Result)
+    catch
+        error:badarg -> {error, unencodable_arguments}
+    end;
+call_tool(_Client, _Name, _Arguments, Timeout) ->
+    {error, {timeout_out_of_range, Timeout}}.
 
-ping(Client, Timeout) ->
+ping(Client, Timeout) when ?IS_TIMEOUT(Timeout) ->
     case mcp_client:ping(Client, Timeout) of
         ok -> {ok, nil};
         Error -> answered(Error)
-    end.
+    end;
+ping(_Client, Timeout) ->
+    {error, {timeout_out_of_range, Timeout}}.
 
 stop(Client) ->
     ok = mcp_client:stop(Client),
     nil.
 
-shutdown(Client, Timeout) ->
+shutdown(Client, Timeout) when ?IS_TIMEOUT(Timeout) ->
     case mcp_client:shutdown(Client, Timeout) of
         {ok, no_resource} -> {ok, no_resource};
         {ok, {exited, Evidence}} -> {ok, {exited, exit_evidence(Evidence)}};
-        {error, _} = Error -> Error
-    end.
+        {error, Error} -> {error, retirement_error(Error)}
+    end;
+shutdown(_Client, Timeout) ->
+    {error, {shutdown_timeout_out_of_range, Timeout}}.
 
 os_pid(Client) ->
     case mcp_client:os_pid(Client) of
@@ -68,10 +114,19 @@ os_pid(Client) ->
         none -> none
     end.
 
+%% The first `Options' timeout outside 0..max_timeout_ms(), by field name.
+bad_timeout_option({options, _Info, Handshake, List, Shutdown}) ->
+    Named = [{<<"handshake_timeout_ms">>, Handshake}, {<<"list_timeout_ms">>, List},
+             {<<"shutdown_timeout_ms">>, Shutdown}],
+    case [Bad || {_, Timeout} = Bad <- Named, not ?IS_TIMEOUT(Timeout)] of
+        [] -> none;
+        [First | _] -> First
+    end.
+
 %% Gleam `Transport' to an `mcp_transport:spec()'.
-spec({port_transport, {spawn, Executable, Args, Env, Cwd, InheritEnv, MaxLineBytes, Grace, Jail}}) ->
+spec({port_transport, {spawn, Executable, Args, Env, Cwd, InheritEnv, MaxLineBytes, Grace, Jail, Stderr}}) ->
     Spawn = #{executable => Executable, args => Args, inherit_env => InheritEnv,
-              shutdown_grace_ms => Grace,
+              shutdown_grace_ms => Grace, stderr => stderr(Stderr),
               env => [{Name, env_value(Value)} || {Name, Value} <- Env]},
     Optional = [{cd, Cwd}, {max_line_bytes, MaxLineBytes}, {jail, jail(Jail)}],
     maps:merge(Spawn, maps:from_list([{Key, Value} || {Key, {some, Value}} <- Optional]));
@@ -85,6 +140,10 @@ jail({some, {jail, Write, Read, Deny, Net, UnixSockets, Bwrap}}) ->
     Options = #{write => Write, read => Read, deny => Deny, net => Net, unix_sockets => UnixSockets},
     {some, maps:merge(Options, maps:from_list([{bwrap, Path} || {some, Path} <- [Bwrap]]))}.
 
+stderr(inherit_stderr) -> inherit;
+stderr(discard_stderr) -> discard;
+stderr({stderr_to_file, Path, MaxBytes}) -> {file, Path, MaxBytes}.
+
 env_value({set, Value}) -> Value;
 env_value(unset) -> false.
 
@@ -95,62 +154,216 @@ options({options, Info, Handshake, List, Shutdown}) ->
 started({ok, _} = Ok) -> Ok;
 started({error, Error}) -> {error, start_error(Error)}.
 
-start_error({transport_failed, Reason}) -> {transport_failed, transport_failure(Reason)};
-start_error({handshake_failed, Error}) -> {handshake_failed, client_error(Error)};
-start_error({cleanup_unconfirmed, Cause, Retirement, Client}) ->
-    {cleanup_unconfirmed, start_error(Cause), Retirement, Client};
-start_error(Error) -> Error.
-
 answered({ok, _} = Ok) -> Ok;
 answered({error, Error}) -> {error, client_error(Error)}.
 
+%%% ------------------------------------- Erlang reasons to Gleam values
+
+start_error({transport_failed, Reason}) -> {transport_failed, transport_failure(Reason)};
+start_error({handshake_failed, Error}) -> {handshake_failed, client_error(Error)};
+start_error({version_unsupported, _, _} = Error) -> Error;
+start_error(tools_not_declared) -> tools_not_declared;
+start_error({cleanup_unconfirmed, Cause, Retirement, Client}) ->
+    {cleanup_unconfirmed, start_error(Cause), retirement_error(Retirement), Client};
+start_error(Other) -> {transport_failed, {other_transport_failure, words(Other)}}.
+
 client_error({unavailable, Reason}) -> {unavailable, death_reason(Reason)};
-client_error(Error) -> Error.
+client_error(call_timed_out) -> call_timed_out;
+client_error({server_error, _} = Error) -> Error;
+client_error({result_malformed, _} = Error) -> Error;
+client_error(too_many_pages) -> too_many_pages;
+client_error(Other) -> {unavailable, {other_reason, words(Other)}}.
 
 transport_failure({executable_not_found, Executable}) ->
     {executable_not_found, text(Executable)};
-transport_failure({spawn_failed, _} = Failure) -> Failure;
-transport_failure({bad_transport_spec, _} = Failure) -> Failure;
-transport_failure({bad_spawn, Spawn}) -> {bad_transport_spec, Spawn};
+transport_failure({spawn_failed, Posix}) when is_atom(Posix) ->
+    {spawn_failed, atom_to_binary(Posix)};
+transport_failure({spawn_failed, Reason}) -> {spawn_failed, words(Reason)};
+transport_failure({bad_transport_spec, Detail}) -> {bad_transport_spec, words(Detail)};
+transport_failure({bad_spawn, Spawn}) -> {bad_spawn, words(Spawn)};
 transport_failure(already_connected) -> already_connected;
 transport_failure({not_parked, Reason}) -> {not_parked, death_reason(Reason)};
-transport_failure({jail_unavailable, _} = Failure) ->
-    {jail_unavailable, sentence(mcp_cli_reason:start_error({transport_failed, Failure}))};
-transport_failure({bad_jail, _} = Failure) ->
-    {bad_jail, sentence(mcp_cli_reason:start_error({transport_failed, Failure}))};
-transport_failure(Other) -> {spawn_failed, Other}.
-
-sentence(IoList) -> unicode:characters_to_binary(IoList).
+transport_failure({jail_unavailable, Why}) ->
+    {jail_unavailable, sentence(mcp_cli_reason:jail_unavailable(Why))};
+transport_failure({bad_stderr, Why}) ->
+    {bad_stderr, sentence(mcp_cli_reason:bad_stderr(Why))};
+transport_failure({bad_jail, Why}) ->
+    {bad_jail, sentence(mcp_cli_reason:bad_jail(Why))};
+transport_failure(Reason) when is_binary(Reason) -> {peer_start_failed, Reason};
+transport_failure(Other) -> {other_transport_failure, words(Other)}.
 
 death_reason(Reason) when Reason =:= not_connected; Reason =:= retired;
                           Reason =:= stopped; Reason =:= custodian_down ->
     Reason;
 death_reason({transport_ended, End}) -> {transport_ended, transport_end(End)};
 death_reason({transport_failed, Reason}) -> {open_failed, transport_failure(Reason)};
-death_reason({write_failed, _} = Reason) -> Reason;
+death_reason({write_failed, busy}) -> {write_failed, input_backlog_full};
+death_reason({write_failed, closed}) -> {write_failed, write_after_close};
+death_reason({write_failed, Other}) -> {write_failed, {other_write_failure, words(Other)}};
 death_reason({invalid_utf8, Offset} = Reason) when is_integer(Offset) -> Reason;
 death_reason({line_too_long, Bytes} = Reason) when is_integer(Bytes) -> Reason;
 death_reason({malformed_message, _} = Fault) -> {invalid_message, Fault};
 death_reason({bad_message, _} = Fault) -> {invalid_message, Fault};
 death_reason({flooded, Bytes} = Reason) when is_integer(Bytes) -> Reason;
-death_reason({client_down, _} = Reason) -> Reason;
+death_reason({client_down, noproc}) -> client_gone;
+death_reason({client_down, Reason}) -> {client_down, words(Reason)};
 death_reason(tools_not_declared) -> {handshake_ended, tools_not_declared};
 death_reason({version_unsupported, _, _} = Error) -> {handshake_ended, Error};
 death_reason({handshake_failed, _} = Error) -> {handshake_ended, start_error(Error)};
-death_reason(Other) -> {other_reason, Other}.
+death_reason(Other) -> {other_reason, words(Other)}.
 
 transport_end({exited, Evidence}) -> {proven, exit_evidence(Evidence)};
-transport_end({unconfirmed, Reason}) -> {unconfirmed, Reason}.
+transport_end({unconfirmed, Reason}) -> {unconfirmed, words(Reason)}.
 
 exit_evidence({status, Code}) when is_integer(Code) -> {exit_code, Code};
 exit_evidence({signal, Number}) when is_integer(Number) -> {killed_by_signal, Number};
 exit_evidence(unknown) -> status_unknown;
-exit_evidence({peer_down, _} = PeerDown) -> PeerDown.
+exit_evidence({peer_down, Reason}) -> {peer_down, words(Reason)}.
+
+retirement_error(retirement_timed_out) -> retirement_timed_out;
+retirement_error({retirement_unconfirmed, {port_exited, Reason}}) ->
+    {closed_without_status, words(Reason)};
+retirement_error({retirement_unconfirmed, {actor_down, noproc}}) -> client_already_gone;
+retirement_error({retirement_unconfirmed, {actor_down, Reason}}) ->
+    {client_ended_first, words(Reason)};
+retirement_error({retirement_unconfirmed, Reason}) -> {retirement_unconfirmed, words(Reason)};
+retirement_error(Other) -> {retirement_unconfirmed, words(Other)}.
+
+words(Term) -> sentence(mcp_cli_reason:words(Term)).
+
+sentence(IoList) -> unicode:characters_to_binary(IoList).
 
 text(Value) when is_binary(Value) -> Value;
 text(Value) -> unicode:characters_to_binary(Value).
 
+%%% ---------------- sentences: Gleam values back onto the Erlang vocabulary
+
+describe_client_error({timeout_out_of_range, Timeout}) -> timeout_sentence(<<"the request's">>, Timeout);
+describe_client_error(unencodable_arguments) ->
+    sentence(io_lib:format("the arguments have no JSON text (nested deeper than ~b or an integer of "
+                           "more than ~b digits), so nothing was sent",
+                           [mcp_json:max_depth(), mcp_json:max_integer_digits()]));
+describe_client_error(Error) -> sentence(mcp_cli_reason:client_error(erl_client_error(Error))).
+
+describe_start_error({timeout_option_out_of_range, Name, Timeout}) ->
+    timeout_sentence(<<"the option ", Name/binary, "'s">>, Timeout);
+describe_start_error({cleanup_unconfirmed, Cause, Retirement, _Client}) ->
+    <<(describe_start_error(Cause))/binary, "; then ", (describe_retirement_error(Retirement))/binary>>;
+describe_start_error({handshake_failed, {timeout_out_of_range, _} = Error}) ->
+    describe_client_error(Error);
+describe_start_error(Error) -> sentence(mcp_cli_reason:start_error(erl_start_error(Error))).
+
+describe_retirement_error({shutdown_timeout_out_of_range, Timeout}) ->
+    timeout_sentence(<<"the shutdown's">>, Timeout);
+describe_retirement_error(Error) -> sentence(mcp_cli_reason:retirement_error(erl_retirement_error(Error))).
+
+timeout_sentence(Whose, Timeout) ->
+    sentence(io_lib:format("~s timeout of ~b ms is outside 0 to ~b ms, so nothing was done",
+                           [Whose, Timeout, mcp_client:max_timeout_ms()])).
+
+erl_start_error({transport_failed, Failure}) -> {transport_failed, erl_transport_failure(Failure)};
+erl_start_error({handshake_failed, Error}) -> {handshake_failed, erl_client_error(Error)};
+erl_start_error({cleanup_unconfirmed, Cause, Retirement, Client}) ->
+    {cleanup_unconfirmed, erl_start_error(Cause), erl_retirement_error(Retirement), Client};
+erl_start_error(Error) -> Error.
+
+erl_client_error({unavailable, Reason}) -> {unavailable, erl_death(Reason)};
+erl_client_error(Error) -> Error.
+
+erl_transport_failure({spawn_failed, Name}) ->
+    {spawn_failed, try binary_to_existing_atom(Name) catch error:badarg -> Name end};
+erl_transport_failure({not_parked, Reason}) -> {not_parked, erl_death(Reason)};
+erl_transport_failure({peer_start_failed, Reason}) -> Reason;
+erl_transport_failure({other_transport_failure, Description}) -> Description;
+erl_transport_failure(Failure) -> Failure.
+
+erl_death({transport_ended, {proven, Evidence}}) -> {transport_ended, {exited, erl_evidence(Evidence)}};
+erl_death({transport_ended, {unconfirmed, Reason}}) -> {transport_ended, {unconfirmed, Reason}};
+erl_death({open_failed, Failure}) -> {transport_failed, erl_transport_failure(Failure)};
+erl_death({write_failed, input_backlog_full}) -> {write_failed, busy};
+erl_death({write_failed, write_after_close}) -> {write_failed, closed};
+erl_death({write_failed, {other_write_failure, Description}}) -> {write_failed, Description};
+erl_death({invalid_message, Fault}) -> Fault;
+erl_death({handshake_ended, StartError}) -> erl_start_error(StartError);
+erl_death(client_gone) -> {client_down, noproc};
+erl_death({other_reason, Description}) -> Description;
+erl_death(Reason) -> Reason.
+
+erl_evidence({exit_code, Code}) -> {status, Code};
+erl_evidence({killed_by_signal, Number}) -> {signal, Number};
+erl_evidence(status_unknown) -> unknown;
+erl_evidence({peer_down, _} = PeerDown) -> PeerDown.
+
+erl_retirement_error({closed_without_status, Reason}) -> {retirement_unconfirmed, {port_exited, Reason}};
+erl_retirement_error({client_ended_first, Reason}) -> {retirement_unconfirmed, {actor_down, Reason}};
+erl_retirement_error(client_already_gone) -> {retirement_unconfirmed, {actor_down, noproc}};
+erl_retirement_error(Error) -> Error.
+
 %%% ------------------------------------------------------- the others
+
+%% `Error' instead of `badarg' for a value with no JSON text: which limit it
+%% broke is found by a walk on that path only.
+json_encode(Value) ->
+    try {ok, mcp_json:encode(Value)}
+    catch error:badarg -> {error, json_refusal(Value)}
+    end.
+
+json_encode_line(Value) ->
+    try {ok, mcp_json:encode_line(Value)}
+    catch error:badarg -> {error, json_refusal(Value)}
+    end.
+
+stdio_frame(Value) ->
+    try {ok, mcp_stdio:frame(Value)}
+    catch error:badarg -> {error, json_refusal(Value)}
+    end.
+
+json_refusal(Value) ->
+    case long_integer(Value) of
+        true -> integer_too_long;
+        false -> nested_too_deep
+    end.
+
+long_integer({int, Int}) -> length(integer_to_list(abs(Int))) > mcp_json:max_integer_digits();
+long_integer({array, Items}) -> lists:any(fun long_integer/1, Items);
+long_integer({object, Members}) -> lists:any(fun({_, Item}) -> long_integer(Item) end, Members);
+long_integer(_) -> false.
+
+%% `Error' instead of `badarg': the first integer or ext type out of
+%% range, else the nesting.
+msgpack_encode(Value) ->
+    try {ok, mcp_interchange:msgpack_encode(Value)}
+    catch error:badarg ->
+        case msgpack_range_fault(Value) of
+            none -> {error, msgpack_too_deep};
+            Fault -> {error, Fault}
+        end
+    end.
+
+msgpack_range_fault({int_value, Int}) ->
+    case Int >= mcp_interchange:min_msgpack_int() andalso Int =< mcp_interchange:max_msgpack_int() of
+        true -> none;
+        false -> {int_out_of_range, Int}
+    end;
+msgpack_range_fault({ext_value, Type, _}) when Type < -128; Type > 127 -> {ext_type_out_of_range, Type};
+msgpack_range_fault({array_value, Items}) -> first_fault(Items);
+msgpack_range_fault({map_value, Pairs}) -> first_fault(lists:append([[K, V] || {K, V} <- Pairs]));
+msgpack_range_fault(_) -> none.
+
+first_fault([]) -> none;
+first_fault([Item | Rest]) ->
+    case msgpack_range_fault(Item) of
+        none -> first_fault(Rest);
+        Fault -> Fault
+    end.
+
+%% A negative `MaxChars' is taken as 0 and one past 2^32 as 2^32 (the NIF
+%% takes a machine word).
+sanitize(Text, MaxChars) -> mcp_codegen:sanitize(Text, char_cap(MaxChars)).
+
+truncate(Text, MaxChars) -> mcp_codegen:truncate(Text, char_cap(MaxChars)).
+
+char_cap(MaxChars) -> max(0, min(MaxChars, 1 bsl 32)).
 
 stdio_new_capped(MaxLineBytes) ->
     try {ok, mcp_stdio:new(MaxLineBytes)}

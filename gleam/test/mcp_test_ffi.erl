@@ -1,6 +1,7 @@
 %% Test-only helpers the Gleam suites need and Gleam cannot express.
 -module(mcp_test_ffi).
--export([rescue/1, bytes_of/2, os_process_alive/1, build_lib_dir/0, read_text/1]).
+-export([rescue/1, bytes_of/2, os_process_alive/1, build_lib_dir/0, read_text/1,
+         describe_disagreements/0]).
 
 %% Runs Fun; `{error, Class}' (a binary) if it raised.
 rescue(Fun) ->
@@ -25,3 +26,60 @@ build_lib_dir() ->
 read_text(Path) ->
     {ok, Text} = file:read_file(Path),
     Text.
+
+%% Every Erlang reason below, translated to its Gleam value
+%% (`mcp_gleam_ffi') and described there, must read exactly as the command
+%% line's sentence for the original (`mcp_cli_reason'). Returns the
+%% disagreements as text, so an empty list is agreement.
+describe_disagreements() ->
+    Deaths = [not_connected, retired, stopped, custodian_down,
+              {transport_ended, {exited, {status, 3}}}, {transport_ended, {exited, {signal, 9}}},
+              {transport_ended, {exited, unknown}}, {transport_ended, {exited, {peer_down, killed}}},
+              {transport_ended, {unconfirmed, {port_exited, epipe}}},
+              {write_failed, busy}, {write_failed, closed}, {write_failed, einval},
+              {invalid_utf8, 7}, {line_too_long, 99}, {flooded, 1000},
+              {malformed_message, {corruption_report, 3, <<"unexpected character">>}},
+              {bad_message, <<"id is null">>},
+              {client_down, noproc}, {client_down, {shutdown, crashed}},
+              {transport_failed, {executable_not_found, "nope"}},
+              tools_not_declared, {version_unsupported, <<"a">>, <<"b">>},
+              {some_future_reason, 42, <<"text">>}],
+    Retirements = [retirement_timed_out, {retirement_unconfirmed, {port_exited, epipe}},
+                   {retirement_unconfirmed, {actor_down, noproc}},
+                   {retirement_unconfirmed, {actor_down, killed}},
+                   {retirement_unconfirmed, {watch_failed, eperm}}],
+    Clients = [call_timed_out, too_many_pages,
+               {server_error, {rpc_error, -32602, <<"bad params">>, none}},
+               {result_malformed, {protocol_fault, <<"$.content">>, <<"missing">>}},
+               {result_malformed, {unsupported_version, <<"a">>, <<"b">>}}]
+        ++ [{unavailable, Death} || Death <- Deaths],
+    Starts = [{transport_failed, {executable_not_found, <<"nope">>}},
+              {transport_failed, {spawn_failed, eacces}},
+              {transport_failed, {spawn_failed, {weird, 1}}},
+              {transport_failed, {bad_spawn, #{executable => 1}}},
+              {transport_failed, {bad_transport_spec, {mcp_port, badarg}}},
+              {transport_failed, already_connected},
+              {transport_failed, {not_parked, custodian_down}},
+              {transport_failed, {not_parked, retired}},
+              {transport_failed, {jail_unavailable, {bwrap_not_found, "/no/bwrap"}}},
+              {transport_failed, {bad_jail, {relative_path, "rel"}}},
+              {transport_failed, {bad_stderr, {"/no/dir/err.log", enoent}}},
+              {transport_failed, <<"the peer could not start">>},
+              {transport_failed, {start_crashed, error, badarith}},
+              {handshake_failed, call_timed_out},
+              {version_unsupported, <<"a">>, <<"b">>}, tools_not_declared,
+              {cleanup_unconfirmed, tools_not_declared, retirement_timed_out, no_client}]
+        ++ [{handshake_failed, Client} || Client <- Clients],
+    Check = fun(Translate, Describe, Cli, Reason) ->
+                Gleam = mcp_gleam_ffi:Describe(mcp_gleam_ffi:Translate(Reason)),
+                Erlang = unicode:characters_to_binary(mcp_cli_reason:Cli(Reason)),
+                case Gleam =:= Erlang of
+                    true -> [];
+                    false -> [unicode:characters_to_binary(
+                                io_lib:format("~p:~n  gleam:  ~ts~n  erlang: ~ts", [Reason, Gleam, Erlang]))]
+                end
+            end,
+    lists:append([Check(start_error, describe_start_error, start_error, R) || R <- Starts]
+                 ++ [Check(client_error, describe_client_error, client_error, R) || R <- Clients]
+                 ++ [Check(retirement_error, describe_retirement_error, retirement_error, R)
+                     || R <- Retirements]).

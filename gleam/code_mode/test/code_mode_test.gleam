@@ -5,7 +5,7 @@
 import cap/internal/mcp as internal
 import cap/mcp.{Give, Omit, Reply}
 import cap/mcp/example
-import cap/report.{ToolFailed, UnknownServer}
+import cap/report.{ResultUntranslatable, ToolFailed, UnknownServer}
 import gleam/option.{None, Some}
 import gleeunit
 import mcp/client
@@ -87,6 +87,16 @@ pub fn whole_value_tool_test() {
     example.evaluate(
       arguments: MapValue([#(StringValue("text"), StringValue("1+2"))]),
     )
+}
+
+/// A result with no `Value` form is a report, not a reply missing its
+/// structured part: the sum of two in-range integers leaves the MessagePack
+/// range.
+pub fn untranslatable_result_is_a_report_test() {
+  use <- with_example_server
+  let assert Error(ResultUntranslatable("example", "add", detail)) =
+    example.add(a: interchange.max_msgpack_int(), b: 1)
+  let assert "integer outside msgpack range at $.sum" = detail
 }
 
 pub fn tool_error_is_a_report_test() {

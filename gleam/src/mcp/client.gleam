@@ -3,7 +3,6 @@
 //// `CallTimedOut` at its deadline); the actor never leaves a server process
 //// behind without saying so (`shutdown` returns the evidence of its exit).
 
-import gleam/dynamic.{type Dynamic}
 import gleam/erlang/process.{type Pid}
 import gleam/option.{type Option}
 import mcp/json.{type JsonValue}
@@ -17,9 +16,11 @@ import mcp/transport.{type Transport}
 /// A handle on one client actor.
 pub type Client
 
-/// Every timeout (here and in the calls' `timeout_ms`) is 0 to 86,400,000 ms
-/// (a day); a value outside crashes the caller (Erlang `badarg` /
-/// `function_clause`) before anything is sent.
+/// Every timeout (here and in the calls' `timeout_ms`) is 0 to
+/// `max_timeout_ms()` (a day). A value outside is refused before anything
+/// is sent: `TimeoutOptionOutOfRange` from `prepare`/`start`,
+/// `TimeoutOutOfRange` from a call, `ShutdownTimeoutOutOfRange` from
+/// `shutdown`.
 pub type Options {
   Options(
     /// `#(name, version)` sent as `clientInfo` in `initialize`.
@@ -39,6 +40,13 @@ pub type ClientError {
   ResultMalformed(ProtocolFault)
   /// `list_tools` met more than `max_tool_pages()` pages, or a repeated cursor.
   TooManyPages
+  /// The call's `timeout_ms` is outside 0..`max_timeout_ms()`: nothing was
+  /// sent.
+  TimeoutOutOfRange(timeout_ms: Int)
+  /// The arguments have no JSON text: nested deeper than `json.max_depth()`
+  /// or an integer longer than `json.max_integer_digits()` digits. Nothing
+  /// was sent.
+  UnencodableArguments
 }
 
 pub type StartError {
@@ -55,22 +63,41 @@ pub type StartError {
     retirement: RetirementError,
     client: Client,
   )
+  /// An `Options` timeout (`option` is its field name, e.g.
+  /// `"handshake_timeout_ms"`) is outside 0..`max_timeout_ms()`: no client
+  /// was made.
+  TimeoutOptionOutOfRange(option: String, timeout_ms: Int)
 }
 
 pub type TransportFailure {
   ExecutableNotFound(executable: String)
-  SpawnFailed(reason: Dynamic)
-  BadTransportSpec(reason: Dynamic)
+  /// The OS refused to start the executable; `os_error` is the POSIX name
+  /// (`"eacces"`, `"enoent"`, ...) or, for anything else, the reason in
+  /// words.
+  SpawnFailed(os_error: String)
+  /// The spawn is not valid (e.g. `max_line_bytes` or `shutdown_grace_ms`
+  /// out of range); `detail` is what was refused, in words.
+  BadTransportSpec(detail: String)
+  /// The port transport refused the spawn as a whole (not a spawn
+  /// specification); `detail` in words.
+  BadSpawn(detail: String)
   AlreadyConnected
   /// `connect` on a client that is no longer parked; `reason` is why it
   /// stopped (`CustodianDown` when its custodian died before it connected).
   NotParked(reason: DeathReason)
   /// The spawn asked for a jail that cannot run on this machine (no bwrap,
-  /// no user namespaces, ...): nothing was started. `reason` is a sentence.
+  /// no user namespaces, ...): nothing was started. `reason` says why.
   JailUnavailable(reason: String)
   /// The spawn's jail is not valid (a relative, missing or hidden path, an
-  /// unknown option): nothing was started. `reason` is a sentence.
+  /// unknown option): nothing was started. `reason` says which.
   BadJail(reason: String)
+  /// The spawn's stderr file cannot be appended to, or its bound is out of
+  /// range: nothing was started. `reason` says why.
+  BadStderr(reason: String)
+  /// A `ChannelTransport`'s `start` returned `Error(reason)`.
+  PeerStartFailed(reason: String)
+  /// A failure newer than these bindings, in words.
+  OtherTransportFailure(description: String)
 }
 
 /// Why a client stopped serving requests (the closed list of
@@ -87,7 +114,8 @@ pub type DeathReason {
   TransportEnded(TransportEnd)
   /// Opening the transport failed.
   OpenFailed(TransportFailure)
-  WriteFailed(reason: Dynamic)
+  /// Writing to the server failed.
+  WriteFailed(WriteFailure)
   /// The server wrote bytes that are not UTF-8, at this stream offset.
   InvalidUtf8(offset: Int)
   /// The server wrote a line longer than the cap (16 MiB, or the spawn's
@@ -99,17 +127,34 @@ pub type DeathReason {
   Flooded(bytes: Int)
   /// The handshake failed (the start error `connect` answered).
   HandshakeEnded(StartError)
-  /// The actor itself is gone (seen by a caller).
-  ClientDown(reason: Dynamic)
-  OtherReason(Dynamic)
+  /// The client's process had already ended when the call was made: an
+  /// earlier `shutdown` or `stop` retired it, its custodian died, or it
+  /// crashed. The handle is spent.
+  ClientGone
+  /// The client's process ended while the call waited; `reason` is its exit
+  /// reason in words.
+  ClientDown(reason: String)
+  /// A reason newer than these bindings, in words.
+  OtherReason(description: String)
+}
+
+/// Why a write to the server failed.
+pub type WriteFailure {
+  /// The server stopped reading its input: more than
+  /// `transport.max_queue_bytes()` were waiting for it.
+  InputBacklogFull
+  /// The connection was already closed.
+  WriteAfterClose
+  /// Anything else the transport reported, in words.
+  OtherWriteFailure(description: String)
 }
 
 /// How a transport ended.
 pub type TransportEnd {
   /// Its exit was witnessed.
   Proven(ExitEvidence)
-  /// It ended without proof that the server did.
-  Unconfirmed(reason: Dynamic)
+  /// It ended without proof that the server did; `reason` in words.
+  Unconfirmed(reason: String)
 }
 
 pub type ExitEvidence {
@@ -120,8 +165,9 @@ pub type ExitEvidence {
   /// The server's process exited, witnessed after its pipe closed (a write
   /// met EPIPE), which loses the exit status.
   StatusUnknown
-  /// A channel peer (a BEAM process) ended with this exit reason.
-  PeerDown(reason: Dynamic)
+  /// A channel peer (a BEAM process) ended with this exit reason, in words
+  /// (`"normal"`, `"killed"`, ...).
+  PeerDown(reason: String)
 }
 
 pub type RetirementEvidence {
@@ -130,9 +176,23 @@ pub type RetirementEvidence {
   Exited(ExitEvidence)
 }
 
+/// Why `shutdown` could not prove the server gone. Every case but the
+/// out-of-range timeout is uncertainty, never success.
 pub type RetirementError {
   RetirementTimedOut
-  RetirementUnconfirmed(reason: Dynamic)
+  /// The server's connection closed without an exit status (`reason` in
+  /// words), so nothing proves its process is gone.
+  ClosedWithoutStatus(reason: String)
+  /// The client's process ended during the shutdown, before it proved the
+  /// server's exit (`reason` is its exit reason in words).
+  ClientEndedFirst(reason: String)
+  /// The client's process had already ended (an earlier `shutdown` or
+  /// `stop` retired it, or it crashed): this call can prove nothing more.
+  ClientAlreadyGone
+  /// Any other reason the exit is unproven, in words.
+  RetirementUnconfirmed(reason: String)
+  /// `timeout_ms` is outside 0..`max_timeout_ms()`: nothing was asked.
+  ShutdownTimeoutOutOfRange(timeout_ms: Int)
 }
 
 /// Handshake 30 s, listing 30 s, shutdown 5 s, client info `mcp-erlang`.
@@ -140,18 +200,22 @@ pub type RetirementError {
 pub fn default_options() -> Options
 
 /// A parked client: an actor holding the transport, no server running yet.
-/// The caller owns it (the client retires when the caller dies).
+/// The caller owns it (the client retires when the caller dies). The only
+/// error is `TimeoutOptionOutOfRange`.
 @external(erlang, "mcp_gleam_ffi", "prepare")
-pub fn prepare(transport: Transport, options: Options) -> Client
+pub fn prepare(
+  transport: Transport,
+  options: Options,
+) -> Result(Client, StartError)
 
 /// `prepare` with a separate custodian: the client retires when the
-/// custodian dies.
+/// custodian dies. The only error is `TimeoutOptionOutOfRange`.
 @external(erlang, "mcp_gleam_ffi", "prepare_owned")
 pub fn prepare_owned(
   transport: Transport,
   options: Options,
   custodian: Pid,
-) -> Client
+) -> Result(Client, StartError)
 
 /// Starts the server and performs the handshake.
 @external(erlang, "mcp_gleam_ffi", "connect")
@@ -210,3 +274,17 @@ pub fn max_tool_pages() -> Int
 /// larger one is refused before anything is sent.
 @external(erlang, "mcp_client", "max_timeout_ms")
 pub fn max_timeout_ms() -> Int
+
+/// One sentence for a person (lower case first, as the command line prints
+/// it after `mcp-gen: `): the command line's own wording, shared through
+/// `mcp_cli_reason`.
+@external(erlang, "mcp_gleam_ffi", "describe_client_error")
+pub fn describe_client_error(error: ClientError) -> String
+
+/// `describe_client_error` for a start error.
+@external(erlang, "mcp_gleam_ffi", "describe_start_error")
+pub fn describe_start_error(error: StartError) -> String
+
+/// `describe_client_error` for a retirement error.
+@external(erlang, "mcp_gleam_ffi", "describe_retirement_error")
+pub fn describe_retirement_error(error: RetirementError) -> String

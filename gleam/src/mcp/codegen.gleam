@@ -26,11 +26,14 @@ pub fn generate(
 @external(erlang, "mcp_codegen", "describe")
 pub fn describe(error: GenerateError) -> String
 
-/// Server text made safe for a doc comment, at most `max_chars` characters.
-@external(erlang, "mcp_codegen", "sanitize")
+/// Server text made safe for a doc comment, at most `max_chars` characters
+/// (a negative `max_chars` counts as 0, one above 2^32 as 2^32).
+@external(erlang, "mcp_gleam_ffi", "sanitize")
 pub fn sanitize(text: String, max_chars: Int) -> String
 
-@external(erlang, "mcp_codegen", "truncate")
+/// At most `max_chars` characters, a cut ending in `…` (`max_chars` taken
+/// as in `sanitize`).
+@external(erlang, "mcp_gleam_ffi", "truncate")
 pub fn truncate(text: String, max_chars: Int) -> String
 
 /// The Gleam string literal, quotes included, holding exactly `text`.

@@ -52,10 +52,22 @@ pub fn min_msgpack_int() -> Int
 @external(erlang, "mcp_interchange", "msgpack_decode")
 pub fn msgpack_decode(bytes: BitArray) -> Result(MsgpackValue, CorruptionReport)
 
-/// Smallest-form MessagePack. Crashes (`badarg`) for an `IntValue` outside
-/// the msgpack range, an ext type outside -128..127, or nesting past 128.
-@external(erlang, "mcp_interchange", "msgpack_encode")
-pub fn msgpack_encode(value: MsgpackValue) -> BitArray
+/// Why a `MsgpackValue` has no MessagePack bytes.
+pub type MsgpackEncodeError {
+  /// An `IntValue` outside `min_msgpack_int()`..`max_msgpack_int()`.
+  IntOutOfRange(value: Int)
+  /// An `ExtValue` type outside -128..127.
+  ExtTypeOutOfRange(ext_type: Int)
+  /// Arrays and maps nested deeper than 128.
+  MsgpackTooDeep
+}
+
+/// Smallest-form MessagePack, or the first value out of range (else the
+/// nesting) that has no encoding.
+@external(erlang, "mcp_gleam_ffi", "msgpack_encode")
+pub fn msgpack_encode(
+  value: MsgpackValue,
+) -> Result(BitArray, MsgpackEncodeError)
 
 /// MessagePack bytes straight to one JSON line (no `\n`).
 @external(erlang, "mcp_gleam_ffi", "msgpack_to_json_line")

@@ -29,14 +29,21 @@ pub fn decode(bytes: BitArray) -> Result(JsonValue, CorruptionReport)
 @external(erlang, "mcp_json", "decode")
 pub fn parse(text: String) -> Result(JsonValue, CorruptionReport)
 
-/// Compact JSON text. Crashes (Erlang `badarg`) only for a value nested deeper
-/// than `max_depth()`; every other `JsonValue` built in Gleam encodes.
-@external(erlang, "mcp_json", "encode")
-pub fn encode(value: JsonValue) -> String
+/// Why a `JsonValue` has no JSON text (the encoder's two limits).
+pub type EncodeError {
+  /// Arrays and objects nested deeper than `max_depth()`.
+  NestedTooDeep
+  /// An `Int` of more than `max_integer_digits()` digits.
+  IntegerTooLong
+}
+
+/// Compact JSON text, or which limit the value breaks.
+@external(erlang, "mcp_gleam_ffi", "json_encode")
+pub fn encode(value: JsonValue) -> Result(String, EncodeError)
 
 /// `encode` plus the terminating `"\n"` of a stdio frame, in one pass.
-@external(erlang, "mcp_json", "encode_line")
-pub fn encode_line(value: JsonValue) -> String
+@external(erlang, "mcp_gleam_ffi", "json_encode_line")
+pub fn encode_line(value: JsonValue) -> Result(String, EncodeError)
 
 /// The deepest nesting the decoder and encoder accept (128).
 @external(erlang, "mcp_json", "max_depth")

@@ -21,8 +21,10 @@ pub type ServerInfo {
   ServerInfo(name: String, version: String)
 }
 
-/// One listed tool. `input_schema`, `output_schema` and `annotations` are
-/// carried raw, exactly as the server sent them.
+/// One listed tool. `input_schema`, `output_schema`, `annotations` and
+/// `execution` are carried raw, exactly as the server sent them. A tool
+/// whose `execution` says `"taskSupport": "required"` can only run as a
+/// task, which this client does not speak: `codegen.generate` leaves it out.
 pub type ToolDescriptor {
   ToolDescriptor(
     name: String,
@@ -31,6 +33,7 @@ pub type ToolDescriptor {
     input_schema: JsonValue,
     output_schema: Option(JsonValue),
     annotations: Option(JsonValue),
+    execution: Option(JsonValue),
   )
 }
 

@@ -1,7 +1,7 @@
 //// Newline framing of the stdio wire (`mcp_stdio`), both ways. A line is
 //// limited to `max_line_bytes()` of content, however the stream is chunked.
 
-import mcp/json.{type JsonValue}
+import mcp/json.{type EncodeError, type JsonValue}
 
 /// The partial line held between chunks.
 pub type Buffer
@@ -34,9 +34,10 @@ pub fn read(
   chunk: BitArray,
 ) -> Result(#(List(#(Int, BitArray)), Buffer), FramingFault)
 
-/// Compact single-line JSON plus `"\n"`.
-@external(erlang, "mcp_stdio", "frame")
-pub fn frame(message: JsonValue) -> String
+/// Compact single-line JSON plus `"\n"`, or which encoder limit the
+/// message breaks.
+@external(erlang, "mcp_gleam_ffi", "stdio_frame")
+pub fn frame(message: JsonValue) -> Result(String, EncodeError)
 
 /// 16 MiB.
 @external(erlang, "mcp_stdio", "max_line_bytes")

@@ -8,7 +8,6 @@
 //// have no bindings on purpose: they may only be called by the client actor
 //// that owns the connection (see `docs/client.md`).
 
-import gleam/dynamic.{type Dynamic}
 import gleam/erlang/process.{type Pid}
 import gleam/option.{type Option, None}
 
@@ -41,8 +40,32 @@ pub type Spawn {
     /// the default, spawns it unjailed. A jail that cannot run here fails
     /// the start before anything is spawned, never falling back.
     jail: Option(Jail),
+    /// Where the server's stderr goes; never into its stdout
+    /// (`docs/server-processes.md`, "Server stderr").
+    stderr: Stderr,
   )
 }
+
+/// A spawned server's stderr.
+pub type Stderr {
+  /// The VM's own stderr (the default).
+  InheritStderr
+  /// Dropped.
+  DiscardStderr
+  /// Appended to the file at `path`, at most `max_bytes` of each spawn's
+  /// stderr (1 to `max_stderr_file_bytes()`); the rest is read and dropped,
+  /// so the server never blocks on it. A path that cannot be appended to
+  /// fails the start before anything is spawned.
+  StderrToFile(path: String, max_bytes: Int)
+}
+
+/// The bound `StderrToFile` is usually given: 16 MiB.
+@external(erlang, "mcp_stderr", "default_file_bytes")
+pub fn default_stderr_file_bytes() -> Int
+
+/// The largest bound a `StderrToFile` may give: 1 GiB.
+@external(erlang, "mcp_stderr", "max_file_bytes")
+pub fn max_stderr_file_bytes() -> Int
 
 /// What a jailed server may reach beyond the default profile. Every path
 /// is absolute (no `..`); grants must exist. `Jail`'s fields mirror the
@@ -90,8 +113,9 @@ pub type Channel
 pub type Transport {
   PortTransport(Spawn)
   /// `start` runs inside the client actor when it connects; it starts the
-  /// peer, hands it the channel and returns its pid.
-  ChannelTransport(start: fn(Channel) -> Result(Pid, Dynamic))
+  /// peer, hands it the channel and returns its pid, or says why it could
+  /// not (`client.PeerStartFailed(reason)`).
+  ChannelTransport(start: fn(Channel) -> Result(Pid, String))
 }
 
 pub type ResolveError {
@@ -100,7 +124,7 @@ pub type ResolveError {
 
 /// A `Spawn` with no extra environment, the VM's working directory, the
 /// default (allow-listed) environment, the 16 MiB line cap, no grace
-/// before SIGKILL and no jail.
+/// before SIGKILL, no jail and the VM's stderr.
 pub fn spawn(executable: String, args: List(String)) -> Spawn {
   Spawn(
     executable:,
@@ -111,6 +135,7 @@ pub fn spawn(executable: String, args: List(String)) -> Spawn {
     max_line_bytes: None,
     shutdown_grace_ms: 0,
     jail: None,
+    stderr: InheritStderr,
   )
 }
 

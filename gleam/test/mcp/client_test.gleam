@@ -3,14 +3,18 @@
 //// executable, and a channel peer that never answers.
 
 import gleam/erlang/process
+import gleam/int
 import gleam/list
 import gleam/option.{None, Some}
+import gleam/string
 import mcp/client.{
-  BadTransportSpec, CallTimedOut, ClientDown, ExecutableNotFound, ExitCode,
-  Exited, HandshakeFailed, KilledBySignal, LineTooLong, NoResource, PeerDown,
-  TransportFailed, Unavailable,
+  BadTransportSpec, CallTimedOut, ClientAlreadyGone, ClientGone,
+  ExecutableNotFound, ExitCode, Exited, HandshakeFailed, KilledBySignal,
+  LineTooLong, NoResource, PeerDown, PeerStartFailed, ShutdownTimeoutOutOfRange,
+  TimeoutOptionOutOfRange, TimeoutOutOfRange, TransportFailed, Unavailable,
+  UnencodableArguments,
 }
-import mcp/json.{Float, Int, Object, String}
+import mcp/json.{Array, Float, Int, Object, String}
 import mcp/protocol.{CallToolResult, InitializeResult, ServerInfo, Text}
 import mcp/test_support
 import mcp/transport.{ChannelTransport, PortTransport}
@@ -80,7 +84,14 @@ pub fn example_server_end_to_end_test() {
 
   let assert Ok(Exited(KilledBySignal(9))) = client.shutdown(client, 5000)
   let assert False = test_support.os_process_alive(os_pid)
-  let assert Error(Unavailable(ClientDown(_))) = client.ping(client, 1000)
+  // The actor is gone: a call says so, and a second shutdown cannot prove
+  // more than the first did.
+  let assert Error(Unavailable(ClientGone) as gone) = client.ping(client, 1000)
+  let assert True =
+    string.contains(client.describe_client_error(gone), "no longer exists")
+  let assert Error(ClientAlreadyGone) = client.shutdown(client, 1000)
+  let assert Error(Unavailable(ClientGone)) =
+    client.call_tool(client, "add", Object([]), 1000)
 }
 
 pub fn server_everything_test() {
@@ -148,7 +159,8 @@ pub fn limits_test() {
 }
 
 pub fn parked_client_needs_no_cleanup_test() {
-  let client = client.prepare(example_server(), client.default_options())
+  let assert Ok(client) =
+    client.prepare(example_server(), client.default_options())
   let assert None = client.os_pid(client)
   let assert Ok(NoResource) = client.shutdown(client, 1000)
 }
@@ -160,13 +172,110 @@ pub fn silent_channel_peer_times_out_the_handshake_test() {
     })
   let options =
     client.Options(..client.default_options(), handshake_timeout_ms: 200)
-  let client = client.prepare_owned(silent, options, process.self())
+  let assert Ok(client) = client.prepare_owned(silent, options, process.self())
   let assert Error(HandshakeFailed(CallTimedOut)) = client.connect(client)
-  let assert Ok(Exited(PeerDown(_))) = client.shutdown(client, 2000)
+  let assert Ok(Exited(PeerDown(reason))) = client.shutdown(client, 2000)
+  let assert "killed" = reason
+}
+
+pub fn channel_peer_that_cannot_start_says_why_test() {
+  let refusing = ChannelTransport(fn(_channel) { Error("no peer today") })
+  let assert Error(TransportFailed(PeerStartFailed("no peer today")) as error) =
+    client.start(refusing, client.default_options())
+  let assert "could not start the server: no peer today" =
+    client.describe_start_error(error)
+}
+
+/// Timeouts outside 0..max_timeout_ms() are refused as values before
+/// anything is sent; the client stays usable.
+pub fn out_of_range_timeouts_are_errors_test() {
+  let max = client.max_timeout_ms()
+  let too_long =
+    client.Options(..client.default_options(), list_timeout_ms: max + 1)
+  let assert Error(TimeoutOptionOutOfRange("list_timeout_ms", over) as error) =
+    client.start(example_server(), too_long)
+  let assert True = over == max + 1
+  let assert True =
+    string.contains(client.describe_start_error(error), "list_timeout_ms")
+  let negative =
+    client.Options(..client.default_options(), handshake_timeout_ms: -1)
+  let assert Error(TimeoutOptionOutOfRange("handshake_timeout_ms", -1)) =
+    client.prepare(example_server(), negative)
+  let assert Error(TimeoutOptionOutOfRange("handshake_timeout_ms", -1)) =
+    client.prepare_owned(example_server(), negative, process.self())
+
+  let assert Ok(#(client, _)) =
+    client.start(example_server(), client.default_options())
+  let assert Error(TimeoutOutOfRange(-1)) =
+    client.call_tool(client, "add", Object([]), -1)
+  let assert Error(TimeoutOutOfRange(_)) = client.ping(client, max + 1)
+  let assert Error(TimeoutOutOfRange(-5)) = client.list_tools_within(client, -5)
+  let assert Error(ShutdownTimeoutOutOfRange(-1) as refused) =
+    client.shutdown(client, -1)
+  let assert True =
+    string.contains(client.describe_retirement_error(refused), "-1 ms")
+  let assert Ok(Nil) = client.ping(client, max)
+  let assert Ok(Exited(_)) = client.shutdown(client, 5000)
+}
+
+fn nested(depth: Int) -> json.JsonValue {
+  case depth {
+    0 -> Object([])
+    _ -> Array([nested(depth - 1)])
+  }
+}
+
+/// Arguments with no JSON text are an error in the caller; nothing is sent
+/// and the client keeps serving.
+pub fn unencodable_arguments_are_an_error_test() {
+  let assert Ok(#(client, _)) =
+    client.start(example_server(), client.default_options())
+  let assert Error(UnencodableArguments) =
+    client.call_tool(
+      client,
+      "echo",
+      Object([#("message", nested(json.max_depth() + 1))]),
+      5000,
+    )
+  let assert Ok(long) =
+    int.parse(string.repeat("7", json.max_integer_digits() + 1))
+  let assert Error(UnencodableArguments) =
+    client.call_tool(client, "echo", Object([#("n", Int(long))]), 5000)
+  let assert Ok(Nil) = client.ping(client, 5000)
+  let assert Ok(Exited(_)) = client.shutdown(client, 5000)
+}
+
+/// `describe_*` say what the command line says for the same reason: every
+/// reason of the vocabulary, translated and described, matches
+/// `mcp_cli_reason`'s sentence for the Erlang original.
+pub fn descriptions_are_the_command_lines_test() {
+  let assert [] = test_support.describe_disagreements()
 }
 
 pub fn default_environment_is_an_allow_list_test() {
   let names = transport.inherited_env_names()
   let assert True = list.contains(names, "PATH")
   let assert False = list.contains(names, "MCP_GEN_ROOT")
+}
+
+/// A server's stderr appended to a file (the example server's VM writes
+/// nothing there, so the file only has to exist and the start succeed),
+/// and a file that cannot be written refused before anything is spawned.
+pub fn stderr_to_a_file_test() {
+  let path = "/tmp/mcp-gleam-stderr-test.log"
+  let to_file = fn(path) {
+    PortTransport(
+      transport.Spawn(
+        ..test_support.example_server(),
+        stderr: transport.StderrToFile(path, 1000),
+      ),
+    )
+  }
+  let assert Ok(#(client, _)) =
+    client.start(to_file(path), client.default_options())
+  let assert Ok(Exited(KilledBySignal(9))) = client.shutdown(client, 5000)
+  let assert Error(TransportFailed(client.BadStderr(_))) =
+    client.start(to_file("/nonexistent-dir/x.log"), client.default_options())
+  let assert True =
+    transport.default_stderr_file_bytes() < transport.max_stderr_file_bytes()
 }

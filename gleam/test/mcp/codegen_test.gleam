@@ -17,7 +17,15 @@ fn tool(name: String) -> protocol.ToolDescriptor {
         Object([#("count", Object([#("type", String("integer"))]))]),
       ),
     ])
-  ToolDescriptor(name, None, Some("Does " <> name <> "."), schema, None, None)
+  ToolDescriptor(
+    name,
+    None,
+    Some("Does " <> name <> "."),
+    schema,
+    None,
+    None,
+    None,
+  )
 }
 
 pub fn generate_test() {
@@ -71,4 +79,35 @@ pub fn text_helpers_test() {
   let assert True = codegen.description_chars() >= codegen.note_chars()
   let assert 65_536 = codegen.max_surface_bytes()
   let assert True = codegen.dirty_threshold() > 0
+}
+
+/// A character cap outside what the NIF takes is clamped, not raised.
+pub fn text_helper_caps_are_clamped_test() {
+  let assert "" = codegen.sanitize("abc", -1)
+  let assert "" = codegen.truncate("abc", -5)
+  let huge = 1_000_000_000_000_000_000_000
+  let assert "abc" = codegen.truncate("abc", huge)
+  let assert "a b" = codegen.sanitize("a\nb", huge)
+}
+
+/// A tool that may only run as a task gets no function; the surface starts
+/// with the import line and names the tool as unavailable.
+pub fn task_only_tool_is_left_out_test() {
+  let task_only =
+    ToolDescriptor(
+      ..tool("research"),
+      execution: Some(Object([#("taskSupport", String("required"))])),
+    )
+  let optional =
+    ToolDescriptor(
+      ..tool("add"),
+      execution: Some(Object([#("taskSupport", String("optional"))])),
+    )
+  let assert Ok(Generated(_, source, surface)) =
+    codegen.generate("demo", [task_only, optional])
+  let assert False = string.contains(source, "research")
+  let assert True = string.contains(source, "pub fn add(")
+  let assert True = string.starts_with(surface, "import cap/mcp/demo\n")
+  let assert True =
+    string.contains(surface, "// - research (tool \"research\")\n")
 }

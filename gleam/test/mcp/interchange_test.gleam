@@ -26,7 +26,7 @@ pub fn json_round_trip_test() {
   ) = interchange.to_msgpack(value)
   let assert Ok(back) = interchange.to_json(msgpack)
   let assert True = back == value
-  let bytes = interchange.msgpack_encode(msgpack)
+  let assert Ok(bytes) = interchange.msgpack_encode(msgpack)
   let assert Ok(decoded) = interchange.msgpack_decode(bytes)
   let assert True = decoded == msgpack
 }
@@ -40,6 +40,31 @@ pub fn integer_range_both_sides_test() {
     interchange.to_msgpack(Int(max + 1))
   let assert Error(InterchangeFault("$", "integer outside msgpack range")) =
     interchange.to_msgpack(Int(min - 1))
+}
+
+/// What `msgpack_encode` cannot write is an error naming the value, never
+/// a raise.
+pub fn msgpack_encode_refusals_test() {
+  let max = interchange.max_msgpack_int()
+  let min = interchange.min_msgpack_int()
+  let assert Ok(_) = interchange.msgpack_encode(IntValue(max))
+  let assert Error(interchange.IntOutOfRange(value)) =
+    interchange.msgpack_encode(ArrayValue([NilValue, IntValue(max + 1)]))
+  let assert True = value == max + 1
+  let assert Error(interchange.IntOutOfRange(_)) =
+    interchange.msgpack_encode(MapValue([#(IntValue(min - 1), NilValue)]))
+  let assert Error(interchange.ExtTypeOutOfRange(128)) =
+    interchange.msgpack_encode(ExtValue(128, <<>>))
+  let assert Ok(_) = interchange.msgpack_encode(ExtValue(-128, <<>>))
+  let assert Error(interchange.MsgpackTooDeep) =
+    interchange.msgpack_encode(nested(129))
+}
+
+fn nested(depth: Int) -> interchange.MsgpackValue {
+  case depth {
+    0 -> NilValue
+    _ -> ArrayValue([nested(depth - 1)])
+  }
 }
 
 pub fn faults_name_their_path_test() {

@@ -1,7 +1,7 @@
+import gleam/int
 import gleam/list
 import gleam/string
 import mcp/json.{Array, Bool, CorruptionReport, Float, Int, Null, Object, String}
-import mcp/test_support
 
 pub fn decode_gives_every_constructor_test() {
   let assert Ok(Object([
@@ -37,11 +37,12 @@ pub fn encode_round_trips_test() {
     Object([
       #("k", Array([Int(1), Float(0.1), String("a\nb"), Null, Bool(False)])),
     ])
-  let text = json.encode(value)
+  let assert Ok(text) = json.encode(value)
   let assert "{\"k\":[1,0.1,\"a\\nb\",null,false]}" = text
   let assert Ok(again) = json.parse(text)
   let assert True = again == value
-  let assert True = json.encode_line(value) == text <> "\n"
+  let assert Ok(line) = json.encode_line(value)
+  let assert True = line == text <> "\n"
 }
 
 fn nested(depth: Int) -> json.JsonValue {
@@ -59,9 +60,22 @@ pub fn depth_limit_both_sides_test() {
   let assert Ok(_) = json.parse(at_limit)
   let assert Error(CorruptionReport(reason: "nesting too deep", ..)) =
     json.parse(past_limit)
-  let assert Ok(_) = test_support.rescue(fn() { json.encode(nested(limit)) })
-  let assert Error("error") =
-    test_support.rescue(fn() { json.encode(nested(limit + 1)) })
+  let assert Ok(_) = json.encode(nested(limit))
+  let assert Error(json.NestedTooDeep) = json.encode(nested(limit + 1))
+  let assert Error(json.NestedTooDeep) = json.encode_line(nested(limit + 1))
+}
+
+/// An integer of more than `max_integer_digits()` digits is refused as a
+/// value, never raised.
+pub fn integer_digit_limit_is_an_error_test() {
+  let digits = json.max_integer_digits()
+  let assert 4300 = digits
+  let assert Ok(longest) = int.parse(string.repeat("9", digits))
+  let assert Ok(_) = json.encode(Int(longest))
+  let assert Error(json.IntegerTooLong) =
+    json.encode(Array([Int(longest * 10 + 9)]))
+  let assert Error(json.IntegerTooLong) =
+    json.encode_line(Object([#("n", Int(-longest * 10))]))
 }
 
 pub fn dirty_threshold_sized_inputs_decode_test() {

@@ -44,19 +44,24 @@ pub fn faults_test() {
 
 pub fn builders_encode_the_wire_form_test() {
   let assert "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\",\"params\":{}}" =
-    json.encode(jsonrpc.request(IdInt(3), "tools/list", Some(Object([]))))
+    encoded(jsonrpc.request(IdInt(3), "tools/list", Some(Object([]))))
   let assert "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}" =
-    json.encode(jsonrpc.notification("notifications/initialized", None))
+    encoded(jsonrpc.notification("notifications/initialized", None))
   let assert "{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"result\":{}}" =
-    json.encode(jsonrpc.result_response(IdString("s"), Object([])))
+    encoded(jsonrpc.result_response(IdString("s"), Object([])))
   let assert "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}" =
-    json.encode(jsonrpc.error_response(
+    encoded(jsonrpc.error_response(
       IdInt(1),
       jsonrpc.method_not_found(),
       "Method not found",
     ))
   let assert True =
-    json.encode(jsonrpc.request(IdInt(1), "x", None)) |> has_no_params
+    encoded(jsonrpc.request(IdInt(1), "x", None)) |> has_no_params
+}
+
+fn encoded(value: json.JsonValue) -> String {
+  let assert Ok(text) = json.encode(value)
+  text
 }
 
 fn has_no_params(text: String) -> Bool {

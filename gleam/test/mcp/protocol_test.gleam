@@ -49,7 +49,7 @@ pub fn initialize_result_test() {
 
 pub fn tools_page_test() {
   let assert Ok(ToolsPage(
-    [ToolDescriptor("t", None, Some("d"), Object([]), None, None)],
+    [ToolDescriptor("t", None, Some("d"), Object([]), None, None, None)],
     Some("next"),
   )) =
     protocol.decode_tools_page(parsed(

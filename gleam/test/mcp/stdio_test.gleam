@@ -49,8 +49,17 @@ pub fn capped_buffer_both_sides_test() {
 }
 
 pub fn frame_test() {
-  let assert "{}\n" = stdio.frame(Object([]))
+  let assert Ok("{}\n") = stdio.frame(Object([]))
+  let assert Error(json.NestedTooDeep) =
+    stdio.frame(nested(json.max_depth() + 1))
   let assert True = stdio.dirty_threshold() > 0
+}
+
+fn nested(depth: Int) -> json.JsonValue {
+  case depth {
+    0 -> Object([])
+    _ -> json.Array([nested(depth - 1)])
+  }
 }
 
 pub fn read_gives_stream_offsets_test() {

@@ -9,6 +9,11 @@ pub fn rescue(f: fn() -> a) -> Result(a, String)
 @external(erlang, "mcp_test_ffi", "bytes_of")
 pub fn bytes_of(byte: BitArray, count: Int) -> BitArray
 
+/// Reasons whose Gleam description differs from the command line's (empty
+/// when they all agree).
+@external(erlang, "mcp_test_ffi", "describe_disagreements")
+pub fn describe_disagreements() -> List(String)
+
 @external(erlang, "mcp_test_ffi", "os_process_alive")
 pub fn os_process_alive(os_pid: Int) -> Bool
 

@@ -2,7 +2,7 @@
 //! client sends and total decoders for the results it reads.
 //!
 //! Strict where the client depends on a member, tolerant elsewhere: unknown
-//! members are ignored, schemas, annotations and `structuredContent` cross
+//! members are ignored, schemas, annotations, `execution` and `structuredContent` cross
 //! raw, and an optional member given as `null` counts as absent. A member
 //! present with the wrong type is a fault naming its path
 //! (`$.tools[3].inputSchema`). One bad tool fails the whole page. Where a
@@ -12,7 +12,8 @@ use crate::json::Json;
 
 pub mod read;
 
-/// One tool from a `tools/list` page. The schemas and annotations cross raw.
+/// One tool from a `tools/list` page. The schemas, annotations and
+/// `execution` cross raw.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolDescriptor {
     pub name: String,
@@ -21,6 +22,9 @@ pub struct ToolDescriptor {
     pub input_schema: Json,
     pub output_schema: Option<Json>,
     pub annotations: Option<Json>,
+    /// `execution` (e.g. `{"taskSupport": "required"}`): how the tool may be
+    /// run; the generator leaves out a tool that requires tasks.
+    pub execution: Option<Json>,
 }
 
 /// The protocol revision the client asks for.
@@ -263,6 +267,7 @@ fn decode_tool(value: &Json, path: &Path<'_>) -> Result<ToolDescriptor, Protocol
         input_schema,
         output_schema: tool.optional_object("outputSchema")?,
         annotations: tool.optional_object("annotations")?,
+        execution: tool.optional_object("execution")?,
     })
 }
 

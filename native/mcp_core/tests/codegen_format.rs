@@ -5,7 +5,7 @@
 //! oracle.
 //!
 //! The compiler is found through `MCP_GLEAM_HOME` (a directory with
-//! `bin/gleam`, e.g. `../shared/gleam`; a relative path is taken from the
+//! `bin/gleam` (an offline Gleam toolchain); a relative path is taken from the
 //! repository root) or `gleam` on `PATH`. Without either the test fails and
 //! says how to fix it, unless `MCP_GLEAM_FORMAT_CHECK=skip` asks to skip it,
 //! which it then reports on stderr: a missing oracle is never a silent pass.
@@ -20,7 +20,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// Random listings checked (the issue asks for at least 200).
+/// Random listings checked (at least 200).
 const RANDOM_LISTINGS: u64 = 300;
 
 fn repository_root() -> PathBuf {
@@ -53,7 +53,7 @@ fn oracle() -> Option<PathBuf> {
         }
         None => panic!(
             "the gleam format check needs a Gleam compiler: set MCP_GLEAM_HOME to a directory with bin/gleam \
-             (e.g. MCP_GLEAM_HOME=../shared/gleam), put gleam on PATH, or set MCP_GLEAM_FORMAT_CHECK=skip to skip it"
+             (MCP_GLEAM_HOME=an offline Gleam toolchain), put gleam on PATH, or set MCP_GLEAM_FORMAT_CHECK=skip to skip it"
         ),
     }
 }

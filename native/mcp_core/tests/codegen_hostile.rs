@@ -77,6 +77,7 @@ fn tool(name: &str) -> ToolDescriptor {
         input_schema: Json::Object(vec![("type".to_owned(), Json::str("object"))]),
         output_schema: None,
         annotations: None,
+        execution: None,
     }
 }
 
@@ -99,20 +100,22 @@ fn surface_bytes(tools: &[ToolDescriptor]) -> usize {
 
 /// Tools whose surface is exactly `total` bytes: equal described tools,
 /// then one last tool whose name and description length make up the rest
-/// (a surface is the concatenation of its tools' entries).
+/// (a surface is its header followed by its tools' entries).
 fn surface_of_bytes(total: usize) -> Vec<ToolDescriptor> {
     let described = |name: String, description_chars: usize| {
         let mut described = tool(&name);
         described.description = (description_chars > 0).then(|| "d".repeat(description_chars));
         described
     };
-    let per_tool = surface_bytes(&[described("t00000".to_owned(), 300)]);
-    let count = (total - 400) / per_tool;
-    let rest = total - count * per_tool;
+    let header = surface_bytes(&[]);
+    let entry = |tools: &[ToolDescriptor]| surface_bytes(tools) - header;
+    let per_tool = entry(&[described("t00000".to_owned(), 300)]);
+    let count = (total - header - 400) / per_tool;
+    let rest = total - header - count * per_tool;
     let last = (0..2 * per_tool)
         .flat_map(|description| (1..=32).map(move |name| (name, description)))
         .map(|(name, description)| described("y".repeat(name), description))
-        .find(|candidate| surface_bytes(std::slice::from_ref(candidate)) == rest)
+        .find(|candidate| entry(std::slice::from_ref(candidate)) == rest)
         .expect("some name and description length make up the rest");
     let mut tools: Vec<ToolDescriptor> = (0..count).map(|index| described(format!("t{index:05}"), 300)).collect();
     tools.push(last);

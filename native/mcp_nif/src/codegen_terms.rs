@@ -1,4 +1,4 @@
-//! Terms of the code mode generator (DESIGN §2: `mcp/schema`, `mcp/name`,
+//! Terms of the code mode generator (docs/design.md: `mcp/schema`, `mcp/name`,
 //! `mcp/codegen`) to and from `mcp_core`, and the production digest.
 
 use crate::atoms;
@@ -93,10 +93,10 @@ pub fn tools_from_term(term: Term<'_>) -> NifResult<Vec<ToolDescriptor>> {
 }
 
 /// `{tool_descriptor, Name, Title, Description, InputSchema, OutputSchema,
-/// Annotations}` as a [`ToolDescriptor`], else `badarg`.
+/// Annotations, Execution}` as a [`ToolDescriptor`], else `badarg`.
 pub fn tool_descriptor(term: Term<'_>) -> NifResult<ToolDescriptor> {
     let fields = get_tuple(term)?;
-    let [tag, name, title, description, input_schema, output_schema, annotations] = fields[..] else {
+    let [tag, name, title, description, input_schema, output_schema, annotations, execution] = fields[..] else {
         return Err(Error::BadArg);
     };
     if tag != atoms::tool_descriptor().encode(term.get_env()) {
@@ -109,6 +109,7 @@ pub fn tool_descriptor(term: Term<'_>) -> NifResult<ToolDescriptor> {
         input_schema: json_from_term(input_schema)?,
         output_schema: option_from_term(output_schema, json_from_term)?,
         annotations: option_from_term(annotations, json_from_term)?,
+        execution: option_from_term(execution, json_from_term)?,
     })
 }
 

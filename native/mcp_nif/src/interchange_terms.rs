@@ -1,4 +1,4 @@
-//! `msgpack()` and `interchange_fault()` terms (DESIGN §2) for the
+//! `msgpack()` and `interchange_fault()` terms (docs/design.md) for the
 //! interchange NIFs. The rules live in `mcp_core::interchange`; this file
 //! only turns terms into the core's events and events into terms:
 //! [`TermWalk`] reads terms, [`MsgpackTermSink`]

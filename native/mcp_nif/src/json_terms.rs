@@ -1,4 +1,4 @@
-//! `json()` terms (see DESIGN §2) to and from `mcp_core::json`.
+//! `json()` terms (docs/design.md, "The term contract") to and from `mcp_core::json`.
 //!
 //! Decoding builds terms straight from the parser ([`TermSink`]), with no
 //! intermediate tree. Encoding walks the term and writes bytes with the

@@ -1,4 +1,4 @@
-//! Terms of the wire codecs (DESIGN §2 `mcp/jsonrpc`, `mcp/protocol`,
+//! Terms of the wire codecs (docs/design.md: `mcp/jsonrpc`, `mcp/protocol`,
 //! `mcp/stdio`) built from `mcp_core` values. Raw JSON parts go through
 //! [`json_to_term`]; nothing here interprets anything.
 
@@ -148,6 +148,7 @@ fn tool_descriptor_term<'a>(env: Env<'a>, tool: &ToolDescriptor) -> Term<'a> {
             json_to_term(env, &tool.input_schema),
             option(env, tool.output_schema.as_ref(), json_to_term),
             option(env, tool.annotations.as_ref(), json_to_term),
+            option(env, tool.execution.as_ref(), json_to_term),
         ],
     )
 }

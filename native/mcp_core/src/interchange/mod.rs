@@ -27,6 +27,7 @@ mod encode;
 mod events;
 mod fault;
 mod path;
+mod scalar;
 mod stream;
 mod translate;
 mod value;
@@ -35,7 +36,8 @@ pub use decode::{decode, decode_into, decode_with, DecodeError};
 pub use encode::{encode, EncodeError, MsgpackWriter};
 pub use events::{walk_json, walk_msgpack, JsonBuilder, JsonScalar, JsonVisitor, JsonWriter, WalkError};
 pub use fault::{InterchangeFault, LineFault, Reason};
-pub use translate::{json_to_msgpack_bytes, msgpack_to_json_line, to_json, to_msgpack, ToJson, ToMsgpack};
+pub use stream::json_to_msgpack_bytes;
+pub use translate::{msgpack_to_json_line, to_json, to_msgpack, ToJson, ToMsgpack};
 pub use value::{Msgpack, MsgpackBuilder, MsgpackSink, MsgpackVisitor, Scalar, TreeSink};
 
 pub use crate::json::MAX_DEPTH;

@@ -18,7 +18,7 @@ use super::encode::MsgpackWriter;
 use super::events::JsonScalar;
 use super::fault::{InterchangeFault, LineFault, Reason};
 use super::path::{render, Segment};
-use super::translate::msgpack_scalar;
+use super::scalar::msgpack_scalar;
 use super::value::MsgpackVisitor;
 use crate::json::{parse_with, JsonSink};
 use num_bigint::BigInt;
@@ -201,8 +201,10 @@ impl JsonSink for StreamSink {
     }
 }
 
-/// JSON text to msgpack bytes (see the module doc).
-pub(super) fn json_to_msgpack_bytes(text: &[u8]) -> Result<Vec<u8>, LineFault> {
+/// JSON text straight to MessagePack bytes: exactly
+/// `encode(to_msgpack(json::parse(bytes)))`, faults included, without
+/// building either tree (see the module doc).
+pub fn json_to_msgpack_bytes(text: &[u8]) -> Result<Vec<u8>, LineFault> {
     let mut sink = StreamSink::default();
     match parse_with(text, &mut sink)? {
         Piece::At(_) => sink.assemble().map_err(|reason| InterchangeFault { path: "$".to_owned(), reason }.into()),

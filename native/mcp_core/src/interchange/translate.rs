@@ -14,14 +14,13 @@ use super::events::{walk_json, walk_msgpack, JsonBuilder, JsonScalar, JsonVisito
 use super::fault::{InterchangeFault, LineFault, Reason};
 use super::path::Path;
 use super::value::{Msgpack, MsgpackBuilder, MsgpackVisitor, Scalar, TreeSink};
+use super::scalar::{msgpack_scalar, MAX_MSGPACK_LEN};
 use super::{MAX_DEPTH, MAX_MSGPACK_INT, MIN_MSGPACK_INT};
 use crate::json::{self, Json};
 use num_bigint::BigInt;
 use std::convert::Infallible;
 use std::marker::PhantomData;
 
-/// Longest string or container msgpack can announce.
-pub(super) const MAX_MSGPACK_LEN: usize = u32::MAX as usize;
 
 /// The state both translators share: the output and the path of the value
 /// being translated. `D` marks the direction ([`ToJson`] or [`ToMsgpack`]).
@@ -160,26 +159,6 @@ where
     }
 }
 
-/// The rule for one JSON scalar going to msgpack, shared by [`ToMsgpack`]
-/// and the streaming fast path: total except integers outside
-/// [-2^63, 2^64 - 1] (and, for Rust-built values, non-finite floats and
-/// strings past msgpack's 32-bit lengths).
-pub(super) fn msgpack_scalar(value: JsonScalar<'_>) -> Result<Scalar<'_>, Reason> {
-    Ok(match value {
-        JsonScalar::Null => Scalar::Nil,
-        JsonScalar::Bool(b) => Scalar::Bool(b),
-        JsonScalar::Int(int) => Scalar::Int(i128::from(int)),
-        JsonScalar::BigInt(big) => match i128::try_from(big) {
-            Ok(int) if (MIN_MSGPACK_INT..=MAX_MSGPACK_INT).contains(&int) => Scalar::Int(int),
-            _ => return Err(Reason::IntOutOfRange),
-        },
-        JsonScalar::Float(f) if f.is_finite() => Scalar::Float(f),
-        JsonScalar::Float(_) => return Err(Reason::NonFiniteFloat),
-        JsonScalar::String(text) if text.len() > MAX_MSGPACK_LEN => return Err(Reason::TooLong),
-        JsonScalar::String(text) => Scalar::String(text.as_bytes()),
-    })
-}
-
 impl<O: MsgpackVisitor> JsonVisitor for ToMsgpack<O>
 where
     O::Error: Into<Reason>,
@@ -285,11 +264,4 @@ pub fn msgpack_to_json_line(bytes: &[u8]) -> Result<Vec<u8>, LineFault> {
             _ => Err(LineFault::Interchange(fault)),
         },
     }
-}
-
-/// JSON text straight to MessagePack bytes: exactly
-/// `encode(to_msgpack(json::parse(bytes)))`, faults included, without
-/// building either tree (see [`super::stream`]).
-pub fn json_to_msgpack_bytes(bytes: &[u8]) -> Result<Vec<u8>, LineFault> {
-    super::stream::json_to_msgpack_bytes(bytes)
 }

@@ -162,7 +162,7 @@ fn optional_tool_members_and_unknown_members() {
 fn null_optional_members_count_as_absent() {
     let text = r#"{"tools":[{"name":"t","inputSchema":{},"title":null,"description":null,"outputSchema":null,"annotations":null}],"nextCursor":null}"#;
     let page = decode_tools_page(&parse(text)).unwrap();
-    assert_eq!(page, ToolsPage { tools: vec![ToolDescriptor { name: "t".into(), title: None, description: None, input_schema: parse("{}"), output_schema: None, annotations: None }], next_cursor: None });
+    assert_eq!(page, ToolsPage { tools: vec![ToolDescriptor { name: "t".into(), title: None, description: None, input_schema: parse("{}"), output_schema: None, annotations: None, execution: None }], next_cursor: None });
 }
 
 #[test]
@@ -286,14 +286,16 @@ fn arb_tool() -> impl Strategy<Value = ToolDescriptor> {
         arb_object(),
         prop::option::of(arb_object()),
         prop::option::of(arb_object()),
+        prop::option::of(arb_object()),
     )
-        .prop_map(|(name, title, description, input_schema, output_schema, annotations)| ToolDescriptor {
+        .prop_map(|(name, title, description, input_schema, output_schema, annotations, execution)| ToolDescriptor {
             name,
             title,
             description,
             input_schema,
             output_schema,
             annotations,
+            execution,
         })
 }
 
@@ -306,6 +308,7 @@ fn tool_json(tool: &ToolDescriptor, nulls: bool) -> Json {
         ("description", tool.description.clone().map(Json::String)),
         ("outputSchema", tool.output_schema.clone()),
         ("annotations", tool.annotations.clone()),
+        ("execution", tool.execution.clone()),
     ];
     for (key, value) in optional {
         match value {

@@ -183,7 +183,20 @@ fn tool(reader: &mut ByteReader<'_>, names: &[String]) -> ToolDescriptor {
     let input_schema = input_schema(reader);
     let output_schema = (reader.below(3) == 0).then(|| property_schema(reader, 1));
     let annotations = (reader.below(2) == 0).then(|| annotations(reader));
-    ToolDescriptor { name, title, description, input_schema, output_schema, annotations }
+    let execution = (reader.below(4) == 0).then(|| execution(reader));
+    ToolDescriptor { name, title, description, input_schema, output_schema, annotations, execution }
+}
+
+/// An `execution` object: `taskSupport` absent, one of the spec's three
+/// values (`"required"` leaves the tool out of the module), or not a string.
+fn execution(reader: &mut ByteReader<'_>) -> Json {
+    match reader.below(5) {
+        0 => Json::Object(vec![]),
+        1 => object(vec![("taskSupport", Json::str("forbidden"))]),
+        2 => object(vec![("taskSupport", Json::str("optional"))]),
+        3 => object(vec![("taskSupport", Json::str("required"))]),
+        _ => object(vec![("taskSupport", Json::Bool(true))]),
+    }
 }
 
 /// A server name and its listing, built from `data`.
@@ -211,5 +224,6 @@ fn numbered_tool(index: usize) -> ToolDescriptor {
         input_schema: typed("object"),
         output_schema: None,
         annotations: None,
+        execution: None,
     }
 }

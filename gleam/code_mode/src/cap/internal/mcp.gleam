@@ -4,6 +4,7 @@
 ////
 //// Servers are found by name in a registry the harness fills at boot
 //// (`register`), one started `mcp/client.Client` per configured server.
+//// The contract these two functions keep is `docs/cap-contract.md`.
 
 import cap/mcp.{type Arg, type Outcome, type Value, Reply}
 import cap/report
@@ -13,6 +14,7 @@ import gleam/result
 import gleam/string
 import mcp/client.{type Client}
 import mcp/interchange
+import mcp/json
 import mcp/protocol.{CallToolResult, Text}
 
 /// Every call's deadline.
@@ -56,11 +58,19 @@ pub fn invoke_whole(server: String, tool: String, arguments: Value) -> Outcome {
   )
   case client.call_tool(client, tool, json_arguments, call_timeout_ms) {
     Ok(CallToolResult(content, is_error: False, structured_content:)) ->
-      Ok(Reply(texts(content), option.then(structured_content, to_value)))
+      case structured(structured_content) {
+        Ok(value) -> Ok(Reply(texts(content), value))
+        Error(fault) ->
+          Error(report.ResultUntranslatable(
+            server,
+            tool,
+            interchange.describe(fault),
+          ))
+      }
     Ok(CallToolResult(content, is_error: True, ..)) ->
       Error(report.ToolFailed(server, tool, string.join(texts(content), "\n")))
     Error(error) ->
-      Error(report.CallFailed(server, tool, string.inspect(error)))
+      Error(report.CallFailed(server, tool, client.describe_client_error(error)))
   }
 }
 
@@ -73,6 +83,13 @@ fn texts(content: List(protocol.ContentBlock)) -> List(String) {
   })
 }
 
-fn to_value(json) -> option.Option(Value) {
-  interchange.to_msgpack(json) |> option.from_result
+/// The `structuredContent` as a `Value`; one that has none is an error,
+/// never dropped.
+fn structured(
+  content: option.Option(json.JsonValue),
+) -> Result(option.Option(Value), interchange.InterchangeFault) {
+  case content {
+    option.None -> Ok(option.None)
+    option.Some(json) -> interchange.to_msgpack(json) |> result.map(option.Some)
+  }
 }

@@ -1,0 +1,120 @@
+%% @doc The client actor's in-flight requests, as a pure value: ids,
+%% callers, deadlines, what each response decodes as, caller monitors, and
+%% the pagination state a listing carries from page to page.
+%%
+%% The table performs no effect. The actor mints the timer and the monitor
+%% (effects) and hands their references in; whatever leaves the table
+%% (settled, expired, cancelled by its caller's death, drained) comes back
+%% as the entry, so the actor can cancel the timer, drop the monitor and
+%% answer the caller.
+%%
+%% Invariants (asserted by `mcp_request_table_tests'):
+%% <ul>
+%% <li>Every pending id has exactly one entry and one expectation; the
+%%     expectation map (`expected/1') has exactly the pending ids, which is
+%%     what `mcp_protocol:read/2' decodes responses against.</li>
+%% <li>Every caller monitor names exactly one pending id, and every entry
+%%     with a monitor is found by it; the handshake has none.</li>
+%% <li>Ids are minted in increasing order from 1 and never reused, so a late
+%%     response to a settled id finds nothing.</li>
+%% <li>An entry leaves the table once: `settle/2', `expire/3' (only with
+%%     the timer it was added with), `caller_gone/2' and `drain/1' all
+%%     remove it, after which the others find nothing.</li>
+%% </ul>
+-module(mcp_request_table).
+
+-export([new/0, next_id/1, add/2, expected/1, settle/2, expire/3, caller_gone/2,
+         drain/1, size/1, monitors/1]).
+-export_type([table/0, entry/0, kind/0]).
+
+%% What a request is: the handshake's `initialize', a `tools/call', a
+%% `ping', or a page of `tools/list' with the pages so far (newest first)
+%% and the digests of the cursors already followed.
+-type kind() :: handshake | call | ping
+              | {list, Pages :: non_neg_integer(), Acc :: [[term()]], Seen :: [binary()]}.
+
+-type entry() :: #{id := pos_integer(),
+                   from := gen_statem:from(),
+                   kind := kind(),
+                   deadline := integer(),
+                   timer := reference(),
+                   monitor := reference() | none}.
+
+-record(table, {next_id = 1 :: pos_integer(),
+                entries = #{} :: #{pos_integer() => entry()},
+                expected = #{} :: #{pos_integer() => mcp_protocol:expectation()},
+                callers = #{} :: #{reference() => pos_integer()}}).
+-opaque table() :: #table{}.
+
+-spec new() -> table().
+new() -> #table{}.
+
+%% @doc The id the next `add/2' takes.
+-spec next_id(table()) -> pos_integer().
+next_id(#table{next_id = Id}) -> Id.
+
+%% @doc Adds a request under `next_id/1' (which then moves on); the entry's
+%% `id' is set here.
+-spec add(table(), #{from := gen_statem:from(), kind := kind(), deadline := integer(),
+                     timer := reference(), monitor := reference() | none}) -> table().
+add(#table{next_id = Id, entries = Entries, expected = Expected, callers = Callers} = Table,
+    #{kind := Kind, monitor := Monitor} = Request) ->
+    Table#table{next_id = Id + 1,
+                entries = Entries#{Id => Request#{id => Id}},
+                expected = Expected#{Id => expectation(Kind)},
+                callers = case Monitor of
+                              none -> Callers;
+                              _ -> Callers#{Monitor => Id}
+                          end}.
+
+%% @doc What each pending id's result is decoded as.
+-spec expected(table()) -> #{pos_integer() => mcp_protocol:expectation()}.
+expected(#table{expected = Expected}) -> Expected.
+
+%% @doc Takes the entry of a response's id out, or `none' (unknown or
+%% already gone).
+-spec settle(table(), pos_integer()) -> {entry(), table()} | none.
+settle(#table{entries = Entries} = Table, Id) ->
+    case maps:take(Id, Entries) of
+        {Entry, Rest} -> {Entry, forget(Entry, Table#table{entries = Rest})};
+        error -> none
+    end.
+
+%% @doc Takes an entry out when its deadline timer fired: only if `Timer'
+%% is the one it was added with (a timer that raced its settlement finds
+%% nothing).
+-spec expire(table(), pos_integer(), reference()) -> {entry(), table()} | none.
+expire(#table{entries = Entries} = Table, Id, Timer) ->
+    case Entries of
+        #{Id := #{timer := Timer}} -> settle(Table, Id);
+        _ -> none
+    end.
+
+%% @doc Takes out the entry of a caller whose monitor fired, or `none'.
+-spec caller_gone(table(), reference()) -> {entry(), table()} | none.
+caller_gone(#table{callers = Callers} = Table, Monitor) ->
+    case Callers of
+        #{Monitor := Id} -> settle(Table, Id);
+        _ -> none
+    end.
+
+%% @doc Every entry, the table left empty (ids keep increasing).
+-spec drain(table()) -> {[entry()], table()}.
+drain(#table{entries = Entries, next_id = Id}) ->
+    {[Entry || {_, Entry} <- lists:keysort(1, maps:to_list(Entries))], #table{next_id = Id}}.
+
+%% @doc The caller monitors the table holds: each names one pending request.
+-spec monitors(table()) -> [reference()].
+monitors(#table{callers = Callers}) -> maps:keys(Callers).
+
+-spec size(table()) -> non_neg_integer().
+size(#table{entries = Entries}) -> map_size(Entries).
+
+forget(#{id := Id, monitor := Monitor}, #table{expected = Expected, callers = Callers} = Table) ->
+    Table#table{expected = maps:remove(Id, Expected), callers = maps:remove(Monitor, Callers)}.
+
+%% What `mcp_protocol:read/2' decodes a response to each kind as.
+expectation(handshake) -> initialize;
+expectation({list, _, _, _}) -> tools_page;
+expectation(call) -> call_tool;
+expectation(ping) -> ping.

@@ -1,0 +1,106 @@
+%% @doc Where a spawned server's stderr goes: the spawn spec's
+%% `stderr => inherit | discard | {file, Path} | {file, Path, MaxBytes}'.
+%%
+%% Invariants:
+%% <ul>
+%% <li>stderr is never merged into stdout (it would corrupt the JSON-RPC
+%%     line stream). `inherit' (the default) leaves it on the VM's stderr.</li>
+%% <li>An Erlang port cannot redirect its child's stderr, so `discard' and
+%%     `file' wrap the command in `/bin/sh -c', which `exec's it: the port's
+%%     child keeps its pid, so its exit status and its watch still witness
+%%     the server (and, jailed, bwrap) itself.</li>
+%% <li>A file is bounded: at most `MaxBytes' (default
+%%     `default_file_bytes()', at most `max_file_bytes()') of each spawn's
+%%     stderr are appended; past that the rest is read and dropped, so the
+%%     server never blocks on, or gets EPIPE from, its stderr. The copy is
+%%     `stdbuf -o0 head -c MaxBytes' (unbuffered: each read is written at
+%%     once, so a SIGKILL loses nothing already read; `dd' counts a short
+%%     read from a pipe as a whole block, so it cannot bound bytes) reading a
+%%     private FIFO, started by the wrapper
+%%     before it `exec's the server: a member of the server's process
+%%     group, retired with it. It finishes writing shortly after the server
+%%     exits, not before its exit status arrives. The file is opened for append in the VM first, so a path
+%%     that cannot be written fails the open before anything is spawned
+%%     (`{bad_stderr, {Path, Posix}}').</li>
+%% <li>The wrapper calls its tools by absolute path (found on the VM's
+%%     `PATH' when the spec is opened), so a spawn that unsets `PATH' still
+%%     works.</li>
+%% </ul>
+-module(mcp_stderr).
+
+-export([wrap/3, default_file_bytes/0, max_file_bytes/0]).
+-export_type([stderr/0]).
+
+-type stderr() :: inherit | discard | {file, file:filename_all()}
+                | {file, file:filename_all(), pos_integer()}.
+
+-define(DEFAULT_FILE_BYTES, (16 * 1024 * 1024)).
+-define(MAX_FILE_BYTES, (1024 * 1024 * 1024)).
+
+%% The wrappers' scripts. `$0' is a name for diagnostics; the command and
+%% its arguments follow the script's own arguments.
+-define(DISCARD, "exec \"$@\" 2>/dev/null").
+-define(TO_FILE,
+        "f=$1 n=$2 mktemp=$3 mkfifo=$4 stdbuf=$5 head=$6 cat=$7 rm=$8; shift 8; "
+        "d=$(\"$mktemp\" -d) && \"$mkfifo\" -m 600 \"$d/stderr\" || exit 125; "
+        "{ \"$rm\" -rf \"$d\"; \"$stdbuf\" -o0 \"$head\" -c \"$n\" >>\"$f\"; exec \"$cat\"; } "
+        "<\"$d/stderr\" >/dev/null & "
+        "exec \"$@\" 2>\"$d/stderr\"").
+
+%% @doc Bytes of one spawn's stderr a file receives when the spec gives no bound.
+-spec default_file_bytes() -> pos_integer().
+default_file_bytes() -> ?DEFAULT_FILE_BYTES.
+
+%% @doc The largest bound a spec may give.
+-spec max_file_bytes() -> pos_integer().
+max_file_bytes() -> ?MAX_FILE_BYTES.
+
+%% @doc The program and argv that run `Program Args' with its stderr where
+%% `Stderr' says.
+-spec wrap(stderr(), string(), [string() | binary()]) ->
+          {ok, string(), [string() | binary()]}
+        | {error, {bad_stderr, term()} | {executable_not_found, string()}}.
+wrap(inherit, Program, Args) ->
+    {ok, Program, Args};
+wrap(discard, Program, Args) ->
+    shell(?DISCARD, [Program | Args]);
+wrap({file, Path}, Program, Args) ->
+    wrap({file, Path, ?DEFAULT_FILE_BYTES}, Program, Args);
+wrap({file, Path, MaxBytes}, Program, Args)
+  when is_integer(MaxBytes), MaxBytes > 0, MaxBytes =< ?MAX_FILE_BYTES ->
+    case writable(Path) of
+        {ok, File} ->
+            case tools(["mktemp", "mkfifo", "stdbuf", "head", "cat", "rm"]) of
+                {ok, Tools} -> shell(?TO_FILE, [File, integer_to_list(MaxBytes)] ++ Tools ++ [Program | Args]);
+                {error, _} = Error -> Error
+            end;
+        {error, _} = Error ->
+            Error
+    end;
+wrap(Other, _Program, _Args) ->
+    {error, {bad_stderr, Other}}.
+
+shell(Script, Args) ->
+    case os:find_executable("sh", "/bin:/usr/bin") of
+        false -> {error, {executable_not_found, "sh"}};
+        Sh -> {ok, Sh, ["-c", Script, "mcp-stderr" | Args]}
+    end.
+
+%% The file as an absolute path, once it is known that it can be appended to.
+writable(Path) ->
+    try filename:absname(Path) of
+        File ->
+            case file:open(File, [append, raw]) of
+                {ok, Device} -> ok = file:close(Device), {ok, File};
+                {error, Posix} -> {error, {bad_stderr, {File, Posix}}}
+            end
+    catch
+        error:_ -> {error, {bad_stderr, {file, Path}}}
+    end.
+
+tools(Names) ->
+    Found = [{Name, os:find_executable(Name)} || Name <- Names],
+    case [Name || {Name, false} <- Found] of
+        [] -> {ok, [Path || {_, Path} <- Found]};
+        [Missing | _] -> {error, {executable_not_found, Missing}}
+    end.

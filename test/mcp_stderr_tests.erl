@@ -1,0 +1,142 @@
+%% `mcp_stderr' through `mcp_port': a server's stderr inherited, discarded,
+%% or appended to a file with a bound; never merged into stdout; the exit
+%% status still the server's own; bad values refused before any spawn; and a
+%% real server (server-everything, whose banner goes to stderr) through the
+%% client.
+-module(mcp_stderr_tests).
+
+-include_lib("eunit/include/eunit.hrl").
+
+-import(mcp_port_tests, [open/1, drain/1, trapping_port_exits/1]).
+
+%% A shell server writing `Lines' numbered lines (32 bytes each) to stderr,
+%% then `out' to stdout, then exiting with 7.
+noisy(Lines, Stderr) ->
+    #{executable => "sh",
+      args => ["-c", "i=0; while [ $i -lt " ++ integer_to_list(Lines) ++ " ]; do "
+                     "printf 'stderr line %020d\\n' $i >&2; i=$((i+1)); done; echo out; exit 7"],
+      stderr => Stderr}.
+
+temp_file(Name) ->
+    File = filename:join(mcp_lifecycle_helpers_dir(), Name),
+    _ = file:delete(File),
+    File.
+
+mcp_lifecycle_helpers_dir() ->
+    Dir = filename:join(["/tmp", "mcp-stderr-tests-" ++ os:getpid()]),
+    ok = filelib:ensure_path(Dir),
+    Dir.
+
+%% The file's size once it stops changing: the copy is a process of its own
+%% that finishes writing shortly after the server exits.
+file_size(File) -> settled_size(File, size_now(File), 100).
+
+settled_size(_File, Size, 0) -> Size;
+settled_size(File, Size, Tries) ->
+    timer:sleep(20),
+    case size_now(File) of
+        Size when Tries < 95 -> Size;
+        Next -> settled_size(File, Next, Tries - 1)
+    end.
+
+size_now(File) ->
+    case file:read_file_info(File) of
+        {ok, Info} -> element(2, Info);
+        {error, enoent} -> 0
+    end.
+
+run(Spawn) ->
+    trapping_port_exits(fun() -> {Conn, _OsPid} = open(Spawn), drain(Conn) end).
+
+a_file_gets_the_stderr_and_stdout_stays_clean_test_() -> {timeout, 60, fun a_file_gets_the_stderr_and_stdout_stays_clean/0}.
+
+a_file_gets_the_stderr_and_stdout_stays_clean() ->
+    File = temp_file("all"),
+    ?assertEqual({<<"out\n">>, {exited, {status, 7}}}, run(noisy(100, {file, File}))),
+    ?assertEqual(100 * 33, file_size(File)),
+    {ok, Written} = file:read_file(File),
+    ?assertMatch(<<"stderr line 00000000000000000000\n", _/binary>>, Written).
+
+the_file_bound_holds_at_n_and_drops_past_it_test_() -> {timeout, 60, fun the_file_bound_holds_at_n_and_drops_past_it/0}.
+
+the_file_bound_holds_at_n_and_drops_past_it() ->
+    File = temp_file("bounded"),
+    %% 100 lines are 3,300 bytes: a bound of 3,200 keeps 3,200 of them,
+    %% one byte less drops the last byte, and the server is never blocked.
+    ?assertEqual({<<"out\n">>, {exited, {status, 7}}}, run(noisy(100, {file, File, 3200}))),
+    ?assertEqual(3200, file_size(File)),
+    Less = temp_file("bounded-less"),
+    ?assertEqual({<<"out\n">>, {exited, {status, 7}}}, run(noisy(100, {file, Less, 3199}))),
+    ?assertEqual(3199, file_size(Less)).
+
+a_flood_past_the_bound_does_not_block_the_server_test_() ->
+    {timeout, 60, fun() ->
+        File = temp_file("flood"),
+        Flood = #{executable => "sh",
+                  args => ["-c", "head -c 50000000 /dev/zero >&2; echo out"],
+                  stderr => {file, File, 1000000}},
+        ?assertEqual({<<"out\n">>, {exited, {status, 0}}}, run(Flood)),
+        ?assertEqual(1000000, file_size(File))
+    end}.
+
+each_spawn_appends_test_() -> {timeout, 60, fun each_spawn_appends/0}.
+
+each_spawn_appends() ->
+    File = temp_file("appended"),
+    _ = run(noisy(3, {file, File, 10})),
+    _ = run(noisy(3, {file, File, 10})),
+    ?assertEqual(20, file_size(File)).
+
+discard_drops_the_stderr_test_() -> {timeout, 60, fun discard_drops_the_stderr/0}.
+
+discard_drops_the_stderr() ->
+    ?assertEqual({<<"out\n">>, {exited, {status, 7}}}, run(noisy(100, discard))).
+
+inherit_is_the_default_test_() -> {timeout, 60, fun inherit_is_the_default/0}.
+
+inherit_is_the_default() ->
+    ?assertEqual({ok, "sh", ["-c", "x"]}, mcp_stderr:wrap(inherit, "sh", ["-c", "x"])),
+    ?assertEqual({<<"out\n">>, {exited, {status, 7}}}, run(maps:remove(stderr, noisy(1, inherit)))).
+
+the_watch_and_the_kill_still_reach_the_server_test_() -> {timeout, 60, fun the_watch_and_the_kill_still_reach_the_server/0}.
+
+the_watch_and_the_kill_still_reach_the_server() ->
+    %% The wrapper `exec's: the port's child is the server itself, and
+    %% termination proves its end.
+    File = temp_file("killed"),
+    trapping_port_exits(fun() ->
+        {Conn, OsPid} = open(#{executable => "sleep", args => ["30"], stderr => {file, File}}),
+        timer:sleep(100),
+        ?assertEqual("sleep", string:trim(os:cmd("cat /proc/" ++ integer_to_list(OsPid) ++ "/comm"))),
+        ok = mcp_transport:terminate(Conn),
+        ?assertEqual({<<>>, {exited, {signal, 9}}}, drain(Conn))
+    end).
+
+bad_values_spawn_nothing_test_() -> {timeout, 60, fun bad_values_spawn_nothing/0}.
+
+bad_values_spawn_nothing() ->
+    ?assertEqual({error, {bad_stderr, {"/nonexistent-dir/err.log", enoent}}},
+                 mcp_transport:open(noisy(1, {file, "/nonexistent-dir/err.log"}), self())),
+    ?assertEqual({error, {bad_stderr, loud}}, mcp_transport:open(noisy(1, loud), self())),
+    ?assertEqual({error, {bad_stderr, {file, "/tmp/x", 0}}},
+                 mcp_transport:open(noisy(1, {file, "/tmp/x", 0}), self())),
+    Over = mcp_stderr:max_file_bytes() + 1,
+    ?assertEqual({error, {bad_stderr, {file, "/tmp/x", Over}}},
+                 mcp_transport:open(noisy(1, {file, "/tmp/x", Over}), self())).
+
+real_server_banner_goes_to_the_file_test_() ->
+    {timeout, 60, fun() ->
+        File = temp_file("everything"),
+        Spec = #{executable => "node",
+                 args => [mcp_e2e_tests:installed(
+                            "test/e2e/node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
+                          "stdio"],
+                 stderr => {file, File}},
+        {ok, Client, _} = mcp_client:start(Spec, #{}),
+        {ok, Tools} = mcp_client:list_tools(Client),
+        ?assert(length(Tools) > 0),
+        {ok, _} = mcp_client:shutdown(Client, 5000),
+        ?assert(file_size(File) > 0),
+        {ok, Banner} = file:read_file(File),
+        ?assertMatch({_, _}, binary:match(Banner, <<"Starting">>))
+    end}.
