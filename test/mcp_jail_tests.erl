@@ -23,8 +23,9 @@
 
 %%% ------------------------------------------------------------ helpers
 
+%% The checkout: the directory holding test/e2e/package.json.
 root() ->
-    filename:dirname(filename:dirname(mcp_e2e_tests:installed("test/e2e/package.json"))).
+    filename:dirname(filename:dirname(filename:dirname(mcp_e2e_tests:installed("test/e2e/package.json")))).
 
 everything() ->
     mcp_e2e_tests:installed("test/e2e/node_modules/@modelcontextprotocol/server-everything/dist/index.js").
