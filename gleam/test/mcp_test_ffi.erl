@@ -1,6 +1,6 @@
 %% Test-only helpers the Gleam suites need and Gleam cannot express.
 -module(mcp_test_ffi).
--export([rescue/1, bytes_of/2, os_process_alive/1, build_lib_dir/0, read_text/1,
+-export([rescue/1, bytes_of/2, os_process_alive/1, build_lib_dir/0, checkout_dir/0, read_text/1,
          describe_disagreements/0]).
 
 %% Runs Fun; `{error, Class}' (a binary) if it raised.
@@ -22,6 +22,11 @@ os_process_alive(OsPid) ->
 %% them): an ERL_LIBS value for a child VM that needs `mcp_json'.
 build_lib_dir() ->
     unicode:characters_to_binary(filename:dirname(filename:dirname(code:which(mcp_json)))).
+
+%% The checkout this test runs in (the tests run in gleam/).
+checkout_dir() ->
+    {ok, Cwd} = file:get_cwd(),
+    unicode:characters_to_binary(filename:dirname(Cwd)).
 
 read_text(Path) ->
     {ok, Text} = file:read_file(Path),

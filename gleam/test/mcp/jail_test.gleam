@@ -13,7 +13,11 @@ pub fn jailed_example_server_test() {
     PortTransport(
       transport.Spawn(
         ..test_support.example_server(),
-        jail: Some(transport.default_jail()),
+        jail: Some(
+          transport.Jail(..transport.default_jail(), read: [
+            test_support.checkout_dir(),
+          ]),
+        ),
       ),
     )
   let assert Ok(#(client, _)) = client.start(jailed, client.default_options())

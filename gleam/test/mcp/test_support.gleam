@@ -21,6 +21,11 @@ pub fn os_process_alive(os_pid: Int) -> Bool
 @external(erlang, "mcp_test_ffi", "build_lib_dir")
 pub fn build_lib_dir() -> String
 
+/// The checkout these tests run in (a jail must be granted it when it sits
+/// under `/tmp` or `/run`, which the jail hides).
+@external(erlang, "mcp_test_ffi", "checkout_dir")
+pub fn checkout_dir() -> String
+
 /// The bundled example server (an escript), pointed at this build's `mcp`.
 pub fn example_server() -> Spawn {
   Spawn(
