@@ -1,0 +1,518 @@
+%% @doc The actor behind `mcp_client': one `gen_statem' per MCP server,
+%% owning its transport. Only `mcp_client' starts it and talks to it; the
+%% promises it keeps are that module's invariants.
+%%
+%% States: `parked' (prepared, no transport, no OS process), `handshaking'
+%% (transport open, `initialize' in flight; other requests wait for its
+%% end), `active' (connected), `closing' (dead: the
+%% peer was told to terminate and the actor awaits the transport's own proof
+%% that it ended), `dead' (the reason and the evidence are latched; every call
+%% answers `{unavailable, Reason}' at once).
+%%
+%% The transport delivers whole lines; each is read in one NIF call
+%% (`mcp_protocol:read/2') against the map of what every pending id expects,
+%% so a response becomes its caller's answer in one pass and what the actor
+%% drops is never built (`docs/client.md').
+%%
+%% The requests in flight live in `mcp_request_table' (a value); this module
+%% keeps the states and performs the effects: transport writes, timers,
+%% monitors and replies.
+-module(mcp_client_actor).
+-behaviour(gen_statem).
+
+-export([callback_mode/0, init/1, terminate/3,
+         parked/3, handshaking/3, active/3, closing/3, dead/3]).
+
+%% The flood budget: queued messages in the actor's mailbox (a port delivers
+%% at most 64 KiB per message, so at most 32 MiB of unread server output).
+-define(MAX_BACKLOG, 512).
+%% The longest `nextCursor' echoed back (the `tools/list' fault beyond it).
+-define(MAX_CURSOR_BYTES, 65536).
+
+-record(data, {spec :: mcp_transport:spec(),
+               options :: map(),
+               builder :: reference() | gone,
+               custodian :: reference() | gone,
+               conn :: mcp_transport:connection() | undefined,
+               %% The requests in flight (`mcp_request_table').
+               requests = mcp_request_table:new() :: mcp_request_table:table(),
+               %% Messages waiting for the next `flush_outbox', newest first.
+               outbox = [] :: [iodata()],
+               reason :: term(),
+               evidence :: term(),
+               retirees = [] :: [gen_statem:from()],
+               stop_when_closed = false :: boolean()}).
+
+now_ms() -> erlang:monotonic_time(millisecond).
+
+%%% ------------------------------------------------------------- the actor
+%%
+%% Layout: one function per state (`parked/3', `handshaking/3', `active/3',
+%% `closing/3', `dead/3'), each handling what is particular to it and
+%% passing the rest to `common/4'. Every state change is an explicit
+%% `next_state' in a state function or in `close_with/2' (live -> closing),
+%% `transport_ended/2' (closing or live -> dead, or stop) and
+%% `after_inbound/2' (handshaking -> active).
+
+callback_mode() -> state_functions.
+
+init({Spec, Options, Builder, Custodian}) ->
+    process_flag(trap_exit, true),
+    CustodianMonitor = erlang:monitor(process, Custodian),
+    BuilderMonitor = case Builder of
+                         Custodian -> CustodianMonitor;
+                         _ -> erlang:monitor(process, Builder)
+                     end,
+    {ok, parked, #data{spec = Spec, options = Options,
+                       builder = BuilderMonitor, custodian = CustodianMonitor}}.
+
+%% ---- parked: no transport, no OS process
+parked({call, From}, connect, Data) ->
+    open_transport(From, Data);
+parked({call, From}, retire, _Data) ->
+    {stop_and_reply, normal, [{reply, From, {ok, no_resource}}]};
+parked({call, From}, Request, _Data) when Request =/= os_pid ->
+    unavailable(From, not_connected);
+parked(cast, stop, _Data) ->
+    {stop, normal};
+parked(Type, Content, Data) ->
+    common(Type, Content, parked, Data).
+
+%% ---- handshaking: `initialize' in flight; other requests wait for its end
+handshaking({call, _From}, {list_tools, _}, _Data) ->
+    {keep_state_and_data, [postpone]};
+handshaking({call, _From}, {call_tool, _, _, _}, _Data) ->
+    {keep_state_and_data, [postpone]};
+handshaking({call, _From}, {ping, _}, _Data) ->
+    {keep_state_and_data, [postpone]};
+handshaking(Type, Content, Data) ->
+    live(Type, Content, handshaking, Data).
+
+%% ---- active: connected
+active({call, From}, {list_tools, Timeout}, Data) ->
+    after_request(send_request(From, {list, 0, [], []}, deadline(Timeout), <<"tools/list">>,
+                                {some, mcp_protocol:tools_list_params(none)}, Data));
+active({call, From}, {call_tool, Name, Arguments, Timeout}, Data) ->
+    after_request(send_request(From, call, deadline(Timeout), <<"tools/call">>,
+                                {some, mcp_protocol:tools_call_params(Name, Arguments)}, Data));
+active({call, From}, {ping, Timeout}, Data) ->
+    after_request(send_request(From, ping, deadline(Timeout), <<"ping">>, none, Data));
+active(Type, Content, Data) ->
+    live(Type, Content, active, Data).
+
+%% What handshaking and active share: the transport is open.
+live({call, From}, connect, _State, _Data) ->
+    {keep_state_and_data, [{reply, From, {error, {transport_failed, already_connected}}}]};
+live({call, From}, retire, _State, Data) ->
+    close_with(retired, Data#data{retirees = [From]});
+live(cast, stop, _State, Data) ->
+    close_with(stopped, Data#data{stop_when_closed = true});
+live(info, flush_outbox, _State, Data) ->
+    after_request(flush_outbox(Data));
+live(info, {timeout, Timer, {expire, Id}}, _State, Data) ->
+    after_request(expire(Id, Timer, Data));
+live(info, {'DOWN', Monitor, process, _, _} = Down, State, #data{requests = Requests} = Data) ->
+    case mcp_request_table:caller_gone(Requests, Monitor) of
+        {Entry, Rest} -> after_request(caller_gone(Entry, Data#data{requests = Rest}));
+        none -> transport_event(Down, State, Data)
+    end;
+live(info, Info, State, Data) ->
+    transport_event(Info, State, Data);
+live(Type, Content, State, Data) ->
+    common(Type, Content, State, Data).
+
+%% A message for the open transport, or else for the ownership rules.
+transport_event(Info, State, #data{conn = Conn} = Data) ->
+    case mcp_transport:event(Conn, Info) of
+        {ok, Events, Next} ->
+            case flooded() of
+                false -> after_inbound(State, inbound(Events, {ok, Data#data{conn = Next}}));
+                Flooded -> close_with(Flooded, Data#data{conn = Next})
+            end;
+        not_mine ->
+            owner_event(Info, State, Data)
+    end.
+
+%% ---- closing: the peer was told to end; awaiting the transport's proof
+closing({call, From}, retire, Data) ->
+    {keep_state, Data#data{retirees = [From | Data#data.retirees]}};
+closing(cast, stop, Data) ->
+    {keep_state, Data#data{stop_when_closed = true}};
+closing(info, Info, #data{conn = Conn} = Data) ->
+    case mcp_transport:event(Conn, Info) of
+        {ok, Events, Next} ->
+            %% Inbound messages are no longer read; only the proof matters.
+            case [Evidence || {closed, Evidence} <- Events] of
+                [Evidence | _] -> transport_ended(Evidence, Data#data{conn = Next});
+                [] -> {keep_state, Data#data{conn = Next}}
+            end;
+        not_mine ->
+            owner_event(Info, closing, Data)
+    end;
+closing(Type, Content, Data) ->
+    latched(Type, Content, closing, Data).
+
+%% ---- dead: reason and evidence latched, the connection dropped
+dead({call, From}, retire, Data) ->
+    {stop_and_reply, normal, [{reply, From, retirement_reply(Data#data.evidence)}]};
+dead(cast, stop, _Data) ->
+    {stop, normal};
+dead(info, Info, Data) ->
+    owner_event(Info, dead, Data);
+dead(Type, Content, Data) ->
+    latched(Type, Content, dead, Data).
+
+%% What closing and dead share: every request answers the latched reason.
+latched({call, From}, connect, _State, #data{reason = Reason}) ->
+    {keep_state_and_data, [{reply, From, {error, {transport_failed, {not_parked, Reason}}}}]};
+latched({call, From}, Request, _State, #data{reason = Reason}) when Request =/= os_pid ->
+    unavailable(From, Reason);
+latched(Type, Content, State, Data) ->
+    common(Type, Content, State, Data).
+
+%% What every state shares.
+common({call, From}, options, _State, #data{options = Options}) ->
+    {keep_state_and_data, [{reply, From, Options}]};
+common({call, From}, os_pid, _State, #data{conn = Conn}) ->
+    Reply = case Conn of
+                undefined -> none;
+                _ -> mcp_transport:os_pid(Conn)
+            end,
+    {keep_state_and_data, [{reply, From, Reply}]};
+common(info, Info, State, Data) ->
+    owner_event(Info, State, Data);
+common(_Type, _Content, _State, _Data) ->
+    keep_state_and_data.
+
+unavailable(From, Reason) ->
+    {keep_state_and_data, [{reply, From, {error, {unavailable, Reason}}}]}.
+
+terminate(_Reason, State, #data{conn = Conn, options = Options}) when Conn =/= undefined, State =/= dead ->
+    %% Reached when the actor ends before its transport's proof of exit: its
+    %% parent (a supervisor) shut it down, or a crash. The child is not left
+    %% behind: it is killed (unless already asked to end) and its exit
+    %% awaited, up to the shutdown timeout.
+    case State of
+        closing -> ok;
+        _ -> mcp_transport:terminate(Conn)
+    end,
+    await_closed(Conn, now_ms() + maps:get(shutdown_timeout_ms, Options));
+terminate(_Reason, _State, _Data) ->
+    ok.
+
+%% Feeds the mailbox to the transport until it reports the peer's end (a
+%% grace's SIGKILL timer is one of those messages) or the deadline passes.
+await_closed(Conn, Deadline) ->
+    receive
+        Info ->
+            case mcp_transport:event(Conn, Info) of
+                {ok, Events, Next} ->
+                    case lists:keymember(closed, 1, Events) of
+                        true -> ok;
+                        false -> await_closed(Next, Deadline)
+                    end;
+                not_mine ->
+                    await_closed(Conn, Deadline)
+            end
+    after max(0, Deadline - now_ms()) ->
+            ok
+    end.
+
+%%% ----------------------------------------------------------- ownership
+
+owner_event({'DOWN', Monitor, process, _, _}, State, #data{builder = Monitor, custodian = Monitor} = Data) ->
+    custodian_gone(State, Data#data{builder = gone, custodian = gone});
+owner_event({'DOWN', Monitor, process, _, _}, State, #data{custodian = Monitor} = Data) ->
+    custodian_gone(State, Data#data{custodian = gone});
+owner_event({'DOWN', Monitor, process, _, _}, State, #data{builder = Monitor, custodian = gone})
+  when State =:= parked; State =:= dead ->
+    {stop, normal};
+owner_event({'DOWN', Monitor, process, _, _}, _State, #data{builder = Monitor} = Data) ->
+    {keep_state, Data#data{builder = gone}};
+owner_event(_Message, _State, _Data) ->
+    keep_state_and_data.
+
+custodian_gone(parked, #data{builder = gone}) -> {stop, normal};
+custodian_gone(parked, Data) ->
+    %% The builder may still call `connect': it must not start a server that
+    %% nobody would own once the builder goes too.
+    {next_state, dead, Data#data{reason = custodian_down, evidence = no_resource}};
+custodian_gone(closing, Data) -> {keep_state, Data#data{stop_when_closed = true}};
+custodian_gone(dead, _Data) -> {stop, normal};
+custodian_gone(_Live, Data) -> close_with(custodian_down, Data#data{stop_when_closed = true}).
+
+%%% ----------------------------------------------------- opening, handshake
+
+open_transport(From, #data{spec = Spec, options = Options} = Data) ->
+    case mcp_transport:open(Spec, self()) of
+        {ok, Conn} ->
+            {Name, Version} = maps:get(client_info, Options),
+            Params = {some, mcp_protocol:initialize_params(Name, Version)},
+            Timeout = maps:get(handshake_timeout_ms, Options),
+            case send_request(From, handshake, deadline(Timeout), <<"initialize">>, Params,
+                               Data#data{conn = Conn}) of
+                {ok, Sent} -> {next_state, handshaking, Sent};
+                {close, Reason, Failed} -> close_with(Reason, Failed)
+            end;
+        {error, Reason} ->
+            Failure = {transport_failed, Reason},
+            {next_state, dead, Data#data{reason = Failure, evidence = no_resource},
+             [{reply, From, {error, Failure}}]}
+    end.
+
+handshake_settled({ok, {initialize_result, _Version, {some, _Tools}, _Info, _Instructions} = Initialized},
+                  From, Data) ->
+    Notification = mcp_jsonrpc:notification(<<"notifications/initialized">>, none),
+    case write(Notification, Data) of
+        {ok, Written} ->
+            gen_statem:reply(From, {ok, Initialized}),
+            {connected, Written};
+        {close, Reason, Failed} ->
+            handshake_failed({handshake_failed, {unavailable, Reason}}, From, Failed)
+    end;
+handshake_settled({ok, {initialize_result, _, none, _, _}}, From, Data) ->
+    handshake_failed(tools_not_declared, From, Data);
+handshake_settled({error, {result_malformed, {unsupported_version, Requested, Offered}}}, From, Data) ->
+    handshake_failed({version_unsupported, Requested, Offered}, From, Data);
+handshake_settled({error, Error}, From, Data) ->
+    handshake_failed({handshake_failed, Error}, From, Data).
+
+%% The connect caller gets the start error; the client closes with it latched.
+handshake_failed(StartError, From, Data) ->
+    gen_statem:reply(From, {error, StartError}),
+    {close, StartError, Data}.
+
+%%% ------------------------------------------------------------ requests
+
+deadline(Timeout) -> now_ms() + Timeout.
+
+%% The one path of a request: mints its id, writes it, and records it with
+%% its deadline timer and its caller's monitor; a failed write answers the
+%% caller and closes. Arguments that are not JSON are raised in the caller.
+send_request(From, Kind, Deadline, Method, Params, #data{requests = Requests} = Data) ->
+    Id = mcp_request_table:next_id(Requests),
+    case encoded(mcp_jsonrpc:request({id_int, Id}, Method, Params)) of
+        {error, Reason} ->
+            gen_statem:reply(From, {caller_error, Reason}),
+            {ok, Data};
+        {ok, Message} ->
+            case transmit(Message, Data) of
+                {ok, Sent} ->
+                    Request = #{from => From, kind => Kind, deadline => Deadline,
+                                timer => erlang:start_timer(Deadline, self(), {expire, Id}, [{abs, true}]),
+                                monitor => caller_monitor(Kind, From)},
+                    {ok, Sent#data{requests = mcp_request_table:add(Requests, Request)}};
+                {close, Reason, Failed} ->
+                    gen_statem:reply(From, unavailable_reply(Kind, Reason)),
+                    {close, Reason, Failed}
+            end
+    end.
+
+encoded(Message) ->
+    try
+        {ok, mcp_json:encode(Message)}
+    catch
+        error:Reason -> {error, Reason}
+    end.
+
+%% Callers are monitored so that a caller's death cancels its request at
+%% once (its entry would otherwise wait for the deadline, up to a day). The
+%% handshake is not: it decides the connection, whoever asked for it.
+caller_monitor(handshake, _From) -> none;
+caller_monitor(_Kind, {Caller, _Tag}) -> erlang:monitor(process, Caller).
+
+%% The effects an entry leaving the table still holds: its timer and its
+%% caller's monitor.
+release(#{timer := Timer, monitor := Monitor}) ->
+    _ = erlang:cancel_timer(Timer, [{async, true}, {info, false}]),
+    case Monitor of
+        none -> ok;
+        _ -> true = erlang:demonitor(Monitor, [flush]), ok
+    end.
+
+%% A caller died before its answer: its request is cancelled now.
+caller_gone(#{id := Id} = Entry, Data) ->
+    release(Entry),
+    cancel(Id, <<"caller gone">>, Data).
+
+%% `notifications/cancelled' for a request the client gave up.
+cancel(Id, Reason, Data) ->
+    Cancelled = mcp_jsonrpc:notification(
+                  <<"notifications/cancelled">>,
+                  {some, {object, [{<<"requestId">>, {int, Id}}, {<<"reason">>, {string, Reason}}]}}),
+    write(Cancelled, Data).
+
+expire(Id, Timer, #data{requests = Requests} = Data) ->
+    case mcp_request_table:expire(Requests, Id, Timer) of
+        {#{kind := handshake, from := From} = Entry, Rest} ->
+            release(Entry),
+            handshake_failed({handshake_failed, call_timed_out}, From, Data#data{requests = Rest});
+        {#{from := From} = Entry, Rest} ->
+            release(Entry),
+            gen_statem:reply(From, {error, call_timed_out}),
+            cancel(Id, <<"deadline expired">>, Data#data{requests = Rest});
+        none ->
+            {ok, Data}
+    end.
+
+%% A response for a pending id, already decoded as its kind expects.
+answered(Id, Reply, #data{requests = Requests} = Data) ->
+    case mcp_request_table:settle(Requests, Id) of
+        {#{from := From, kind := Kind, deadline := Deadline} = Entry, Rest} ->
+            release(Entry),
+            settled(Kind, Reply, From, Deadline, Data#data{requests = Rest});
+        none ->
+            {ok, Data}
+    end.
+
+settled(handshake, Reply, From, _Deadline, Data) ->
+    handshake_settled(Reply, From, Data);
+settled({list, _, _, _}, {ok, {tools_page, _, {some, Cursor}}}, From, _Deadline, Data)
+  when byte_size(Cursor) > ?MAX_CURSOR_BYTES ->
+    %% The client echoes a cursor back: bounded, its echo (encoding, digest)
+    %% stays far below a millisecond on the actor's scheduler.
+    gen_statem:reply(From, {error, {result_malformed, {protocol_fault, <<"$.nextCursor">>,
+                                                       <<"longer than ", (integer_to_binary(?MAX_CURSOR_BYTES))/binary, " bytes">>}}}),
+    {ok, Data};
+settled({list, Pages, Acc, Seen}, {ok, {tools_page, Tools, {some, Cursor}}}, From, Deadline, Data) ->
+    %% Cursors are kept as digests: up to 64 KiB each.
+    Digest = erlang:md5(Cursor),
+    case Pages + 1 >= mcp_client:max_tool_pages() orelse lists:member(Digest, Seen) of
+        true ->
+            gen_statem:reply(From, {error, too_many_pages}),
+            {ok, Data};
+        false ->
+            Kind = {list, Pages + 1, [Tools | Acc], [Digest | Seen]},
+            send_request(From, Kind, Deadline, <<"tools/list">>,
+                         {some, mcp_protocol:tools_list_params({some, Cursor})}, Data)
+    end;
+settled({list, _Pages, Acc, _Seen}, {ok, {tools_page, Tools, none}}, From, _Deadline, Data) ->
+    gen_statem:reply(From, {ok, lists:append(lists:reverse([Tools | Acc]))}),
+    {ok, Data};
+settled(_Kind, Reply, From, _Deadline, Data) ->
+    %% A call's `{ok, Result}', a ping's `ok', or a server error or
+    %% malformed result, already in the caller's shape.
+    gen_statem:reply(From, Reply),
+    {ok, Data}.
+
+%%% ------------------------------------------------------------- inbound
+
+%% The transport's events, in order, while live. `{Progress, Data}' where
+%% Progress becomes `connected' once the handshake succeeded; a death or
+%% the transport's end stops the walk.
+inbound([], Progress) ->
+    Progress;
+inbound([{message, Offset, Line} | Rest], {Progress, Data}) ->
+    case message(Offset, Line, Data) of
+        {ok, Next} -> inbound(Rest, {Progress, Next});
+        {connected, Next} -> inbound(Rest, {connected, Next});
+        {close, _, _} = Close -> Close
+    end;
+inbound([{fault, Fault} | _], {_, Data}) ->
+    {close, Fault, Data};
+inbound([{closed, Evidence} | _], {_, Data}) ->
+    {closed, Evidence, Data}.
+
+message(Offset, Line, #data{requests = Requests} = Data) ->
+    case mcp_protocol:read(Line, mcp_request_table:expected(Requests)) of
+        {answer, Id, Reply} -> answered(Id, Reply, Data);
+        {reply, Response} -> transmit(Response, Data);
+        ignored -> {ok, Data};
+        {error, {invalid_utf8, At}} -> {close, {invalid_utf8, Offset + At}, Data};
+        {error, Fault} -> {close, Fault, Data}
+    end.
+
+%% The flood budget, checked at every transport event: past
+%% `?MAX_BACKLOG' queued messages the actor is not keeping up with the
+%% server, and the connection ends with `{flooded, Bytes}', Bytes being the
+%% size of the backlog (its external term size: each queued chunk and a few
+%% bytes of envelope). The mailbox is read once, at that moment, when it is
+%% bounded by the budget.
+flooded() ->
+    case erlang:process_info(self(), message_queue_len) of
+        {message_queue_len, Queued} when Queued > ?MAX_BACKLOG ->
+            {messages, Backlog} = erlang:process_info(self(), messages),
+            {flooded, lists:sum([erlang:external_size(Message) || Message <- Backlog])};
+        _ ->
+            false
+    end.
+
+%% The state after the transport's events: `handshaking' becomes `active'
+%% once the handshake succeeded (postponed requests then run).
+after_inbound(handshaking, {connected, Data}) -> {next_state, active, Data};
+after_inbound(_State, {closed, Evidence, Data}) -> transport_ended(Evidence, Data);
+after_inbound(_State, Outcome) -> after_request(Outcome).
+
+%% The state after a request, expiry or write: unchanged, or closing.
+after_request({close, Reason, Data}) -> close_with(Reason, Data);
+after_request({_Progress, Data}) -> {keep_state, Data}.
+
+%%% --------------------------------------------------------------- death
+
+%% Encodes and transmits a message of the client's own (never fails to
+%% encode). Every write of the actor goes through `transmit/2' and has its
+%% result shape: `{ok, Data}' or `{close, {write_failed, Reason}, Data}'.
+write(Message, Data) ->
+    {ok, Bytes} = encoded(Message),
+    transmit(Bytes, Data).
+
+%% Writes at once when nothing else waits in the mailbox (a lone call pays
+%% no latency); otherwise the message joins the outbox, which is written in
+%% one go when the `flush_outbox' sent to self comes up, after what was
+%% already queued. Concurrent callers' requests so reach the server
+%% together, in one write, and the order of messages is kept.
+transmit(Message, #data{outbox = [], conn = Conn} = Data) ->
+    case erlang:process_info(self(), message_queue_len) of
+        {message_queue_len, 0} ->
+            sent(mcp_transport:send(Conn, [Message]), Data);
+        _ ->
+            self() ! flush_outbox,
+            {ok, Data#data{outbox = [Message]}}
+    end;
+transmit(Message, #data{outbox = Outbox} = Data) ->
+    {ok, Data#data{outbox = [Message | Outbox]}}.
+
+flush_outbox(#data{outbox = Outbox, conn = Conn} = Data) ->
+    sent(mcp_transport:send(Conn, lists:reverse(Outbox)), Data#data{outbox = []}).
+
+sent(ok, Data) -> {ok, Data};
+sent({error, Reason}, Data) -> {close, {write_failed, Reason}, Data}.
+
+%% Answers every waiting caller with `Reason', latches it, requests the
+%% peer's termination and enters `closing' to await the transport's proof.
+close_with(Reason, #data{conn = Conn} = Data) ->
+    Answered = answer_pending(Reason, Data),
+    mcp_transport:terminate(Conn),
+    {next_state, closing, Answered#data{outbox = [], reason = Reason}}.
+
+%% Every request in flight answered with `Reason'; the table left empty.
+answer_pending(Reason, #data{requests = Requests} = Data) ->
+    {Entries, Empty} = mcp_request_table:drain(Requests),
+    lists:foreach(fun(#{from := From, kind := Kind} = Entry) ->
+                          release(Entry),
+                          gen_statem:reply(From, unavailable_reply(Kind, Reason))
+                  end, Entries),
+    Data#data{requests = Empty}.
+
+unavailable_reply(handshake, Reason) -> {error, {handshake_failed, {unavailable, Reason}}};
+unavailable_reply(_Kind, Reason) -> {error, {unavailable, Reason}}.
+
+%% The transport's own proof that the peer ended. The connection is inert
+%% from here on: it is dropped, so nothing can signal the peer again.
+transport_ended(Evidence, #data{reason = Latched} = Data) ->
+    Reason = case Latched of
+                 undefined -> {transport_ended, Evidence};
+                 _ -> Latched
+             end,
+    Closed = (answer_pending(Reason, Data))#data{conn = undefined, reason = Reason,
+                                                 evidence = Evidence},
+    Replies = [{reply, From, retirement_reply(Evidence)} || From <- Data#data.retirees],
+    case Replies =/= [] orelse Data#data.stop_when_closed orelse Data#data.custodian =:= gone of
+        true -> {stop_and_reply, normal, Replies, Closed#data{retirees = []}};
+        false -> {next_state, dead, Closed}
+    end.
+
+%% The one place transport evidence becomes retirement evidence.
+retirement_reply(no_resource) -> {ok, no_resource};
+retirement_reply({exited, Cause}) -> {ok, {exited, Cause}};
+retirement_reply({unconfirmed, Reason}) -> {error, {retirement_unconfirmed, Reason}}.
