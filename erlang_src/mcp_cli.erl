@@ -23,7 +23,6 @@
 
 -export([main/0]).
 
--define(SHUTDOWN_TIMEOUT_MS, 5000).
 -define(INTERRUPTED, 130).
 
 -spec main() -> no_return().
@@ -164,7 +163,11 @@ retire_all(Started) ->
                     end || #{monitor := Monitor, log := Log, job := Job} <- Started]).
 
 shutdown_timeout(#{spec := Spec}) ->
-    ?SHUTDOWN_TIMEOUT_MS + maps:get(shutdown_grace_ms, Spec, 0).
+    client_shutdown_timeout_ms() + maps:get(shutdown_grace_ms, Spec, 0).
+
+%% The client's own default: the command line restates no limit.
+client_shutdown_timeout_ms() ->
+    maps:get(shutdown_timeout_ms, mcp_client:default_options()).
 
 report_retirement(Job, {ok, Evidence}) ->
     case Job of
@@ -298,7 +301,7 @@ client_options(Timeout) ->
     #{client_info => {<<"mcp-gen">>, version()},
       handshake_timeout_ms => Timeout,
       list_timeout_ms => Timeout,
-      shutdown_timeout_ms => ?SHUTDOWN_TIMEOUT_MS}.
+      shutdown_timeout_ms => client_shutdown_timeout_ms()}.
 
 version() ->
     _ = application:load(mcp),

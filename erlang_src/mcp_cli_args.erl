@@ -19,7 +19,6 @@
 -export([parse/1, usage/1, default_timeout_ms/0, max_timeout_ms/0]).
 -export_type([command/0, subcommand/0, server/0, parsed/0]).
 
--define(DEFAULT_TIMEOUT_MS, 30000).
 
 -type subcommand() :: generate | list | call.
 %% `embedded' is the example server shipped in `examples/'; `{config, ...}'
@@ -47,9 +46,10 @@
 
 -type flag_kind() :: value | switch | repeated.
 
-%% @doc Milliseconds allowed for each request when `--timeout' is absent.
+%% @doc Milliseconds allowed for each request when `--timeout' is absent:
+%% the client's own default.
 -spec default_timeout_ms() -> pos_integer().
-default_timeout_ms() -> ?DEFAULT_TIMEOUT_MS.
+default_timeout_ms() -> maps:get(list_timeout_ms, mcp_client:default_options()).
 
 %% @doc The largest `--timeout' accepted: the client's own maximum.
 -spec max_timeout_ms() -> pos_integer().
@@ -227,7 +227,7 @@ jail(Flags) ->
     end.
 
 timeout(none) ->
-    {ok, #{timeout_ms => ?DEFAULT_TIMEOUT_MS}};
+    {ok, #{timeout_ms => default_timeout_ms()}};
 timeout(Text) ->
     Max = max_timeout_ms(),
     case string:to_integer(Text) of
@@ -311,7 +311,7 @@ help(call) ->
 
 common_help() ->
     [io_lib:format("  --timeout MS     deadline for each request to the server (default ~b)\n",
-                   [?DEFAULT_TIMEOUT_MS]),
+                   [default_timeout_ms()]),
      "  --verbose        log every line sent and received on stderr, with times\n"
      "  --env NAME=VALUE set a variable in the server's environment (repeatable)\n"
      "  --cwd DIR        run the server in DIR\n"

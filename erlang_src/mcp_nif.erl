@@ -10,11 +10,11 @@
 
 -on_load(init/0).
 
--export([nif_version/0, library_path/0]).
+-export([library_path/0]).
 
 %% mcp_json
 -export([json_decode/1, json_decode_dirty/1, json_encode/3, json_encode_dirty/2]).
--nifs([nif_version/0, json_decode/1, json_decode_dirty/1, json_encode/3, json_encode_dirty/2]).
+-nifs([json_decode/1, json_decode_dirty/1, json_encode/3, json_encode_dirty/2]).
 -export([json_max_depth/0, json_max_integer_digits/0]).
 -nifs([json_max_depth/0, json_max_integer_digits/0]).
 
@@ -92,9 +92,6 @@ library_path() ->
     filename:join(Dir, "libmcp_nif").
 
 not_loaded() -> erlang:nif_error({mcp_nif_not_loaded, library_path()}).
-
--spec nif_version() -> binary().
-nif_version() -> not_loaded().
 
 json_decode(_) -> not_loaded().
 json_decode_dirty(_) -> not_loaded().

@@ -17,13 +17,6 @@ mod wire_terms;
 use mcp_core::stdio::Pending;
 use rustler::{Binary, Env, NifResult, Term};
 
-// ---- mcp_nif ---------------------------------------------------------------
-
-#[rustler::nif]
-fn nif_version() -> &'static str {
-    env!("CARGO_PKG_VERSION")
-}
-
 // ---- mcp_json --------------------------------------------------------------
 
 #[rustler::nif]
