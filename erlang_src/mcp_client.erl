@@ -51,7 +51,7 @@
          list_tools/1, list_tools/2, call_tool/4, ping/2,
          stop/1, shutdown/2, os_pid/1,
          max_tool_pages/0, max_timeout_ms/0, default_options/0]).
--export_type([client/0, options/0, client_error/0, start_error/0,
+-export_type([client/0, options/0, client_error/0, death_reason/0, start_error/0,
               retirement_error/0, retirement_evidence/0]).
 
 -record(client, {pid :: pid(),
@@ -64,15 +64,24 @@
                      handshake_timeout_ms => non_neg_integer(),
                      list_timeout_ms => non_neg_integer(),
                      shutdown_timeout_ms => non_neg_integer()}.
-%% `Reason' in `{unavailable, Reason}' is one of (a closed list, see
-%% docs/client.md): `{transport_ended, Evidence}', `{invalid_utf8, Offset}',
-%% `{line_too_long, N}', `{malformed_message, Report}', `{bad_message, R}',
-%% `{flooded, Bytes}', `{write_failed, busy | closed}', `stopped',
-%% `retired', `custodian_down', `{transport_failed, R}', a handshake's start
-%% error (`tools_not_declared', `{version_unsupported, Req, Off}',
-%% `{handshake_failed, E}'); not latched: `not_connected' (parked) and
-%% `{client_down, Why}' (the actor vanished).
--type client_error() :: {unavailable, Reason :: term()}
+%% Why a client stopped serving requests: what `{unavailable, Reason}'
+%% carries (docs/client.md, "Death reasons"). Latched by the actor: every
+%% reason but `not_connected' (a parked client) and `{client_down, Why}'
+%% (the actor itself is gone, seen by the caller).
+-type death_reason() :: {transport_ended, mcp_transport:evidence()}
+                      | {invalid_utf8, StreamOffset :: non_neg_integer()}
+                      | mcp_stdio:framing_fault()
+                      | mcp_jsonrpc:message_fault()
+                      | {flooded, Bytes :: non_neg_integer()}
+                      | {write_failed, busy | closed | term()}
+                      | stopped | retired | custodian_down
+                      | {transport_failed, term()}
+                      | tools_not_declared
+                      | {version_unsupported, Requested :: binary(), Offered :: binary()}
+                      | {handshake_failed, client_error()}
+                      | not_connected
+                      | {client_down, Why :: term()}.
+-type client_error() :: {unavailable, death_reason()}
                       | call_timed_out
                       | {server_error, mcp_jsonrpc:rpc_error()}
                       | {result_malformed, mcp_protocol:protocol_fault()}
