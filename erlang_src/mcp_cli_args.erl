@@ -151,17 +151,9 @@ build(Subcommand, Flags, Positional, ServerPart) ->
               fun() -> {ok, #{verbose => maps:get(verbose, Flags, false)}} end,
               fun() -> positional(Subcommand, Positional) end
               | specific(Subcommand, Flags)],
-    case collect(Checks, #{subcommand => Subcommand}) of
+    case mcp_checks:run(Checks, #{subcommand => Subcommand}) of
         {ok, Command} -> {run, Command};
         {error, Reason} -> {usage_error, Reason, usage(Subcommand)}
-    end.
-
-%% Each check answers {ok, #{...}} (merged into the command) or {error, Reason}.
-collect([], Command) -> {ok, Command};
-collect([Check | Rest], Command) ->
-    case Check() of
-        {ok, Fields} -> collect(Rest, maps:merge(Command, Fields));
-        {error, _} = Error -> Error
     end.
 
 specific(generate, Flags) ->

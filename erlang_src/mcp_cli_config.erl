@@ -102,16 +102,9 @@ stdio(Name, Field, {_Type, Command, _Url}) ->
               fun() -> jail(Field(<<"jail">>)) end,
               fun() -> stderr(Field(<<"stderr">>)) end,
               fun() -> no_env_file(Field(<<"envFile">>)) end],
-    case collect(Checks, #{}) of
+    case mcp_checks:run(Checks, #{}) of
         {ok, Spec} -> {stdio, Name, Spec};
         {error, Why} -> {invalid, Name, Why}
-    end.
-
-collect([], Spec) -> {ok, Spec};
-collect([Check | Rest], Spec) ->
-    case Check() of
-        {ok, Fields} -> collect(Rest, maps:merge(Spec, Fields));
-        {error, _} = Error -> Error
     end.
 
 command({given, {string, Command}}) when Command =/= <<>> ->

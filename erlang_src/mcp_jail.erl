@@ -140,7 +140,7 @@ options(true) ->
 options(Jail) when is_map(Jail) ->
     case [Key || Key <- maps:keys(Jail), not lists:member(Key, ?OPTIONS)] of
         [Unknown | _] -> {error, {bad_jail, {unknown_option, Unknown}}};
-        [] -> collect([fun() -> grants(write, Jail, must_exist) end,
+        [] -> mcp_checks:run([fun() -> grants(write, Jail, must_exist) end,
                        fun() -> grants(read, Jail, must_exist) end,
                        fun() -> grants(deny, Jail, may_be_absent) end,
                        fun() -> flag(net, Jail) end,
@@ -149,13 +149,6 @@ options(Jail) when is_map(Jail) ->
     end;
 options(Other) ->
     {error, {bad_jail, {unknown_option, Other}}}.
-
-collect([], Options) -> {ok, Options};
-collect([Check | Rest], Options) ->
-    case Check() of
-        {ok, Fields} -> collect(Rest, maps:merge(Options, Fields));
-        {error, _} = Error -> Error
-    end.
 
 grants(Key, Jail, Existence) ->
     case maps:get(Key, Jail, []) of
@@ -395,9 +388,15 @@ probe(Bwrap) ->
             Error
     end.
 
+%% bwrap says why it cannot run on its stderr. stderr is never merged into
+%% stdout: the probe's stdout goes to /dev/null and the port reads only
+%% bwrap's stderr, kept (bounded) for the error.
+-define(STDERR_ONLY_SCRIPT, "exec \"$@\" 2>&1 >/dev/null").
+
 run_probe(Program, Argv) ->
-    Port = open_port({spawn_executable, Program},
-                     [{args, Argv}, binary, exit_status, stderr_to_stdout, hide]),
+    Port = open_port({spawn_executable, ?SHELL},
+                     [{args, ["-c", ?STDERR_ONLY_SCRIPT, "mcp-jail-probe", Program | Argv]},
+                      binary, exit_status, hide]),
     probe_output(Port, <<>>, erlang:monotonic_time(millisecond) + ?PROBE_TIMEOUT_MS).
 
 probe_output(Port, Output, Deadline) ->

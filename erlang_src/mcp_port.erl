@@ -171,23 +171,14 @@ resolve_executable(Executable) ->
 -spec inherited_env_names() -> [string()].
 inherited_env_names() -> ?INHERITED_ENV_NAMES.
 
-%% Every VM variable outside the allow-list is unset for the child (the
-%% port's `env' can only add to or remove from the VM's environment), then
-%% the given pairs apply.
+%% The port's `env' can only add to or remove from the VM's environment:
+%% every VM variable the child's environment (`child_env/1') does not have
+%% is unset, and the child's variables are set.
 env_option(Spawn) ->
-    Given = lists:map(fun env_pair/1, maps:get(env, Spawn, [])),
-    Cleared = case maps:get(inherit_env, Spawn, false) of
-                  true ->
-                      [];
-                  false ->
-                      GivenNames = [Name || {Name, _} <- Given],
-                      [{Name, false} || Name <- vm_env_names(),
-                                        not lists:member(Name, ?INHERITED_ENV_NAMES),
-                                        not lists:member(Name, GivenNames)]
-              end,
-    case Cleared ++ Given of
+    Env = child_env(Spawn),
+    case [{Name, false} || {Name, _} <- vm_env(), not lists:keymember(Name, 1, Env)] ++ Env of
         [] -> [];
-        Env -> [{env, Env}]
+        Option -> [{env, Option}]
     end.
 
 %% @doc The whole environment a child of `Spawn' starts with: what
@@ -206,9 +197,6 @@ child_env(Spawn) ->
 
 vm_env() ->
     [{Name, Value} || Entry <- os:getenv(), [Name, Value] <- [string:split(Entry, "=")], Name =/= ""].
-
-vm_env_names() ->
-    [Name || Entry <- os:getenv(), [Name, _ | _] <- [string:split(Entry, "=")]].
 
 %% An argument is a binary or a string; anything else raises (open_port
 %% would quietly turn an atom into a string).

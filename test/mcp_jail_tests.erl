@@ -336,7 +336,20 @@ unavailable_bwrap_test_() ->
                    start_error(Echo#{jail => #{bwrap => "/nonexistent/bwrap"}})),
      %% A program that is not a working bwrap fails the probe: no fallback.
      ?_assertMatch({error, {transport_failed, {jail_unavailable, {probe_failed, 1, _}}}},
-                   start_error(Echo#{jail => #{bwrap => "/bin/false"}}))].
+                   start_error(Echo#{jail => #{bwrap => "/bin/false"}})),
+     {"the probe's error keeps bwrap's stderr, never its stdout",
+      ?_test(begin
+                 Scratch = scratch(),
+                 Fake = filename:join(Scratch, "bwrap"),
+                 ok = file:write_file(Fake, "#!/bin/sh\necho on-stdout\necho on-stderr >&2\nexit 1\n"),
+                 ok = file:change_mode(Fake, 8#755),
+                 try
+                     ?assertEqual({error, {transport_failed, {jail_unavailable, {probe_failed, 1, <<"on-stderr">>}}}},
+                                  start_error(Echo#{jail => #{bwrap => Fake}}))
+                 after
+                     remove(Scratch)
+                 end
+             end)}].
 
 %% Jail options outside their type, on purpose.
 -dialyzer({no_fail_call, bad_grants_test_/0}).

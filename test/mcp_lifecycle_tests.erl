@@ -181,8 +181,7 @@ custodian_gone_before_connect_opens_nothing() ->
         receive stop -> ok end
     end),
     Client = receive {prepared, C} -> C end,
-    Actor = mcp_client:pid(Client),
-    ActorMonitor = erlang:monitor(process, Actor),
+    ActorMonitor = erlang:monitor(process, mcp_client:pid(Client)),
     CustodianMonitor = erlang:monitor(process, Custodian),
     exit(Custodian, kill),
     receive {'DOWN', CustodianMonitor, process, _, _} -> ok end,
@@ -192,9 +191,7 @@ custodian_gone_before_connect_opens_nothing() ->
                  receive {connected, R} -> R end),
     ?assertEqual([], processes_tagged(tag_env("serve"))),
     Builder ! stop,
-    receive {'DOWN', ActorMonitor, process, Actor, Why} -> ?assertEqual(normal, Why)
-    after 5000 -> error(actor_outlived_both_owners)
-    end.
+    stopped_normally(ActorMonitor).
 
 %% The builder connects, then both owners die: the actor retires the
 %% server and stops.
@@ -213,10 +210,14 @@ both_owners_gone_after_connect_leaves_nothing() ->
     ActorMonitor = erlang:monitor(process, mcp_client:pid(Client)),
     exit(Builder, kill),
     exit(Custodian, kill),
+    stopped_normally(ActorMonitor),
+    ?assert(tree_gone(tag_env("serve"))).
+
+%% The monitored actor stops, normally, once both its owners are gone.
+stopped_normally(ActorMonitor) ->
     receive {'DOWN', ActorMonitor, process, _, Why} -> ?assertEqual(normal, Why)
     after 5000 -> error(actor_outlived_both_owners)
-    end,
-    ?assert(tree_gone(tag_env("serve"))).
+    end.
 
 %% ---- supervision ----
 
