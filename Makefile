@@ -10,7 +10,7 @@ compile: deps
 	rebar3 compile
 
 ## Static analysis, 0 warnings: cargo clippy over the Rust workspace, xref
-## and dialyzer over erlang_src/ and test/ (scripts/static-checks.sh; the
+## and dialyzer over both OTP applications and their tests (scripts/static-checks.sh; the
 ## first run builds the dialyzer PLT, offline, and caches it).
 static: deps
 	sh scripts/static-checks.sh
@@ -39,7 +39,7 @@ run:
 	@sh bin/mcp-gen generate
 
 ## The README's commands on a fresh clone of this checkout's HEAD: `make test`
-## there runs test/mcp_cli_readme_tests.erl, which runs every other command
+## there runs cli/test/mcp_cli_readme_tests.erl, which runs every other command
 ## of the README's quick start as written (network needed for the npm and
 ## PyPI test servers).
 README_CHECK_DIR = /tmp/mcp-readme-check

@@ -186,14 +186,14 @@ record(terminate, At, State) ->
     print(At, "terminate requested", State).
 
 line(Bytes, Size, #{width := Width}) ->
-    [integer_to_list(Size), " B ", mcp_cli_text:printable(Bytes, line, Width)].
+    [integer_to_list(Size), " B ", mcp_printable:printable(Bytes, line, Width)].
 
 shown(Arg, #{width := Width}) ->
-    mcp_cli_text:printable(unicode:characters_to_binary(Arg), line, Width).
+    mcp_printable:printable(unicode:characters_to_binary(Arg), line, Width).
 
 print(At, Text, #{start := Start, label := Label, device := Device} = State) ->
     Seconds = max(0, At - Start) / 1000000,
     ok = io:put_chars(Device, ["mcp-gen: wire ", Label, io_lib:format("+~.3fs ", [Seconds]), Text, $\n]),
     State.
 
-words(Term) -> mcp_cli_reason:words(Term).
+words(Term) -> mcp_describe:words(Term).

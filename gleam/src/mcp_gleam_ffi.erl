@@ -8,10 +8,10 @@
 %% <li>Every reason reaching Gleam is a constructor of `mcp/client' with
 %%     typed fields: an Erlang term that has no closed form (a peer's exit
 %%     reason, a spawn failure other than a POSIX name, anything newer than
-%%     the bindings) becomes its `mcp_cli_reason:words/1' text, never a raw
+%%     the bindings) becomes its `mcp_describe:words/1' text, never a raw
 %%     term.</li>
 %% <li>`describe_*' map the Gleam value back onto the Erlang vocabulary and
-%%     ask `mcp_cli_reason' for the sentence, so Gleam and the command line
+%%     ask `mcp_describe' for the sentence, so Gleam and the command line
 %%     say the same thing; only the Gleam-only refusals (out-of-range
 %%     timeouts, unencodable arguments) have sentences here.</li>
 %% <li>No well-typed Gleam argument raises: timeouts are checked before the
@@ -184,11 +184,11 @@ transport_failure({bad_spawn, Spawn}) -> {bad_spawn, words(Spawn)};
 transport_failure(already_connected) -> already_connected;
 transport_failure({not_parked, Reason}) -> {not_parked, death_reason(Reason)};
 transport_failure({jail_unavailable, Why}) ->
-    {jail_unavailable, sentence(mcp_cli_reason:jail_unavailable(Why))};
+    {jail_unavailable, sentence(mcp_describe:jail_unavailable(Why))};
 transport_failure({bad_stderr, Why}) ->
-    {bad_stderr, sentence(mcp_cli_reason:bad_stderr(Why))};
+    {bad_stderr, sentence(mcp_describe:bad_stderr(Why))};
 transport_failure({bad_jail, Why}) ->
-    {bad_jail, sentence(mcp_cli_reason:bad_jail(Why))};
+    {bad_jail, sentence(mcp_describe:bad_jail(Why))};
 transport_failure(Reason) when is_binary(Reason) -> {peer_start_failed, Reason};
 transport_failure(Other) -> {other_transport_failure, words(Other)}.
 
@@ -229,7 +229,7 @@ retirement_error({retirement_unconfirmed, {actor_down, Reason}}) ->
 retirement_error({retirement_unconfirmed, Reason}) -> {retirement_unconfirmed, words(Reason)};
 retirement_error(Other) -> {retirement_unconfirmed, words(Other)}.
 
-words(Term) -> sentence(mcp_cli_reason:words(Term)).
+words(Term) -> sentence(mcp_describe:words(Term)).
 
 sentence(IoList) -> unicode:characters_to_binary(IoList).
 
@@ -243,7 +243,7 @@ describe_client_error(unencodable_arguments) ->
     sentence(io_lib:format("the arguments have no JSON text (nested deeper than ~b or an integer of "
                            "more than ~b digits), so nothing was sent",
                            [mcp_json:max_depth(), mcp_json:max_integer_digits()]));
-describe_client_error(Error) -> sentence(mcp_cli_reason:client_error(erl_client_error(Error))).
+describe_client_error(Error) -> sentence(mcp_describe:client_error(erl_client_error(Error))).
 
 describe_start_error({timeout_option_out_of_range, Name, Timeout}) ->
     timeout_sentence(<<"the option ", Name/binary, "'s">>, Timeout);
@@ -251,11 +251,11 @@ describe_start_error({cleanup_unconfirmed, Cause, Retirement, _Client}) ->
     <<(describe_start_error(Cause))/binary, "; then ", (describe_retirement_error(Retirement))/binary>>;
 describe_start_error({handshake_failed, {timeout_out_of_range, _} = Error}) ->
     describe_client_error(Error);
-describe_start_error(Error) -> sentence(mcp_cli_reason:start_error(erl_start_error(Error))).
+describe_start_error(Error) -> sentence(mcp_describe:start_error(erl_start_error(Error))).
 
 describe_retirement_error({shutdown_timeout_out_of_range, Timeout}) ->
     timeout_sentence(<<"the shutdown's">>, Timeout);
-describe_retirement_error(Error) -> sentence(mcp_cli_reason:retirement_error(erl_retirement_error(Error))).
+describe_retirement_error(Error) -> sentence(mcp_describe:retirement_error(erl_retirement_error(Error))).
 
 timeout_sentence(Whose, Timeout) ->
     sentence(io_lib:format("~s timeout of ~b ms is outside 0 to ~b ms, so nothing was done",

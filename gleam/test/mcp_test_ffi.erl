@@ -34,7 +34,7 @@ read_text(Path) ->
 
 %% Every Erlang reason below, translated to its Gleam value
 %% (`mcp_gleam_ffi') and described there, must read exactly as the command
-%% line's sentence for the original (`mcp_cli_reason'). Returns the
+%% line's sentence for the original (`mcp_describe'). Returns the
 %% disagreements as text, so an empty list is agreement.
 describe_disagreements() ->
     Deaths = [not_connected, retired, stopped, custodian_down,
@@ -77,7 +77,7 @@ describe_disagreements() ->
         ++ [{handshake_failed, Client} || Client <- Clients],
     Check = fun(Translate, Describe, Cli, Reason) ->
                 Gleam = mcp_gleam_ffi:Describe(mcp_gleam_ffi:Translate(Reason)),
-                Erlang = unicode:characters_to_binary(mcp_cli_reason:Cli(Reason)),
+                Erlang = unicode:characters_to_binary(mcp_describe:Cli(Reason)),
                 case Gleam =:= Erlang of
                     true -> [];
                     false -> [unicode:characters_to_binary(

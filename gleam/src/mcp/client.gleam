@@ -277,7 +277,7 @@ pub fn max_timeout_ms() -> Int
 
 /// One sentence for a person (lower case first, as the command line prints
 /// it after `mcp-gen: `): the command line's own wording, shared through
-/// `mcp_cli_reason`.
+/// `mcp_describe`.
 @external(erlang, "mcp_gleam_ffi", "describe_client_error")
 pub fn describe_client_error(error: ClientError) -> String
 

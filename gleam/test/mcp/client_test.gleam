@@ -247,7 +247,7 @@ pub fn unencodable_arguments_are_an_error_test() {
 
 /// `describe_*` say what the command line says for the same reason: every
 /// reason of the vocabulary, translated and described, matches
-/// `mcp_cli_reason`'s sentence for the Erlang original.
+/// `mcp_describe`'s sentence for the Erlang original.
 pub fn descriptions_are_the_command_lines_test() {
   let assert [] = test_support.describe_disagreements()
 }

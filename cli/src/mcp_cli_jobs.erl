@@ -106,7 +106,7 @@ jailed(Spec, _Command) ->
 names(Entries) ->
     lists:join(", ", [name(element(2, Entry)) || Entry <- Entries]).
 
-name(Name) -> mcp_cli_text:printable(Name, line, mcp_cli_text:name_chars()).
+name(Name) -> mcp_printable:printable(Name, line, mcp_printable:name_chars()).
 
 display(Path) -> name(unicode:characters_to_binary(Path)).
 

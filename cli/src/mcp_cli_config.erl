@@ -209,6 +209,6 @@ jail_key(<<"unix_sockets">>) -> unix_sockets.
 no_env_file(none) -> {ok, #{}};
 no_env_file({given, _}) -> {error, "has \"envFile\", which mcp-gen does not read: put the variables in \"env\""}.
 
-printable(Text) -> mcp_cli_text:printable(Text, line, mcp_cli_text:name_chars()).
+printable(Text) -> mcp_printable:printable(Text, line, mcp_printable:name_chars()).
 
 display(Path) -> printable(unicode:characters_to_binary(Path)).

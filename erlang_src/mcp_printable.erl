@@ -1,6 +1,6 @@
-%% @doc Terminal safety for `bin/mcp-gen': the one set of codepoints a
-%% server may not put on a person's terminal, and the caps on how much of a
-%% server-chosen string is shown.
+%% @doc Terminal safety: the one set of codepoints a server may not put on a
+%% person's terminal, and the caps on how much of a server-chosen string is
+%% shown (`bin/mcp-gen', the wire log and `mcp_describe' use it).
 %%
 %% The escaped set (`escaped_ranges/0') is shared by every output mode:
 %% <ul>
@@ -20,7 +20,7 @@
 %% Caps: `printable/3' stops after `MaxChars' characters and ends a cut text
 %% with `…', touching no more of the input than it shows, so an 8 MB name
 %% costs what a 120-character one does.
--module(mcp_cli_text).
+-module(mcp_printable).
 
 -export([escaped_ranges/0, is_escaped/1, printable/2, printable/3, terminal_json/1,
          name_chars/0, text_chars/0]).

@@ -1,8 +1,8 @@
-%% mcp_cli_reason: every constructor of the start, client, death and
+%% mcp_describe: every constructor of the start, client, death and
 %% retirement vocabularies reads as a sentence with no Erlang term syntax,
 %% and has a rendering of its own (not the fallback); unknown terms still
 %% read as words.
--module(mcp_cli_reason_tests).
+-module(mcp_describe_tests).
 
 -include_lib("eunit/include/eunit.hrl").
 
@@ -96,7 +96,7 @@ every_constructor_reads_as_a_sentence_test_() ->
         ++ [{refusal, E} || E <- refusals()],
     [{lists:flatten(io_lib:format("~p ~0p", [F, T])),
       fun() ->
-              Text = flat(mcp_cli_reason:F(T)),
+              Text = flat(mcp_describe:F(T)),
               assert_sentence(Text),
               ?assertEqual(nomatch, string:find(Text, ?FALLBACK))
       end} || {F, T} <- Cases].
@@ -108,7 +108,7 @@ unknown_terms_still_read_as_words_test_() ->
                [1, 2 | 3], {}, {{nested, {deeper, {deepest, {gone, x}}}}},
                lists:seq(1, 100), <<255, 0>>, fun() -> ok end],
     [{lists:flatten(io_lib:format("~p ~0p", [F, T])),
-      fun() -> assert_sentence(flat(mcp_cli_reason:F(T))) end}
+      fun() -> assert_sentence(flat(mcp_describe:F(T))) end}
      || T <- Unknown, F <- [death, client_error, start_error, retirement_error, refusal]].
 
 assert_sentence(Text) ->
@@ -118,25 +118,25 @@ assert_sentence(Text) ->
 
 %% A server that prints a banner on stdout: a common mistake.
 banner_on_stdout_explains_itself_test() ->
-    Text = flat(mcp_cli_reason:start_error({handshake_failed, {unavailable, {malformed_message, corruption()}}})),
+    Text = flat(mcp_describe:start_error({handshake_failed, {unavailable, {malformed_message, corruption()}}})),
     ?assertEqual("the handshake failed because the server wrote a line that is not JSON (unexpected "
                  "character at byte 0); servers must keep stdout for protocol messages, so a banner "
                  "or log line printed there ends the session: see its stderr above", Text).
 
 evidence_names_the_signal_test() ->
-    ?assertEqual("with exit status 137 (128 + SIGKILL)", flat(mcp_cli_reason:evidence({exit_status, 137}))),
-    ?assertEqual("killed by SIGKILL (signal 9)", flat(mcp_cli_reason:evidence({exited, {signal, 9}}))),
-    ?assertEqual("with exit status 1", flat(mcp_cli_reason:evidence({exited, {status, 1}}))).
+    ?assertEqual("with exit status 137 (128 + SIGKILL)", flat(mcp_describe:evidence({exit_status, 137}))),
+    ?assertEqual("killed by SIGKILL (signal 9)", flat(mcp_describe:evidence({exited, {signal, 9}}))),
+    ?assertEqual("with exit status 1", flat(mcp_describe:evidence({exited, {status, 1}}))).
 
 server_text_is_printable_and_capped_test() ->
-    Text = flat(mcp_cli_reason:client_error({server_error, {rpc_error, -1, <<"bad\e[2J", 0:8000000>>, none}})),
+    Text = flat(mcp_describe:client_error({server_error, {rpc_error, -1, <<"bad\e[2J", 0:8000000>>, none}})),
     ?assertEqual(nomatch, string:find(Text, "\e")),
     ?assert(length(Text) < 500).
 
 %% Two 8 MB names that collide: the refusal stays one short line.
 collision_refusal_is_capped_test() ->
     A = binary:copy(<<"a">>, 8 * 1024 * 1024),
-    Text = flat(mcp_cli_reason:refusal({tool_name_collision, <<A/binary, "-x">>, <<A/binary, "_x">>})),
+    Text = flat(mcp_describe:refusal({tool_name_collision, <<A/binary, "-x">>, <<A/binary, "_x">>})),
     ?assert(length(Text) =< 2 * 400 + 1),
     ?assertMatch({match, _}, re:run(Text, "^tool names \"a+…", [unicode])).
 
@@ -145,11 +145,11 @@ flat(IoData) -> unicode:characters_to_list(IoData).
 %% The path is the fault's own JSON path notation (brackets are its syntax).
 result_fault_names_its_path_test() ->
     ?assertEqual("the server's result is malformed at $.tools[3].name: expected string",
-                 flat(mcp_cli_reason:client_error({result_malformed, {protocol_fault, <<"$.tools[3].name">>,
+                 flat(mcp_describe:client_error({result_malformed, {protocol_fault, <<"$.tools[3].name">>,
                                                                       <<"expected string">>}}))).
 
 jail_errors_name_the_path_test_() ->
-    Text = fun(Reason) -> flat(mcp_cli_reason:start_error({transport_failed, Reason})) end,
+    Text = fun(Reason) -> flat(mcp_describe:start_error({transport_failed, Reason})) end,
     [?_assertEqual("the server was not started: the jail is not valid: the granted path /nope does not exist",
                    Text({bad_jail, {missing_grant, "/nope"}})),
      ?_assertEqual("the server was not started: the jail cannot run here (no bwrap at /opt/bwrap)",

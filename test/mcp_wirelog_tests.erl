@@ -2,7 +2,7 @@
 %% the log prints one line per message (the inner transport delivers whole
 %% lines), truncated to its width with the real size, framing faults, and
 %% events it does not know in words.
--module(mcp_cli_wirelog_tests).
+-module(mcp_wirelog_tests).
 
 -include_lib("eunit/include/eunit.hrl").
 
@@ -13,7 +13,7 @@
 with_log(Width, Fun) ->
     Capture = spawn_link(fun() -> capture([]) end),
     Log = mcp_wirelog:start_log(#{width => Width, device => Capture, label => "t ",
-                                  render_evidence => fun mcp_cli_reason:evidence/1}),
+                                  render_evidence => fun mcp_describe:evidence/1}),
     _ = Fun(Log),
     ok = mcp_wirelog:stop_log(Log),
     Capture ! {lines, self()},

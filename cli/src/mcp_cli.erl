@@ -2,7 +2,7 @@
 %% generates their code-mode modules, lists their tools or calls one.
 %% Which servers run is `mcp_cli_jobs'' business (one, or every stdio server
 %% of a `--config' file for `generate --out'); the text shown is
-%% `mcp_cli_render''s and `mcp_cli_reason''s. Full reference: docs/cli.md.
+%% `mcp_cli_render''s and `mcp_describe''s. Full reference: docs/cli.md.
 %%
 %% Entry point `main/0' (the wrapper runs `erl -run mcp_cli main -extra
 %% ARGS...'). Invariants:
@@ -82,7 +82,7 @@ several(Jobs, Skipped, Command) ->
         {_, _} ->
             progress(io_lib:format("~b of ~b servers failed: ~ts",
                                    [length(Failed), length(Ordered),
-                                    lists:join(", ", [mcp_cli_text:printable(F, line, mcp_cli_text:name_chars())
+                                    lists:join(", ", [mcp_printable:printable(F, line, mcp_printable:name_chars())
                                                       || F <- Failed])])),
             max(Status, 1)
     end.
@@ -114,7 +114,7 @@ start_job(#{spec := Spec} = Job, #{timeout_ms := Timeout, verbose := Verbose} = 
     {TransportSpec, Log} = case Verbose of
                                true ->
                                    L = mcp_wirelog:start_log(#{label => log_label(Context),
-                                                               render_evidence => fun mcp_cli_reason:evidence/1}),
+                                                               render_evidence => fun mcp_describe:evidence/1}),
                                    {mcp_wirelog:spec(Spec, L), L};
                                false ->
                                    {Spec, none}
@@ -134,7 +134,7 @@ await(Started, Results) ->
                     Seconds = (erlang:monotonic_time(millisecond) - Began) / 1000,
                     Result = case Exit of
                                  {finished, Finished} -> Finished;
-                                 Crash -> fail(Job, ["internal error: ", mcp_cli_reason:words(Crash)])
+                                 Crash -> fail(Job, ["internal error: ", mcp_describe:words(Crash)])
                              end,
                     await(Started, Results#{Monitor => Result#{seconds => Seconds}});
                 [] ->
@@ -171,18 +171,18 @@ client_shutdown_timeout_ms() ->
 
 report_retirement(Job, {ok, Evidence}) ->
     case Job of
-        #{verbose := true} -> progress(Job, mcp_cli_reason:retirement(Evidence));
+        #{verbose := true} -> progress(Job, mcp_describe:retirement(Evidence));
         _ -> ok
     end;
 report_retirement(Job, {error, Reason}) ->
-    progress(Job, mcp_cli_reason:retirement_error(Reason)).
+    progress(Job, mcp_describe:retirement_error(Reason)).
 
 retirement_row({ok, _Evidence}, Result) -> Result;
 retirement_row({error, Reason}, #{status := Status} = Result) ->
     Row = Result#{status => max(Status, 1)},
     case Row of
         #{error := _} -> Row;
-        _ -> Row#{error => mcp_cli_reason:retirement_error(Reason)}
+        _ -> Row#{error => mcp_describe:retirement_error(Reason)}
     end.
 
 perform(Client, Job, Command) ->
@@ -203,7 +203,7 @@ working_directory(_Job) ->
 connect(Client, Job, Command) ->
     case mcp_client:connect(Client) of
         {ok, InitializeResult} -> act(Client, InitializeResult, Job, Command);
-        {error, Reason} -> fail(Job, mcp_cli_reason:start_error(Reason))
+        {error, Reason} -> fail(Job, mcp_describe:start_error(Reason))
     end.
 
 act(Client, {initialize_result, Protocol, _Tools, {server_info, ServerName, ServerVersion}, _},
@@ -221,7 +221,7 @@ act(Client, {initialize_result, Protocol, _Tools, {server_info, ServerName, Serv
                        Name = maps:get(name, Command, maps:get(name, Job, ServerName)),
                        Outcome = case mcp_codegen:generate(Name, Tools) of
                                      {ok, Generated} -> emit(Job, Generated, maps:get(out, Command, stdout));
-                                     {error, Refusal} -> fail(Job, ["refused: ", mcp_cli_reason:refusal(Refusal)])
+                                     {error, Refusal} -> fail(Job, ["refused: ", mcp_describe:refusal(Refusal)])
                                  end,
                        maps:merge(Counted, Outcome)
                end);
@@ -247,13 +247,13 @@ act(Client, _InitializeResult, Job, #{subcommand := call, tool := Tool, argument
                 false -> ok(#{})
             end;
         {error, Reason} ->
-            fail(Job, mcp_cli_reason:client_error(Reason))
+            fail(Job, mcp_describe:client_error(Reason))
     end.
 
 with_tools(Client, Job, #{timeout_ms := Timeout}, Continue) ->
     case mcp_client:list_tools(Client, Timeout) of
         {ok, Tools} -> Continue(Tools);
-        {error, Reason} -> fail(Job, ["tools/list failed: ", mcp_cli_reason:client_error(Reason)])
+        {error, Reason} -> fail(Job, ["tools/list failed: ", mcp_describe:client_error(Reason)])
     end.
 
 %% The module on stdout, or its two files under an --out directory.
@@ -312,7 +312,7 @@ version() ->
 
 %% ---- stderr ----
 
-name(Text) -> mcp_cli_text:printable(Text, line, mcp_cli_text:name_chars()).
+name(Text) -> mcp_printable:printable(Text, line, mcp_printable:name_chars()).
 
 %% With several servers each line names its server.
 progress(#{mode := several, label := Label}, Line) -> progress([name(Label), ": ", Line]);

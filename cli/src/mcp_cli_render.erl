@@ -1,9 +1,9 @@
-%% @doc What `bin/mcp-gen' prints besides reasons (`mcp_cli_reason'): the
+%% @doc What `bin/mcp-gen' prints besides reasons (`mcp_describe'): the
 %% plan table, tool lines and the JSON listing for `list', call results, and
 %% the summary of a several-server `generate'.
 %%
 %% Everything a server chose is untrusted and passes through
-%% `mcp_cli_text' before it reaches a terminal: text through `printable/3'
+%% `mcp_printable' before it reaches a terminal: text through `printable/3'
 %% (names capped at `name_chars/0', descriptions and notes at
 %% `text_chars/0', table cells at their column), JSON through
 %% `terminal_json/1'. A tool's text content is the product of `call' and is
@@ -55,11 +55,11 @@ tier_counts(Rows) ->
     {Count(<<"typed">>), Count(<<"structured params">>), Count(<<"whole value">>)}.
 
 %% @doc The rows as aligned lines (each ending in a newline), with a header;
-%% names are cut to the column, notes at `mcp_cli_text:text_chars/0'.
+%% names are cut to the column, notes at `mcp_printable:text_chars/0'.
 -spec plan_table([plan_row()]) -> iolist().
 plan_table(Rows) ->
     table([<<"tool">>, <<"plan">>, <<"note">>],
-          [[cell(Name, ?MAX_NAME_COLUMN), Tier, mcp_cli_text:printable(Note, folded, mcp_cli_text:text_chars())]
+          [[cell(Name, ?MAX_NAME_COLUMN), Tier, mcp_printable:printable(Note, folded, mcp_printable:text_chars())]
            || {Name, Tier, Note} <- Rows]).
 
 %% Aligned columns, two spaces apart, trailing blanks trimmed; cells are
@@ -73,7 +73,7 @@ table(Header, Rows) ->
 
 %% Server-chosen text cut to a table column of `Width' characters.
 cell(Text, Width) ->
-    mcp_cli_text:printable(Text, line, Width - 1).
+    mcp_printable:printable(Text, line, Width - 1).
 
 pad(Text, Width) ->
     case string:length(Text) of
@@ -118,7 +118,7 @@ tool_line({tool_descriptor, Name, _Title, Description, InputSchema, _Output, _An
     Head = [name(Name), "(", params(mcp_schema:plan(InputSchema)), ")"],
     case Description of
         {some, Text} when Text =/= <<>> ->
-            [Head, " - ", mcp_cli_text:printable(Text, folded, mcp_cli_text:text_chars())];
+            [Head, " - ", mcp_printable:printable(Text, folded, mcp_printable:text_chars())];
         _ -> Head
     end.
 
@@ -140,7 +140,7 @@ param_type({list_of, Scalar}) -> ["[", atom_to_list(Scalar), "]"];
 param_type({structured, _Reason}) -> "json".
 
 name(Name) ->
-    mcp_cli_text:printable(Name, line, mcp_cli_text:name_chars()).
+    mcp_printable:printable(Name, line, mcp_printable:name_chars()).
 
 %% @doc The listing as one JSON document: the server's name and version, the
 %% protocol version, and every tool with the members the server sent
@@ -174,7 +174,7 @@ result_text({call_tool_result, Blocks, _IsError, _Structured}) ->
     [block_text(Block) || Block <- Blocks].
 
 block_text({text, Text}) ->
-    Printable = mcp_cli_text:printable(Text, multiline),
+    Printable = mcp_printable:printable(Text, multiline),
     case binary:last(<<"\n", Text/binary>>) of
         $\n -> Printable;
         _ -> [Printable, $\n]
@@ -196,4 +196,4 @@ result_json({call_tool_result, Blocks, IsError, Structured}) ->
 %% @doc A JSON document for stdout: compact, terminal-safe, one line.
 -spec json_output(mcp_json:json()) -> iolist().
 json_output(Json) ->
-    [mcp_cli_text:terminal_json(mcp_json:encode(Json)), $\n].
+    [mcp_printable:terminal_json(mcp_json:encode(Json)), $\n].

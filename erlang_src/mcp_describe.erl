@@ -1,7 +1,8 @@
-%% @doc Every reason `bin/mcp-gen' may have to report, as a sentence a
-%% person can act on: start errors, client errors, the death reasons they
-%% carry, retirement errors and retirement evidence, and code generation
-%% refusals.
+%% @doc Every reason the library can hand a person, as a sentence they can
+%% act on: start errors, client errors, the death reasons they carry,
+%% retirement errors and retirement evidence, and code generation refusals.
+%% `bin/mcp-gen' prints these sentences, the wire log spells its events with
+%% `words/1', and the Gleam `describe_*' functions return the same text.
 %%
 %% Invariants:
 %% <ul>
@@ -10,13 +11,13 @@
 %%     clause of its own, and a term none of them knows goes through
 %%     `words/1', which spells atoms, numbers, text and nested tuples as
 %%     words (no braces, brackets or binary markers).</li>
-%% <li>Every server-chosen string passes through `mcp_cli_text:printable/3'
+%% <li>Every server-chosen string passes through `mcp_printable:printable/3'
 %%     with a cap, so a reason is one bounded line whatever the server
 %%     sent.</li>
 %% </ul>
 %% The sentences start in lower case: the command line prefixes them with
 %% `mcp-gen: '.
--module(mcp_cli_reason).
+-module(mcp_describe).
 
 -export([start_error/1, client_error/1, death/1, evidence/1,
          retirement_error/1, retirement/1, refusal/1, words/1,
@@ -288,10 +289,10 @@ refusal({sanitizer_breach, _} = Refusal) -> describe(Refusal);
 refusal(Other) -> ["code generation refused: ", words(Other)].
 
 describe(Refusal) ->
-    mcp_cli_text:printable(mcp_codegen:describe(Refusal), line, 2 * mcp_cli_text:text_chars()).
+    mcp_printable:printable(mcp_codegen:describe(Refusal), line, 2 * mcp_printable:text_chars()).
 
 cap(Name) ->
-    mcp_cli_text:printable(Name, line, mcp_cli_text:name_chars()).
+    mcp_printable:printable(Name, line, mcp_printable:name_chars()).
 
 %% ---- any term, in words ----
 
@@ -300,8 +301,8 @@ cap(Name) ->
 %% `tag (field, field)'. Deep or long terms are elided with `…'.
 -spec words(term()) -> binary().
 words(Term) ->
-    mcp_cli_text:printable(unicode:characters_to_binary(words(Term, ?MAX_DEPTH)), line,
-                           mcp_cli_text:text_chars()).
+    mcp_printable:printable(unicode:characters_to_binary(words(Term, ?MAX_DEPTH)), line,
+                           mcp_printable:text_chars()).
 
 words(_Term, 0) -> "…";
 words(Atom, _Depth) when is_atom(Atom) -> string:replace(atom_to_list(Atom), "_", " ", all);
@@ -345,5 +346,5 @@ take(Improper, _N, Acc) -> {lists:reverse([Improper | Acc]), false}.
 name(Text) when is_binary(Text) -> cap(Text);
 name(Other) -> words(Other).
 
-text(Text) when is_binary(Text) -> mcp_cli_text:printable(Text, line, mcp_cli_text:text_chars());
+text(Text) when is_binary(Text) -> mcp_printable:printable(Text, line, mcp_printable:text_chars());
 text(Other) -> words(Other).

@@ -5,7 +5,7 @@
 %% must equal its value).
 %%
 %% `make test' is the one command not run: this suite runs inside it. The
-%% commands run bin/mcp-gen as a person does (no MCP_GEN_EBIN), so the
+%% commands run bin/mcp-gen as a person does (no MCP_GEN_LIB), so the
 %% first one builds the default profile if needed. `make readme-check' runs
 %% the same commands, `make test' included, on a fresh clone.
 -module(mcp_cli_readme_tests).

@@ -3,7 +3,7 @@
 %% (text and --json), the 300-tool refusal, a missing executable, usage
 %% errors, and Ctrl-C / SIGTERM in the middle of a call.
 %%
-%% The wrapper runs this profile's beams (MCP_GEN_EBIN), so nothing is
+%% The wrapper runs this profile's beams (MCP_GEN_LIB), so nothing is
 %% rebuilt. Goldens under test/fixtures/cli/ are rewritten only when
 %% MCP_REGEN_GOLDEN=1 (then review the diff by hand).
 -module(mcp_cli_tests).
@@ -416,10 +416,10 @@ mcp_gen(Args, Env) ->
 
 %% bin/mcp-gen with stderr redirected to a file (`exec' keeps the wrapper's pid).
 open_mcp_gen(Args, Env, StderrFile) ->
-    Ebin = code:lib_dir(mcp, ebin),
+    Lib = filename:dirname(code:lib_dir(mcp)),
     open_port({spawn_executable, "/bin/sh"},
               [{args, ["-c", "exec \"$0\" \"$@\" 2>\"$MCP_TEST_STDERR\"", "bin/mcp-gen" | Args]},
-               {env, [{"MCP_GEN_EBIN", Ebin}, {"MCP_TEST_STDERR", StderrFile} | Env]},
+               {env, [{"MCP_GEN_LIB", Lib}, {"MCP_TEST_STDERR", StderrFile} | Env]},
                binary, exit_status, use_stdio, hide]).
 
 collect(Port) -> collect(Port, []).
