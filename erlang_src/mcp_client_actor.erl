@@ -179,10 +179,13 @@ common({call, From}, os_pid, _State, #data{conn = Conn}) ->
                 _ -> mcp_transport:os_pid(Conn)
             end,
     {keep_state_and_data, [{reply, From, Reply}]};
+common({call, From}, _Unknown, _State, _Data) ->
+    %% Not a request `mcp_client' sends: answered, so no caller waits for it.
+    {keep_state_and_data, [{reply, From, {error, unknown_request}}]};
+common(cast, _Unknown, _State, _Data) ->
+    keep_state_and_data;
 common(info, Info, State, Data) ->
-    owner_event(Info, State, Data);
-common(_Type, _Content, _State, _Data) ->
-    keep_state_and_data.
+    owner_event(Info, State, Data).
 
 unavailable(From, Reason) ->
     {keep_state_and_data, [{reply, From, {error, {unavailable, Reason}}}]}.
@@ -229,7 +232,8 @@ owner_event({'DOWN', Monitor, process, _, _}, State, #data{builder = Monitor, cu
     {stop, normal};
 owner_event({'DOWN', Monitor, process, _, _}, _State, #data{builder = Monitor} = Data) ->
     {keep_state, Data#data{builder = gone}};
-owner_event(_Message, _State, _Data) ->
+owner_event(_Stray, _State, _Data) ->
+    %% Anyone may send the actor a message; one it does not know changes nothing.
     keep_state_and_data.
 
 custodian_gone(parked, #data{builder = gone}) -> {stop, normal};
@@ -447,7 +451,7 @@ after_inbound(_State, Outcome) -> after_request(Outcome).
 after_request({close, Reason, Data}) -> close_with(Reason, Data);
 after_request({_Progress, Data}) -> {keep_state, Data}.
 
-%%% --------------------------------------------------------------- death
+%%% ------------------------------------------------- writes and death
 
 %% Encodes and transmits a message of the client's own (never fails to
 %% encode). Every write of the actor goes through `transmit/2' and has its

@@ -634,3 +634,30 @@ wait_until_blocked(Pid) ->
         {status, waiting} -> ok;
         _ -> erlang:yield(), wait_until_blocked(Pid)
     end.
+
+%%% ------------------------------------------- messages mcp_client never sends
+
+%% A call the actor does not know is answered in every state (no caller
+%% waits forever): `unknown_request' while connected, the reason it cannot
+%% serve requests otherwise; an unknown cast or a stray message changes
+%% nothing.
+unknown_requests_are_answered_and_strays_ignored_test() ->
+    {ok, Parked} = mcp_client:prepare(fresh_spec(fun(_) -> default end), #{}),
+    Active = started(fun(_) -> default end),
+    Dead = started(fun({request, _, <<"ping">>, _}) -> [{exit, crashed}]; (_) -> default end),
+    ?assertMatch({error, {unavailable, {transport_ended, _}}}, mcp_client:ping(Dead, ?TIMEOUT)),
+    lists:foreach(
+      fun({Client, Answer}) ->
+              Pid = mcp_client:pid(Client),
+              ?assertEqual(Answer, gen_statem:call(Pid, not_a_request, ?TIMEOUT)),
+              gen_statem:cast(Pid, not_a_request),
+              Pid ! not_a_message,
+              ?assertEqual(Answer, gen_statem:call(Pid, not_a_request, ?TIMEOUT)),
+              ?assert(is_process_alive(Pid))
+      end, [{Parked, {error, {unavailable, not_connected}}},
+            {Active, {error, unknown_request}},
+            {Dead, {error, {unavailable, {transport_ended, {exited, {peer_down, crashed}}}}}}]),
+    ?assertEqual(ok, mcp_client:ping(Active, ?TIMEOUT)),
+    ?assertMatch({ok, _}, retired_with(Active)),
+    ?assertEqual({ok, no_resource}, retired_with(Parked)),
+    ?assertEqual({ok, {exited, {peer_down, crashed}}}, retired_with(Dead)).
