@@ -10,8 +10,8 @@
 %% The peer's side of the protocol:
 %% <ul>
 %% <li>It receives `{mcp_channel, Channel, {bytes, Bytes :: binary()}}' for
-%%     each message the client writes (Bytes is what the client would write
-%%     to a child's stdin: the message and `\n').</li>
+%%     each write of the client (Bytes is what the client would write to a
+%%     child's stdin: one or more messages, each followed by `\n').</li>
 %% <li>It writes with `write(Channel, Bytes)' (a chunk of the child's
 %%     stdout; chunk boundaries are the peer's choice). The transport frames
 %%     the chunks like `mcp_port' (`mcp_transport:frame/2').</li>

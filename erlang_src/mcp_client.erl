@@ -7,15 +7,19 @@
 %% <ul>
 %% <li>`prepare' never starts an OS process; a parked actor's cleanup needs no
 %%     OS action (`shutdown' answers `{ok, no_resource}').</li>
-%% <li>Ids are minted here; every request has a monotonic deadline enforced by
-%%     the actor's own timer, which answers `call_timed_out' and sends
-%%     `notifications/cancelled' for that id. A late response is dropped.</li>
+%% <li>Ids are minted by the actor (`mcp_request_table'); every request has
+%%     a monotonic deadline enforced by the actor's own timer, which answers
+%%     `call_timed_out' and sends `notifications/cancelled' for that id (the
+%%     handshake's expiry fails the connect instead). A late response is
+%%     dropped.</li>
 %% <li>Every death path (failed write, transport closed, non-UTF-8 bytes, a
-%%     framing fault, a line that is not JSON-RPC, stop, retirement, custodian
-%%     loss) answers every waiting caller, requests the peer's termination and
-%%     latches the reason. The transport is never closed by us: the actor
-%%     leaves `closing' only on the transport's `closed' event (for a port,
-%%     its exit status), and never touches the connection after it.</li>
+%%     framing fault, a line that is not JSON-RPC, a flood, a failed
+%%     handshake, stop, retirement, custodian loss) answers every waiting
+%%     caller and latches the reason; all but the transport's own end also
+%%     request the peer's termination. The transport is never closed by us:
+%%     the actor leaves `closing' only on the transport's `closed' event (for
+%%     a port, its exit status), and never touches the connection after
+%%     it.</li>
 %% <li>Every timeout (the `*_timeout_ms' options and every `TimeoutMs'
 %%     argument) is an integer from 0 to 86,400,000 (a day); anything else
 %%     raises in the caller before a message is sent (`badarg' from
@@ -43,7 +47,9 @@
 %% <li>The actor stops only after its transport's proof of exit: when both
 %%     builder and custodian are gone (parked or dead), when the custodian is
 %%     gone (otherwise), on `stop/1', or when `shutdown/2' has been
-%%     answered.</li>
+%%     answered. The exception is a shutdown by its supervisor (`start_link/2')
+%%     or a crash: it then awaits the proof for at most
+%%     `shutdown_timeout_ms'.</li>
 %% </ul>
 -module(mcp_client).
 

@@ -49,10 +49,13 @@ now_ms() -> erlang:monotonic_time(millisecond).
 %%
 %% Layout: one function per state (`parked/3', `handshaking/3', `active/3',
 %% `closing/3', `dead/3'), each handling what is particular to it and
-%% passing the rest to `common/4'. Every state change is an explicit
-%% `next_state' in a state function or in `close_with/2' (live -> closing),
-%% `transport_ended/2' (closing or live -> dead, or stop) and
-%% `after_inbound/2' (handshaking -> active).
+%% passing the rest to `live/4' (handshaking, active) or `latched/4'
+%% (closing, dead), and from there to `common/4'. Every state change is an
+%% explicit `next_state' in `open_transport/2' (parked -> handshaking, or
+%% dead when the transport does not open), `custodian_gone/2' (parked ->
+%% dead), `close_with/2' (live -> closing), `transport_ended/2' (closing or
+%% live -> dead, or stop) and `after_inbound/2' (handshaking -> active);
+%% elsewhere the actor only keeps its state or stops.
 
 callback_mode() -> state_functions.
 
@@ -141,7 +144,8 @@ closing(cast, stop, Data) ->
 closing(info, Info, #data{conn = Conn} = Data) ->
     case mcp_transport:event(Conn, Info) of
         {ok, Events, Next} ->
-            %% Inbound messages are no longer read; only the proof matters.
+            %% Inbound messages are not read while closing; only the proof
+            %% matters.
             case [Evidence || {closed, Evidence} <- Events] of
                 [Evidence | _] -> transport_ended(Evidence, Data#data{conn = Next});
                 [] -> {keep_state, Data#data{conn = Next}}

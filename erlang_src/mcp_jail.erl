@@ -15,7 +15,8 @@
 %%     needs no restart.</li>
 %% <li>A spec is validated before anything runs: every path absolute,
 %%     without a `..' component or a NUL, every grant existing; an error
-%%     names the option and the path (`{error, {bad_jail, {What, Path}}}').
+%%     names what is wrong and the offending path, option or value
+%%     (`{error, {bad_jail, {What, Detail}}}').
 %%     The executable and `cd' must be visible inside the jail (not under
 %%     the private `/tmp' or `/run' or a denied path unless a grant
 %%     re-exposes them).</li>

@@ -232,10 +232,11 @@ event(#port{port = Port} = State, {Port, {exit_status, Status}}) ->
     {ok, [{closed, {exited, exit_cause(Status)}}], State};
 event(#port{port = Port} = State, {'EXIT', Port, Reason}) ->
     %% The port is gone. After an exit status this is the normal follow-up
-    %% (the owner no longer listens by then). `terminate/1' may have put the
-    %% exit status back behind this message (see `exit_status_arrived/1'):
-    %% it is looked for first. Without it (a write that met EPIPE closes the
-    %% port and the runtime drops the status), the watch witnesses the exit.
+    %% (the owner has dropped the connection by then). `terminate/1' may
+    %% have put the exit status back behind this message (see
+    %% `exit_status_arrived/1'): it is looked for first. Without it (a write
+    %% that met EPIPE closes the port and the runtime drops the status), the
+    %% watch witnesses the exit.
     receive
         {Port, {exit_status, Status}} -> {ok, [{closed, {exited, exit_cause(Status)}}], State}
     after 0 ->

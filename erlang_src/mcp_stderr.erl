@@ -6,9 +6,10 @@
 %% <li>stderr is never merged into stdout (it would corrupt the JSON-RPC
 %%     line stream). `inherit' (the default) leaves it on the VM's stderr.</li>
 %% <li>An Erlang port cannot redirect its child's stderr, so `discard' and
-%%     `file' wrap the command in `/bin/sh -c', which `exec's it: the port's
-%%     child keeps its pid, so its exit status and its watch still witness
-%%     the server (and, jailed, bwrap) itself.</li>
+%%     `file' wrap the command in `sh -c' (the `sh' of `/bin' or `/usr/bin'),
+%%     which `exec's it: the port's child keeps its pid, so its exit status
+%%     and its watch still witness the server (and, jailed, bwrap)
+%%     itself.</li>
 %% <li>A file is bounded: at most `MaxBytes' (default
 %%     `default_file_bytes()', at most `max_file_bytes()') of each spawn's
 %%     stderr are appended; past that the rest is read and dropped, so the
@@ -16,12 +17,12 @@
 %%     `stdbuf -o0 head -c MaxBytes' (unbuffered: each read is written at
 %%     once, so a SIGKILL loses nothing already read; `dd' counts a short
 %%     read from a pipe as a whole block, so it cannot bound bytes) reading a
-%%     private FIFO, started by the wrapper
-%%     before it `exec's the server: a member of the server's process
-%%     group, retired with it. It finishes writing shortly after the server
-%%     exits, not before its exit status arrives. The file is opened for append in the VM first, so a path
-%%     that cannot be written fails the open before anything is spawned
-%%     (`{bad_stderr, {Path, Posix}}').</li>
+%%     private FIFO, started by the wrapper before it `exec's the server: a
+%%     member of the server's process group, retired with it. It finishes
+%%     writing shortly after the server exits, possibly after the server's
+%%     exit status arrived. The file is opened for append in the VM first, so
+%%     a path that cannot be written fails the open before anything is
+%%     spawned (`{bad_stderr, {Path, Posix}}').</li>
 %% <li>The wrapper calls its tools by absolute path (found on the VM's
 %%     `PATH' when the spec is opened), so a spawn that unsets `PATH' still
 %%     works.</li>

@@ -3,12 +3,13 @@
 %% A transport carries whole JSON-RPC messages between the client actor and
 %% one MCP server: it frames what the actor sends and cuts what the server
 %% writes into messages, so the actor never sees bytes or framing. Two
-%% implement this behaviour: `mcp_port' (the production one, an OS process
-%% behind an Erlang port) and `mcp_channel' (a peer Erlang process
-%% exchanging byte chunks by message; every client behaviour is tested on
-%% it). Both frame newline-delimited JSON (`docs/wire-codecs.md') with the
-%% shared `framer()' below; a transport with another framing implements the
-%% same callbacks and needs no change to the actor.
+%% reach a server: `mcp_port' (the production one, an OS process behind an
+%% Erlang port) and `mcp_channel' (a peer Erlang process exchanging byte
+%% chunks by message; every client behaviour is tested on it); `mcp_wirelog'
+%% wraps any transport to log its traffic. Both frame newline-delimited
+%% JSON (`docs/wire-codecs.md') with the shared `framer()' below; a
+%% transport with another framing implements the same callbacks and needs
+%% no change to the actor.
 %%
 %% What a transport must do (the callback contract):
 %% <ul>
@@ -108,7 +109,8 @@ event({Module, State}, Info) ->
         not_mine -> not_mine
     end.
 
-%% @doc Requests the end of the peer (SIGKILL for a port). Not proof of anything.
+%% @doc Requests the end of the peer (for a port SIGKILL, or SIGTERM then
+%% SIGKILL with a `shutdown_grace_ms'). Not proof of anything.
 -spec terminate(connection()) -> ok.
 terminate({Module, State}) -> Module:terminate(State).
 

@@ -6,11 +6,12 @@
 %%
 %% Entry point `main/0' (the wrapper runs `erl -run mcp_cli main -extra
 %% ARGS...'). Invariants:
-%% - Exit status: 0 success; 1 a refusal, a client or server error, a tool
-%%   that reported an error, a server whose shutdown could not be confirmed,
-%%   or (several servers) any server that failed; each with a sentence on
-%%   stderr; 2 a usage error; 130 interrupted (SIGTERM, which the wrapper
-%%   sends on Ctrl-C).
+%% - Exit status: 0 success; 1 a config that cannot be used, a missing
+%%   working directory, a refusal, a client or server error, a tool that
+%%   reported an error, a file that cannot be written, a server whose
+%%   shutdown could not be confirmed, or (several servers) any server that
+%%   failed; each with a sentence on stderr; 2 a usage error; 130
+%%   interrupted (SIGTERM, which the wrapper sends on Ctrl-C).
 %% - Every server is always retired through `mcp_client:shutdown/2', on
 %%   success, on every error and on SIGTERM: each server's work runs in a
 %%   worker process while this process owns every client and waits for the

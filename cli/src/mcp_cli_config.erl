@@ -19,8 +19,9 @@
 %%     speak (`"type"' other than `stdio', or a `url' without a `command'),
 %%     or `{invalid, Name, Why}'. None is dropped silently.</li>
 %% <li>Strings are used verbatim: no `${...}' substitution, no shell; a
-%%     relative `command' is looked up on PATH, a relative `cwd' is relative
-%%     to the directory mcp-gen runs in.</li>
+%%     `command' without a `/' is looked up on PATH (one with a `/' is a
+%%     path), a relative `cwd' is relative to the directory mcp-gen runs
+%%     in.</li>
 %% <li>Names are the config's keys (binaries, never atoms); a name given
 %%     twice makes the whole file an error.</li>
 %% </ul>
