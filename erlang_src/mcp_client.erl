@@ -146,10 +146,12 @@ prepare(Spec, Options) ->
 %% (builder) is gone too; a connected one retires (kills its child, awaits
 %% its exit) when the custodian is gone.
 -spec prepare_owned(mcp_transport:spec(), options(), pid()) -> {ok, client()}.
-prepare_owned(Spec, Options, Custodian) when is_map(Options), is_pid(Custodian) ->
+prepare_owned(Spec, Options, Custodian) when is_pid(Custodian) ->
     Merged = merged_options(Options, [Spec, Options, Custodian]),
     {ok, Pid} = gen_statem:start(mcp_client_actor, {Spec, Merged, self(), Custodian}, []),
-    {ok, handle(Pid, Merged)}.
+    {ok, handle(Pid, Merged)};
+prepare_owned(Spec, Options, Custodian) ->
+    error(badarg, [Spec, Options, Custodian]).
 
 %% The options with every default filled in; `badarg' (naming `Args') for
 %% options of the wrong type.

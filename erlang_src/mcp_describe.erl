@@ -153,8 +153,8 @@ death({invalid_utf8, Offset}) when is_integer(Offset) ->
     io_lib:format("the server wrote bytes that are not UTF-8 at byte ~b of its output; "
                   "MCP messages are UTF-8 JSON, one per line", [Offset]);
 death({line_too_long, Bytes}) when is_integer(Bytes) ->
-    io_lib:format("the server wrote a line of ~b bytes or more without a newline, "
-                  "past the ~b-byte limit on one message", [Bytes, mcp_stdio:max_line_bytes()]);
+    io_lib:format("the server wrote a line of at least ~b bytes, more than one message may hold "
+                  "(the spawn's max_line_bytes: ~b unless set lower)", [Bytes, mcp_stdio:max_line_bytes()]);
 death({malformed_message, {corruption_report, Offset, Reason}}) when is_integer(Offset) ->
     ["the server wrote a line that is not JSON (", text(Reason),
      io_lib:format(" at byte ~b); servers must keep stdout for protocol messages, so a banner "

@@ -18,8 +18,9 @@
 %% A byte that does not start a well-formed UTF-8 sequence becomes U+FFFD.
 %%
 %% Caps: `printable/3' stops after `MaxChars' characters and ends a cut text
-%% with `…', touching no more of the input than it shows, so an 8 MB name
-%% costs what a 120-character one does.
+%% with `…', reading at most about twice as many input characters as it
+%% shows (`folded' skips blanks only up to the characters left to show), so
+%% an 8 MB name costs what a 120-character one does.
 -module(mcp_printable).
 
 -export([escaped_ranges/0, is_escaped/1, printable/2, printable/3, terminal_json/1,
@@ -60,8 +61,9 @@ printable(Text, Mode) ->
 %% @doc `Text' safe for a terminal: every escaped codepoint and every byte
 %% outside well-formed UTF-8 becomes U+FFFD, except that `multiline' keeps
 %% newline and tab and `folded' turns a line break or tab, with the blanks
-%% after it, into one space (a description shown on one line); a text longer than `MaxChars' characters shows its first
-%% `MaxChars' followed by `…'.
+%% after it (up to the characters left to show), into one space (a
+%% description shown on one line); a text longer than `MaxChars' characters
+%% shows its first `MaxChars' followed by `…'.
 -spec printable(binary(), mode(), pos_integer() | infinity) -> binary().
 printable(Text, Mode, MaxChars) when is_binary(Text) ->
     printable(Text, Mode, MaxChars, <<>>).
@@ -71,14 +73,19 @@ printable(<<>>, _Mode, _Left, Acc) ->
 printable(_Rest, _Mode, 0, Acc) ->
     <<Acc/binary, ?ELLIPSIS/utf8>>;
 printable(<<C/utf8, Rest/binary>>, folded, Left, Acc) when C =:= $\n; C =:= $\r; C =:= $\t ->
-    printable(skip_blanks(Rest), folded, decrement(Left), <<Acc/binary, $\s>>);
+    printable(skip_blanks(Rest, decrement(Left)), folded, decrement(Left), <<Acc/binary, $\s>>);
 printable(<<C/utf8, Rest/binary>>, Mode, Left, Acc) ->
     printable(Rest, Mode, decrement(Left), <<Acc/binary, (safe_codepoint(C, Mode))/utf8>>);
 printable(<<_NotUtf8, Rest/binary>>, Mode, Left, Acc) ->
     printable(Rest, Mode, decrement(Left), <<Acc/binary, ?REPLACEMENT/utf8>>).
 
-skip_blanks(<<C, Rest/binary>>) when C =:= $\s; C =:= $\n; C =:= $\r; C =:= $\t -> skip_blanks(Rest);
-skip_blanks(Rest) -> Rest.
+%% At most `Left' blanks are folded away (any: unbounded), so a folded text
+%% is read no further than about twice what it shows; blanks past that are
+%% shown, each as a space.
+skip_blanks(Rest, 0) -> Rest;
+skip_blanks(<<C, Rest/binary>>, Left) when C =:= $\s; C =:= $\n; C =:= $\r; C =:= $\t ->
+    skip_blanks(Rest, decrement(Left));
+skip_blanks(Rest, _Left) -> Rest.
 
 decrement(infinity) -> infinity;
 decrement(N) -> N - 1.

@@ -608,6 +608,9 @@ options_of_the_wrong_type_raise_at_prepare_test() ->
     ?assertError(badarg, mcp_client:prepare(Spec, #{client_info => {"name", <<"1">>}})),
     ?assertError(badarg, mcp_client:prepare(Spec, #{handshake_timeout_ms => -1})),
     ?assertError(badarg, mcp_client:prepare(Spec, #{list_timeout_ms => infinity})),
+    ?assertError(badarg, mcp_client:prepare(Spec, not_a_map)),
+    ?assertError(badarg, mcp_client:start(Spec, [])),
+    ?assertError(badarg, mcp_client:prepare_owned(Spec, #{}, not_a_pid)),
     {ok, Client} = mcp_client:prepare(Spec, #{unknown_key => ignored}),
     ?assertEqual({ok, no_resource}, retired_with(Client)).
 

@@ -156,3 +156,11 @@ jail_errors_name_the_path_test_() ->
                    Text({jail_unavailable, {bwrap_not_found, "/opt/bwrap"}})),
      ?_assertEqual("the server was not started: the jail is not valid: the path work is not absolute",
                    Text({bad_jail, {relative_path, "work"}}))].
+
+%% A line past a lowered cap is not said to pass the 16 MiB default as if
+%% that were the limit in force, nor to lack a newline.
+line_too_long_names_the_length_and_the_spawn_option_test() ->
+    Text = flat(mcp_describe:death({line_too_long, 16})),
+    ?assertNotEqual(nomatch, string:find(Text, "at least 16 bytes")),
+    ?assertNotEqual(nomatch, string:find(Text, "max_line_bytes")),
+    ?assertEqual(nomatch, string:find(Text, "without a newline")).

@@ -86,3 +86,14 @@ folded_turns_line_breaks_into_one_space_test() ->
     ?assertEqual(<<"a b c d", ?FFFD, "e">>,
                  mcp_printable:printable(<<"a\n    b\r\n\tc\td\ee">>, folded)),
     ?assertEqual(<<"a …"/utf8>>, mcp_printable:printable(<<"a\n  bc">>, folded, 2)).
+
+%% Folding reads no further than the cap allows: blanks past the characters
+%% left to show are shown as spaces, not skipped, so 8 MB of blanks after a
+%% line break cost what the cap shows.
+folded_blanks_are_skipped_only_up_to_the_cap_test() ->
+    Blanks = binary:copy(<<" ">>, 8 * 1024 * 1024),
+    ?assertEqual(<<"a"/utf8, (binary:copy(<<" ">>, 9))/binary, "…"/utf8>>,
+                 mcp_printable:printable(<<"a\n", Blanks/binary, "b">>, folded, 10)),
+    %% Within the cap, a run of blanks still folds into one space.
+    ?assertEqual(<<"a b">>, mcp_printable:printable(<<"a\n        b">>, folded, 10)),
+    ?assertEqual(<<"a b">>, mcp_printable:printable(<<"a\n", Blanks/binary, "b">>, folded)).
