@@ -10,7 +10,8 @@
 -module(sched_bench).
 -export([run/0]).
 
--define(SIZES, [1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216]).
+%% 1 KiB to 16 MiB, by factors of four.
+-define(SIZES, [1 bsl Power || Power <- lists:seq(10, 24, 2)]).
 
 run() ->
     io:format("~n== Scheduler hold: longest long_schedule event (ms) per call, 0 = none >= 1 ms ==~n", []),
