@@ -63,6 +63,3 @@ pub fn fact_chars() -> Int
 /// How deep a structured parameter's shape is shown.
 @external(erlang, "mcp_codegen", "shape_depth")
 pub fn shape_depth() -> Int
-
-@external(erlang, "mcp_codegen", "dirty_threshold")
-pub fn dirty_threshold() -> Int

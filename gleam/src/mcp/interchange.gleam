@@ -76,11 +76,3 @@ pub fn msgpack_to_json_line(bytes: BitArray) -> Result(String, LineFault)
 /// A JSON line straight to MessagePack bytes.
 @external(erlang, "mcp_gleam_ffi", "json_to_msgpack_bytes")
 pub fn json_to_msgpack_bytes(line: BitArray) -> Result(BitArray, LineFault)
-
-@external(erlang, "mcp_interchange", "dirty_threshold")
-pub fn dirty_threshold() -> Int
-
-/// The work a term translation does on the caller's scheduler before it
-/// moves to a dirty one.
-@external(erlang, "mcp_interchange", "work_budget")
-pub fn work_budget() -> Int

@@ -53,7 +53,3 @@ pub fn max_depth() -> Int
 /// encoder writes (4,300; longer ones are refused both ways).
 @external(erlang, "mcp_json", "max_integer_digits")
 pub fn max_integer_digits() -> Int
-
-/// Inputs of at least this many bytes are decoded on a dirty scheduler.
-@external(erlang, "mcp_json", "dirty_threshold")
-pub fn dirty_threshold() -> Int

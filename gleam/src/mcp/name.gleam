@@ -19,6 +19,3 @@ pub fn first_collision(names: List(String)) -> Option(#(String, String))
 /// Characters kept before the digest suffix (32).
 @external(erlang, "mcp_name", "max_name_chars")
 pub fn max_name_chars() -> Int
-
-@external(erlang, "mcp_name", "dirty_threshold")
-pub fn dirty_threshold() -> Int

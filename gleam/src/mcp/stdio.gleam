@@ -42,6 +42,3 @@ pub fn frame(message: JsonValue) -> Result(String, EncodeError)
 /// 16 MiB.
 @external(erlang, "mcp_stdio", "max_line_bytes")
 pub fn max_line_bytes() -> Int
-
-@external(erlang, "mcp_stdio", "dirty_threshold")
-pub fn dirty_threshold() -> Int
