@@ -6,10 +6,14 @@
 %% Invariants:
 %% <ul>
 %% <li>Every reason reaching Gleam is a constructor of `mcp/client' with
-%%     typed fields: an Erlang term that has no closed form (a peer's exit
-%%     reason, a spawn failure other than a POSIX name, anything newer than
-%%     the bindings) becomes its `mcp_cli_reason:words/1' text, never a raw
-%%     term.</li>
+%%     typed fields. The closed Erlang types (`mcp_client:start_error()',
+%%     `client_error()', `death_reason()', `retirement_error()') are mapped
+%%     alternative by alternative, with no catch-all: a term outside them
+%%     raises `function_clause' here, as the Erlang API raises for a term
+%%     outside its types. Where an Erlang type says `term()' (a peer's exit
+%%     reason, a transport's own open or write failure, the reason behind
+%%     an unconfirmed end, a spawn failure other than a POSIX name), the
+%%     field holds its `mcp_cli_reason:words/1' text, never a raw term.</li>
 %% <li>`describe_*' map the Gleam value back onto the Erlang vocabulary and
 %%     ask `mcp_cli_reason' for the sentence, so Gleam and the command line
 %%     say the same thing; only the Gleam-only refusals (out-of-range
@@ -164,15 +168,13 @@ start_error({handshake_failed, Error}) -> {handshake_failed, client_error(Error)
 start_error({version_unsupported, _, _} = Error) -> Error;
 start_error(tools_not_declared) -> tools_not_declared;
 start_error({cleanup_unconfirmed, Cause, Retirement, Client}) ->
-    {cleanup_unconfirmed, start_error(Cause), retirement_error(Retirement), Client};
-start_error(Other) -> {transport_failed, {other_transport_failure, words(Other)}}.
+    {cleanup_unconfirmed, start_error(Cause), retirement_error(Retirement), Client}.
 
 client_error({unavailable, Reason}) -> {unavailable, death_reason(Reason)};
 client_error(call_timed_out) -> call_timed_out;
 client_error({server_error, _} = Error) -> Error;
 client_error({result_malformed, _} = Error) -> Error;
-client_error(too_many_pages) -> too_many_pages;
-client_error(Other) -> {unavailable, {other_reason, words(Other)}}.
+client_error(too_many_pages) -> too_many_pages.
 
 transport_failure({executable_not_found, Executable}) ->
     {executable_not_found, text(Executable)};
@@ -207,10 +209,10 @@ death_reason({bad_message, _} = Fault) -> {invalid_message, Fault};
 death_reason({flooded, Bytes} = Reason) when is_integer(Bytes) -> Reason;
 death_reason({client_down, noproc}) -> client_gone;
 death_reason({client_down, Reason}) -> {client_down, words(Reason)};
-death_reason(tools_not_declared) -> {handshake_ended, tools_not_declared};
-death_reason({version_unsupported, _, _} = Error) -> {handshake_ended, Error};
-death_reason({handshake_failed, _} = Error) -> {handshake_ended, start_error(Error)};
-death_reason(Other) -> {other_reason, words(Other)}.
+death_reason(tools_not_declared) -> handshake_without_tools;
+death_reason({version_unsupported, Requested, Offered}) ->
+    {handshake_version_unsupported, Requested, Offered};
+death_reason({handshake_failed, Error}) -> {handshake_request_failed, client_error(Error)}.
 
 transport_end({exited, Evidence}) -> {proven, exit_evidence(Evidence)};
 transport_end({unconfirmed, Reason}) -> {unconfirmed, words(Reason)}.
@@ -226,8 +228,7 @@ retirement_error({retirement_unconfirmed, {port_exited, Reason}}) ->
 retirement_error({retirement_unconfirmed, {actor_down, noproc}}) -> client_already_gone;
 retirement_error({retirement_unconfirmed, {actor_down, Reason}}) ->
     {client_ended_first, words(Reason)};
-retirement_error({retirement_unconfirmed, Reason}) -> {retirement_unconfirmed, words(Reason)};
-retirement_error(Other) -> {retirement_unconfirmed, words(Other)}.
+retirement_error({retirement_unconfirmed, Reason}) -> {retirement_unconfirmed, words(Reason)}.
 
 words(Term) -> sentence(mcp_cli_reason:words(Term)).
 
@@ -284,9 +285,11 @@ erl_death({write_failed, input_backlog_full}) -> {write_failed, busy};
 erl_death({write_failed, write_after_close}) -> {write_failed, closed};
 erl_death({write_failed, {other_write_failure, Description}}) -> {write_failed, Description};
 erl_death({invalid_message, Fault}) -> Fault;
-erl_death({handshake_ended, StartError}) -> erl_start_error(StartError);
+erl_death(handshake_without_tools) -> tools_not_declared;
+erl_death({handshake_version_unsupported, Requested, Offered}) ->
+    {version_unsupported, Requested, Offered};
+erl_death({handshake_request_failed, Error}) -> {handshake_failed, erl_client_error(Error)};
 erl_death(client_gone) -> {client_down, noproc};
-erl_death({other_reason, Description}) -> Description;
 erl_death(Reason) -> Reason.
 
 erl_evidence({exit_code, Code}) -> {status, Code};

@@ -96,13 +96,17 @@ pub type TransportFailure {
   BadStderr(reason: String)
   /// A `ChannelTransport`'s `start` returned `Error(reason)`.
   PeerStartFailed(reason: String)
-  /// A failure newer than these bindings, in words.
+  /// Any other reason the transport gave for not opening (a transport of
+  /// one's own may give any), in words.
   OtherTransportFailure(description: String)
 }
 
-/// Why a client stopped serving requests (the closed list of
-/// `docs/client.md`; `OtherReason` keeps anything newer than these bindings).
+/// Why a client stopped serving requests: what `Unavailable` carries. The
+/// same closed set as the Erlang type `mcp_client:death_reason()` (the list
+/// in `docs/client.md`), one constructor per alternative; a suite checks
+/// that every alternative of the Erlang type has its constructor.
 pub type DeathReason {
+  /// The client is parked: `connect` has not been called.
   NotConnected
   /// `shutdown` retired it.
   Retired
@@ -125,8 +129,15 @@ pub type DeathReason {
   InvalidMessage(MessageFault)
   /// The server sent more unprocessed input than the client's budget.
   Flooded(bytes: Int)
-  /// The handshake failed (the start error `connect` answered).
-  HandshakeEnded(StartError)
+  /// The handshake failed: the server did not declare the `tools`
+  /// capability (`connect` answered `ToolsNotDeclared`).
+  HandshakeWithoutTools
+  /// The handshake failed: the server offered a protocol version this
+  /// client does not support (`connect` answered `VersionUnsupported`).
+  HandshakeVersionUnsupported(requested: String, offered: String)
+  /// The handshake failed: the `initialize` request itself failed
+  /// (`connect` answered `HandshakeFailed(error)`).
+  HandshakeRequestFailed(error: ClientError)
   /// The client's process had already ended when the call was made: an
   /// earlier `shutdown` or `stop` retired it, its custodian died, or it
   /// crashed. The handle is spent.
@@ -134,8 +145,6 @@ pub type DeathReason {
   /// The client's process ended while the call waited; `reason` is its exit
   /// reason in words.
   ClientDown(reason: String)
-  /// A reason newer than these bindings, in words.
-  OtherReason(description: String)
 }
 
 /// Why a write to the server failed.
