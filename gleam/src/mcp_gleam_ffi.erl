@@ -26,7 +26,7 @@
 -module(mcp_gleam_ffi).
 
 -export([default_options/0, prepare/2, prepare_owned/3, connect/1, start/2,
-         list_tools/1, list_tools_within/2, call_tool/4, ping/2, stop/1,
+         list_tools/1, list_tools_within/2, call_tool/4, call_tool_msgpack/4, ping/2, stop/1,
          shutdown/2, os_pid/1,
          describe_client_error/1, describe_start_error/1, describe_retirement_error/1]).
 %% The translations themselves, for the suite that checks that a translated
@@ -79,17 +79,25 @@ list_tools_within(Client, Timeout) when ?IS_TIMEOUT(Timeout) ->
 list_tools_within(_Client, Timeout) ->
     {error, {timeout_out_of_range, Timeout}}.
 
-%% The only `badarg' `mcp_client:call_tool/4' can raise once the name and
-%% timeout are well-typed is the actor's refusal of arguments with no JSON
-%% text (raised in the caller, nothing sent).
 call_tool(Client, Name, Arguments, Timeout) when ?IS_TIMEOUT(Timeout) ->
-    try mcp_client:call_tool(Client, Name, Arguments, Timeout) of
+    tool_called(fun() -> mcp_client:call_tool(Client, Name, Arguments, Timeout) end);
+call_tool(_Client, _Name, _Arguments, Timeout) ->
+    {error, {timeout_out_of_range, Timeout}}.
+
+call_tool_msgpack(Client, Name, Arguments, Timeout) when ?IS_TIMEOUT(Timeout) ->
+    tool_called(fun() -> mcp_client:call_tool_msgpack(Client, Name, Arguments, Timeout) end);
+call_tool_msgpack(_Client, _Name, _Arguments, Timeout) ->
+    {error, {timeout_out_of_range, Timeout}}.
+
+%% The only `badarg' a `tools/call' can raise once the name and timeout are
+%% well-typed is the actor's refusal of arguments with no JSON text (raised
+%% in the caller, nothing sent).
+tool_called(Call) ->
+    try Call() of
         Result -> answered(Result)
     catch
         error:badarg -> {error, unencodable_arguments}
-    end;
-call_tool(_Client, _Name, _Arguments, Timeout) ->
-    {error, {timeout_out_of_range, Timeout}}.
+    end.
 
 ping(Client, Timeout) when ?IS_TIMEOUT(Timeout) ->
     case mcp_client:ping(Client, Timeout) of

@@ -8,8 +8,8 @@ import gleam/option.{type Option}
 import mcp/json.{type JsonValue}
 import mcp/jsonrpc.{type MessageFault, type RpcError}
 import mcp/protocol.{
-  type CallToolResult, type InitializeResult, type ProtocolFault,
-  type ToolDescriptor,
+  type CallToolResult, type InitializeResult, type MsgpackCallToolResult,
+  type ProtocolFault, type ToolDescriptor,
 }
 import mcp/transport.{type Transport}
 
@@ -256,6 +256,17 @@ pub fn call_tool(
   arguments: JsonValue,
   timeout_ms: Int,
 ) -> Result(CallToolResult, ClientError)
+
+/// `call_tool` for a program that wants the result's `structuredContent` as
+/// a MessagePack value (a code-mode `cap`): it is built once, as the line
+/// is read, with no `JsonValue` in between.
+@external(erlang, "mcp_gleam_ffi", "call_tool_msgpack")
+pub fn call_tool_msgpack(
+  client: Client,
+  name: String,
+  arguments: JsonValue,
+  timeout_ms: Int,
+) -> Result(MsgpackCallToolResult, ClientError)
 
 @external(erlang, "mcp_gleam_ffi", "ping")
 pub fn ping(client: Client, timeout_ms: Int) -> Result(Nil, ClientError)
