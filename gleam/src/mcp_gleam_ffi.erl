@@ -22,7 +22,9 @@
 %%     call, arguments with no JSON text are answered `unencodable_arguments',
 %%     and encoders answer an error instead of `badarg'.</li>
 %% </ul>
-%% No codec logic lives here: every function is a call plus a reshaping.
+%% No codec logic lives here: every function is a call plus a reshaping;
+%% where an Erlang function raises `badarg' for a well-typed Gleam value, a
+%% walk of that value (on that path only) finds which refusal it is.
 -module(mcp_gleam_ffi).
 
 -export([default_options/0, prepare/2, prepare_owned/3, connect/1, start/2,
@@ -34,7 +36,7 @@
 -export([start_error/1, client_error/1, retirement_error/1]).
 -export([stdio_new_capped/1, stdio_push/2, stdio_read/2, stdio_frame/1, channel_write/2,
          resolve_executable/1, inherited_env_names/0, scan_for_at/1, sanitize/2, truncate/2,
-         json_encode/1, json_encode_line/1, msgpack_encode/1,
+         json_encode/1, json_encode_line/1, to_json/1, msgpack_encode/1,
          msgpack_to_json_line/1, json_to_msgpack_bytes/1]).
 
 -define(IS_TIMEOUT(T), (is_integer(T) andalso T >= 0 andalso T =< 86400000)).
@@ -339,6 +341,22 @@ long_integer({int, Int}) -> length(integer_to_list(abs(Int))) > mcp_json:max_int
 long_integer({array, Items}) -> lists:any(fun long_integer/1, Items);
 long_integer({object, Members}) -> lists:any(fun({_, Item}) -> long_integer(Item) end, Members);
 long_integer(_) -> false.
+
+%% `mcp_interchange:to_json/1' raises `badarg' for a bin or ext whose
+%% payload is not whole bytes, or an ext type outside -128..127: no
+%% `msgpack()' term holds them. Every bin and ext is refused anyway, so the
+%% same value with empty payloads and ext type 0 answers the same fault at
+%% the same path.
+to_json(Value) ->
+    try mcp_interchange:to_json(Value)
+    catch error:badarg -> mcp_interchange:to_json(refusable(Value))
+    end.
+
+refusable({binary_value, _}) -> {binary_value, <<>>};
+refusable({ext_value, _, _}) -> {ext_value, 0, <<>>};
+refusable({array_value, Items}) -> {array_value, [refusable(Item) || Item <- Items]};
+refusable({map_value, Pairs}) -> {map_value, [{refusable(K), refusable(V)} || {K, V} <- Pairs]};
+refusable(Value) -> Value.
 
 %% `Error' instead of `badarg': the first integer or ext type out of
 %% range, else the nesting.

@@ -34,7 +34,10 @@ pub type Options {
 pub type ClientError {
   /// The client is not connected, or died; `reason` says why.
   Unavailable(reason: DeathReason)
-  /// The deadline passed; the request was cancelled on the wire.
+  /// The deadline passed. A `tools/list`, `tools/call` or `ping` is then
+  /// cancelled on the wire (`notifications/cancelled`); the handshake's
+  /// `initialize` never is (`HandshakeFailed(CallTimedOut)` ends the
+  /// connection instead).
   CallTimedOut
   ServerError(RpcError)
   ResultMalformed(ProtocolFault)
@@ -81,6 +84,7 @@ pub type TransportFailure {
   /// The port transport refused the spawn as a whole (not a spawn
   /// specification); `detail` in words.
   BadSpawn(detail: String)
+  /// `connect` on a client that is already connected.
   AlreadyConnected
   /// `connect` on a client that is no longer parked; `reason` is why it
   /// stopped (`CustodianDown` when its custodian died before it connected).
@@ -182,6 +186,7 @@ pub type ExitEvidence {
 pub type RetirementEvidence {
   /// The client never started a server: nothing to clean up.
   NoResource
+  /// The server's exit was witnessed.
   Exited(ExitEvidence)
 }
 
@@ -268,6 +273,7 @@ pub fn call_tool_msgpack(
   timeout_ms: Int,
 ) -> Result(MsgpackCallToolResult, ClientError)
 
+/// A `ping`: `Ok(Nil)` once the server answered.
 @external(erlang, "mcp_gleam_ffi", "ping")
 pub fn ping(client: Client, timeout_ms: Int) -> Result(Nil, ClientError)
 

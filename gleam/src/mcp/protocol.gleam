@@ -1,5 +1,9 @@
-//// MCP messages (`mcp_protocol`): the handshake, `tools/list` pages and
-//// `tools/call` results, decoded from a response's raw `result`.
+//// MCP messages (`mcp_protocol`): the params the client sends, and the
+//// handshake, `tools/list` pages and `tools/call` results decoded from a
+//// response's raw `result`. The decoders answer a `ProtocolFault` for what
+//// they cannot read, never a crash, on any value a decoder produced; a
+//// `JsonValue` nested deeper than `json.max_depth()`, which no decoder
+//// produces, is outside what they read: they raise.
 
 import gleam/option.{type Option}
 import mcp/interchange.{type InterchangeFault, type MsgpackValue}

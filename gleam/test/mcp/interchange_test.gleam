@@ -128,3 +128,17 @@ pub fn past_the_work_budget_and_the_dirty_threshold_test() {
   let assert Ok(text) = interchange.msgpack_to_json_line(packed)
   let assert True = text == line
 }
+
+/// Every bin and ext is refused on the way to JSON, also one that no
+/// MessagePack value could hold (an ext type past a byte, a payload that
+/// is not whole bytes): an error, not a crash.
+pub fn any_bin_or_ext_is_refused_test() {
+  let assert Error(InterchangeFault("$", "ext has no json form")) =
+    interchange.to_json(ExtValue(300, <<>>))
+  let assert Error(InterchangeFault("$[1]", "binary has no json form")) =
+    interchange.to_json(ArrayValue([NilValue, BinaryValue(<<1:size(3)>>)]))
+  let assert Error(InterchangeFault("$.k", "ext has no json form")) =
+    interchange.to_json(
+      MapValue([#(StringValue("k"), ExtValue(-129, <<1:size(1)>>))]),
+    )
+}
