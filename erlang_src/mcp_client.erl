@@ -54,7 +54,7 @@
 -module(mcp_client).
 
 -export([prepare/2, prepare_owned/3, connect/1, start/2, start_link/2, child_spec/3, handle/1, pid/1,
-         list_tools/1, list_tools/2, call_tool/4, ping/2,
+         list_tools/1, list_tools/2, call_tool/4, call_tool_msgpack/4, ping/2,
          stop/1, shutdown/2, os_pid/1,
          max_tool_pages/0, max_timeout_ms/0, default_options/0]).
 -export_type([client/0, options/0, client_error/0, death_reason/0, start_error/0,
@@ -277,7 +277,18 @@ list_tools(Client, Timeout) when ?IS_TIMEOUT(Timeout) ->
 -spec call_tool(client(), binary(), mcp_json:json(), non_neg_integer()) ->
           {ok, mcp_protocol:call_tool_result()} | {error, client_error()}.
 call_tool(Client, Name, Arguments, Timeout) when is_binary(Name), ?IS_TIMEOUT(Timeout) ->
-    request(Client, {call_tool, Name, Arguments, Timeout}, Timeout).
+    request(Client, {call_tool, Name, Arguments, Timeout, call}, Timeout).
+
+%% @doc `call_tool/4' for a caller that wants the result's
+%% `structuredContent' as a msgpack value (a code-mode program's): it is
+%% built once, straight from the server's line, as `{ok, Value}' (what
+%% `mcp_interchange:to_msgpack/1' of `call_tool/4''s `json()' gives) or
+%% `{error, interchange_fault()}' when it has no msgpack form, without the
+%% `json()' in between.
+-spec call_tool_msgpack(client(), binary(), mcp_json:json(), non_neg_integer()) ->
+          {ok, mcp_protocol:msgpack_call_tool_result()} | {error, client_error()}.
+call_tool_msgpack(Client, Name, Arguments, Timeout) when is_binary(Name), ?IS_TIMEOUT(Timeout) ->
+    request(Client, {call_tool, Name, Arguments, Timeout, call_msgpack}, Timeout).
 
 -spec ping(client(), non_neg_integer()) -> ok | {error, client_error()}.
 ping(Client, Timeout) when ?IS_TIMEOUT(Timeout) ->

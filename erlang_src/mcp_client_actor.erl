@@ -84,7 +84,7 @@ parked(Type, Content, Data) ->
 %% ---- handshaking: `initialize' in flight; other requests wait for its end
 handshaking({call, _From}, {list_tools, _}, _Data) ->
     {keep_state_and_data, [postpone]};
-handshaking({call, _From}, {call_tool, _, _, _}, _Data) ->
+handshaking({call, _From}, {call_tool, _, _, _, _}, _Data) ->
     {keep_state_and_data, [postpone]};
 handshaking({call, _From}, {ping, _}, _Data) ->
     {keep_state_and_data, [postpone]};
@@ -95,8 +95,8 @@ handshaking(Type, Content, Data) ->
 active({call, From}, {list_tools, Timeout}, Data) ->
     after_request(send_request(From, {list, 0, [], []}, deadline(Timeout), <<"tools/list">>,
                                 {some, mcp_protocol:tools_list_params(none)}, Data));
-active({call, From}, {call_tool, Name, Arguments, Timeout}, Data) ->
-    after_request(send_request(From, call, deadline(Timeout), <<"tools/call">>,
+active({call, From}, {call_tool, Name, Arguments, Timeout, Kind}, Data) ->
+    after_request(send_request(From, Kind, deadline(Timeout), <<"tools/call">>,
                                 {some, mcp_protocol:tools_call_params(Name, Arguments)}, Data));
 active({call, From}, {ping, Timeout}, Data) ->
     after_request(send_request(From, ping, deadline(Timeout), <<"ping">>, none, Data));

@@ -21,8 +21,8 @@
          tools_list_params/1, decode_tools_page/1,
          tools_call_params/2, decode_call_tool_result/1, read/2]).
 -export_type([initialize_result/0, tools_capability/0, server_info/0, tool_descriptor/0,
-              tools_page/0, call_tool_result/0, content_block/0, protocol_fault/0,
-              expectation/0, reading/0, line_fault/0]).
+              tools_page/0, call_tool_result/0, msgpack_call_tool_result/0, content_block/0,
+              protocol_fault/0, expectation/0, reading/0, line_fault/0]).
 
 -type json() :: mcp_json:json().
 -type tools_capability() :: {tools_capability, ListChanged :: boolean()}.
@@ -40,10 +40,17 @@
 -type content_block() :: {text, binary()} | {other, Kind :: binary()}.
 -type call_tool_result() :: {call_tool_result, [content_block()], IsError :: boolean(),
         StructuredContent :: {some, json()} | none}.
+%% A `tools/call' result read with `call_tool_msgpack' (`read/2'): its
+%% `structuredContent' as a msgpack value, or the fault that keeps it from
+%% having one (as `mcp_interchange:to_msgpack/1' names it).
+-type msgpack_call_tool_result() :: {msgpack_call_tool_result, [content_block()], IsError :: boolean(),
+        StructuredContent :: {some, {ok, mcp_interchange:msgpack()}
+                                    | {error, mcp_interchange:interchange_fault()}} | none}.
 -type protocol_fault() :: {protocol_fault, Path :: binary(), Reason :: binary()}
                         | {unsupported_version, Requested :: binary(), Offered :: binary()}.
--type expectation() :: initialize | tools_page | call_tool | ping.
--type answer() :: {ok, initialize_result() | tools_page() | call_tool_result()} | ok
+-type expectation() :: initialize | tools_page | call_tool | call_tool_msgpack | ping.
+-type answer() :: {ok, initialize_result() | tools_page() | call_tool_result() | msgpack_call_tool_result()}
+                | ok
                 | {error, {server_error, mcp_jsonrpc:rpc_error()}}
                 | {error, {result_malformed, protocol_fault()}}.
 -type reading() :: {answer, Id :: integer(), answer()} | {reply, Response :: binary()} | ignored.
@@ -98,7 +105,13 @@ decode_call_tool_result(Result) -> mcp_nif:protocol_decode_call_tool_result(Resu
 %% <li>A response to a pending id is `{answer, Id, Answer}': `{ok, Result}'
 %%     decoded as expected (`ok' for `ping', whose result is only
 %%     validated), `{error, {server_error, rpc_error()}}', or
-%%     `{error, {result_malformed, protocol_fault()}}'.</li>
+%%     `{error, {result_malformed, protocol_fault()}}'. A `tools/call'
+%%     result's `structuredContent' is built once, from its bytes, as the
+%%     term the expectation names: `json()' in a `call_tool_result()' for
+%%     `call_tool', a msgpack value in a `msgpack_call_tool_result()' for
+%%     `call_tool_msgpack' (what `decode_call_tool_result/1' and then
+%%     `mcp_interchange:to_msgpack/1' would give, without the `json()' in
+%%     between).</li>
 %% <li>A server request is `{reply, Response}': the response to write back
 %%     (compact JSON, no newline): an empty result for `ping', `-32601' for
 %%     any other method. The request's id is echoed in this same call.</li>

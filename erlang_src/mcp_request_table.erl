@@ -27,10 +27,11 @@
          drain/1, size/1, monitors/1]).
 -export_type([table/0, entry/0, kind/0]).
 
-%% What a request is: the handshake's `initialize', a `tools/call', a
-%% `ping', or a page of `tools/list' with the pages so far (newest first)
-%% and the digests of the cursors already followed.
--type kind() :: handshake | call | ping
+%% What a request is: the handshake's `initialize', a `tools/call' (`call',
+%% or `call_msgpack' when its `structuredContent' is wanted as a msgpack
+%% value), a `ping', or a page of `tools/list' with the pages so far
+%% (newest first) and the digests of the cursors already followed.
+-type kind() :: handshake | call | call_msgpack | ping
               | {list, Pages :: non_neg_integer(), Acc :: [[term()]], Seen :: [binary()]}.
 
 -type entry() :: #{id := pos_integer(),
@@ -117,4 +118,5 @@ forget(#{id := Id, monitor := Monitor}, #table{expected = Expected, callers = Ca
 expectation(handshake) -> initialize;
 expectation({list, _, _, _}) -> tools_page;
 expectation(call) -> call_tool;
+expectation(call_msgpack) -> call_tool_msgpack;
 expectation(ping) -> ping.

@@ -7,6 +7,9 @@
 -include_lib("proper/include/proper.hrl").
 -include_lib("eunit/include/eunit.hrl").
 
+%% The generator of json() values, shared with mcp_structured_content_tests.
+-export([json_value/0]).
+
 corpus_dir() ->
     filename:join([filename:dirname(?FILE), "fixtures", "JSONTestSuite", "test_parsing"]).
 

@@ -16,7 +16,7 @@ table_matches_its_model_test() ->
 %% `{expire, Pick, StaleTimer}', `{caller_gone, Pick}', `drain', where Pick
 %% selects among the ids minted so far (some already gone).
 operation() ->
-    frequency([{5, {add, oneof([handshake, call, ping, {list, 0, [], []}]), boolean()}},
+    frequency([{5, {add, oneof([handshake, call, call_msgpack, ping, {list, 0, [], []}]), boolean()}},
                {3, {settle, nat()}},
                {2, {expire, nat(), boolean()}},
                {2, {caller_gone, nat()}},
@@ -112,6 +112,7 @@ found_by_monitor(Table, #{monitor := Monitor} = Entry) ->
 expectation(handshake) -> initialize;
 expectation({list, _, _, _}) -> tools_page;
 expectation(call) -> call_tool;
+expectation(call_msgpack) -> call_tool_msgpack;
 expectation(ping) -> ping.
 
 %% ---- named cases ----

@@ -6,10 +6,14 @@
 %% Invariants:
 %% <ul>
 %% <li>Every reason reaching Gleam is a constructor of `mcp/client' with
-%%     typed fields: an Erlang term that has no closed form (a peer's exit
-%%     reason, a spawn failure other than a POSIX name, anything newer than
-%%     the bindings) becomes its `mcp_describe:words/1' text, never a raw
-%%     term.</li>
+%%     typed fields. The closed Erlang types (`mcp_client:start_error()',
+%%     `client_error()', `death_reason()', `retirement_error()') are mapped
+%%     alternative by alternative, with no catch-all: a term outside them
+%%     raises `function_clause' here, as the Erlang API raises for a term
+%%     outside its types. Where an Erlang type says `term()' (a peer's exit
+%%     reason, a transport's own open or write failure, the reason behind
+%%     an unconfirmed end, a spawn failure other than a POSIX name), the
+%%     field holds its `mcp_describe:words/1' text, never a raw term.</li>
 %% <li>`describe_*' map the Gleam value back onto the Erlang vocabulary and
 %%     ask `mcp_describe' for the sentence, so Gleam and the command line
 %%     say the same thing; only the Gleam-only refusals (out-of-range
@@ -18,11 +22,13 @@
 %%     call, arguments with no JSON text are answered `unencodable_arguments',
 %%     and encoders answer an error instead of `badarg'.</li>
 %% </ul>
-%% No codec logic lives here: every function is a call plus a reshaping.
+%% No codec logic lives here: every function is a call plus a reshaping;
+%% where an Erlang function raises `badarg' for a well-typed Gleam value, a
+%% walk of that value (on that path only) finds which refusal it is.
 -module(mcp_gleam_ffi).
 
 -export([default_options/0, prepare/2, prepare_owned/3, connect/1, start/2,
-         list_tools/1, list_tools_within/2, call_tool/4, ping/2, stop/1,
+         list_tools/1, list_tools_within/2, call_tool/4, call_tool_msgpack/4, ping/2, stop/1,
          shutdown/2, os_pid/1,
          describe_client_error/1, describe_start_error/1, describe_retirement_error/1]).
 %% The translations themselves, for the suite that checks that a translated
@@ -30,7 +36,7 @@
 -export([start_error/1, client_error/1, retirement_error/1]).
 -export([stdio_new_capped/1, stdio_push/2, stdio_read/2, stdio_frame/1, channel_write/2,
          resolve_executable/1, inherited_env_names/0, scan_for_at/1, sanitize/2, truncate/2,
-         json_encode/1, json_encode_line/1, msgpack_encode/1,
+         json_encode/1, json_encode_line/1, to_json/1, msgpack_encode/1,
          msgpack_to_json_line/1, json_to_msgpack_bytes/1]).
 
 -define(IS_TIMEOUT(T), (is_integer(T) andalso T >= 0 andalso T =< 86400000)).
@@ -75,17 +81,25 @@ list_tools_within(Client, Timeout) when ?IS_TIMEOUT(Timeout) ->
 list_tools_within(_Client, Timeout) ->
     {error, {timeout_out_of_range, Timeout}}.
 
-%% The only `badarg' `mcp_client:call_tool/4' can raise once the name and
-%% timeout are well-typed is the actor's refusal of arguments with no JSON
-%% text (raised in the caller, nothing sent).
 call_tool(Client, Name, Arguments, Timeout) when ?IS_TIMEOUT(Timeout) ->
-    try mcp_client:call_tool(Client, Name, Arguments, Timeout) of
+    tool_called(fun() -> mcp_client:call_tool(Client, Name, Arguments, Timeout) end);
+call_tool(_Client, _Name, _Arguments, Timeout) ->
+    {error, {timeout_out_of_range, Timeout}}.
+
+call_tool_msgpack(Client, Name, Arguments, Timeout) when ?IS_TIMEOUT(Timeout) ->
+    tool_called(fun() -> mcp_client:call_tool_msgpack(Client, Name, Arguments, Timeout) end);
+call_tool_msgpack(_Client, _Name, _Arguments, Timeout) ->
+    {error, {timeout_out_of_range, Timeout}}.
+
+%% The only `badarg' a `tools/call' can raise once the name and timeout are
+%% well-typed is the actor's refusal of arguments with no JSON text (raised
+%% in the caller, nothing sent).
+tool_called(Call) ->
+    try Call() of
         Result -> answered(Result)
     catch
         error:badarg -> {error, unencodable_arguments}
-    end;
-call_tool(_Client, _Name, _Arguments, Timeout) ->
-    {error, {timeout_out_of_range, Timeout}}.
+    end.
 
 ping(Client, Timeout) when ?IS_TIMEOUT(Timeout) ->
     case mcp_client:ping(Client, Timeout) of
@@ -164,15 +178,13 @@ start_error({handshake_failed, Error}) -> {handshake_failed, client_error(Error)
 start_error({version_unsupported, _, _} = Error) -> Error;
 start_error(tools_not_declared) -> tools_not_declared;
 start_error({cleanup_unconfirmed, Cause, Retirement, Client}) ->
-    {cleanup_unconfirmed, start_error(Cause), retirement_error(Retirement), Client};
-start_error(Other) -> {transport_failed, {other_transport_failure, words(Other)}}.
+    {cleanup_unconfirmed, start_error(Cause), retirement_error(Retirement), Client}.
 
 client_error({unavailable, Reason}) -> {unavailable, death_reason(Reason)};
 client_error(call_timed_out) -> call_timed_out;
 client_error({server_error, _} = Error) -> Error;
 client_error({result_malformed, _} = Error) -> Error;
-client_error(too_many_pages) -> too_many_pages;
-client_error(Other) -> {unavailable, {other_reason, words(Other)}}.
+client_error(too_many_pages) -> too_many_pages.
 
 transport_failure({executable_not_found, Executable}) ->
     {executable_not_found, text(Executable)};
@@ -207,10 +219,10 @@ death_reason({bad_message, _} = Fault) -> {invalid_message, Fault};
 death_reason({flooded, Bytes} = Reason) when is_integer(Bytes) -> Reason;
 death_reason({client_down, noproc}) -> client_gone;
 death_reason({client_down, Reason}) -> {client_down, words(Reason)};
-death_reason(tools_not_declared) -> {handshake_ended, tools_not_declared};
-death_reason({version_unsupported, _, _} = Error) -> {handshake_ended, Error};
-death_reason({handshake_failed, _} = Error) -> {handshake_ended, start_error(Error)};
-death_reason(Other) -> {other_reason, words(Other)}.
+death_reason(tools_not_declared) -> handshake_without_tools;
+death_reason({version_unsupported, Requested, Offered}) ->
+    {handshake_version_unsupported, Requested, Offered};
+death_reason({handshake_failed, Error}) -> {handshake_request_failed, client_error(Error)}.
 
 transport_end({exited, Evidence}) -> {proven, exit_evidence(Evidence)};
 transport_end({unconfirmed, Reason}) -> {unconfirmed, words(Reason)}.
@@ -226,8 +238,7 @@ retirement_error({retirement_unconfirmed, {port_exited, Reason}}) ->
 retirement_error({retirement_unconfirmed, {actor_down, noproc}}) -> client_already_gone;
 retirement_error({retirement_unconfirmed, {actor_down, Reason}}) ->
     {client_ended_first, words(Reason)};
-retirement_error({retirement_unconfirmed, Reason}) -> {retirement_unconfirmed, words(Reason)};
-retirement_error(Other) -> {retirement_unconfirmed, words(Other)}.
+retirement_error({retirement_unconfirmed, Reason}) -> {retirement_unconfirmed, words(Reason)}.
 
 words(Term) -> sentence(mcp_describe:words(Term)).
 
@@ -284,9 +295,11 @@ erl_death({write_failed, input_backlog_full}) -> {write_failed, busy};
 erl_death({write_failed, write_after_close}) -> {write_failed, closed};
 erl_death({write_failed, {other_write_failure, Description}}) -> {write_failed, Description};
 erl_death({invalid_message, Fault}) -> Fault;
-erl_death({handshake_ended, StartError}) -> erl_start_error(StartError);
+erl_death(handshake_without_tools) -> tools_not_declared;
+erl_death({handshake_version_unsupported, Requested, Offered}) ->
+    {version_unsupported, Requested, Offered};
+erl_death({handshake_request_failed, Error}) -> {handshake_failed, erl_client_error(Error)};
 erl_death(client_gone) -> {client_down, noproc};
-erl_death({other_reason, Description}) -> Description;
 erl_death(Reason) -> Reason.
 
 erl_evidence({exit_code, Code}) -> {status, Code};
@@ -328,6 +341,22 @@ long_integer({int, Int}) -> length(integer_to_list(abs(Int))) > mcp_json:max_int
 long_integer({array, Items}) -> lists:any(fun long_integer/1, Items);
 long_integer({object, Members}) -> lists:any(fun({_, Item}) -> long_integer(Item) end, Members);
 long_integer(_) -> false.
+
+%% `mcp_interchange:to_json/1' raises `badarg' for a bin or ext whose
+%% payload is not whole bytes, or an ext type outside -128..127: no
+%% `msgpack()' term holds them. Every bin and ext is refused anyway, so the
+%% same value with empty payloads and ext type 0 answers the same fault at
+%% the same path.
+to_json(Value) ->
+    try mcp_interchange:to_json(Value)
+    catch error:badarg -> mcp_interchange:to_json(refusable(Value))
+    end.
+
+refusable({binary_value, _}) -> {binary_value, <<>>};
+refusable({ext_value, _, _}) -> {ext_value, 0, <<>>};
+refusable({array_value, Items}) -> {array_value, [refusable(Item) || Item <- Items]};
+refusable({map_value, Pairs}) -> {map_value, [{refusable(K), refusable(V)} || {K, V} <- Pairs]};
+refusable(Value) -> Value.
 
 %% `Error' instead of `badarg': the first integer or ext type out of
 %% range, else the nesting.

@@ -1,7 +1,8 @@
 %% Test-only helpers the Gleam suites need and Gleam cannot express.
 -module(mcp_test_ffi).
 -export([rescue/1, bytes_of/2, os_process_alive/1, build_lib_dir/0, checkout_dir/0, read_text/1,
-         describe_disagreements/0]).
+         describe_disagreements/0, term/1, death_reason/1, death_reasons_uncovered/1,
+         death_reason_examples/0, death_reason_disagreements/0]).
 
 %% Runs Fun; `{error, Class}' (a binary) if it raised.
 rescue(Fun) ->
@@ -47,8 +48,7 @@ describe_disagreements() ->
               {bad_message, <<"id is null">>},
               {client_down, noproc}, {client_down, {shutdown, crashed}},
               {transport_failed, {executable_not_found, "nope"}},
-              tools_not_declared, {version_unsupported, <<"a">>, <<"b">>},
-              {some_future_reason, 42, <<"text">>}],
+              tools_not_declared, {version_unsupported, <<"a">>, <<"b">>}],
     Retirements = [retirement_timed_out, {retirement_unconfirmed, {port_exited, epipe}},
                    {retirement_unconfirmed, {actor_down, noproc}},
                    {retirement_unconfirmed, {actor_down, killed}},
@@ -88,3 +88,43 @@ describe_disagreements() ->
                  ++ [Check(client_error, describe_client_error, client_error, R) || R <- Clients]
                  ++ [Check(retirement_error, describe_retirement_error, retirement_error, R)
                      || R <- Retirements]).
+
+%% Any Gleam value as the Erlang term it is.
+term(Value) -> Value.
+
+%% The Gleam `DeathReason' the adapter makes of an Erlang death reason.
+death_reason(Reason) ->
+    {unavailable, Translated} = mcp_gleam_ffi:client_error({unavailable, Reason}),
+    Translated.
+
+%% The alternatives of `mcp_client:death_reason()', read from its debug
+%% info, that none of `Reasons' belongs to.
+death_reasons_uncovered(Reasons) ->
+    mcp_type_examples:uncovered(mcp_client, death_reason, Reasons).
+
+%% How many terms `death_reason_disagreements/0' walks.
+death_reason_examples() ->
+    length(mcp_type_examples:examples(mcp_client, death_reason)).
+
+%% Terms of `mcp_client:death_reason()' covering every alternative met in
+%% it (through the types it names: evidence, faults, client errors), each
+%% translated by the adapter and described: the disagreements with the
+%% command line's sentence for the original, and the terms the adapter
+%% does not translate, as text. An empty list is agreement.
+death_reason_disagreements() ->
+    lists:append([death_reason_disagreement(Reason)
+                   || Reason <- mcp_type_examples:examples(mcp_client, death_reason)]).
+
+death_reason_disagreement(Reason) ->
+    Error = {unavailable, Reason},
+    try mcp_gleam_ffi:describe_client_error(mcp_gleam_ffi:client_error(Error)) of
+        Gleam ->
+            case unicode:characters_to_binary(mcp_describe:client_error(Error)) of
+                Gleam -> [];
+                Erlang -> [unicode:characters_to_binary(
+                             io_lib:format("~p:~n  gleam:  ~ts~n  erlang: ~ts", [Reason, Gleam, Erlang]))]
+            end
+    catch
+        Class:Why -> [unicode:characters_to_binary(
+                        io_lib:format("~p: not translated (~p:~p)", [Reason, Class, Why]))]
+    end.

@@ -8,8 +8,8 @@ import gleam/option.{type Option}
 import mcp/json.{type JsonValue}
 import mcp/jsonrpc.{type MessageFault, type RpcError}
 import mcp/protocol.{
-  type CallToolResult, type InitializeResult, type ProtocolFault,
-  type ToolDescriptor,
+  type CallToolResult, type InitializeResult, type MsgpackCallToolResult,
+  type ProtocolFault, type ToolDescriptor,
 }
 import mcp/transport.{type Transport}
 
@@ -34,7 +34,10 @@ pub type Options {
 pub type ClientError {
   /// The client is not connected, or died; `reason` says why.
   Unavailable(reason: DeathReason)
-  /// The deadline passed; the request was cancelled on the wire.
+  /// The deadline passed. A `tools/list`, `tools/call` or `ping` is then
+  /// cancelled on the wire (`notifications/cancelled`); the handshake's
+  /// `initialize` never is (`HandshakeFailed(CallTimedOut)` ends the
+  /// connection instead).
   CallTimedOut
   ServerError(RpcError)
   ResultMalformed(ProtocolFault)
@@ -81,6 +84,7 @@ pub type TransportFailure {
   /// The port transport refused the spawn as a whole (not a spawn
   /// specification); `detail` in words.
   BadSpawn(detail: String)
+  /// `connect` on a client that is already connected.
   AlreadyConnected
   /// `connect` on a client that is no longer parked; `reason` is why it
   /// stopped (`CustodianDown` when its custodian died before it connected).
@@ -96,13 +100,17 @@ pub type TransportFailure {
   BadStderr(reason: String)
   /// A `ChannelTransport`'s `start` returned `Error(reason)`.
   PeerStartFailed(reason: String)
-  /// A failure newer than these bindings, in words.
+  /// Any other reason the transport gave for not opening (a transport of
+  /// one's own may give any), in words.
   OtherTransportFailure(description: String)
 }
 
-/// Why a client stopped serving requests (the closed list of
-/// `docs/client.md`; `OtherReason` keeps anything newer than these bindings).
+/// Why a client stopped serving requests: what `Unavailable` carries. The
+/// same closed set as the Erlang type `mcp_client:death_reason()` (the list
+/// in `docs/client.md`), one constructor per alternative; a suite checks
+/// that every alternative of the Erlang type has its constructor.
 pub type DeathReason {
+  /// The client is parked: `connect` has not been called.
   NotConnected
   /// `shutdown` retired it.
   Retired
@@ -125,8 +133,15 @@ pub type DeathReason {
   InvalidMessage(MessageFault)
   /// The server sent more unprocessed input than the client's budget.
   Flooded(bytes: Int)
-  /// The handshake failed (the start error `connect` answered).
-  HandshakeEnded(StartError)
+  /// The handshake failed: the server did not declare the `tools`
+  /// capability (`connect` answered `ToolsNotDeclared`).
+  HandshakeWithoutTools
+  /// The handshake failed: the server offered a protocol version this
+  /// client does not support (`connect` answered `VersionUnsupported`).
+  HandshakeVersionUnsupported(requested: String, offered: String)
+  /// The handshake failed: the `initialize` request itself failed
+  /// (`connect` answered `HandshakeFailed(error)`).
+  HandshakeRequestFailed(error: ClientError)
   /// The client's process had already ended when the call was made: an
   /// earlier `shutdown` or `stop` retired it, its custodian died, or it
   /// crashed. The handle is spent.
@@ -134,8 +149,6 @@ pub type DeathReason {
   /// The client's process ended while the call waited; `reason` is its exit
   /// reason in words.
   ClientDown(reason: String)
-  /// A reason newer than these bindings, in words.
-  OtherReason(description: String)
 }
 
 /// Why a write to the server failed.
@@ -173,6 +186,7 @@ pub type ExitEvidence {
 pub type RetirementEvidence {
   /// The client never started a server: nothing to clean up.
   NoResource
+  /// The server's exit was witnessed.
   Exited(ExitEvidence)
 }
 
@@ -248,6 +262,18 @@ pub fn call_tool(
   timeout_ms: Int,
 ) -> Result(CallToolResult, ClientError)
 
+/// `call_tool` for a program that wants the result's `structuredContent` as
+/// a MessagePack value (a code-mode `cap`): it is built once, as the line
+/// is read, with no `JsonValue` in between.
+@external(erlang, "mcp_gleam_ffi", "call_tool_msgpack")
+pub fn call_tool_msgpack(
+  client: Client,
+  name: String,
+  arguments: JsonValue,
+  timeout_ms: Int,
+) -> Result(MsgpackCallToolResult, ClientError)
+
+/// A `ping`: `Ok(Nil)` once the server answered.
 @external(erlang, "mcp_gleam_ffi", "ping")
 pub fn ping(client: Client, timeout_ms: Int) -> Result(Nil, ClientError)
 

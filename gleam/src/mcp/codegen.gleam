@@ -16,6 +16,11 @@ pub type GenerateError {
   SanitizerBreach(byte_offset: Int)
 }
 
+/// The module `cap/mcp/<server>` of a server's tools and its surface.
+/// Refusals, in this order: more than `max_tools()` tools, two tool names
+/// that mangle alike, a surface over `max_surface_bytes()`, an `@` in code.
+/// (A schema nested deeper than `json.max_depth()`, which no decoder
+/// produces, is outside what it reads: it raises.)
 @external(erlang, "mcp_codegen", "generate")
 pub fn generate(
   server: String,
@@ -26,8 +31,10 @@ pub fn generate(
 @external(erlang, "mcp_codegen", "describe")
 pub fn describe(error: GenerateError) -> String
 
-/// Server text made safe for a doc comment, at most `max_chars` characters
-/// (a negative `max_chars` counts as 0, one above 2^32 as 2^32).
+/// Server text made safe for a doc comment: whitespace folds to one space,
+/// other controls and direction marks are removed, the ends are trimmed,
+/// and the result is cut as `truncate` cuts it to at most `max_chars`
+/// characters (a negative `max_chars` counts as 0, one above 2^32 as 2^32).
 @external(erlang, "mcp_gleam_ffi", "sanitize")
 pub fn sanitize(text: String, max_chars: Int) -> String
 
@@ -40,19 +47,25 @@ pub fn truncate(text: String, max_chars: Int) -> String
 @external(erlang, "mcp_codegen", "escape")
 pub fn escape(text: String) -> String
 
-/// `Error(byte_offset)` of the first `@` in a source, `Ok(Nil)` if none.
+/// `Error(byte_offset)` of the first `@` outside a `//` comment or a string
+/// literal, `Ok(Nil)` when there is none.
 @external(erlang, "mcp_gleam_ffi", "scan_for_at")
 pub fn scan_for_at(source: String) -> Result(Nil, Int)
 
+/// The most tools one module is generated for.
 @external(erlang, "mcp_codegen", "max_tools")
 pub fn max_tools() -> Int
 
+/// The largest surface, in bytes.
 @external(erlang, "mcp_codegen", "max_surface_bytes")
 pub fn max_surface_bytes() -> Int
 
+/// The cap, in characters, of a tool's sanitized description.
 @external(erlang, "mcp_codegen", "description_chars")
 pub fn description_chars() -> Int
 
+/// The cap, in characters, of a sanitized note (a parameter's description
+/// or title, or a planner reason).
 @external(erlang, "mcp_codegen", "note_chars")
 pub fn note_chars() -> Int
 
@@ -63,6 +76,3 @@ pub fn fact_chars() -> Int
 /// How deep a structured parameter's shape is shown.
 @external(erlang, "mcp_codegen", "shape_depth")
 pub fn shape_depth() -> Int
-
-@external(erlang, "mcp_codegen", "dirty_threshold")
-pub fn dirty_threshold() -> Int

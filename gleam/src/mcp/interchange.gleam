@@ -31,9 +31,15 @@ pub type LineFault {
   Untranslatable(InterchangeFault)
 }
 
-@external(erlang, "mcp_interchange", "to_json")
+/// A MessagePack value as JSON, or the first fault (with its path): a
+/// `BinaryValue`, an `ExtValue`, a map key that is not a UTF-8 string, a
+/// string that is not UTF-8, or nesting past 128.
+@external(erlang, "mcp_gleam_ffi", "to_json")
 pub fn to_json(value: MsgpackValue) -> Result(JsonValue, InterchangeFault)
 
+/// A JSON value as MessagePack, or the first fault (with its path): an
+/// integer outside `min_msgpack_int()`..`max_msgpack_int()` (never wrapped,
+/// clamped or made a float), or nesting past 128.
 @external(erlang, "mcp_interchange", "to_msgpack")
 pub fn to_msgpack(value: JsonValue) -> Result(MsgpackValue, InterchangeFault)
 
@@ -49,6 +55,9 @@ pub fn max_msgpack_int() -> Int
 @external(erlang, "mcp_interchange", "min_msgpack_int")
 pub fn min_msgpack_int() -> Int
 
+/// One MessagePack value, the whole input (trailing bytes are a report).
+/// Total: truncated input, a declared length past the input, nesting past
+/// 128, the reserved byte `0xc1` and NaN or infinity are reports.
 @external(erlang, "mcp_interchange", "msgpack_decode")
 pub fn msgpack_decode(bytes: BitArray) -> Result(MsgpackValue, CorruptionReport)
 
@@ -76,11 +85,3 @@ pub fn msgpack_to_json_line(bytes: BitArray) -> Result(String, LineFault)
 /// A JSON line straight to MessagePack bytes.
 @external(erlang, "mcp_gleam_ffi", "json_to_msgpack_bytes")
 pub fn json_to_msgpack_bytes(line: BitArray) -> Result(BitArray, LineFault)
-
-@external(erlang, "mcp_interchange", "dirty_threshold")
-pub fn dirty_threshold() -> Int
-
-/// The work a term translation does on the caller's scheduler before it
-/// moves to a dirty one.
-@external(erlang, "mcp_interchange", "work_budget")
-pub fn work_budget() -> Int

@@ -2,7 +2,8 @@
 ////
 //// `JsonValue` has exactly the runtime layout of the Erlang `json()` term, so
 //// values cross with no conversion. Objects keep every member in wire order,
-//// duplicates included; integers are exact at any size.
+//// duplicates included; integers are exact up to `max_integer_digits()`
+//// digits, and longer ones are refused both ways.
 
 /// A JSON document. `Object` members stay in wire order, duplicates kept.
 pub type JsonValue {
@@ -15,8 +16,10 @@ pub type JsonValue {
   Object(List(#(String, JsonValue)))
 }
 
-/// Why bytes are not JSON: the byte offset where decoding stopped and a short
-/// fixed phrase (`"unexpected character"`, `"nesting too deep"`, ...).
+/// Why bytes are not one value of their format (JSON here, MessagePack for
+/// `interchange.msgpack_decode`): the byte offset where decoding stopped and
+/// a short fixed phrase (`"unexpected character"`, `"nesting too deep"`,
+/// ...).
 pub type CorruptionReport {
   CorruptionReport(byte_offset: Int, reason: String)
 }
@@ -25,7 +28,8 @@ pub type CorruptionReport {
 @external(erlang, "mcp_json", "decode")
 pub fn decode(bytes: BitArray) -> Result(JsonValue, CorruptionReport)
 
-/// `decode` for text already held as a `String`.
+/// `decode` for text already held as a `String`. A report's `byte_offset`
+/// counts the text's UTF-8 bytes, not its graphemes.
 @external(erlang, "mcp_json", "decode")
 pub fn parse(text: String) -> Result(JsonValue, CorruptionReport)
 
@@ -53,7 +57,3 @@ pub fn max_depth() -> Int
 /// encoder writes (4,300; longer ones are refused both ways).
 @external(erlang, "mcp_json", "max_integer_digits")
 pub fn max_integer_digits() -> Int
-
-/// Inputs of at least this many bytes are decoded on a dirty scheduler.
-@external(erlang, "mcp_json", "dirty_threshold")
-pub fn dirty_threshold() -> Int

@@ -1,7 +1,12 @@
-//// MCP messages (`mcp_protocol`): the handshake, `tools/list` pages and
-//// `tools/call` results, decoded from a response's raw `result`.
+//// MCP messages (`mcp_protocol`): the params the client sends, and the
+//// handshake, `tools/list` pages and `tools/call` results decoded from a
+//// response's raw `result`. The decoders answer a `ProtocolFault` for what
+//// they cannot read, never a crash, on any value a decoder produced; a
+//// `JsonValue` nested deeper than `json.max_depth()`, which no decoder
+//// produces, is outside what they read: they raise.
 
 import gleam/option.{type Option}
+import mcp/interchange.{type InterchangeFault, type MsgpackValue}
 import mcp/json.{type JsonValue}
 
 pub type InitializeResult {
@@ -48,6 +53,19 @@ pub type CallToolResult {
     content: List(ContentBlock),
     is_error: Bool,
     structured_content: Option(JsonValue),
+  )
+}
+
+/// A `tools/call` result as `client.call_tool_msgpack` reads it: its
+/// `structuredContent` built once, straight from the server's line, as a
+/// MessagePack value (`Ok`, what `interchange.to_msgpack` of
+/// `CallToolResult`'s would give), or the fault that keeps it from having
+/// one (`Error`, e.g. an integer past the MessagePack range).
+pub type MsgpackCallToolResult {
+  MsgpackCallToolResult(
+    content: List(ContentBlock),
+    is_error: Bool,
+    structured_content: Option(Result(MsgpackValue, InterchangeFault)),
   )
 }
 

@@ -28,5 +28,8 @@ pub type Scalar {
   Bool
 }
 
+/// A schema's plan; it has no error case. (A schema nested deeper than
+/// `json.max_depth()`, which no decoder produces, is outside what the
+/// planner reads: it raises.)
 @external(erlang, "mcp_schema", "plan")
 pub fn plan(input_schema: JsonValue) -> Plan

@@ -1,5 +1,6 @@
-//// Newline framing of the stdio wire (`mcp_stdio`), both ways. A line is
-//// limited to `max_line_bytes()` of content, however the stream is chunked.
+//// Newline framing of the stdio wire (`mcp_stdio`), both ways. A line read is
+//// limited to `max_line_bytes()` of content (or a buffer's own cap,
+//// `new_capped`), however the stream is chunked.
 
 import mcp/json.{type EncodeError, type JsonValue}
 
@@ -7,9 +8,12 @@ import mcp/json.{type EncodeError, type JsonValue}
 pub type Buffer
 
 pub type FramingFault {
+  /// A line's content passed the buffer's cap; `bytes` is how much of it
+  /// had arrived (more than the cap).
   LineTooLong(bytes: Int)
 }
 
+/// An empty buffer with the `max_line_bytes()` cap.
 @external(erlang, "mcp_stdio", "new")
 pub fn new() -> Buffer
 
@@ -18,8 +22,9 @@ pub fn new() -> Buffer
 @external(erlang, "mcp_gleam_ffi", "stdio_new_capped")
 pub fn new_capped(max_line_bytes: Int) -> Result(Buffer, Nil)
 
-/// Feeds one chunk; returns the lines it completed (without `\n` or `\r\n`)
-/// and the buffer holding the rest.
+/// Feeds one chunk; returns the lines it completed (without `\n` or `\r\n`;
+/// empty lines are skipped) and the buffer holding the rest. After an
+/// `Error` the stream is broken: there is no buffer to go on with.
 @external(erlang, "mcp_gleam_ffi", "stdio_push")
 pub fn push(
   buffer: Buffer,
@@ -39,9 +44,6 @@ pub fn read(
 @external(erlang, "mcp_gleam_ffi", "stdio_frame")
 pub fn frame(message: JsonValue) -> Result(String, EncodeError)
 
-/// 16 MiB.
+/// The longest line content a buffer accepts: 16 MiB (16,777,216 bytes).
 @external(erlang, "mcp_stdio", "max_line_bytes")
 pub fn max_line_bytes() -> Int
-
-@external(erlang, "mcp_stdio", "dirty_threshold")
-pub fn dirty_threshold() -> Int

@@ -35,8 +35,9 @@ pub type Spawn {
     /// once. The server's exit status stays the only proof either way.
     shutdown_grace_ms: Int,
     /// `Some(jail)` runs the server in a bubblewrap jail (`docs/jail.md`):
-    /// it reads everything except credential stores, writes only a private
-    /// `/tmp` and the grants, has no network and no Unix sockets. `None`,
+    /// it reads everything except the deny list (credential stores) and the
+    /// host's `/tmp` and `/run`, writes only a private `/tmp` and the
+    /// grants, has no network and no Unix sockets. `None`,
     /// the default, spawns it unjailed. A jail that cannot run here fails
     /// the start before anything is spawned, never falling back.
     jail: Option(Jail),

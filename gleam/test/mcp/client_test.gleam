@@ -14,8 +14,11 @@ import mcp/client.{
   TimeoutOptionOutOfRange, TimeoutOutOfRange, TransportFailed, Unavailable,
   UnencodableArguments,
 }
+import mcp/interchange.{IntValue, InterchangeFault, MapValue, StringValue}
 import mcp/json.{Array, Float, Int, Object, String}
-import mcp/protocol.{CallToolResult, InitializeResult, ServerInfo, Text}
+import mcp/protocol.{
+  CallToolResult, InitializeResult, MsgpackCallToolResult, ServerInfo, Text,
+}
 import mcp/test_support
 import mcp/transport.{ChannelTransport, PortTransport}
 
@@ -70,6 +73,30 @@ pub fn example_server_end_to_end_test() {
       client,
       "add",
       Object([#("a", Int(2)), #("b", Int(3))]),
+      5000,
+    )
+  // The same result with its structuredContent read as MessagePack, and
+  // one that has no MessagePack form (the sum leaves the range).
+  let assert Ok(MsgpackCallToolResult(
+    [Text("5")],
+    False,
+    Some(Ok(MapValue([#(StringValue("sum"), IntValue(5))]))),
+  )) =
+    client.call_tool_msgpack(
+      client,
+      "add",
+      Object([#("a", Int(2)), #("b", Int(3))]),
+      5000,
+    )
+  let assert Ok(MsgpackCallToolResult(
+    _,
+    False,
+    Some(Error(InterchangeFault("$.sum", "integer outside msgpack range"))),
+  )) =
+    client.call_tool_msgpack(
+      client,
+      "add",
+      Object([#("a", Int(interchange.max_msgpack_int())), #("b", Int(1))]),
       5000,
     )
   // A tool error is a result with is_error set, not a client error.
@@ -208,6 +235,8 @@ pub fn out_of_range_timeouts_are_errors_test() {
     client.start(example_server(), client.default_options())
   let assert Error(TimeoutOutOfRange(-1)) =
     client.call_tool(client, "add", Object([]), -1)
+  let assert Error(TimeoutOutOfRange(-1)) =
+    client.call_tool_msgpack(client, "add", Object([]), -1)
   let assert Error(TimeoutOutOfRange(_)) = client.ping(client, max + 1)
   let assert Error(TimeoutOutOfRange(-5)) = client.list_tools_within(client, -5)
   let assert Error(ShutdownTimeoutOutOfRange(-1) as refused) =
@@ -241,6 +270,8 @@ pub fn unencodable_arguments_are_an_error_test() {
     int.parse(string.repeat("7", json.max_integer_digits() + 1))
   let assert Error(UnencodableArguments) =
     client.call_tool(client, "echo", Object([#("n", Int(long))]), 5000)
+  let assert Error(UnencodableArguments) =
+    client.call_tool_msgpack(client, "echo", Object([#("n", Int(long))]), 5000)
   let assert Ok(Nil) = client.ping(client, 5000)
   let assert Ok(Exited(_)) = client.shutdown(client, 5000)
 }

@@ -5,6 +5,7 @@ import gleam/string
 import mcp/codegen.{
   Generated, SanitizerBreach, SurfaceTooLarge, TooManyTools, ToolNameCollision,
 }
+import mcp/internal/scheduling
 import mcp/json.{Object, String}
 import mcp/protocol.{ToolDescriptor}
 
@@ -78,7 +79,6 @@ pub fn text_helpers_test() {
   let assert Error(2) = codegen.scan_for_at("ab@c")
   let assert True = codegen.description_chars() >= codegen.note_chars()
   let assert 65_536 = codegen.max_surface_bytes()
-  let assert True = codegen.dirty_threshold() > 0
 }
 
 /// A character cap outside what the NIF takes is clamped, not raised.
@@ -110,4 +110,15 @@ pub fn task_only_tool_is_left_out_test() {
   let assert True = string.starts_with(surface, "import cap/mcp/demo\n")
   let assert True =
     string.contains(surface, "// - research (tool \"research\")\n")
+}
+
+/// Texts of the dirty threshold's size go through the text helpers on a
+/// dirty scheduler, with the answers a short text gets.
+pub fn dirty_threshold_sized_text_test() {
+  let long = string.repeat("a", scheduling.codegen_dirty_threshold())
+  let assert "aa…" = codegen.truncate(long, 3)
+  let assert "aa…" = codegen.sanitize(long, 3)
+  let assert True = codegen.escape(long) == "\"" <> long <> "\""
+  let assert Error(offset) = codegen.scan_for_at(long <> "@")
+  let assert True = offset == scheduling.codegen_dirty_threshold()
 }

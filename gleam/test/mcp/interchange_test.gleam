@@ -1,7 +1,10 @@
+import gleam/list
+import gleam/string
 import mcp/interchange.{
   ArrayValue, BinaryValue, BoolValue, Corrupt, ExtValue, FloatValue, IntValue,
   InterchangeFault, MapValue, NilValue, StringValue, Untranslatable,
 }
+import mcp/internal/scheduling
 import mcp/json.{Array, Bool, CorruptionReport, Float, Int, Null, Object, String}
 
 pub fn json_round_trip_test() {
@@ -95,6 +98,47 @@ pub fn byte_paths_test() {
     interchange.json_to_msgpack_bytes(<<"[1":utf8>>)
   let assert Error(Corrupt(CorruptionReport(_, "trailing bytes"))) =
     interchange.msgpack_to_json_line(<<0x01, 0x01>>)
-  let assert True = interchange.dirty_threshold() > 0
-  let assert True = interchange.work_budget() > 0
+}
+
+/// A term translation past the work budget is redone on a dirty scheduler,
+/// and a byte input of the dirty threshold's size runs on one: both answer
+/// as the small inputs do.
+pub fn past_the_work_budget_and_the_dirty_threshold_test() {
+  let count = scheduling.interchange_work_budget() + 1
+  let ints = list.repeat(1, count)
+  let assert Ok(ArrayValue(items)) =
+    interchange.to_msgpack(Array(list.map(ints, Int)))
+  let assert True = items == list.map(ints, IntValue)
+  let assert Ok(Array(back)) = interchange.to_json(ArrayValue(items))
+  let assert True = back == list.map(ints, Int)
+  let assert Ok(bytes) = interchange.msgpack_encode(ArrayValue(items))
+  let assert Ok(ArrayValue(again)) = interchange.msgpack_decode(bytes)
+  let assert True = again == items
+  let line =
+    "["
+    <> string.join(
+      list.repeat("1", scheduling.interchange_dirty_threshold()),
+      ",",
+    )
+    <> "]"
+  let assert Ok(packed) = interchange.json_to_msgpack_bytes(<<line:utf8>>)
+  let assert Ok(ArrayValue(decoded)) = interchange.msgpack_decode(packed)
+  let assert True =
+    list.length(decoded) == scheduling.interchange_dirty_threshold()
+  let assert Ok(text) = interchange.msgpack_to_json_line(packed)
+  let assert True = text == line
+}
+
+/// Every bin and ext is refused on the way to JSON, also one that no
+/// MessagePack value could hold (an ext type past a byte, a payload that
+/// is not whole bytes): an error, not a crash.
+pub fn any_bin_or_ext_is_refused_test() {
+  let assert Error(InterchangeFault("$", "ext has no json form")) =
+    interchange.to_json(ExtValue(300, <<>>))
+  let assert Error(InterchangeFault("$[1]", "binary has no json form")) =
+    interchange.to_json(ArrayValue([NilValue, BinaryValue(<<1:size(3)>>)]))
+  let assert Error(InterchangeFault("$.k", "ext has no json form")) =
+    interchange.to_json(
+      MapValue([#(StringValue("k"), ExtValue(-129, <<1:size(1)>>))]),
+    )
 }

@@ -1,6 +1,7 @@
 import gleam/int
 import gleam/list
 import gleam/string
+import mcp/internal/scheduling
 import mcp/json.{Array, Bool, CorruptionReport, Float, Int, Null, Object, String}
 
 pub fn decode_gives_every_constructor_test() {
@@ -80,7 +81,9 @@ pub fn integer_digit_limit_is_an_error_test() {
 
 pub fn dirty_threshold_sized_inputs_decode_test() {
   let big =
-    "[" <> string.join(list.repeat("1", json.dirty_threshold()), ",") <> "]"
+    "["
+    <> string.join(list.repeat("1", scheduling.json_dirty_threshold()), ",")
+    <> "]"
   let assert Ok(Array(items)) = json.parse(big)
-  let assert True = list.length(items) == json.dirty_threshold()
+  let assert True = list.length(items) == scheduling.json_dirty_threshold()
 }

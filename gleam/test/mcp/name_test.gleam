@@ -1,5 +1,6 @@
 import gleam/option.{None, Some}
 import gleam/string
+import mcp/internal/scheduling
 import mcp/name
 
 pub fn unchanged_names_stay_test() {
@@ -26,5 +27,16 @@ pub fn length_cap_test() {
 pub fn first_collision_test() {
   let assert Some(#("x", "x")) = name.first_collision(["x", "y", "x"])
   let assert None = name.first_collision(["x", "y"])
-  let assert True = name.dirty_threshold() > 0
+}
+
+/// Names of the dirty threshold's size are mangled on a dirty scheduler,
+/// with the answer a shorter name gets.
+pub fn dirty_threshold_sized_name_test() {
+  let long = string.repeat("a", scheduling.name_dirty_threshold())
+  let mangled = name.mangle(long)
+  let assert True = string.starts_with(mangled, string.repeat("a", 32) <> "_")
+  let assert True = string.length(mangled) == name.max_name_chars() + 1 + 8
+  let assert True = name.mangle_label(long) == long
+  let assert Some(#(a, b)) = name.first_collision([long, long])
+  let assert True = a == long && b == long
 }

@@ -1,5 +1,6 @@
 import gleam/bit_array
 import gleam/list
+import mcp/internal/scheduling
 import mcp/json.{Object}
 import mcp/stdio.{LineTooLong}
 import mcp/test_support
@@ -52,7 +53,6 @@ pub fn frame_test() {
   let assert Ok("{}\n") = stdio.frame(Object([]))
   let assert Error(json.NestedTooDeep) =
     stdio.frame(nested(json.max_depth() + 1))
-  let assert True = stdio.dirty_threshold() > 0
 }
 
 fn nested(depth: Int) -> json.JsonValue {
@@ -67,4 +67,16 @@ pub fn read_gives_stream_offsets_test() {
     stdio.read(stdio.new(), <<"ab\ncd":utf8>>)
   let assert Ok(#([#(3, <<"cde":utf8>>)], _)) =
     stdio.read(buffer, <<"e\n":utf8>>)
+}
+
+/// A chunk of the dirty threshold's size is framed on a dirty scheduler,
+/// with the answer a small chunk gets.
+pub fn dirty_threshold_sized_chunk_test() {
+  let pairs = scheduling.stdio_dirty_threshold() / 2
+  let chunk = test_support.bytes_of(<<"a\n":utf8>>, pairs)
+  let assert True =
+    bit_array.byte_size(chunk) >= scheduling.stdio_dirty_threshold()
+  let assert Ok(#(lines, _)) = stdio.push(stdio.new(), chunk)
+  let assert True = list.length(lines) == pairs
+  let assert True = list.all(lines, fn(line) { line == <<"a":utf8>> })
 }

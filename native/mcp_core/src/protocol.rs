@@ -71,12 +71,14 @@ pub enum ContentBlock {
     Other(String),
 }
 
-/// A decoded `tools/call` result.
+/// A decoded `tools/call` result. `S` is what `structuredContent` is built
+/// as: a [`Json`] tree here, whatever the caller of
+/// [`read::read_with`] builds there.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CallToolResult {
+pub struct CallToolResult<S = Json> {
     pub content: Vec<ContentBlock>,
     pub is_error: bool,
-    pub structured_content: Option<Json>,
+    pub structured_content: Option<S>,
 }
 
 /// Why a result does not decode.

@@ -1,16 +1,22 @@
 //! Terms of the wire codecs (docs/design.md: `mcp/jsonrpc`, `mcp/protocol`,
 //! `mcp/stdio`) built from `mcp_core` values. Raw JSON parts go through
-//! [`json_to_term`]; nothing here interprets anything.
+//! [`json_to_term`], except a `tools/call` result's `structuredContent` read
+//! by `mcp_protocol:read/2`, which is built once, straight from its bytes,
+//! as the term the caller asked for (`json()` or `msgpack()`); nothing here
+//! interprets anything.
 
 use crate::atoms;
-use crate::json_terms::{binary_term, corruption_report_term, json_from_term, json_to_term};
-use mcp_core::json::Json;
+use crate::interchange_terms::{fault_term, MsgpackTermSink};
+use crate::json_terms::{binary_term, corruption_report_term, json_from_term, json_to_term, TermBuilder, TermSink};
+use mcp_core::interchange::MsgpackFromJson;
+use mcp_core::json::{self, CorruptionReport, Json};
 use mcp_core::jsonrpc::{self, Id, Inbound, Integer, MessageFault, RpcError};
-use mcp_core::protocol::read::{self as protocol_read_core, Answer, Expect, LineFault, Outcome, Reading};
+use mcp_core::protocol::read::{self as protocol_read_core, Answer, Expect, LineFault, Outcome, Reading, STRUCTURED_DEPTH};
 use mcp_core::protocol::{self, CallToolResult, ContentBlock, InitializeResult, ProtocolFault, ToolDescriptor, ToolsPage};
 use mcp_core::stdio::{self, Completion, FramingFault, Pending};
 use rustler::types::tuple::make_tuple;
-use rustler::{Binary, Encoder, Env, NifResult, Term};
+use rustler::{Atom, Binary, Encoder, Env, NifResult, Term};
+use std::cell::Cell;
 
 fn text<'a>(env: Env<'a>, value: &str) -> Term<'a> {
     binary_term(env, value.as_bytes())
@@ -168,16 +174,17 @@ fn content_block_term<'a>(env: Env<'a>, block: &ContentBlock) -> Term<'a> {
     }
 }
 
-fn call_tool_result_term<'a>(env: Env<'a>, result: &CallToolResult) -> Term<'a> {
+/// `{Tag, Content, IsError, {some, S} | none}`, `S` built by `structured`.
+fn call_tool_result_term<'a, S>(
+    env: Env<'a>,
+    tag: Atom,
+    result: &CallToolResult<S>,
+    structured: impl FnOnce(Env<'a>, &S) -> Term<'a>,
+) -> Term<'a> {
     let content: Vec<Term<'a>> = result.content.iter().map(|block| content_block_term(env, block)).collect();
     tuple(
         env,
-        &[
-            atoms::call_tool_result().encode(env),
-            content.encode(env),
-            result.is_error.encode(env),
-            option(env, result.structured_content.as_ref(), json_to_term),
-        ],
+        &[tag.encode(env), content.encode(env), result.is_error.encode(env), option(env, result.structured_content.as_ref(), structured)],
     )
 }
 
@@ -190,7 +197,9 @@ pub fn decode_tools_page<'a>(env: Env<'a>, value: Term<'a>) -> NifResult<Term<'a
 }
 
 pub fn decode_call_tool_result<'a>(env: Env<'a>, value: Term<'a>) -> NifResult<Term<'a>> {
-    decode_json_term(env, value, protocol::decode_call_tool_result, call_tool_result_term)
+    decode_json_term(env, value, protocol::decode_call_tool_result, |env, result| {
+        call_tool_result_term(env, atoms::call_tool_result(), result, json_to_term)
+    })
 }
 
 // ---- limits ---------------------------------------------------------------------
@@ -217,6 +226,8 @@ mod read_atoms {
         ignored,
         initialize,
         call_tool,
+        call_tool_msgpack,
+        msgpack_call_tool_result,
         ping,
         invalid_utf8,
         server_error,
@@ -234,9 +245,24 @@ fn message_fault_term<'a>(env: Env<'a>, fault: &MessageFault) -> Term<'a> {
     }
 }
 
-/// What the request with this id expects, from the actor's `#{Id => Kind}`.
-fn expectation<'a>(env: Env<'a>, expect: Term<'a>, id: i64) -> Option<Expect> {
+/// The term a `tools/call` result's `structuredContent` is built as.
+#[derive(Clone, Copy)]
+enum Structured {
+    /// `json()`, in a `call_tool_result()` (expectation `call_tool`).
+    Json,
+    /// `{ok, msgpack()} | {error, interchange_fault()}`, in a
+    /// `msgpack_call_tool_result()` (expectation `call_tool_msgpack`).
+    Msgpack,
+}
+
+/// What the request with this id expects, from the actor's `#{Id => Kind}`;
+/// a `tools/call` also says, in `structured`, which term it wants.
+fn expectation<'a>(env: Env<'a>, expect: Term<'a>, id: i64, structured: &Cell<Structured>) -> Option<Expect> {
     let kind = expect.map_get(id.encode(env)).ok()?;
+    if kind == read_atoms::call_tool_msgpack().encode(env) {
+        structured.set(Structured::Msgpack);
+        return Some(Expect::CallTool);
+    }
     [
         (read_atoms::initialize(), Expect::Initialize),
         (atoms::tools_page(), Expect::ToolsPage),
@@ -248,11 +274,34 @@ fn expectation<'a>(env: Env<'a>, expect: Term<'a>, id: i64) -> Option<Expect> {
     .map(|(_, expected)| expected)
 }
 
-fn outcome_term<'a>(env: Env<'a>, outcome: &Outcome) -> Term<'a> {
+/// A `structuredContent` built from its bytes in one parse, as the term
+/// `form` names.
+fn structured_term<'a>(env: Env<'a>, form: Structured, bytes: &[u8]) -> Result<Term<'a>, CorruptionReport> {
+    let build = TermBuilder::new(env);
+    Ok(match form {
+        Structured::Json => build.term(json::parse_within(bytes, &mut TermSink::new(env), STRUCTURED_DEPTH)?),
+        Structured::Msgpack => {
+            let mut sink = MsgpackFromJson::new(MsgpackTermSink::new(env));
+            let value = json::parse_within(bytes, &mut sink, STRUCTURED_DEPTH)?;
+            match sink.finish(value, bytes) {
+                Ok(value) => ok(env, build.term(value)),
+                Err(fault) => error(env, fault_term(env, &fault)),
+            }
+        }
+    })
+}
+
+fn outcome_term<'a>(env: Env<'a>, outcome: &Outcome<Term<'a>>, form: Structured) -> Term<'a> {
     match outcome {
         Outcome::Answer(Answer::Initialize(result)) => ok(env, initialize_result_term(env, result)),
         Outcome::Answer(Answer::ToolsPage(page)) => ok(env, tools_page_term(env, page)),
-        Outcome::Answer(Answer::CallTool(result)) => ok(env, call_tool_result_term(env, result)),
+        Outcome::Answer(Answer::CallTool(result)) => {
+            let tag = match form {
+                Structured::Json => atoms::call_tool_result(),
+                Structured::Msgpack => read_atoms::msgpack_call_tool_result(),
+            };
+            ok(env, call_tool_result_term(env, tag, result, |_, structured| *structured))
+        }
         Outcome::Answer(Answer::Pong) => atoms::ok().encode(env),
         Outcome::ServerError(rpc_error) => error(env, (read_atoms::server_error(), rpc_error_term(env, rpc_error)).encode(env)),
         Outcome::Malformed(fault) => error(env, (read_atoms::result_malformed(), protocol_fault_term(env, fault)).encode(env)),
@@ -262,8 +311,16 @@ fn outcome_term<'a>(env: Env<'a>, outcome: &Outcome) -> Term<'a> {
 /// `{answer, Id, Reply} | {reply, Bytes} | ignored | {error, Fault}` for
 /// one line; `Reply` is what the waiting caller gets (`ok` for a ping).
 pub fn protocol_read<'a>(env: Env<'a>, line: &[u8], expect: Term<'a>) -> Term<'a> {
-    match protocol_read_core::read(line, |id| expectation(env, expect, id)) {
-        Ok(Reading::Answer { id, outcome }) => tuple(env, &[read_atoms::answer().encode(env), id.encode(env), outcome_term(env, &outcome)]),
+    let form = Cell::new(Structured::Json);
+    let reading = protocol_read_core::read_with(
+        line,
+        |id| expectation(env, expect, id, &form),
+        |bytes| structured_term(env, form.get(), bytes),
+    );
+    match reading {
+        Ok(Reading::Answer { id, outcome }) => {
+            tuple(env, &[read_atoms::answer().encode(env), id.encode(env), outcome_term(env, &outcome, form.get())])
+        }
         Ok(Reading::Reply(bytes)) => (read_atoms::reply(), binary_term(env, &bytes)).encode(env),
         Ok(Reading::Ignored) => read_atoms::ignored().encode(env),
         Err(LineFault::Message(fault)) => error(env, message_fault_term(env, &fault)),

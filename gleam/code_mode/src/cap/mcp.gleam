@@ -1,7 +1,9 @@
 //// The values generated modules build: `Arg` for one argument, `Value` for
 //// anything a schema leaves open, `Optional` for parameters a caller may omit,
 //// and `Outcome` for what a call returns. `Value` is the capability wire's
-//// value (MessagePack), translated to JSON by `mcp/interchange` on the way out.
+//// value (MessagePack): translated to JSON by `mcp/interchange` on the way
+//// out, read straight from the server's line on the way back
+//// (`client.call_tool_msgpack`).
 
 import cap/report.{type Report}
 import gleam/list

@@ -8,6 +8,8 @@
 //! ([`ToJson`], [`ToMsgpack`]) apply the rules and track the path, and sinks
 //! (byte writers, tree builders, the NIF's term builders) consume them. So a
 //! rule lives in exactly one place whatever the representation on either side.
+//! The JSON parser's own sinks complete the picture: [`json_to_msgpack_bytes`]
+//! writes bytes and [`MsgpackFromJson`] builds values, both in one parse.
 //!
 //! Invariants:
 //! - The byte decoder is iterative: open containers are an explicit stack
@@ -26,6 +28,7 @@ mod decode;
 mod encode;
 mod events;
 mod fault;
+mod from_json;
 mod path;
 mod scalar;
 mod stream;
@@ -36,6 +39,7 @@ pub use decode::{decode, decode_into, decode_with, DecodeError};
 pub use encode::{encode, EncodeError, MsgpackWriter};
 pub use events::{walk_json, walk_msgpack, JsonBuilder, JsonScalar, JsonVisitor, JsonWriter, WalkError};
 pub use fault::{InterchangeFault, LineFault, Reason};
+pub use from_json::MsgpackFromJson;
 pub use stream::json_to_msgpack_bytes;
 pub use translate::{msgpack_to_json_line, to_json, to_msgpack, ToJson, ToMsgpack};
 pub use value::{Msgpack, MsgpackBuilder, MsgpackSink, MsgpackVisitor, Scalar, TreeSink};

@@ -19,7 +19,7 @@ mod parse;
 mod value;
 mod write;
 
-pub use parse::{parse, parse_with, CorruptionReport, JsonSink, TreeSink};
+pub use parse::{parse, parse_with, parse_within, CorruptionReport, JsonSink, TreeSink};
 pub use value::Json;
 pub use write::{to_bytes, write, write_float, write_int, write_big_int, write_string, EncodeError};
 

@@ -94,6 +94,13 @@ enum Frame {
 
 /// Parses one JSON document, reporting values to `sink`.
 pub fn parse_with<S: JsonSink>(bytes: &[u8], sink: &mut S) -> Result<S::Value, CorruptionReport> {
+    parse_within(bytes, sink, MAX_DEPTH)
+}
+
+/// [`parse_with`] for a document that sits inside another one: it may nest
+/// at most `max_depth` containers (never more than [`MAX_DEPTH`]).
+pub fn parse_within<S: JsonSink>(bytes: &[u8], sink: &mut S, max_depth: usize) -> Result<S::Value, CorruptionReport> {
+    let max_depth = max_depth.min(MAX_DEPTH);
     let mut reader = Reader { bytes, pos: 0, scratch: String::new() };
     let mut frames: Vec<Frame> = Vec::new();
     let mut values: Vec<S::Value> = Vec::new();
@@ -104,7 +111,7 @@ pub fn parse_with<S: JsonSink>(bytes: &[u8], sink: &mut S) -> Result<S::Value, C
         let mut value = match reader.peek() {
             None => return Err(reader.fault("unexpected end of input")),
             Some(b'[') => {
-                if frames.len() == MAX_DEPTH {
+                if frames.len() >= max_depth {
                     return Err(reader.fault("nesting too deep"));
                 }
                 reader.pos += 1;
@@ -118,7 +125,7 @@ pub fn parse_with<S: JsonSink>(bytes: &[u8], sink: &mut S) -> Result<S::Value, C
                 }
             }
             Some(b'{') => {
-                if frames.len() == MAX_DEPTH {
+                if frames.len() >= max_depth {
                     return Err(reader.fault("nesting too deep"));
                 }
                 reader.pos += 1;

@@ -3,7 +3,9 @@
 //! parsed, and `result`, `error` and `params` stay spans of the line until
 //! the reader knows whether it needs them. A span nobody needs is validated
 //! by [`SkipSink`], which builds nothing: dropping a message costs a scan,
-//! not a decode.
+//! not a decode. A `result` that is an object is cut into member spans in
+//! the same scan ([`Envelope::result_members`]), so a reader can build one
+//! member (a `tools/call` result's `structuredContent`) its own way.
 //!
 //! Invariants:
 //! - Every byte of the line is validated exactly as [`json::parse`] would
@@ -20,6 +22,7 @@
 use super::{decode_id, Id, MessageFault};
 use crate::json::{self, CorruptionReport, Json, JsonSink, TreeSink, MAX_DEPTH};
 use num_bigint::BigInt;
+use std::borrow::Cow;
 use std::vec::Drain;
 
 /// Validates without building anything; a value is its nesting depth.
@@ -62,6 +65,9 @@ pub struct Span<'a> {
     pub bytes: &'a [u8],
 }
 
+/// An object member: its key's span and its value's span.
+pub type Member<'a> = (Span<'a>, Span<'a>);
+
 /// The envelope members of one line, each seen at most once (a repeat is
 /// remembered as `duplicate` and reported once the line is validated).
 pub struct Envelope<'a> {
@@ -70,6 +76,8 @@ pub struct Envelope<'a> {
     id: Option<Json>,
     method: Option<Json>,
     result: Option<Span<'a>>,
+    /// The members of `result` when it is an object, cut in the same scan.
+    result_members: Option<Vec<Member<'a>>>,
     error: Option<Span<'a>>,
     params: Option<Span<'a>>,
     duplicate: Option<&'static str>,
@@ -94,7 +102,7 @@ pub fn canonical(line: &[u8]) -> MessageFault {
 
 /// Cuts `line` into its envelope members.
 pub fn split(line: &[u8]) -> Result<Envelope<'_>, MessageFault> {
-    let mut pos = skip_whitespace(line, 0);
+    let pos = skip_whitespace(line, 0);
     if line.get(pos) != Some(&b'{') {
         return Err(not_an_object(line, pos));
     }
@@ -104,42 +112,60 @@ pub fn split(line: &[u8]) -> Result<Envelope<'_>, MessageFault> {
         id: None,
         method: None,
         result: None,
+        result_members: None,
         error: None,
         params: None,
         duplicate: None,
     };
-    pos = skip_whitespace(line, pos + 1);
-    if line.get(pos) == Some(&b'}') {
-        pos += 1;
-    } else {
-        loop {
-            if line.get(pos) != Some(&b'"') {
-                return Err(canonical(line));
-            }
-            let key_end = string_end(line, pos);
-            let key = Span { at: pos, bytes: &line[pos..key_end] };
-            pos = skip_whitespace(line, key_end);
-            if line.get(pos) != Some(&b':') {
-                return Err(canonical(line));
-            }
-            pos = skip_whitespace(line, pos + 1);
-            let end = value_end(line, pos);
-            envelope.member(key, Span { at: pos, bytes: &line[pos..end] })?;
-            pos = skip_whitespace(line, end);
-            match line.get(pos) {
-                Some(b',') => pos = skip_whitespace(line, pos + 1),
-                Some(b'}') => {
-                    pos += 1;
-                    break;
-                }
-                _ => return Err(canonical(line)),
-            }
-        }
-    }
-    if skip_whitespace(line, pos) != line.len() {
+    let end = cut_object(line, pos, |key, at| envelope.member(key, at))?;
+    if skip_whitespace(line, end) != line.len() {
         return Err(canonical(line));
     }
     Ok(envelope)
+}
+
+/// Cuts the object whose `{` is at `open` into members, in wire order:
+/// `member` gets each key's span and where its value starts, and answers
+/// where the value ends. The position just after the object's `}`; bytes
+/// that do not have an object's shape are the line's canonical fault.
+fn cut_object<'a>(
+    line: &'a [u8],
+    open: usize,
+    mut member: impl FnMut(Span<'a>, usize) -> Result<usize, MessageFault>,
+) -> Result<usize, MessageFault> {
+    let mut pos = skip_whitespace(line, open + 1);
+    if line.get(pos) == Some(&b'}') {
+        return Ok(pos + 1);
+    }
+    loop {
+        if line.get(pos) != Some(&b'"') {
+            return Err(canonical(line));
+        }
+        let key_end = string_end(line, pos);
+        let key = Span { at: pos, bytes: &line[pos..key_end] };
+        pos = skip_whitespace(line, key_end);
+        if line.get(pos) != Some(&b':') {
+            return Err(canonical(line));
+        }
+        let end = member(key, skip_whitespace(line, pos + 1))?;
+        pos = skip_whitespace(line, end);
+        match line.get(pos) {
+            Some(b',') => pos = skip_whitespace(line, pos + 1),
+            Some(b'}') => return Ok(pos + 1),
+            _ => return Err(canonical(line)),
+        }
+    }
+}
+
+/// The members of the object whose `{` is at `open`, and where it ends.
+fn members_of(line: &[u8], open: usize) -> Result<(Vec<Member<'_>>, usize), MessageFault> {
+    let mut members = Vec::new();
+    let end = cut_object(line, open, |key, at| {
+        let end = value_end(line, at);
+        members.push((key, Span { at, bytes: &line[at..end] }));
+        Ok(end)
+    })?;
+    Ok((members, end))
 }
 
 fn not_an_object(line: &[u8], first: usize) -> MessageFault {
@@ -151,7 +177,11 @@ fn not_an_object(line: &[u8], first: usize) -> MessageFault {
 }
 
 impl<'a> Envelope<'a> {
-    fn member(&mut self, key: Span<'a>, value: Span<'a>) -> Result<(), MessageFault> {
+    /// Takes the member whose value starts at `at`; where the value ends.
+    /// The first `result` that is an object is cut into its members in the
+    /// same scan that finds its end.
+    fn member(&mut self, key: Span<'a>, at: usize) -> Result<usize, MessageFault> {
+        let line = self.line;
         let slot = match self.key_name(key)?.as_deref() {
             Some("jsonrpc") => Slot::Jsonrpc,
             Some("id") => Slot::Id,
@@ -159,8 +189,21 @@ impl<'a> Envelope<'a> {
             Some("result") => Slot::Result,
             Some("error") => Slot::Error,
             Some("params") => Slot::Params,
-            _ => return self.skip(value),
+            _ => {
+                let end = value_end(line, at);
+                self.skip(Span { at, bytes: &line[at..end] })?;
+                return Ok(end);
+            }
         };
+        let end = match slot {
+            Slot::Result if self.result.is_none() && line.get(at) == Some(&b'{') => {
+                let (members, end) = members_of(line, at)?;
+                self.result_members = Some(members);
+                end
+            }
+            _ => value_end(line, at),
+        };
+        let value = Span { at, bytes: &line[at..end] };
         let occupied = match slot {
             Slot::Jsonrpc | Slot::Id | Slot::Method => {
                 let parsed = self.tree(value)?;
@@ -190,7 +233,7 @@ impl<'a> Envelope<'a> {
         if occupied {
             self.duplicate.get_or_insert(slot.duplicate());
         }
-        Ok(())
+        Ok(end)
     }
 
     /// The key's text when it could be an envelope name, `None` for any
@@ -211,10 +254,7 @@ impl<'a> Envelope<'a> {
 
     /// Validates a span without building it.
     pub fn skip(&self, span: Span<'_>) -> Result<(), MessageFault> {
-        match json::parse_with(span.bytes, &mut SkipSink) {
-            Ok(depth) if depth < MAX_DEPTH => Ok(()),
-            _ => Err(canonical(self.line)),
-        }
+        self.parse(span, &mut SkipSink, |depth| *depth).map(drop)
     }
 
     /// Parses a span into a [`Json`] tree.
@@ -229,10 +269,56 @@ impl<'a> Envelope<'a> {
         sink: &mut S,
         depth: impl FnOnce(&S::Value) -> usize,
     ) -> Result<S::Value, MessageFault> {
+        self.parse_inside(span, sink, depth, 1)
+    }
+
+    /// [`Envelope::skip`] for a member of a member (`result.content`): two
+    /// containers are around it.
+    pub fn skip_inner(&self, span: Span<'_>) -> Result<(), MessageFault> {
+        self.parse_inside(span, &mut SkipSink, |depth| *depth, 2).map(drop)
+    }
+
+    /// [`Envelope::tree`] for a member of a member.
+    pub fn tree_inner(&self, span: Span<'_>) -> Result<Json, MessageFault> {
+        self.parse_inside(span, &mut TreeSink, Json::depth, 2)
+    }
+
+    /// Parses a span that `around` containers enclose in the line.
+    fn parse_inside<S: JsonSink>(
+        &self,
+        span: Span<'_>,
+        sink: &mut S,
+        depth: impl FnOnce(&S::Value) -> usize,
+        around: usize,
+    ) -> Result<S::Value, MessageFault> {
         match json::parse_with(span.bytes, sink) {
-            Ok(value) if depth(&value) < MAX_DEPTH => Ok(value),
+            Ok(value) if depth(&value) + around <= MAX_DEPTH => Ok(value),
             _ => Err(canonical(self.line)),
         }
+    }
+
+    /// The members of `result` when it is an object (`None` for any other
+    /// value), cut when the line was; their values are not validated yet.
+    pub fn result_members(&self) -> Option<&[Member<'a>]> {
+        self.result_members.as_deref()
+    }
+
+    /// The text of a member's key (borrowed when it holds no escape).
+    pub fn key_text(&self, key: Span<'a>) -> Result<Cow<'a, str>, MessageFault> {
+        if let [b'"', inner @ .., b'"'] = key.bytes {
+            if !inner.iter().any(|&byte| byte == b'\\' || byte < 0x20) {
+                return std::str::from_utf8(inner).map(Cow::Borrowed).map_err(|_| canonical(self.line));
+            }
+        }
+        match json::parse(key.bytes) {
+            Ok(Json::String(text)) => Ok(Cow::Owned(text)),
+            _ => Err(canonical(self.line)),
+        }
+    }
+
+    /// The line's corruption report, for a span parsed elsewhere that failed.
+    pub fn corruption(&self) -> MessageFault {
+        canonical(self.line)
     }
 
     /// A fault found while interpreting: a corruption anywhere in the line

@@ -6,16 +6,21 @@
 //! nobody waits for (a string id, an unknown or bignum integer id) and the
 //! result of a `ping` are validated and dropped ([`envelope::SkipSink`]); a
 //! server request becomes the response line to write back (its params are
-//! only validated). Faults are those of [`jsonrpc::decode`], except that a
-//! corruption caused by bytes that are not UTF-8 is reported as
-//! [`LineFault::InvalidUtf8`] at the first such byte.
+//! only validated). A `tools/call` result's `structuredContent` (its bulk,
+//! as a rule) is built once, straight from its bytes, by the builder the
+//! caller of [`read_with`] passes (the NIF builds the program's term:
+//! JSON or MessagePack); the rest of the result is decoded as
+//! [`decode_call_tool_result`] decodes it. Faults are those of
+//! [`jsonrpc::decode`], except that a corruption caused by bytes that are
+//! not UTF-8 is reported as [`LineFault::InvalidUtf8`] at the first such
+//! byte.
 
 use super::{
     decode_call_tool_result, decode_initialize_result, decode_tools_page, CallToolResult, InitializeResult,
     ProtocolFault, ToolsPage,
 };
-use crate::json::{self, Json};
-use crate::jsonrpc::envelope::{self, Shape};
+use crate::json::{self, CorruptionReport, Json, TreeSink, MAX_DEPTH};
+use crate::jsonrpc::envelope::{self, Envelope, Member, Shape, Span};
 use crate::jsonrpc::{self, decode_error, Id, Integer, MessageFault, RpcError};
 
 /// What the actor expects as the result of one of its requests.
@@ -28,19 +33,20 @@ pub enum Expect {
     Ping,
 }
 
-/// A result decoded as expected.
+/// A result decoded as expected; `S` is what a `tools/call` result's
+/// `structuredContent` is built as.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Answer {
+pub enum Answer<S = Json> {
     Initialize(InitializeResult),
     ToolsPage(ToolsPage),
-    CallTool(CallToolResult),
+    CallTool(CallToolResult<S>),
     Pong,
 }
 
 /// How a request the actor waits for was answered.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
-    Answer(Answer),
+pub enum Outcome<S = Json> {
+    Answer(Answer<S>),
     ServerError(RpcError),
     /// The result does not decode as expected.
     Malformed(ProtocolFault),
@@ -48,9 +54,9 @@ pub enum Outcome {
 
 /// What one line means to the actor.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Reading {
+pub enum Reading<S = Json> {
     /// A response to the pending request `id`.
-    Answer { id: i64, outcome: Outcome },
+    Answer { id: i64, outcome: Outcome<S> },
     /// A server request: the response to write back (without its newline):
     /// an empty result for `ping`, `-32601` for any other method.
     Reply(Vec<u8>),
@@ -66,13 +72,36 @@ pub enum LineFault {
     InvalidUtf8(usize),
 }
 
+/// Containers a `tools/call` result's `structuredContent` may nest: the
+/// envelope and the result around it are two of the line's [`MAX_DEPTH`].
+pub const STRUCTURED_DEPTH: usize = MAX_DEPTH - 2;
+
 /// Reads one line (without its newline). `expect` names what the request
-/// with integer id `id` expects, or `None` when nobody waits for it.
+/// with integer id `id` expects, or `None` when nobody waits for it. A
+/// `structuredContent` is built as a [`Json`] tree.
 pub fn read(line: &[u8], expect: impl FnOnce(i64) -> Option<Expect>) -> Result<Reading, LineFault> {
-    read_envelope(line, expect).map_err(|fault| line_fault(line, fault))
+    read_with(line, expect, |bytes| json::parse_within(bytes, &mut TreeSink, STRUCTURED_DEPTH))
 }
 
-fn read_envelope(line: &[u8], expect: impl FnOnce(i64) -> Option<Expect>) -> Result<Reading, MessageFault> {
+/// [`read`], with `structured` building a `tools/call` result's
+/// `structuredContent` from its bytes: it is called at most once, only
+/// when the rest of the result decodes, and must parse the bytes as one
+/// JSON value of at most [`STRUCTURED_DEPTH`] containers
+/// ([`json::parse_within`] with a sink of its own); its `Err` is reported
+/// as the line's corruption.
+pub fn read_with<S>(
+    line: &[u8],
+    expect: impl FnOnce(i64) -> Option<Expect>,
+    structured: impl FnOnce(&[u8]) -> Result<S, CorruptionReport>,
+) -> Result<Reading<S>, LineFault> {
+    read_envelope(line, expect, structured).map_err(|fault| line_fault(line, fault))
+}
+
+fn read_envelope<S>(
+    line: &[u8],
+    expect: impl FnOnce(i64) -> Option<Expect>,
+    structured: impl FnOnce(&[u8]) -> Result<S, CorruptionReport>,
+) -> Result<Reading<S>, MessageFault> {
     let envelope = envelope::split(line)?;
     match envelope.shape()? {
         Shape::Notification { params, .. } => {
@@ -93,13 +122,17 @@ fn read_envelope(line: &[u8], expect: impl FnOnce(i64) -> Option<Expect>) -> Res
                 envelope.skip(span)?;
                 return Ok(Reading::Ignored);
             };
-            let outcome = match outcome {
-                Ok(result) if expected == Expect::Ping => {
+            let outcome = match (outcome, expected) {
+                (Ok(result), Expect::Ping) => {
                     envelope.skip(result)?;
                     Outcome::Answer(Answer::Pong)
                 }
-                Ok(result) => answer(expected, envelope.tree(result)?),
-                Err(error) => {
+                (Ok(result), Expect::Initialize) => {
+                    decided(decode_initialize_result(&envelope.tree(result)?).map(Answer::Initialize))
+                }
+                (Ok(result), Expect::ToolsPage) => decided(decode_tools_page(&envelope.tree(result)?).map(Answer::ToolsPage)),
+                (Ok(result), Expect::CallTool) => call_tool(&envelope, result, structured)?,
+                (Err(error), _) => {
                     Outcome::ServerError(decode_error(envelope.tree(error)?).map_err(|fault| envelope.fault(fault))?)
                 }
             };
@@ -108,14 +141,80 @@ fn read_envelope(line: &[u8], expect: impl FnOnce(i64) -> Option<Expect>) -> Res
     }
 }
 
-fn answer(expected: Expect, result: Json) -> Outcome {
-    let decoded = match expected {
-        Expect::Initialize => decode_initialize_result(&result).map(Answer::Initialize),
-        Expect::ToolsPage => decode_tools_page(&result).map(Answer::ToolsPage),
-        Expect::CallTool => decode_call_tool_result(result).map(Answer::CallTool),
-        Expect::Ping => Ok(Answer::Pong),
-    };
+fn decided<S>(decoded: Result<Answer<S>, ProtocolFault>) -> Outcome<S> {
     decoded.map_or_else(Outcome::Malformed, Outcome::Answer)
+}
+
+/// A `tools/call` result read member by member. `content` and `isError`
+/// (their first occurrences, as the decoder reads them) are parsed and
+/// decoded by [`decode_call_tool_result`] beside a stand-in for
+/// `structuredContent`, whose first occurrence is built by `structured`
+/// only once the rest decoded (`null` counts as absent). Every other member
+/// is validated without being built.
+fn call_tool<'a, S>(
+    envelope: &Envelope<'a>,
+    result: Span<'a>,
+    structured: impl FnOnce(&[u8]) -> Result<S, CorruptionReport>,
+) -> Result<Outcome<S>, MessageFault> {
+    let (stand_in, structured_span) = match envelope.result_members() {
+        Some(members) => call_tool_members(envelope, members)?,
+        // Not an object: the decoder names the fault.
+        None => (envelope.tree(result)?, None),
+    };
+    let decoded = match decode_call_tool_result(stand_in) {
+        Ok(decoded) => decoded,
+        Err(fault) => {
+            if let Some(span) = structured_span {
+                envelope.skip_inner(span)?;
+            }
+            return Ok(Outcome::Malformed(fault));
+        }
+    };
+    let structured_content = match structured_span {
+        Some(span) => Some(structured(span.bytes).map_err(|_| envelope.corruption())?),
+        None => None,
+    };
+    Ok(Outcome::Answer(Answer::CallTool(CallToolResult {
+        content: decoded.content,
+        is_error: decoded.is_error,
+        structured_content,
+    })))
+}
+
+/// The result object with its `content` and `isError` parsed and a stand-in
+/// for its `structuredContent`, and the span of that `structuredContent`.
+fn call_tool_members<'a>(envelope: &Envelope<'a>, members: &[Member<'a>]) -> Result<(Json, Option<Span<'a>>), MessageFault> {
+    let mut content = None;
+    let mut is_error = None;
+    let mut structured = None;
+    for &(key, value) in members {
+        let slot = match &*envelope.key_text(key)? {
+            "content" => &mut content,
+            "isError" => &mut is_error,
+            "structuredContent" if structured.is_none() => {
+                structured = Some((value.bytes != b"null").then_some(value));
+                continue;
+            }
+            _ => {
+                envelope.skip_inner(value)?;
+                continue;
+            }
+        };
+        match slot {
+            Some(_) => envelope.skip_inner(value)?,
+            None => *slot = Some(envelope.tree_inner(value)?),
+        }
+    }
+    let structured = structured.flatten();
+    let stand_in = [
+        ("content", content),
+        ("isError", is_error),
+        ("structuredContent", structured.map(|_| Json::Bool(true))),
+    ]
+    .into_iter()
+    .filter_map(|(key, value)| Some((key.to_owned(), value?)))
+    .collect();
+    Ok((Json::Object(stand_in), structured))
 }
 
 /// The response to a server request; the id is echoed in the same pass, so

@@ -368,8 +368,11 @@ proptest! {
 // ---- read: one line as the actor needs it --------------------------------------
 
 mod reading {
-    use super::super::read::{read, Answer, Expect, LineFault, Outcome, Reading};
+    use super::super::read::{read, read_with, Answer, Expect, LineFault, Outcome, Reading, STRUCTURED_DEPTH};
+    use super::{decode_call_tool_result, parse, CallToolResult, ContentBlock};
+    use crate::json::{self, Json};
     use crate::jsonrpc::MessageFault;
+    use proptest::prelude::*;
 
     fn expecting(kind: Expect) -> impl FnOnce(i64) -> Option<Expect> {
         move |id| (id == 7).then_some(kind)
@@ -425,5 +428,103 @@ mod reading {
         assert_eq!(read(b"{\"a\":1,\xC3(}", |_| None), Err(LineFault::InvalidUtf8(7)));
         // A corruption before the bad byte is a corruption.
         assert!(matches!(read(b"{\"a\":x\"\xFF\"}", |_| None), Err(LineFault::Message(MessageFault::Malformed(_)))));
+    }
+
+    fn response(result: &str) -> Vec<u8> {
+        format!(r#"{{"jsonrpc":"2.0","id":7,"result":{result}}}"#).into_bytes()
+    }
+
+    /// What the whole-result decoder answers for the same line.
+    fn decoded_whole(line: &[u8]) -> Outcome {
+        let Json::Object(members) = json::parse(line).unwrap() else { panic!() };
+        let result = members.into_iter().find(|(key, _)| key == "result").unwrap().1;
+        decode_call_tool_result(result).map_or_else(Outcome::Malformed, |result| Outcome::Answer(Answer::CallTool(result)))
+    }
+
+    #[test]
+    fn structured_content_is_built_from_its_own_bytes_once() {
+        let line = response(r#"{"structuredContent" : {"a":[1, 2]} ,"content":[],"structuredContent":{"b":3}}"#);
+        let mut calls = Vec::new();
+        let reading = read_with(&line, expecting(Expect::CallTool), |bytes| {
+            calls.push(bytes.to_vec());
+            Ok(bytes.len())
+        });
+        assert_eq!(calls, vec![br#"{"a":[1, 2]}"#.to_vec()]);
+        let expected = CallToolResult { content: vec![], is_error: false, structured_content: Some(12) };
+        assert_eq!(reading, Ok(Reading::Answer { id: 7, outcome: Outcome::Answer(Answer::CallTool(expected)) }));
+    }
+
+    #[test]
+    fn structured_content_is_not_built_when_absent_null_or_beside_a_fault() {
+        for result in [r#"{"content":[]}"#, r#"{"content":[],"structuredContent":null,"structuredContent":{}}"#, r#"{"content":3,"structuredContent":{}}"#] {
+            let line = response(result);
+            let reading = read_with(&line, expecting(Expect::CallTool), |_| -> Result<(), _> { panic!("built") });
+            assert!(matches!(reading, Ok(Reading::Answer { .. })), "{result}");
+        }
+    }
+
+    #[test]
+    fn a_corruption_anywhere_beats_a_fault_and_is_the_lines() {
+        for result in [r#"{"content":3,"structuredContent":[1,}"#, r#"{"content":[],"structuredContent":[1,}"#, r#"{"content":[],"x":tru}"#] {
+            let line = response(result);
+            let Err(json_fault) = json::parse(&line) else { panic!() };
+            assert_eq!(read(&line, expecting(Expect::CallTool)), Err(LineFault::Message(MessageFault::Malformed(json_fault))), "{result}");
+        }
+        // The builder's own refusal counts as the line's corruption.
+        let line = response(r#"{"content":[],"structuredContent":{}}"#);
+        let refused = read_with(&line, expecting(Expect::CallTool), |_| -> Result<(), _> {
+            Err(json::CorruptionReport { offset: 0, reason: "refused" })
+        });
+        assert!(matches!(refused, Err(LineFault::Message(MessageFault::Malformed(_)))));
+    }
+
+    #[test]
+    fn escaped_keys_are_read_as_their_text() {
+        let line = response(r#"{"is\u0045rror":true,"cont\u0065nt":[{"type":"text","text":"x"}],"structured\u0043ontent":1}"#);
+        let expected = CallToolResult { content: vec![ContentBlock::Text("x".into())], is_error: true, structured_content: Some(Json::Int(1)) };
+        assert_eq!(read(&line, expecting(Expect::CallTool)), Ok(Reading::Answer { id: 7, outcome: Outcome::Answer(Answer::CallTool(expected)) }));
+    }
+
+    #[test]
+    fn structured_content_nests_as_deep_as_the_line_allows() {
+        let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let line = response(&format!(r#"{{"structuredContent":{}}}"#, nested(STRUCTURED_DEPTH)));
+        assert!(json::parse(&line).is_ok());
+        assert_eq!(read(&line, expecting(Expect::CallTool)).map(|_| ()), Ok(()));
+        let line = response(&format!(r#"{{"structuredContent":{}}}"#, nested(STRUCTURED_DEPTH + 1)));
+        let Err(json_fault) = json::parse(&line) else { panic!() };
+        assert_eq!(read(&line, expecting(Expect::CallTool)), Err(LineFault::Message(MessageFault::Malformed(json_fault))));
+    }
+
+    fn member() -> impl Strategy<Value = (String, Json)> {
+        let value = prop_oneof![
+            Just(Json::Null),
+            any::<bool>().prop_map(Json::Bool),
+            (-3i64..3).prop_map(Json::Int),
+            "[a-z]{0,3}".prop_map(Json::String),
+            Just(parse("[]")),
+            Just(parse(r#"[{"type":"text","text":"a"},{"type":"image"}]"#)),
+            Just(parse(r#"[{"type":"text"}]"#)),
+            Just(parse(r#"[{"type":"text","text":"b"},7]"#)),
+            Just(parse(r#"{"rows":[{"id":1},{"id":2}],"n":null}"#)),
+        ];
+        ("content|isError|structuredContent|other", value)
+    }
+
+    proptest! {
+        /// Member by member, the reader answers what decoding the whole
+        /// result answers: keys in any order, repeated, `null`, mistyped.
+        #[test]
+        fn call_results_read_as_the_whole_result_decodes(members in prop::collection::vec(member(), 0..6)) {
+            let line = json::to_bytes(&Json::Object(vec![
+                ("jsonrpc".into(), Json::String("2.0".into())),
+                ("id".into(), Json::Int(7)),
+                ("result".into(), Json::Object(members)),
+            ])).unwrap();
+            let Ok(Reading::Answer { id: 7, outcome }) = read(&line, expecting(Expect::CallTool)) else {
+                panic!("not an answer")
+            };
+            prop_assert_eq!(outcome, decoded_whole(&line));
+        }
     }
 }

@@ -1,6 +1,10 @@
 //// What generated bodies call: `invoke` / `invoke_whole` turn a server name,
 //// a wire tool name and the arguments into one `tools/call` on that server's
-//// client, and its result into an `mcp.Outcome`.
+//// client, and its result into an `mcp.Outcome`. The arguments are
+//// translated to JSON with `interchange.to_json`; the result's
+//// `structuredContent` comes back already a `Value`
+//// (`client.call_tool_msgpack` builds it once, from the server's line), or
+//// as the fault that keeps it from being one (`ResultUntranslatable`).
 ////
 //// Servers are found by name in a registry the harness fills at boot
 //// (`register`), one started `mcp/client.Client` per configured server.
@@ -14,8 +18,7 @@ import gleam/result
 import gleam/string
 import mcp/client.{type Client}
 import mcp/interchange
-import mcp/json
-import mcp/protocol.{CallToolResult, Text}
+import mcp/protocol.{MsgpackCallToolResult, Text}
 
 /// Every call's deadline.
 pub const call_timeout_ms = 30_000
@@ -56,18 +59,19 @@ pub fn invoke_whole(server: String, tool: String, arguments: Value) -> Outcome {
       report.BadArguments(server, tool, interchange.describe(fault))
     }),
   )
-  case client.call_tool(client, tool, json_arguments, call_timeout_ms) {
-    Ok(CallToolResult(content, is_error: False, structured_content:)) ->
-      case structured(structured_content) {
-        Ok(value) -> Ok(Reply(texts(content), value))
-        Error(fault) ->
+  case client.call_tool_msgpack(client, tool, json_arguments, call_timeout_ms) {
+    Ok(MsgpackCallToolResult(content, is_error: False, structured_content:)) ->
+      case structured_content {
+        option.None -> Ok(Reply(texts(content), option.None))
+        option.Some(Ok(value)) -> Ok(Reply(texts(content), option.Some(value)))
+        option.Some(Error(fault)) ->
           Error(report.ResultUntranslatable(
             server,
             tool,
             interchange.describe(fault),
           ))
       }
-    Ok(CallToolResult(content, is_error: True, ..)) ->
+    Ok(MsgpackCallToolResult(content, is_error: True, ..)) ->
       Error(report.ToolFailed(server, tool, string.join(texts(content), "\n")))
     Error(error) ->
       Error(report.CallFailed(server, tool, client.describe_client_error(error)))
@@ -81,15 +85,4 @@ fn texts(content: List(protocol.ContentBlock)) -> List(String) {
       _ -> Error(Nil)
     }
   })
-}
-
-/// The `structuredContent` as a `Value`; one that has none is an error,
-/// never dropped.
-fn structured(
-  content: option.Option(json.JsonValue),
-) -> Result(option.Option(Value), interchange.InterchangeFault) {
-  case content {
-    option.None -> Ok(option.None)
-    option.Some(json) -> interchange.to_msgpack(json) |> result.map(option.Some)
-  }
 }

@@ -170,6 +170,28 @@ proptest! {
     fn json_fast_path_agrees_on_random_text(text in "[\\[\\]{}\",:0-9a-z.eE+ -]{0,40}") {
         prop_assert_eq!(json_to_msgpack_bytes(text.as_bytes()), slow_json_to_msgpack(text.as_bytes()));
     }
+
+    #[test]
+    fn one_parse_build_agrees_with_the_value_path(json in any_json()) {
+        let text = crate::json::to_bytes(&json).unwrap();
+        prop_assert_eq!(built_from_text(&text), slow_json_to_value(&text));
+    }
+
+    #[test]
+    fn one_parse_build_agrees_on_random_text(text in "[\\[\\]{}\",:0-9a-z.eE+ -]{0,40}") {
+        prop_assert_eq!(built_from_text(text.as_bytes()), slow_json_to_value(text.as_bytes()));
+    }
+}
+
+/// [`MsgpackFromJson`] over the tree sink: one parse, one build.
+fn built_from_text(text: &[u8]) -> Result<Msgpack, LineFault> {
+    let mut sink = MsgpackFromJson::new(TreeSink);
+    let value = crate::json::parse_with(text, &mut sink)?;
+    Ok(sink.finish(value, text)?)
+}
+
+fn slow_json_to_value(text: &[u8]) -> Result<Msgpack, LineFault> {
+    Ok(to_msgpack(&crate::json::parse(text)?)?)
 }
 
 fn slow_msgpack_to_json(bytes: &[u8]) -> Result<Vec<u8>, LineFault> {

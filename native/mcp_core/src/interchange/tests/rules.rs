@@ -208,3 +208,19 @@ fn json_to_msgpack_bytes_matches_parse_then_translate() {
         Err(LineFault::Corrupt(corrupt(22, "unexpected end of input")))
     );
 }
+
+#[test]
+fn one_parse_build_names_the_first_fault_as_the_value_path_does() {
+    let text = br#"{"a":[1,{"two words":[2,18446744073709551616]}],"b":-9223372036854775809}"#;
+    let mut sink = MsgpackFromJson::new(TreeSink);
+    let value = crate::json::parse_with(text, &mut sink).unwrap();
+    assert_eq!(sink.finish(value, text), Err(fault(r#"$.a[1]["two words"][1]"#, Reason::IntOutOfRange)));
+    let text = br#"{"a":[1,{"b":null}],"c":"d"}"#;
+    let mut sink = MsgpackFromJson::new(TreeSink);
+    let value = crate::json::parse_with(text, &mut sink).unwrap();
+    let expected = Msgpack::Map(vec![
+        (s("a"), Msgpack::Array(vec![Msgpack::Int(1), Msgpack::Map(vec![(s("b"), Msgpack::Nil)])])),
+        (s("c"), s("d")),
+    ]);
+    assert_eq!(sink.finish(value, text), Ok(expected));
+}
