@@ -22,6 +22,8 @@
          internal_error/0]).
 -export_type([id/0, rpc_error/0, inbound/0, message_fault/0, params/0]).
 
+-include("mcp_scheduling.hrl").
+
 -type json() :: mcp_json:json().
 -type id() :: {id_int, integer()} | {id_string, binary()}.
 -type params() :: {some, json()} | none.
@@ -35,11 +37,8 @@
 
 %% @doc Decodes one line (without its newline).
 -spec decode(binary()) -> {ok, inbound()} | {error, message_fault()}.
-decode(Line) when is_binary(Line) ->
-    case byte_size(Line) >= mcp_json:dirty_threshold() of
-        true -> mcp_nif:jsonrpc_decode_dirty(Line);
-        false -> mcp_nif:jsonrpc_decode(Line)
-    end.
+decode(Line) when byte_size(Line) >= ?DIRTY_THRESHOLD -> mcp_nif:jsonrpc_decode_dirty(Line);
+decode(Line) when is_binary(Line) -> mcp_nif:jsonrpc_decode(Line).
 
 %% @doc `{"jsonrpc":"2.0","id":Id,"method":Method[,"params":Params]}'.
 -spec request(id(), binary(), params()) -> json().

@@ -24,6 +24,8 @@
               tools_page/0, call_tool_result/0, content_block/0, protocol_fault/0,
               expectation/0, reading/0, line_fault/0]).
 
+-include("mcp_scheduling.hrl").
+
 -type json() :: mcp_json:json().
 -type tools_capability() :: {tools_capability, ListChanged :: boolean()}.
 -type server_info() :: {server_info, Name :: binary(), Version :: binary()}.
@@ -112,8 +114,7 @@ decode_call_tool_result(Result) -> mcp_nif:protocol_decode_call_tool_result(Resu
 %% Lines of at least `mcp_json:dirty_threshold()' bytes are read on a dirty
 %% CPU scheduler, smaller ones on the caller's.
 -spec read(binary(), #{integer() => expectation()}) -> reading() | {error, line_fault()}.
+read(Line, Expected) when byte_size(Line) >= ?DIRTY_THRESHOLD, is_map(Expected) ->
+    mcp_nif:protocol_read_dirty(Line, Expected);
 read(Line, Expected) when is_binary(Line), is_map(Expected) ->
-    case byte_size(Line) >= mcp_json:dirty_threshold() of
-        true -> mcp_nif:protocol_read_dirty(Line, Expected);
-        false -> mcp_nif:protocol_read(Line, Expected)
-    end.
+    mcp_nif:protocol_read(Line, Expected).
