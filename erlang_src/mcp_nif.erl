@@ -24,14 +24,14 @@
          protocol_decode_call_tool_result/1,
          protocol_read/2, protocol_read_dirty/2,
          stdio_join_dirty/1,
-         stdio_scan/3, stdio_scan_dirty/2,
+         stdio_scan/4, stdio_scan_dirty/3,
          wire_limits/0]).
 -nifs([jsonrpc_decode/1, jsonrpc_decode_dirty/1,
        protocol_decode_initialize_result/1, protocol_decode_tools_page/1,
        protocol_decode_call_tool_result/1,
        protocol_read/2, protocol_read_dirty/2,
        stdio_join_dirty/1,
-       stdio_scan/3, stdio_scan_dirty/2,
+       stdio_scan/4, stdio_scan_dirty/3,
        wire_limits/0]).
 
 %% ---- code mode generator (mcp_schema, mcp_name, mcp_codegen) ----
@@ -109,8 +109,8 @@ protocol_decode_call_tool_result(_) -> not_loaded().
 protocol_read(_, _) -> not_loaded().
 protocol_read_dirty(_, _) -> not_loaded().
 stdio_join_dirty(_) -> not_loaded().
-stdio_scan(_, _, _) -> not_loaded().
-stdio_scan_dirty(_, _) -> not_loaded().
+stdio_scan(_, _, _, _) -> not_loaded().
+stdio_scan_dirty(_, _, _) -> not_loaded().
 wire_limits() -> not_loaded().
 
 %% interchange

@@ -180,15 +180,24 @@ fn stdio_join_dirty<'a>(env: Env<'a>, parts: Vec<Binary<'a>>) -> NifResult<Term<
     wire_terms::stdio_join(env, &parts)
 }
 
-/// The framing of one chunk, or `dirty` when it holds more than `newline_budget` newlines.
+/// The framing of one chunk under the buffer's cap, or `dirty` when it holds
+/// more than `newline_budget` newlines.
 #[rustler::nif]
-fn stdio_scan<'a>(env: Env<'a>, chunk: Binary<'a>, pending: (usize, bool, u64), newline_budget: usize) -> NifResult<Term<'a>> {
-    wire_terms::stdio_scan(env, chunk, Pending { bytes: pending.0, ends_with_cr: pending.1 }, pending.2, Some(newline_budget))
+fn stdio_scan<'a>(
+    env: Env<'a>,
+    chunk: Binary<'a>,
+    pending: (usize, bool, u64),
+    max_line_bytes: usize,
+    newline_budget: usize,
+) -> NifResult<Term<'a>> {
+    let (bytes, ends_with_cr, base) = pending;
+    wire_terms::stdio_scan(env, chunk, Pending { bytes, ends_with_cr }, base, max_line_bytes, Some(newline_budget))
 }
 
 #[rustler::nif(schedule = "DirtyCpu")]
-fn stdio_scan_dirty<'a>(env: Env<'a>, chunk: Binary<'a>, pending: (usize, bool, u64)) -> NifResult<Term<'a>> {
-    wire_terms::stdio_scan(env, chunk, Pending { bytes: pending.0, ends_with_cr: pending.1 }, pending.2, None)
+fn stdio_scan_dirty<'a>(env: Env<'a>, chunk: Binary<'a>, pending: (usize, bool, u64), max_line_bytes: usize) -> NifResult<Term<'a>> {
+    let (bytes, ends_with_cr, base) = pending;
+    wire_terms::stdio_scan(env, chunk, Pending { bytes, ends_with_cr }, base, max_line_bytes, None)
 }
 
 // ---- mcp_schema / mcp_name / mcp_codegen (code mode generator) --------------
