@@ -64,11 +64,15 @@
 %% they hold cannot cross.
 -type line_fault() :: mcp_json:corruption_report() | interchange_fault().
 
--spec max_msgpack_int() -> 18446744073709551615.
-max_msgpack_int() -> 18446744073709551615.
+%% @doc The largest integer MessagePack carries, 2^64 - 1 (defined once, in
+%% the Rust core: `interchange::MAX_MSGPACK_INT').
+-spec max_msgpack_int() -> pos_integer().
+max_msgpack_int() -> element(2, mcp_nif:interchange_limits()).
 
--spec min_msgpack_int() -> -9223372036854775808.
-min_msgpack_int() -> -9223372036854775808.
+%% @doc The smallest integer MessagePack carries, -2^63
+%% (`interchange::MIN_MSGPACK_INT').
+-spec min_msgpack_int() -> neg_integer().
+min_msgpack_int() -> element(1, mcp_nif:interchange_limits()).
 
 %% @doc Byte size from which byte inputs run on a dirty CPU scheduler.
 -spec dirty_threshold() -> pos_integer().

@@ -61,20 +61,26 @@ error_response(Id, Code, Message) when is_integer(Code), is_binary(Message) ->
     Error = {object, [{<<"code">>, {int, Code}}, {<<"message">>, {string, Message}}]},
     envelope([{<<"id">>, id_json(Id)}, {<<"error">>, Error}]).
 
--spec parse_error() -> -32700.
-parse_error() -> -32700.
+%% @doc -32700. The standard error codes are defined once, in the Rust core
+%% (`jsonrpc::PARSE_ERROR' ... `INTERNAL_ERROR'), and read from there.
+-spec parse_error() -> integer().
+parse_error() -> element(1, mcp_nif:jsonrpc_error_codes()).
 
--spec invalid_request() -> -32600.
-invalid_request() -> -32600.
+%% @doc -32600.
+-spec invalid_request() -> integer().
+invalid_request() -> element(2, mcp_nif:jsonrpc_error_codes()).
 
--spec method_not_found() -> -32601.
-method_not_found() -> -32601.
+%% @doc -32601, the code the client answers a server request with.
+-spec method_not_found() -> integer().
+method_not_found() -> element(3, mcp_nif:jsonrpc_error_codes()).
 
--spec invalid_params() -> -32602.
-invalid_params() -> -32602.
+%% @doc -32602.
+-spec invalid_params() -> integer().
+invalid_params() -> element(4, mcp_nif:jsonrpc_error_codes()).
 
--spec internal_error() -> -32603.
-internal_error() -> -32603.
+%% @doc -32603.
+-spec internal_error() -> integer().
+internal_error() -> element(5, mcp_nif:jsonrpc_error_codes()).
 
 envelope(Members) -> {object, [{<<"jsonrpc">>, {string, <<"2.0">>}} | Members]}.
 

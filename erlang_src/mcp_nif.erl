@@ -25,14 +25,14 @@
          protocol_read/2, protocol_read_dirty/2,
          stdio_join_dirty/1,
          stdio_scan/4, stdio_scan_dirty/3,
-         wire_limits/0]).
+         wire_limits/0, jsonrpc_error_codes/0]).
 -nifs([jsonrpc_decode/1, jsonrpc_decode_dirty/1,
        protocol_decode_initialize_result/1, protocol_decode_tools_page/1,
        protocol_decode_call_tool_result/1,
        protocol_read/2, protocol_read_dirty/2,
        stdio_join_dirty/1,
        stdio_scan/4, stdio_scan_dirty/3,
-       wire_limits/0]).
+       wire_limits/0, jsonrpc_error_codes/0]).
 
 %% ---- code mode generator (mcp_schema, mcp_name, mcp_codegen) ----
 -export([schema_plan_dirty/1,
@@ -58,11 +58,13 @@
 -export([interchange_to_json/2, interchange_to_json_dirty/1, interchange_to_msgpack/2,
          interchange_to_msgpack_dirty/1, msgpack_decode/1, msgpack_decode_dirty/1,
          msgpack_encode/2, msgpack_encode_dirty/1, msgpack_to_json_line/1,
-         msgpack_to_json_line_dirty/1, json_to_msgpack_bytes/1, json_to_msgpack_bytes_dirty/1]).
+         msgpack_to_json_line_dirty/1, json_to_msgpack_bytes/1, json_to_msgpack_bytes_dirty/1,
+         interchange_limits/0]).
 -nifs([interchange_to_json/2, interchange_to_json_dirty/1, interchange_to_msgpack/2,
        interchange_to_msgpack_dirty/1, msgpack_decode/1, msgpack_decode_dirty/1,
        msgpack_encode/2, msgpack_encode_dirty/1, msgpack_to_json_line/1,
-       msgpack_to_json_line_dirty/1, json_to_msgpack_bytes/1, json_to_msgpack_bytes_dirty/1]).
+       msgpack_to_json_line_dirty/1, json_to_msgpack_bytes/1, json_to_msgpack_bytes_dirty/1,
+       interchange_limits/0]).
 
 %% ---- the port child's watch (mcp_port) ----
 -export([child_watch_open/1, child_watch_exited/1, child_watch_kill/1]).
@@ -112,6 +114,7 @@ stdio_join_dirty(_) -> not_loaded().
 stdio_scan(_, _, _, _) -> not_loaded().
 stdio_scan_dirty(_, _, _) -> not_loaded().
 wire_limits() -> not_loaded().
+jsonrpc_error_codes() -> not_loaded().
 
 %% interchange
 interchange_to_json(_, _) -> not_loaded().
@@ -126,6 +129,7 @@ msgpack_to_json_line(_) -> not_loaded().
 msgpack_to_json_line_dirty(_) -> not_loaded().
 json_to_msgpack_bytes(_) -> not_loaded().
 json_to_msgpack_bytes_dirty(_) -> not_loaded().
+interchange_limits() -> not_loaded().
 
 %% code mode generator
 schema_plan_dirty(_) -> not_loaded().

@@ -161,6 +161,15 @@ fn protocol_decode_call_tool_result<'a>(env: Env<'a>, value: Term<'a>) -> NifRes
     wire_terms::decode_call_tool_result(env, value)
 }
 
+/// The standard JSON-RPC error codes, `{ParseError, InvalidRequest,
+/// MethodNotFound, InvalidParams, InternalError}`, defined by the core
+/// (`jsonrpc::PARSE_ERROR` ...) for `mcp_jsonrpc`.
+#[rustler::nif]
+fn jsonrpc_error_codes() -> (i64, i64, i64, i64, i64) {
+    use mcp_core::jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR};
+    (PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR)
+}
+
 /// The wire limits defined by the core, so Erlang has no copy of them.
 #[rustler::nif]
 fn wire_limits<'a>(env: Env<'a>) -> NifResult<Term<'a>> {
@@ -287,6 +296,13 @@ nif_with_dirty_twin! {
 // ---- mcp_interchange --------------------------------------------------------
 // Term-input NIFs take a work budget and answer `dirty` past it (see
 // interchange_terms::Budget); byte-input ones are dirty twins.
+
+/// The integer range MessagePack carries, `{Min, Max}`
+/// (`interchange::{MIN,MAX}_MSGPACK_INT`), for `mcp_interchange`.
+#[rustler::nif]
+fn interchange_limits() -> (i128, i128) {
+    (mcp_core::interchange::MIN_MSGPACK_INT, mcp_core::interchange::MAX_MSGPACK_INT)
+}
 
 #[rustler::nif]
 fn interchange_to_json<'a>(env: Env<'a>, value: Term<'a>, budget: usize) -> NifResult<Term<'a>> {

@@ -21,8 +21,9 @@
 
 use std::collections::VecDeque;
 
-/// The formatter's line width.
-const LINE_WIDTH: usize = 80;
+/// The formatter's line width: code is laid out within it, and doc comment
+/// lines are wrapped to it (`/// ` included).
+pub(super) const LINE_WIDTH: usize = 80;
 
 /// The formatter's indentation step.
 const INDENT: usize = 2;
