@@ -10,8 +10,6 @@
 
 -on_load(init/0).
 
--export([library_path/0]).
-
 %% mcp_json
 -export([json_decode/1, json_decode_dirty/1, json_encode/3, json_encode_dirty/2]).
 -nifs([json_decode/1, json_decode_dirty/1, json_encode/3, json_encode_dirty/2]).
@@ -82,7 +80,7 @@ init() ->
         {error, {Reason, Text}} -> {error, {mcp_nif_not_loaded, Path, {Reason, Text}}}
     end.
 
-%% @doc The library path the loader tries (without the `.so' extension).
+%% The library path the loader tries (without the `.so' extension).
 -spec library_path() -> file:filename_all().
 library_path() ->
     Dir = case code:priv_dir(mcp) of

@@ -55,10 +55,9 @@ impl JsonSink for SkipSink {
     }
 }
 
-/// A member value: `bytes` starts at byte `at` of the line.
+/// A member's bytes, a slice of the line.
 #[derive(Debug, Clone, Copy)]
 pub struct Span<'a> {
-    pub at: usize,
     pub bytes: &'a [u8],
 }
 
@@ -117,14 +116,14 @@ pub fn split(line: &[u8]) -> Result<Envelope<'_>, MessageFault> {
                 return Err(canonical(line));
             }
             let key_end = string_end(line, pos);
-            let key = Span { at: pos, bytes: &line[pos..key_end] };
+            let key = Span { bytes: &line[pos..key_end] };
             pos = skip_whitespace(line, key_end);
             if line.get(pos) != Some(&b':') {
                 return Err(canonical(line));
             }
             pos = skip_whitespace(line, pos + 1);
             let end = value_end(line, pos);
-            envelope.member(key, Span { at: pos, bytes: &line[pos..end] })?;
+            envelope.member(key, Span { bytes: &line[pos..end] })?;
             pos = skip_whitespace(line, end);
             match line.get(pos) {
                 Some(b',') => pos = skip_whitespace(line, pos + 1),
