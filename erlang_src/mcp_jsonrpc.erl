@@ -1,5 +1,6 @@
 %% @doc The JSON-RPC 2.0 envelope (`mcp/jsonrpc'): a total decoder for one
-%% inbound line and the encoders for what the client sends.
+%% inbound line, encoders of the four message kinds as `json()' terms, and
+%% the standard error codes.
 %%
 %% `decode/1' never raises on a binary: a line that is not JSON is
 %% `{malformed_message, corruption_report()}', JSON that is not a JSON-RPC
@@ -11,10 +12,12 @@
 %% and a batch are faults. Tolerant content: unknown members are ignored and
 %% `params', `result' and error `data' cross as raw `json()'.
 %%
-%% Decoding is one parse in the Rust core; lines of at least
+%% Decoding runs in the Rust core; lines of at least
 %% `mcp_json:dirty_threshold()' bytes are decoded on a dirty CPU scheduler.
 %% The encoders build `json()' terms in Erlang (no NIF round trip for the
-%% caller's params); `mcp_stdio:frame/1' turns them into wire bytes.
+%% caller's params); `mcp_stdio:frame/1' turns them into wire bytes. The
+%% client sends the requests and notifications built here; its answers to a
+%% server's requests are built by `mcp_protocol:read/2'.
 -module(mcp_jsonrpc).
 
 -export([decode/1, request/3, notification/2, result_response/2, error_response/3,

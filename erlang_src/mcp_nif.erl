@@ -1,5 +1,8 @@
 %% @doc The NIF library loader and its stubs. This is the only module that
-%% declares NIFs; nothing but the public `mcp_*' modules calls it.
+%% declares NIFs; the library modules that wrap them (and tests) call it.
+%% Each `_dirty' function runs on a dirty CPU scheduler; its plain twin on
+%% the caller's (native/mcp_nif/src/lib.rs says which twins take a work
+%% budget and answer `dirty').
 %%
 %% The library is `priv/libmcp_nif.so' of the `mcp' application (falling back
 %% to `../priv' beside this beam when the application is not on the code

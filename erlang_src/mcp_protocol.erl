@@ -1,19 +1,22 @@
-%% @doc MCP protocol messages (`mcp/protocol'): the params the client sends
-%% and total decoders for the results it reads.
+%% @doc MCP protocol messages (`mcp/protocol'): the params the client sends,
+%% total decoders for the results it reads, and `read/2', the client actor's
+%% reading of a whole inbound line.
 %%
 %% The decoders take the `json()' a response carried and never raise on
 %% one (a term outside `json()' raises `badarg'). Every fault names its path,
 %% `$.tools[3].inputSchema'-style, with a short fixed reason (`missing',
 %% `empty', `expected a string', `expected a boolean', `expected an object',
 %% `expected an array'). Strict where the client depends on a member,
-%% tolerant elsewhere: unknown members are ignored; schemas, annotations and
-%% `structuredContent' cross raw; an optional member given as `null' counts
-%% as absent; where a key repeats, its first occurrence is read.
+%% tolerant elsewhere: unknown members are ignored; schemas, annotations,
+%% `execution' and `structuredContent' cross raw; an optional member given
+%% as `null' counts as absent; where a key repeats, its first occurrence is
+%% read.
 %%
 %% Invariants: the declared client capabilities are exactly `{object, []}'
 %% (no sampling, roots or elicitation); a decoded `initialize_result()' has a
 %% protocol version in `supported_versions()'; one bad tool entry fails the
-%% whole page. The decoders run in the Rust core on a dirty CPU scheduler.
+%% whole page. The decoders run in the Rust core on a dirty CPU scheduler
+%% (`read/2' by the line's size).
 -module(mcp_protocol).
 
 -export([requested_version/0, supported_versions/0,

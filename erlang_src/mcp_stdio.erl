@@ -14,12 +14,12 @@
 %%
 %% The rules, the cap included, live in the Rust core (`stdio::scan'), which
 %% looks at the new chunk only, given the held length, whether the held bytes
-%% end in `\r' and the buffer's cap; the held bytes are never passed to it. The held partial line is a tail
-%% binary grown by appending, which the runtime does in place (amortised
-%% linear for a line arriving in small chunks, no rescan), and, once the tail
-%% reaches 256 KiB, a list of such parts: a regrowth copies at most one part,
-%% never the whole line, and a chunk of 256 KiB or more is kept as a part
-%% without being copied. A line completed across chunks is joined once, on a
+%% end in `\r' and the buffer's cap; the held bytes are never passed to it.
+%% The held partial line is a tail binary grown by appending, which the
+%% runtime does in place (amortised linear for a line arriving in small
+%% chunks, no rescan), and, once the tail reaches 256 KiB, a list of such
+%% parts: a regrowth copies at most one part, never the whole line, and a
+%% chunk of 256 KiB or more is kept as a part without being copied. A line completed across chunks is joined once, on a
 %% dirty CPU scheduler from `dirty_threshold()' bytes (so a 16 MiB line costs
 %% the caller's scheduler no long copy). Lines lying inside one chunk are
 %% returned as sub-binaries of it, not copies. Chunks of at least
@@ -65,7 +65,8 @@
 -spec max_line_bytes() -> pos_integer().
 max_line_bytes() -> maps:get(max_line_bytes, mcp_nif:wire_limits()).
 
-%% @doc Chunk size from which `push/2' scans on a dirty CPU scheduler.
+%% @doc Chunk size from which `push/2' and `read/2' scan on a dirty CPU
+%% scheduler (and held bytes from which a completed line is joined there).
 -spec dirty_threshold() -> pos_integer().
 dirty_threshold() -> ?DIRTY_CHUNK_BYTES.
 

@@ -19,7 +19,8 @@
 use crate::json::{self, EncodeError, Json};
 use std::ops::Range;
 
-/// The longest line content accepted, in bytes (16 MiB).
+/// The longest line content any stream accepts, in bytes (16 MiB): the
+/// default cap, and the most a caller's `max_line_bytes` can be.
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
 /// Why the stream cannot be framed.

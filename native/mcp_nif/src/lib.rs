@@ -1,6 +1,7 @@
 //! mcp_nif: the NIF entry points. This file lists every `#[rustler::nif]`;
 //! each one only translates terms (helpers in the sibling modules) and calls
-//! `mcp_core`. No logic lives here, and every atom is a fixed constant.
+//! `mcp_core` (or `mcp_os`). No rule lives here, and every atom is a fixed
+//! constant.
 //!
 //! Functions whose work grows with the input come in two variants, by one of
 //! two mechanisms:
