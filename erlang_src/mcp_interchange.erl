@@ -6,12 +6,17 @@
 %% Invariants:
 %% <ul>
 %% <li>`to_json/1' (an argument going to a server): `nil_value' is `null';
-%%   integers always fit; strings and map keys must be UTF-8 `string_value's;
-%%   a `binary_value', an `ext_value', a non-string map key or a string that
-%%   is not UTF-8 fails the whole conversion.</li>
-%% <li>`to_msgpack/1' (a result going to a program) is total except integers
-%%   outside [`min_msgpack_int()', `max_msgpack_int()'], which fail the whole
-%%   conversion: never wrapped, clamped or turned into floats.</li>
+%%   integers in msgpack's range always fit; strings and map keys must be
+%%   UTF-8 `string_value's; a `binary_value', an `ext_value', a non-string
+%%   map key, a string that is not UTF-8, an integer outside
+%%   [`min_msgpack_int()', `max_msgpack_int()'] or more than
+%%   `mcp_json:max_depth()' nested containers fails the whole
+%%   conversion.</li>
+%% <li>`to_msgpack/1' (a result going to a program) fails the whole
+%%   conversion only for an integer outside [`min_msgpack_int()',
+%%   `max_msgpack_int()'] (never wrapped, clamped or turned into floats) or
+%%   more than `mcp_json:max_depth()' nested containers; a string or key
+%%   that is not UTF-8 raises `badarg', as any term outside `json()'.</li>
 %% <li>A fault is `{interchange_fault, Path, Reason}': `Path' a binary such as
 %%   `<<"$.args[2].name">>' (keys that are not identifiers in brackets, JSON
 %%   quoted: `$["two words"]'), `Reason' a short lowercase binary; it names
@@ -24,7 +29,7 @@
 %%   decoder never recurses. `msgpack_encode/1' picks the smallest encoding
 %%   for every value (float 32 when exact) and raises `badarg' outside
 %%   `msgpack()' (an integer outside msgpack's range, an ext type outside
-%%   -128..127, more than `max_depth()' nested containers).</li>
+%%   -128..127, more than `mcp_json:max_depth()' nested containers).</li>
 %% <li>`msgpack_to_json_line/1' and `json_to_msgpack_bytes/1' go byte to byte
 %%   without building terms and answer exactly as decoding, translating and
 %%   encoding would, faults included (corruption anywhere outranks a
@@ -64,11 +69,15 @@
 %% they hold cannot cross.
 -type line_fault() :: mcp_json:corruption_report() | interchange_fault().
 
--spec max_msgpack_int() -> 18446744073709551615.
-max_msgpack_int() -> 18446744073709551615.
+%% @doc The largest integer MessagePack carries, 2^64 - 1 (defined once, in
+%% the Rust core: `interchange::MAX_MSGPACK_INT').
+-spec max_msgpack_int() -> pos_integer().
+max_msgpack_int() -> element(2, mcp_nif:interchange_limits()).
 
--spec min_msgpack_int() -> -9223372036854775808.
-min_msgpack_int() -> -9223372036854775808.
+%% @doc The smallest integer MessagePack carries, -2^63
+%% (`interchange::MIN_MSGPACK_INT').
+-spec min_msgpack_int() -> neg_integer().
+min_msgpack_int() -> element(1, mcp_nif:interchange_limits()).
 
 %% @doc Byte size from which byte inputs run on a dirty CPU scheduler.
 -spec dirty_threshold() -> pos_integer().
@@ -87,8 +96,9 @@ to_json(Value) ->
         Result -> Result
     end.
 
-%% @doc A JSON value as msgpack, or the first integer outside msgpack's
-%% range; raises `badarg' for a term outside `mcp_json:json()'.
+%% @doc A JSON value as msgpack, or the first fault (an integer outside
+%% msgpack's range, nesting too deep); raises `badarg' for a term outside
+%% `mcp_json:json()', a string that is not UTF-8 included.
 -spec to_msgpack(mcp_json:json()) -> {ok, msgpack()} | {error, interchange_fault()}.
 to_msgpack(Value) ->
     case mcp_nif:interchange_to_msgpack(Value, ?WORK_BUDGET) of

@@ -9,8 +9,9 @@
 %%
 %% `encode/1' is compact, escapes every control character (so the output
 %% never holds a raw newline) and prints floats in shortest round-trip form;
-%% it raises `badarg' for a term outside `json()', and for an integer of
-%% more than `max_integer_digits()' digits: the decoder's own limit, so what
+%% it raises `badarg' for a term outside `json()', a string or key that is
+%% not UTF-8, more than `max_depth()' nested containers, and an integer of
+%% more than `max_integer_digits()' digits: the decoder's own limits, so what
 %% the client writes it could read back (and decimal conversion is
 %% quadratic: `1 bsl 16000000' took 3.6 s on the caller's scheduler).
 %%
@@ -18,9 +19,10 @@
 %% read through the NIF: one definition for decoder, encoder and
 %% `mcp_interchange'.
 %%
-%% Inputs of at least `dirty_threshold()' bytes run on a dirty CPU scheduler;
-%% smaller ones on the caller's scheduler (see docs/json.md for the
-%% measurement).
+%% `decode/1' runs on a dirty CPU scheduler from `dirty_threshold()' bytes of
+%% input, on the caller's scheduler below; `encode/1' starts on the
+%% caller's and is redone on a dirty one if its output would pass that many
+%% bytes (see docs/json.md for the measurement).
 -module(mcp_json).
 
 -export([decode/1, encode/1, encode_line/1, max_depth/0, max_integer_digits/0, dirty_threshold/0]).
@@ -43,7 +45,8 @@ max_depth() -> mcp_nif:json_max_depth().
 -spec max_integer_digits() -> pos_integer().
 max_integer_digits() -> mcp_nif:json_max_integer_digits().
 
-%% @doc Byte size from which decode and encode run on a dirty CPU scheduler.
+%% @doc Byte size from which `decode/1' (input) and `encode/1' (output) run
+%% on a dirty CPU scheduler.
 -spec dirty_threshold() -> pos_integer().
 dirty_threshold() -> ?DIRTY_THRESHOLD.
 
@@ -55,8 +58,9 @@ decode(Line) when is_binary(Line) -> mcp_nif:json_decode(Line).
 %% normal-scheduler NIF gives up (answering `dirty') once its output would
 %% pass `dirty_threshold()' bytes, and the call is redone on a dirty CPU
 %% scheduler: bounded work on the caller's scheduler whatever the term.
-%% Every string, key and integer is measured against that budget before it
-%% is read (UTF-8 checked, copied, converted to decimal).
+%% Every string and key is measured (at its raw size) and every integer
+%% charged against that budget before it is read (UTF-8 checked, copied,
+%% converted to decimal).
 -spec encode(json()) -> binary().
 encode(Value) -> encode(Value, false).
 

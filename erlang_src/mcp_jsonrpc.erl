@@ -1,5 +1,6 @@
 %% @doc The JSON-RPC 2.0 envelope (`mcp/jsonrpc'): a total decoder for one
-%% inbound line and the encoders for what the client sends.
+%% inbound line, encoders of the four message kinds as `json()' terms, and
+%% the standard error codes.
 %%
 %% `decode/1' never raises on a binary: a line that is not JSON is
 %% `{malformed_message, corruption_report()}', JSON that is not a JSON-RPC
@@ -11,16 +12,20 @@
 %% and a batch are faults. Tolerant content: unknown members are ignored and
 %% `params', `result' and error `data' cross as raw `json()'.
 %%
-%% Decoding is one parse in the Rust core; lines of at least
+%% Decoding runs in the Rust core; lines of at least
 %% `mcp_json:dirty_threshold()' bytes are decoded on a dirty CPU scheduler.
 %% The encoders build `json()' terms in Erlang (no NIF round trip for the
-%% caller's params); `mcp_stdio:frame/1' turns them into wire bytes.
+%% caller's params); `mcp_stdio:frame/1' turns them into wire bytes. The
+%% client sends the requests and notifications built here; its answers to a
+%% server's requests are built by `mcp_protocol:read/2'.
 -module(mcp_jsonrpc).
 
 -export([decode/1, request/3, notification/2, result_response/2, error_response/3,
          parse_error/0, invalid_request/0, method_not_found/0, invalid_params/0,
          internal_error/0]).
 -export_type([id/0, rpc_error/0, inbound/0, message_fault/0, params/0]).
+
+-include("mcp_scheduling.hrl").
 
 -type json() :: mcp_json:json().
 -type id() :: {id_int, integer()} | {id_string, binary()}.
@@ -35,11 +40,8 @@
 
 %% @doc Decodes one line (without its newline).
 -spec decode(binary()) -> {ok, inbound()} | {error, message_fault()}.
-decode(Line) when is_binary(Line) ->
-    case byte_size(Line) >= mcp_json:dirty_threshold() of
-        true -> mcp_nif:jsonrpc_decode_dirty(Line);
-        false -> mcp_nif:jsonrpc_decode(Line)
-    end.
+decode(Line) when byte_size(Line) >= ?DIRTY_THRESHOLD -> mcp_nif:jsonrpc_decode_dirty(Line);
+decode(Line) when is_binary(Line) -> mcp_nif:jsonrpc_decode(Line).
 
 %% @doc `{"jsonrpc":"2.0","id":Id,"method":Method[,"params":Params]}'.
 -spec request(id(), binary(), params()) -> json().
@@ -62,20 +64,26 @@ error_response(Id, Code, Message) when is_integer(Code), is_binary(Message) ->
     Error = {object, [{<<"code">>, {int, Code}}, {<<"message">>, {string, Message}}]},
     envelope([{<<"id">>, id_json(Id)}, {<<"error">>, Error}]).
 
--spec parse_error() -> -32700.
-parse_error() -> -32700.
+%% @doc -32700. The standard error codes are defined once, in the Rust core
+%% (`jsonrpc::PARSE_ERROR' ... `INTERNAL_ERROR'), and read from there.
+-spec parse_error() -> integer().
+parse_error() -> element(1, mcp_nif:jsonrpc_error_codes()).
 
--spec invalid_request() -> -32600.
-invalid_request() -> -32600.
+%% @doc -32600.
+-spec invalid_request() -> integer().
+invalid_request() -> element(2, mcp_nif:jsonrpc_error_codes()).
 
--spec method_not_found() -> -32601.
-method_not_found() -> -32601.
+%% @doc -32601, the code the client answers a server request with.
+-spec method_not_found() -> integer().
+method_not_found() -> element(3, mcp_nif:jsonrpc_error_codes()).
 
--spec invalid_params() -> -32602.
-invalid_params() -> -32602.
+%% @doc -32602.
+-spec invalid_params() -> integer().
+invalid_params() -> element(4, mcp_nif:jsonrpc_error_codes()).
 
--spec internal_error() -> -32603.
-internal_error() -> -32603.
+%% @doc -32603.
+-spec internal_error() -> integer().
+internal_error() -> element(5, mcp_nif:jsonrpc_error_codes()).
 
 envelope(Members) -> {object, [{<<"jsonrpc">>, {string, <<"2.0">>}} | Members]}.
 

@@ -1,5 +1,8 @@
 %% @doc The NIF library loader and its stubs. This is the only module that
-%% declares NIFs; nothing but the public `mcp_*' modules calls it.
+%% declares NIFs; the library modules that wrap them (and tests) call it.
+%% Each `_dirty' function runs on a dirty CPU scheduler; its plain twin on
+%% the caller's (native/mcp_nif/src/lib.rs says which twins take a work
+%% budget and answer `dirty').
 %%
 %% The library is `priv/libmcp_nif.so' of the `mcp' application (falling back
 %% to `../priv' beside this beam when the application is not on the code
@@ -9,8 +12,6 @@
 -module(mcp_nif).
 
 -on_load(init/0).
-
--export([library_path/0]).
 
 %% mcp_json
 -export([json_decode/1, json_decode_dirty/1, json_encode/3, json_encode_dirty/2]).
@@ -24,15 +25,15 @@
          protocol_decode_call_tool_result/1,
          protocol_read/2, protocol_read_dirty/2,
          stdio_join_dirty/1,
-         stdio_scan/3, stdio_scan_dirty/2,
-         wire_limits/0]).
+         stdio_scan/4, stdio_scan_dirty/3,
+         wire_limits/0, jsonrpc_error_codes/0]).
 -nifs([jsonrpc_decode/1, jsonrpc_decode_dirty/1,
        protocol_decode_initialize_result/1, protocol_decode_tools_page/1,
        protocol_decode_call_tool_result/1,
        protocol_read/2, protocol_read_dirty/2,
        stdio_join_dirty/1,
-       stdio_scan/3, stdio_scan_dirty/2,
-       wire_limits/0]).
+       stdio_scan/4, stdio_scan_dirty/3,
+       wire_limits/0, jsonrpc_error_codes/0]).
 
 %% ---- code mode generator (mcp_schema, mcp_name, mcp_codegen) ----
 -export([schema_plan_dirty/1,
@@ -58,11 +59,13 @@
 -export([interchange_to_json/2, interchange_to_json_dirty/1, interchange_to_msgpack/2,
          interchange_to_msgpack_dirty/1, msgpack_decode/1, msgpack_decode_dirty/1,
          msgpack_encode/2, msgpack_encode_dirty/1, msgpack_to_json_line/1,
-         msgpack_to_json_line_dirty/1, json_to_msgpack_bytes/1, json_to_msgpack_bytes_dirty/1]).
+         msgpack_to_json_line_dirty/1, json_to_msgpack_bytes/1, json_to_msgpack_bytes_dirty/1,
+         interchange_limits/0]).
 -nifs([interchange_to_json/2, interchange_to_json_dirty/1, interchange_to_msgpack/2,
        interchange_to_msgpack_dirty/1, msgpack_decode/1, msgpack_decode_dirty/1,
        msgpack_encode/2, msgpack_encode_dirty/1, msgpack_to_json_line/1,
-       msgpack_to_json_line_dirty/1, json_to_msgpack_bytes/1, json_to_msgpack_bytes_dirty/1]).
+       msgpack_to_json_line_dirty/1, json_to_msgpack_bytes/1, json_to_msgpack_bytes_dirty/1,
+       interchange_limits/0]).
 
 %% ---- the port child's watch (mcp_port) ----
 -export([child_watch_open/1, child_watch_exited/1, child_watch_kill/1]).
@@ -80,7 +83,7 @@ init() ->
         {error, {Reason, Text}} -> {error, {mcp_nif_not_loaded, Path, {Reason, Text}}}
     end.
 
-%% @doc The library path the loader tries (without the `.so' extension).
+%% The library path the loader tries (without the `.so' extension).
 -spec library_path() -> file:filename_all().
 library_path() ->
     Dir = case code:priv_dir(mcp) of
@@ -109,9 +112,10 @@ protocol_decode_call_tool_result(_) -> not_loaded().
 protocol_read(_, _) -> not_loaded().
 protocol_read_dirty(_, _) -> not_loaded().
 stdio_join_dirty(_) -> not_loaded().
-stdio_scan(_, _, _) -> not_loaded().
-stdio_scan_dirty(_, _) -> not_loaded().
+stdio_scan(_, _, _, _) -> not_loaded().
+stdio_scan_dirty(_, _, _) -> not_loaded().
 wire_limits() -> not_loaded().
+jsonrpc_error_codes() -> not_loaded().
 
 %% interchange
 interchange_to_json(_, _) -> not_loaded().
@@ -126,6 +130,7 @@ msgpack_to_json_line(_) -> not_loaded().
 msgpack_to_json_line_dirty(_) -> not_loaded().
 json_to_msgpack_bytes(_) -> not_loaded().
 json_to_msgpack_bytes_dirty(_) -> not_loaded().
+interchange_limits() -> not_loaded().
 
 %% code mode generator
 schema_plan_dirty(_) -> not_loaded().

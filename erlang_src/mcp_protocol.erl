@@ -1,19 +1,22 @@
-%% @doc MCP protocol messages (`mcp/protocol'): the params the client sends
-%% and total decoders for the results it reads.
+%% @doc MCP protocol messages (`mcp/protocol'): the params the client sends,
+%% total decoders for the results it reads, and `read/2', the client actor's
+%% reading of a whole inbound line.
 %%
 %% The decoders take the `json()' a response carried and never raise on
 %% one (a term outside `json()' raises `badarg'). Every fault names its path,
 %% `$.tools[3].inputSchema'-style, with a short fixed reason (`missing',
 %% `empty', `expected a string', `expected a boolean', `expected an object',
 %% `expected an array'). Strict where the client depends on a member,
-%% tolerant elsewhere: unknown members are ignored; schemas, annotations and
-%% `structuredContent' cross raw; an optional member given as `null' counts
-%% as absent; where a key repeats, its first occurrence is read.
+%% tolerant elsewhere: unknown members are ignored; schemas, annotations,
+%% `execution' and `structuredContent' cross raw; an optional member given
+%% as `null' counts as absent; where a key repeats, its first occurrence is
+%% read.
 %%
 %% Invariants: the declared client capabilities are exactly `{object, []}'
 %% (no sampling, roots or elicitation); a decoded `initialize_result()' has a
 %% protocol version in `supported_versions()'; one bad tool entry fails the
-%% whole page. The decoders run in the Rust core on a dirty CPU scheduler.
+%% whole page. The decoders run in the Rust core on a dirty CPU scheduler
+%% (`read/2' by the line's size).
 -module(mcp_protocol).
 
 -export([requested_version/0, supported_versions/0,
@@ -23,6 +26,8 @@
 -export_type([initialize_result/0, tools_capability/0, server_info/0, tool_descriptor/0,
               tools_page/0, call_tool_result/0, msgpack_call_tool_result/0, content_block/0,
               protocol_fault/0, expectation/0, reading/0, line_fault/0]).
+
+-include("mcp_scheduling.hrl").
 
 -type json() :: mcp_json:json().
 -type tools_capability() :: {tools_capability, ListChanged :: boolean()}.
@@ -125,8 +130,7 @@ decode_call_tool_result(Result) -> mcp_nif:protocol_decode_call_tool_result(Resu
 %% Lines of at least `mcp_json:dirty_threshold()' bytes are read on a dirty
 %% CPU scheduler, smaller ones on the caller's.
 -spec read(binary(), #{integer() => expectation()}) -> reading() | {error, line_fault()}.
+read(Line, Expected) when byte_size(Line) >= ?DIRTY_THRESHOLD, is_map(Expected) ->
+    mcp_nif:protocol_read_dirty(Line, Expected);
 read(Line, Expected) when is_binary(Line), is_map(Expected) ->
-    case byte_size(Line) >= mcp_json:dirty_threshold() of
-        true -> mcp_nif:protocol_read_dirty(Line, Expected);
-        false -> mcp_nif:protocol_read(Line, Expected)
-    end.
+    mcp_nif:protocol_read(Line, Expected).

@@ -2,7 +2,10 @@
 %% input of at least this many bytes runs on a dirty CPU scheduler, below
 %% it the call stays well under a millisecond (measured by
 %% bench/sched_bench.erl; docs/performance.md). `mcp_json', `mcp_name',
-%% `mcp_codegen' and `mcp_interchange' pick their NIF variant by it, and
-%% export it as `dirty_threshold/0'. (`mcp_stdio' scans, a cheaper pass,
-%% with a threshold of its own.)
+%% `mcp_codegen' and `mcp_interchange' pick their NIF variant by it and
+%% export it as `dirty_threshold/0'; `mcp_jsonrpc' and `mcp_protocol' pick
+%% by it too. A byte input picks in a guard, `f(X) when byte_size(X) >=
+%% ?DIRTY_THRESHOLD -> mcp_nif:f_dirty(X)', then `f(X) -> mcp_nif:f(X)'
+%% (dirty twins, native/mcp_nif/src/lib.rs). (`mcp_stdio' scans, a cheaper
+%% pass, with a chunk size of its own.)
 -define(DIRTY_THRESHOLD, 16384).

@@ -12,18 +12,19 @@
 %% same rules: it bounds what one connection may make the VM decode
 %% (docs/json.md, "Memory per value shape").
 %%
-%% The rules live in the Rust core (`stdio::scan'), which looks at the new
-%% chunk only, given the held length and whether the held bytes end in `\r';
-%% the held bytes are never passed to it. The held partial line is a tail
-%% binary grown by appending, which the runtime does in place (amortised
-%% linear for a line arriving in small chunks, no rescan), and, once the tail
-%% reaches 256 KiB, a list of such parts: a regrowth copies at most one part,
-%% never the whole line, and a chunk of 256 KiB or more is kept as a part
-%% without being copied. A line completed across chunks is joined once, on a
+%% The rules, the cap included, live in the Rust core (`stdio::scan'), which
+%% looks at the new chunk only, given the held length, whether the held bytes
+%% end in `\r' and the buffer's cap; the held bytes are never passed to it.
+%% The held partial line is a tail binary grown by appending, which the
+%% runtime does in place (amortised linear for a line arriving in small
+%% chunks, no rescan), and, once the tail reaches 256 KiB, a list of such
+%% parts: a regrowth copies at most one part, never the whole line, and a
+%% chunk of 256 KiB or more is kept as a part without being copied. A line completed across chunks is joined once, on a
 %% dirty CPU scheduler from `dirty_threshold()' bytes (so a 16 MiB line costs
 %% the caller's scheduler no long copy). Lines lying inside one chunk are
 %% returned as sub-binaries of it, not copies. Chunks of at least
-%% `dirty_threshold()' bytes are scanned on a dirty CPU scheduler.
+%% `dirty_threshold()' bytes are scanned on a dirty CPU scheduler, and so are
+%% smaller ones holding more than 1,024 newlines.
 %%
 %% `read/2' is `push/2' with each line's stream offset; it is what the
 %% newline-delimited transports frame with (`mcp_transport:frame/2').
@@ -38,7 +39,11 @@
 -export([new/0, new/1, push/2, read/2, frame/1, max_line_bytes/0, dirty_threshold/0]).
 -export_type([buffer/0, framing_fault/0]).
 
--define(DIRTY_THRESHOLD, 1048576).
+%% A chunk of at least this many bytes is scanned, and a held line of at
+%% least this many joined, on a dirty CPU scheduler (dirty_threshold/0). Both
+%% are one cheap pass over bytes, hence a size of its own, larger than the
+%% codecs' ?DIRTY_THRESHOLD (mcp_scheduling.hrl).
+-define(DIRTY_CHUNK_BYTES, 1048576).
 -define(NEWLINE_BUDGET, 1024).
 -define(PART_BYTES, 262144).
 
@@ -48,9 +53,9 @@
                        held_ends_with_cr = false :: boolean(),
                        %% Bytes pushed so far: the stream offset of the next chunk.
                        offset = 0 :: non_neg_integer(),
-                       %% A cap below max_line_bytes(), or `max' (the Rust
-                       %% framer's own, checked there).
-                       cap = max :: max | pos_integer()}).
+                       %% The longest line content accepted (checked by the
+                       %% Rust framer).
+                       max_line_bytes :: pos_integer()}).
 
 -opaque buffer() :: #stdio_buffer{}.
 -type framing_fault() :: {line_too_long, Bytes :: non_neg_integer()}.
@@ -60,22 +65,22 @@
 -spec max_line_bytes() -> pos_integer().
 max_line_bytes() -> maps:get(max_line_bytes, mcp_nif:wire_limits()).
 
-%% @doc Chunk size from which `push/2' scans on a dirty CPU scheduler.
+%% @doc Chunk size from which `push/2' and `read/2' scan on a dirty CPU
+%% scheduler (and held bytes from which a completed line is joined there).
 -spec dirty_threshold() -> pos_integer().
-dirty_threshold() -> ?DIRTY_THRESHOLD.
+dirty_threshold() -> ?DIRTY_CHUNK_BYTES.
 
 %% @doc An empty buffer, refusing lines longer than `max_line_bytes()'.
 -spec new() -> buffer().
-new() -> #stdio_buffer{}.
+new() -> #stdio_buffer{max_line_bytes = max_line_bytes()}.
 
 %% @doc An empty buffer refusing lines longer than `MaxLineBytes', an
 %% integer from 1 to `max_line_bytes()' (`badarg' otherwise).
 -spec new(pos_integer()) -> buffer().
 new(MaxLineBytes) when is_integer(MaxLineBytes), MaxLineBytes >= 1 ->
-    case max_line_bytes() of
-        MaxLineBytes -> #stdio_buffer{};
-        Max when MaxLineBytes < Max -> #stdio_buffer{cap = MaxLineBytes};
-        _ -> error(badarg, [MaxLineBytes])
+    case MaxLineBytes =< max_line_bytes() of
+        true -> #stdio_buffer{max_line_bytes = MaxLineBytes};
+        false -> error(badarg, [MaxLineBytes])
     end;
 new(Other) ->
     error(badarg, [Other]).
@@ -92,44 +97,20 @@ push(Buffer, Chunk) ->
 %% bytes pushed into this buffer, of the line's first byte.
 -spec read(buffer(), binary()) ->
           {ok, [{StreamOffset :: non_neg_integer(), binary()}], buffer()} | {error, framing_fault()}.
-read(#stdio_buffer{held_bytes = HeldBytes, held_ends_with_cr = EndsWithCr, offset = Offset, cap = Cap} = Buffer,
+read(#stdio_buffer{held_bytes = HeldBytes, held_ends_with_cr = EndsWithCr, offset = Offset,
+                   max_line_bytes = MaxLineBytes} = Buffer,
      Chunk) when is_binary(Chunk) ->
     Next = Offset + byte_size(Chunk),
-    case capped(Cap, HeldBytes, Chunk, scan(Chunk, {HeldBytes, EndsWithCr, Offset})) of
+    case scan(Chunk, {HeldBytes, EndsWithCr, Offset}, MaxLineBytes) of
         {ok, continues, [], _Rest, RestEndsWithCr} ->
             {ok, [], (hold(Chunk, Buffer))#stdio_buffer{held_ends_with_cr = RestEndsWithCr, offset = Next}};
         {ok, Completion, Lines, Rest, RestEndsWithCr} ->
             {ok, completed(Completion, Buffer, Offset - HeldBytes, Lines),
              #stdio_buffer{held = unshare(Rest), held_bytes = byte_size(Rest),
-                           held_ends_with_cr = RestEndsWithCr, offset = Next, cap = Cap}};
+                           held_ends_with_cr = RestEndsWithCr, offset = Next, max_line_bytes = MaxLineBytes}};
         {error, _} = Fault ->
             Fault
     end.
-
-%% A lower cap applied to the Rust framer's verdict: the first line (the
-%% completed one, those inside the chunk, then the pending one, each without
-%% a stripped or trailing `\r') longer than the cap is `line_too_long', as
-%% the framer reports its own cap.
-capped(max, _HeldBytes, _Chunk, Framing) ->
-    Framing;
-capped(Cap, HeldBytes, Chunk, {ok, Completion, Lines, Rest, RestEndsWithCr} = Framing) ->
-    Pending = case Completion of
-                  continues -> HeldBytes + byte_size(Chunk);
-                  _ -> byte_size(Rest)
-              end - cr_bytes(RestEndsWithCr),
-    Completed = case Completion of
-                    {line, Keep, Part} -> [Keep + byte_size(Part)];
-                    _ -> []
-                end,
-    case [Bytes || Bytes <- Completed ++ [byte_size(Line) || {_, Line} <- Lines] ++ [Pending], Bytes > Cap] of
-        [] -> Framing;
-        [Bytes | _] -> {error, {line_too_long, Bytes}}
-    end;
-capped(_Cap, _HeldBytes, _Chunk, Fault) ->
-    Fault.
-
-cr_bytes(true) -> 1;
-cr_bytes(false) -> 0.
 
 %% Appends to the held bytes: in place into the tail; a full tail becomes a
 %% part; a large chunk becomes a part of its own, uncopied.
@@ -152,7 +133,7 @@ parts(Held, Parts) -> [Held | Parts].
 %% when large.
 joined(#stdio_buffer{held = Held, parts = Parts, held_bytes = HeldBytes}, Part) ->
     Pieces = lists:reverse(parts(Held, Parts), [Part]),
-    case HeldBytes + byte_size(Part) >= ?DIRTY_THRESHOLD of
+    case HeldBytes + byte_size(Part) >= ?DIRTY_CHUNK_BYTES of
         true -> mcp_nif:stdio_join_dirty(Pieces);
         false -> iolist_to_binary(Pieces)
     end.
@@ -161,15 +142,15 @@ joined(#stdio_buffer{held = Held, parts = Parts, held_bytes = HeldBytes}, Part) 
 -spec frame(mcp_json:json()) -> binary().
 frame(Value) -> mcp_json:encode_line(Value).
 
-%% Chunks from dirty_threshold() bytes go to a dirty scheduler directly;
+%% Chunks from ?DIRTY_CHUNK_BYTES go to a dirty scheduler directly;
 %% smaller ones too when they hold more than ?NEWLINE_BUDGET newlines (the
 %% normal-scheduler NIF counts up to the budget and answers `dirty' before
 %% framing anything).
-scan(Chunk, Held) when byte_size(Chunk) >= ?DIRTY_THRESHOLD ->
-    mcp_nif:stdio_scan_dirty(Chunk, Held);
-scan(Chunk, Held) ->
-    case mcp_nif:stdio_scan(Chunk, Held, ?NEWLINE_BUDGET) of
-        dirty -> mcp_nif:stdio_scan_dirty(Chunk, Held);
+scan(Chunk, Held, MaxLineBytes) when byte_size(Chunk) >= ?DIRTY_CHUNK_BYTES ->
+    mcp_nif:stdio_scan_dirty(Chunk, Held, MaxLineBytes);
+scan(Chunk, Held, MaxLineBytes) ->
+    case mcp_nif:stdio_scan(Chunk, Held, MaxLineBytes, ?NEWLINE_BUDGET) of
+        dirty -> mcp_nif:stdio_scan_dirty(Chunk, Held, MaxLineBytes);
         Framing -> Framing
     end.
 

@@ -41,7 +41,10 @@
 -record(wire, {inner :: mcp_transport:connection(), log :: pid()}).
 
 -define(DEFAULT_WIDTH, 100).
--define(MAX_BACKLOG, 1000).
+%% The log's message queue length past which a received line is reported by
+%% its size only (not the client actor's flood budget: that bounds the
+%% actor's own mailbox).
+-define(MAX_LOG_QUEUE, 1000).
 %% Four bytes per character for the widest log anyone asks for.
 -define(MAX_SHOWN_BYTES, 4096).
 
@@ -85,10 +88,10 @@ event(#wire{inner = Inner, log = Log} = Wire, Info) ->
 
 %% A log that has fallen behind (a server flooding its stdout faster than
 %% stderr takes the lines) gets the size of what arrived, not the bytes, so
-%% the log never holds more than ?MAX_BACKLOG messages' worth of text.
+%% the log never holds more than ?MAX_LOG_QUEUE messages' worth of text.
 received(Log, {message, _Offset, Line}) ->
     case erlang:process_info(Log, message_queue_len) of
-        {message_queue_len, Backlog} when Backlog > ?MAX_BACKLOG -> {dropped, byte_size(Line)};
+        {message_queue_len, Queued} when Queued > ?MAX_LOG_QUEUE -> {dropped, byte_size(Line)};
         _ -> {received, shown_part(Line), byte_size(Line)}
     end;
 received(_Log, Event) ->

@@ -14,10 +14,10 @@
 %% `mcp' is found through ERL_LIBS (bin/mcp-gen sets it) or, failing that,
 %% at `../_build/default/lib/mcp' beside this file. The server answers
 %% initialize, ping, tools/list (cursor = decimal offset) and tools/call;
-%% any other request gets -32601; notifications are ignored. It exits 0
-%% when stdin closes.
-
--define(PROTOCOL_VERSIONS, [<<"2025-06-18">>, <<"2025-03-26">>, <<"2024-11-05">>]).
+%% any other request gets method not found; notifications are ignored. It
+%% exits 0 when stdin closes. It speaks the protocol revisions the library
+%% does (`mcp_protocol:supported_versions()', newest first) and answers
+%% with the library's JSON-RPC error codes (`mcp_jsonrpc').
 
 main(_) ->
     ok = find_mcp_json(),
@@ -55,29 +55,29 @@ serve() ->
     end.
 
 answer({error, _Corruption}) ->
-    reply(null, {error, -32700, <<"parse error">>});
+    reply(null, {error, mcp_jsonrpc:parse_error(), <<"parse error">>});
 answer({ok, {object, _} = Message}) ->
     case {member(<<"id">>, Message), member(<<"method">>, Message)} of
         {undefined, _} -> ok;                                % notification or stray response
         {Id, {string, Method}} -> reply(Id, handle_safely(Method, member(<<"params">>, Message)));
-        {Id, _} -> reply(Id, {error, -32600, <<"invalid request">>})
+        {Id, _} -> reply(Id, {error, mcp_jsonrpc:invalid_request(), <<"invalid request">>})
     end;
 answer({ok, _}) ->
-    reply(null, {error, -32600, <<"invalid request">>}).
+    reply(null, {error, mcp_jsonrpc:invalid_request(), <<"invalid request">>}).
 
 handle_safely(Method, Params) ->
     try handle(Method, Params)
-    catch Class:Reason -> {error, -32603, iolist_to_binary(io_lib:format("internal error: ~p:~0p", [Class, Reason]))}
+    catch Class:Reason -> {error, mcp_jsonrpc:internal_error(), iolist_to_binary(io_lib:format("internal error: ~p:~0p", [Class, Reason]))}
     end.
 
 handle(<<"initialize">>, Params) ->
-    Requested = member(<<"protocolVersion">>, Params),
-    Version = case Requested of
-                  {string, V} -> case lists:member(V, ?PROTOCOL_VERSIONS) of
+    [Newest | _] = Versions = mcp_protocol:supported_versions(),
+    Version = case member(<<"protocolVersion">>, Params) of
+                  {string, V} -> case lists:member(V, Versions) of
                                      true -> V;
-                                     false -> hd(?PROTOCOL_VERSIONS)
+                                     false -> Newest
                                  end;
-                  _ -> hd(?PROTOCOL_VERSIONS)
+                  _ -> Newest
               end,
     {Name, ServerVersion} = server_info(),
     {ok, {object, [{<<"protocolVersion">>, {string, Version}},
@@ -92,9 +92,9 @@ handle(<<"tools/list">>, Params) ->
         {string, Cursor} ->
             case string:to_integer(Cursor) of
                 {Offset, <<>>} when Offset >= 0 -> tools_page(Offset);
-                _ -> {error, -32602, <<"invalid cursor">>}
+                _ -> {error, mcp_jsonrpc:invalid_params(), <<"invalid cursor">>}
             end;
-        _ -> {error, -32602, <<"invalid cursor">>}
+        _ -> {error, mcp_jsonrpc:invalid_params(), <<"invalid cursor">>}
     end;
 handle(<<"tools/call">>, Params) ->
     Arguments = case member(<<"arguments">>, Params) of
@@ -105,12 +105,12 @@ handle(<<"tools/call">>, Params) ->
         {string, Name} ->
             case call_tool(Name, Arguments) of
                 {ok, Content, IsError, Structured} -> {ok, call_result(Content, IsError, Structured)};
-                unknown_tool -> {error, -32602, <<"unknown tool: ", Name/binary>>}
+                unknown_tool -> {error, mcp_jsonrpc:invalid_params(), <<"unknown tool: ", Name/binary>>}
             end;
-        _ -> {error, -32602, <<"tools/call needs a name">>}
+        _ -> {error, mcp_jsonrpc:invalid_params(), <<"tools/call needs a name">>}
     end;
 handle(_, _) ->
-    {error, -32601, <<"method not found">>}.
+    {error, mcp_jsonrpc:method_not_found(), <<"method not found">>}.
 
 tools_page(Offset) ->
     All = tools(),

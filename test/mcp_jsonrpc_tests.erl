@@ -144,7 +144,8 @@ encoders_test_() ->
                    Encoded(mcp_jsonrpc:error_response({id_string, <<"s">>}, mcp_jsonrpc:method_not_found(),
                                                       <<"Method not found">>)))].
 
-codes_test() ->
+%% The codes the JSON-RPC 2.0 specification assigns.
+codes_are_the_specifications_test() ->
     ?assertEqual([-32700, -32600, -32601, -32602, -32603],
                  [mcp_jsonrpc:parse_error(), mcp_jsonrpc:invalid_request(), mcp_jsonrpc:method_not_found(),
                   mcp_jsonrpc:invalid_params(), mcp_jsonrpc:internal_error()]).

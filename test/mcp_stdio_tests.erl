@@ -255,6 +255,24 @@ capped_stream_fed_one_byte_at_a_time_test() ->
     ?assertEqual([<<"{}">>, Exact], Lines),
     ?assertEqual({error, {line_too_long, ?CAP + 1}}, Verdict).
 
+%% The cap travels with every scan, the dirty ones included: a chunk of
+%% dirty_threshold() bytes, and a small chunk with more newlines than a
+%% normal-scheduler scan counts.
+cap_holds_on_the_dirty_scans_test() ->
+    Exact = binary:copy(<<"x">>, ?CAP),
+    Line = <<Exact/binary, "\n">>,
+    Big = binary:copy(Line, mcp_stdio:dirty_threshold() div byte_size(Line) + 1),
+    ?assert(byte_size(Big) >= mcp_stdio:dirty_threshold()),
+    {ok, Lines, _} = mcp_stdio:push(mcp_stdio:new(?CAP), Big),
+    ?assertEqual(byte_size(Big) div byte_size(Line), length(Lines)),
+    ?assertEqual({error, {line_too_long, ?CAP + 1}},
+                 mcp_stdio:push(mcp_stdio:new(?CAP), <<Big/binary, "y", Exact/binary, "\n">>)),
+    Many = binary:copy(<<"a\n">>, 2000),
+    ?assert(byte_size(Many) < mcp_stdio:dirty_threshold()),
+    ?assertMatch({ok, [_ | _], _}, mcp_stdio:push(mcp_stdio:new(?CAP), <<Many/binary, Exact/binary, "\n">>)),
+    ?assertEqual({error, {line_too_long, ?CAP + 1}},
+                 mcp_stdio:push(mcp_stdio:new(?CAP), <<Many/binary, Exact/binary, "y\n">>)).
+
 cap_bounds_test() ->
     ?assertMatch({ok, [<<"a">>], _}, mcp_stdio:push(mcp_stdio:new(1), <<"a\n">>)),
     ?assertEqual({error, {line_too_long, 2}}, mcp_stdio:push(mcp_stdio:new(1), <<"ab\n">>)),

@@ -98,7 +98,8 @@ the_wrapper_delegates_test() ->
 
 %% A log far behind gets sizes, not bytes: of 5,000 lines of 1 MiB that
 %% arrive while the log is suspended, at most ~1,000 shown prefixes are
-%% queued (and never a whole line).
+%% queued (mcp_wirelog's ?MAX_LOG_QUEUE and ?MAX_SHOWN_BYTES, not exported)
+%% and never a whole line.
 %% It suspends the log's process: the test knows a log() is a pid.
 -dialyzer({[no_opaque, no_return], a_log_that_falls_behind_holds_sizes_only_test/0}).
 a_log_that_falls_behind_holds_sizes_only_test() ->

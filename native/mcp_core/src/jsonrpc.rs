@@ -1,5 +1,7 @@
 //! The JSON-RPC 2.0 envelope (the `mcp/jsonrpc` module): a total decoder for
-//! one inbound line and the encoders for what the client sends.
+//! one inbound line, the replies to a server request, and the inverse of the
+//! decoder. The client's own requests and notifications are built in Erlang
+//! (`mcp_jsonrpc`).
 //!
 //! Strict envelope, tolerant content: `jsonrpc` must be exactly `"2.0"`, an
 //! id is an integer or a string, a response carries exactly one of
@@ -155,34 +157,25 @@ fn envelope(members: Vec<(&str, Json)>) -> Json {
     Json::Object(object)
 }
 
-/// `{"jsonrpc":"2.0","id":Id,"method":Method[,"params":Params]}`.
-pub fn request(id: &Id, method: &str, params: Option<Json>) -> Json {
-    let mut members = vec![("id", id.to_json()), ("method", Json::str(method))];
-    members.extend(params.map(|params| ("params", params)));
-    envelope(members)
-}
-
-/// `{"jsonrpc":"2.0","method":Method[,"params":Params]}`.
-pub fn notification(method: &str, params: Option<Json>) -> Json {
-    let mut members = vec![("method", Json::str(method))];
-    members.extend(params.map(|params| ("params", params)));
-    envelope(members)
-}
-
 /// `{"jsonrpc":"2.0","id":Id,"result":Result}`.
-pub fn result_response(id: &Id, result: Json) -> Json {
+pub(crate) fn result_response(id: &Id, result: Json) -> Json {
     envelope(vec![("id", id.to_json()), ("result", result)])
 }
 
 /// `{"jsonrpc":"2.0","id":Id,"error":{"code":Code,"message":Message}}`.
-pub fn error_response(id: &Id, code: &Integer, message: &str) -> Json {
+pub(crate) fn error_response(id: &Id, code: &Integer, message: &str) -> Json {
     let error = Json::Object(vec![("code".to_owned(), code.to_json()), ("message".to_owned(), Json::str(message))]);
     envelope(vec![("id", id.to_json()), ("error", error)])
 }
 
 /// The message an inbound value was decoded from, re-encoded (the inverse of
-/// [`decode`] up to member order and ignored members).
+/// [`decode`] up to member order and ignored members): the wire bytes of the
+/// decoder's round trips, in the tests and the `jsonrpc_decode` fuzz target.
 pub fn encode_inbound(message: &Inbound) -> Json {
+    let with_params = |mut members: Vec<(&'static str, Json)>, params: &Option<Json>| {
+        members.extend(params.clone().map(|params| ("params", params)));
+        envelope(members)
+    };
     match message {
         Inbound::Response { id, outcome: Ok(result) } => result_response(id, result.clone()),
         Inbound::Response { id, outcome: Err(error) } => {
@@ -190,8 +183,8 @@ pub fn encode_inbound(message: &Inbound) -> Json {
             members.extend(error.data.clone().map(|data| ("data".to_owned(), data)));
             envelope(vec![("id", id.to_json()), ("error", Json::Object(members))])
         }
-        Inbound::ServerRequest { id, method, params } => request(id, method, params.clone()),
-        Inbound::Notification { method, params } => notification(method, params.clone()),
+        Inbound::ServerRequest { id, method, params } => with_params(vec![("id", id.to_json()), ("method", Json::str(method))], params),
+        Inbound::Notification { method, params } => with_params(vec![("method", Json::str(method))], params),
     }
 }
 

@@ -9,7 +9,7 @@
 //!   `_` plus the first eight characters of `digest(original)`, so
 //!   `createIssue` and `create_issue` stay distinct and a name's form never
 //!   depends on its neighbours. A name that is already a valid identifier of
-//!   at most 32 characters is returned unchanged.
+//!   at most [`MAX_NAME_CHARS`] characters is returned unchanged.
 //! - Labels ([`mangle_label`]: parameters, whose scope is one function) are
 //!   plain snake_case, so a caller can guess them (`dryRun` → `dry_run`); a
 //!   reserved word gets a trailing `_` (`type` → `type_`), and only a label

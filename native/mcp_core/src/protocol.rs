@@ -1,5 +1,7 @@
-//! MCP protocol messages (the `mcp/protocol` module): the parameters the
-//! client sends and total decoders for the results it reads.
+//! MCP protocol messages (the `mcp/protocol` module): the revisions the
+//! client speaks and total decoders for the results it reads ([`read`] reads
+//! a whole inbound line). The parameters the client sends are built in
+//! Erlang (`mcp_protocol`).
 //!
 //! Strict where the client depends on a member, tolerant elsewhere: unknown
 //! members are ignored, schemas, annotations, `execution` and `structuredContent` cross
@@ -90,32 +92,6 @@ pub enum ProtocolFault {
     /// The server answered with a revision outside [`SUPPORTED_VERSIONS`].
     #[error("unsupported protocol version {offered} (requested {requested})")]
     UnsupportedVersion { requested: String, offered: String },
-}
-
-// ---- encoders ---------------------------------------------------------------
-
-fn object(members: Vec<(&str, Json)>) -> Json {
-    Json::Object(members.into_iter().map(|(key, value)| (key.to_owned(), value)).collect())
-}
-
-/// `initialize` params: the requested revision, empty capabilities (no
-/// sampling, roots or elicitation: a security decision), and client info.
-pub fn initialize_params(client_name: &str, client_version: &str) -> Json {
-    object(vec![
-        ("protocolVersion", Json::str(REQUESTED_VERSION)),
-        ("capabilities", Json::Object(Vec::new())),
-        ("clientInfo", object(vec![("name", Json::str(client_name)), ("version", Json::str(client_version))])),
-    ])
-}
-
-/// `tools/list` params: `{}` or `{"cursor": Cursor}`.
-pub fn tools_list_params(cursor: Option<&str>) -> Json {
-    object(cursor.map(|cursor| ("cursor", Json::str(cursor))).into_iter().collect())
-}
-
-/// `tools/call` params: `{"name": Name, "arguments": Arguments}`.
-pub fn tools_call_params(name: &str, arguments: Json) -> Json {
-    object(vec![("name", Json::str(name)), ("arguments", arguments)])
 }
 
 // ---- decoders ---------------------------------------------------------------

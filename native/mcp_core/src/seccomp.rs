@@ -89,8 +89,6 @@ pub struct Syscalls {
 
 pub const AUDIT_ARCH_X86_64: u32 = 0xc000_003e;
 pub const AUDIT_ARCH_AARCH64: u32 = 0xc000_00b7;
-pub const AUDIT_ARCH_I386: u32 = 0x4000_0003;
-pub const AUDIT_ARCH_ARM: u32 = 0x4000_0028;
 pub const X32_SYSCALL_BIT: u32 = 0x4000_0000;
 
 pub const AF_UNIX: u32 = 1;
@@ -255,25 +253,6 @@ pub fn encode(program: &[Instruction]) -> Vec<u8> {
         bytes.extend_from_slice(&instruction.k.to_ne_bytes());
     }
     bytes
-}
-
-/// The bytes of `encode`, read back; `None` when the length is not a
-/// whole number of instructions.
-pub fn decode(bytes: &[u8]) -> Option<Vec<Instruction>> {
-    if !bytes.len().is_multiple_of(INSTRUCTION_BYTES) {
-        return None;
-    }
-    Some(
-        bytes
-            .chunks_exact(INSTRUCTION_BYTES)
-            .map(|chunk| Instruction {
-                code: u16::from_ne_bytes([chunk[0], chunk[1]]),
-                jt: chunk[2],
-                jf: chunk[3],
-                k: u32::from_ne_bytes([chunk[4], chunk[5], chunk[6], chunk[7]]),
-            })
-            .collect(),
-    )
 }
 
 /// The encoded filter for the architecture of this build, or `None` where

@@ -4,10 +4,12 @@
 //!
 //! Rules: a line ends at `\n`; one trailing `\r` is stripped; empty lines
 //! are skipped; a line (pending or completed) whose content is longer than
-//! [`MAX_LINE_BYTES`] is [`FramingFault::LineTooLong`] — exactly
-//! `MAX_LINE_BYTES` is accepted. A pending line that ends in `\r` is
-//! measured without it, so the verdict never depends on where the stream
-//! was cut.
+//! the stream's cap is [`FramingFault::LineTooLong`] — exactly the cap is
+//! accepted. The cap is the caller's `max_line_bytes`, at most (and by
+//! default) [`MAX_LINE_BYTES`]. A pending line that ends in `\r` is
+//! measured without it, so whether a line is refused never depends on where
+//! the stream was cut (the length reported for a refused pending line is
+//! what had arrived of it).
 //!
 //! [`scan`] looks at one new chunk only, given a summary of what is held
 //! ([`Pending`]); it never needs the held bytes, so a caller that appends
@@ -17,7 +19,8 @@
 use crate::json::{self, EncodeError, Json};
 use std::ops::Range;
 
-/// The longest line content accepted, in bytes (16 MiB).
+/// The longest line content any stream accepts, in bytes (16 MiB): the
+/// default cap, and the most a caller's `max_line_bytes` can be.
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
 /// Why the stream cannot be framed.
@@ -42,7 +45,7 @@ impl Pending {
 
     /// The line's length were it completed now.
     fn content_bytes(&self) -> usize {
-        self.bytes - usize::from(self.ends_with_cr)
+        self.bytes.saturating_sub(usize::from(self.ends_with_cr))
     }
 }
 
@@ -69,9 +72,13 @@ pub struct Scan {
     pub pending: Pending,
 }
 
-/// Frames `chunk`, arriving after `pending` held bytes. Looks at the chunk
-/// only, once.
-pub fn scan(pending: Pending, chunk: &[u8]) -> Result<Scan, FramingFault> {
+/// Frames `chunk`, arriving after `pending` held bytes, refusing the first
+/// line (completed, then inside the chunk, then pending) whose content is
+/// longer than `max_line_bytes`; a cap above [`MAX_LINE_BYTES`] is
+/// `MAX_LINE_BYTES`. Looks at the chunk only, once.
+pub fn scan(pending: Pending, chunk: &[u8], max_line_bytes: usize) -> Result<Scan, FramingFault> {
+    let cap = max_line_bytes.min(MAX_LINE_BYTES);
+    let check = |bytes: usize| if bytes > cap { Err(FramingFault::LineTooLong { bytes }) } else { Ok(()) };
     let Some(first_newline) = find_newline(chunk, 0) else {
         let held = if chunk.is_empty() {
             pending
@@ -83,7 +90,7 @@ pub fn scan(pending: Pending, chunk: &[u8]) -> Result<Scan, FramingFault> {
     };
     let end = strip_cr(chunk, 0, first_newline);
     let keep = if first_newline == 0 { pending.content_bytes() } else { pending.bytes };
-    let completion = match keep + end {
+    let completion = match keep.saturating_add(end) {
         0 => Completion::Empty,
         bytes => {
             check(bytes)?;
@@ -103,14 +110,6 @@ pub fn scan(pending: Pending, chunk: &[u8]) -> Result<Scan, FramingFault> {
     let tail = Pending::of(&chunk[start..]);
     check(tail.content_bytes())?;
     Ok(Scan { completion, lines, rest: start, pending: tail })
-}
-
-fn check(bytes: usize) -> Result<(), FramingFault> {
-    if bytes > MAX_LINE_BYTES {
-        Err(FramingFault::LineTooLong { bytes })
-    } else {
-        Ok(())
-    }
 }
 
 /// The end of the line `chunk[start..newline]` without one trailing `\r`.
@@ -159,21 +158,35 @@ fn find_newline(bytes: &[u8], from: usize) -> Option<usize> {
 
 /// A framer holding its partial line in memory: the reference use of
 /// [`scan`], mirrored by the Erlang `mcp_stdio` buffer.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Buffer {
     held: Vec<u8>,
     pending: Pending,
+    max_line_bytes: usize,
+}
+
+impl Default for Buffer {
+    fn default() -> Buffer {
+        Buffer::with_max_line_bytes(MAX_LINE_BYTES)
+    }
 }
 
 impl Buffer {
+    /// A buffer refusing lines longer than [`MAX_LINE_BYTES`].
     pub fn new() -> Buffer {
         Buffer::default()
+    }
+
+    /// A buffer refusing lines longer than `max_line_bytes` (at most
+    /// [`MAX_LINE_BYTES`], as for [`scan`]).
+    pub fn with_max_line_bytes(max_line_bytes: usize) -> Buffer {
+        Buffer { held: Vec::new(), pending: Pending::default(), max_line_bytes }
     }
 
     /// The complete lines `chunk` finishes, in order. After a fault the
     /// buffer is unusable (the stream is broken) and is left unchanged.
     pub fn push(&mut self, chunk: &[u8]) -> Result<Vec<Vec<u8>>, FramingFault> {
-        let framing = scan(self.pending, chunk)?;
+        let framing = scan(self.pending, chunk, self.max_line_bytes)?;
         let mut lines = Vec::with_capacity(framing.lines.len() + 1);
         match framing.completion {
             Completion::Continues => {

@@ -5,7 +5,7 @@
 //! and `json_terms::TermSink` build them.
 //!
 //! Work on a normal scheduler is bounded by a [`Budget`] of units (one per
-//! value plus one per payload byte): past it the walk stops with
+//! value, per list cell and per payload byte): past it the walk stops with
 //! [`Stop::OverBudget`] and the NIF answers `dirty`, so the Erlang module
 //! redoes the call on a dirty scheduler.
 

@@ -1,10 +1,26 @@
 //! mcp_nif: the NIF entry points. This file lists every `#[rustler::nif]`;
 //! each one only translates terms (helpers in the sibling modules) and calls
-//! `mcp_core`. No logic lives here, and every atom is a fixed constant.
+//! `mcp_core` (or `mcp_os`). No rule lives here, and every atom is a fixed
+//! constant.
 //!
-//! Functions whose work grows with the input come in two variants: the plain
-//! one runs on a normal scheduler, `*_dirty` on a dirty CPU scheduler; the
-//! public Erlang module picks by input size.
+//! Functions whose work grows with the input come in two variants, by one of
+//! two mechanisms:
+//!
+//! - **Dirty twins** (`nif_with_dirty_twin!`): one body declared twice,
+//!   `foo` on a normal scheduler and `foo_dirty` on a dirty CPU scheduler.
+//!   The public Erlang module picks by input size (`byte_size(X) >=
+//!   ?DIRTY_THRESHOLD`).
+//! - **Budgeted, redone dirty**: the normal variant takes a work budget
+//!   (`json_encode`, `stdio_scan`, `interchange_to_json`,
+//!   `interchange_to_msgpack`, `msgpack_encode`) and answers the atom `dirty`
+//!   once it is spent; the caller then redoes the call on the `_dirty`
+//!   variant, which has no budget. `json_decode` is picked by size but also
+//!   charges its timeslice. These pairs differ in their arguments or body,
+//!   so they are written out.
+//!
+//! Rustler registers every `#[rustler::nif]` fn, macro-generated ones
+//! included, through `inventory` when the library loads (`rustler::init!`
+//! below lists none); the Erlang names are the fn names.
 
 mod atoms;
 mod child_watch_terms;
@@ -16,6 +32,67 @@ mod wire_terms;
 
 use mcp_core::stdio::Pending;
 use rustler::{Binary, Env, NifResult, Term};
+
+/// Declares one NIF body twice: `$name` on a normal scheduler and `$dirty`
+/// (which must be `$name` + `_dirty`, checked at compile time) on a dirty
+/// CPU scheduler; doc comments go to both. The first parameter is the `Env`.
+///
+/// ```ignore
+/// nif_with_dirty_twin! {
+///     fn foo / foo_dirty<'a>(env: Env<'a>, bytes: Binary<'a>) -> Term<'a> { ... }
+/// }
+/// ```
+///
+/// `#[rustler::nif]` passes its own `Env` binding to the fn by the
+/// parameter's name, and names written here and names written at the call
+/// site do not see each other (macro hygiene): so the `Env` parameter is
+/// declared here and bound to the caller's name inside the body. The other
+/// parameters pass through as plain tokens, which the attribute reads as if
+/// written by hand (a `$t:ty` fragment would reach it as an opaque group).
+macro_rules! nif_with_dirty_twin {
+    (
+        $(#[$attribute:meta])*
+        fn $name:ident / $dirty:ident <$lifetime:lifetime> ($env:ident: Env<$_env:lifetime>, $($parameters:tt)*)
+            -> $result:ty $body:block
+    ) => {
+        const _: () = assert!(
+            is_dirty_twin_name(stringify!($name), stringify!($dirty)),
+            concat!(stringify!($dirty), " is not ", stringify!($name), "_dirty")
+        );
+
+        $(#[$attribute])*
+        #[rustler::nif]
+        fn $name<$lifetime>(env: Env<$lifetime>, $($parameters)*) -> $result {
+            let $env = env;
+            $body
+        }
+
+        $(#[$attribute])*
+        #[rustler::nif(schedule = "DirtyCpu")]
+        fn $dirty<$lifetime>(env: Env<$lifetime>, $($parameters)*) -> $result {
+            let $env = env;
+            $body
+        }
+    };
+}
+
+/// Whether `dirty` is `name` followed by `_dirty`.
+const fn is_dirty_twin_name(name: &str, dirty: &str) -> bool {
+    const SUFFIX: &[u8] = b"_dirty";
+    let (name, dirty) = (name.as_bytes(), dirty.as_bytes());
+    if dirty.len() != name.len() + SUFFIX.len() {
+        return false;
+    }
+    let mut at = 0;
+    while at < dirty.len() {
+        let expected = if at < name.len() { name[at] } else { SUFFIX[at - name.len()] };
+        if dirty[at] != expected {
+            return false;
+        }
+        at += 1;
+    }
+    true
+}
 
 // ---- mcp_json --------------------------------------------------------------
 
@@ -60,14 +137,10 @@ fn json_encode_dirty<'a>(env: Env<'a>, value: Term<'a>, newline: bool) -> NifRes
 
 // ---- mcp_jsonrpc / mcp_protocol / mcp_stdio (wire codecs) -------------------
 
-#[rustler::nif]
-fn jsonrpc_decode<'a>(env: Env<'a>, line: Binary<'a>) -> Term<'a> {
-    wire_terms::jsonrpc_decode(env, line.as_slice())
-}
-
-#[rustler::nif(schedule = "DirtyCpu")]
-fn jsonrpc_decode_dirty<'a>(env: Env<'a>, line: Binary<'a>) -> Term<'a> {
-    wire_terms::jsonrpc_decode(env, line.as_slice())
+nif_with_dirty_twin! {
+    fn jsonrpc_decode / jsonrpc_decode_dirty<'a>(env: Env<'a>, line: Binary<'a>) -> Term<'a> {
+        wire_terms::jsonrpc_decode(env, line.as_slice())
+    }
 }
 
 // The protocol decoders take a json() term whose size is unknown without a
@@ -89,21 +162,26 @@ fn protocol_decode_call_tool_result<'a>(env: Env<'a>, value: Term<'a>) -> NifRes
     wire_terms::decode_call_tool_result(env, value)
 }
 
+/// The standard JSON-RPC error codes, `{ParseError, InvalidRequest,
+/// MethodNotFound, InvalidParams, InternalError}`, defined by the core
+/// (`jsonrpc::PARSE_ERROR` ...) for `mcp_jsonrpc`.
+#[rustler::nif]
+fn jsonrpc_error_codes() -> (i64, i64, i64, i64, i64) {
+    use mcp_core::jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR};
+    (PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR)
+}
+
 /// The wire limits defined by the core, so Erlang has no copy of them.
 #[rustler::nif]
 fn wire_limits<'a>(env: Env<'a>) -> NifResult<Term<'a>> {
     wire_terms::wire_limits(env)
 }
 
-/// One inbound line read as the client actor needs it (`mcp_protocol:read/2`).
-#[rustler::nif]
-fn protocol_read<'a>(env: Env<'a>, line: Binary<'a>, expect: Term<'a>) -> Term<'a> {
-    wire_terms::protocol_read(env, line.as_slice(), expect)
-}
-
-#[rustler::nif(schedule = "DirtyCpu")]
-fn protocol_read_dirty<'a>(env: Env<'a>, line: Binary<'a>, expect: Term<'a>) -> Term<'a> {
-    wire_terms::protocol_read(env, line.as_slice(), expect)
+nif_with_dirty_twin! {
+    /// One inbound line read as the client actor needs it (`mcp_protocol:read/2`).
+    fn protocol_read / protocol_read_dirty<'a>(env: Env<'a>, line: Binary<'a>, expect: Term<'a>) -> Term<'a> {
+        wire_terms::protocol_read(env, line.as_slice(), expect)
+    }
 }
 
 /// The parts of a held line joined into one binary (`mcp_stdio`, large lines).
@@ -112,21 +190,30 @@ fn stdio_join_dirty<'a>(env: Env<'a>, parts: Vec<Binary<'a>>) -> NifResult<Term<
     wire_terms::stdio_join(env, &parts)
 }
 
-/// The framing of one chunk, or `dirty` when it holds more than `newline_budget` newlines.
+/// The framing of one chunk under the buffer's cap, or `dirty` when it holds
+/// more than `newline_budget` newlines.
 #[rustler::nif]
-fn stdio_scan<'a>(env: Env<'a>, chunk: Binary<'a>, pending: (usize, bool, u64), newline_budget: usize) -> NifResult<Term<'a>> {
-    wire_terms::stdio_scan(env, chunk, Pending { bytes: pending.0, ends_with_cr: pending.1 }, pending.2, Some(newline_budget))
+fn stdio_scan<'a>(
+    env: Env<'a>,
+    chunk: Binary<'a>,
+    pending: (usize, bool, u64),
+    max_line_bytes: usize,
+    newline_budget: usize,
+) -> NifResult<Term<'a>> {
+    let (bytes, ends_with_cr, base) = pending;
+    wire_terms::stdio_scan(env, chunk, Pending { bytes, ends_with_cr }, base, max_line_bytes, Some(newline_budget))
 }
 
 #[rustler::nif(schedule = "DirtyCpu")]
-fn stdio_scan_dirty<'a>(env: Env<'a>, chunk: Binary<'a>, pending: (usize, bool, u64)) -> NifResult<Term<'a>> {
-    wire_terms::stdio_scan(env, chunk, Pending { bytes: pending.0, ends_with_cr: pending.1 }, pending.2, None)
+fn stdio_scan_dirty<'a>(env: Env<'a>, chunk: Binary<'a>, pending: (usize, bool, u64), max_line_bytes: usize) -> NifResult<Term<'a>> {
+    let (bytes, ends_with_cr, base) = pending;
+    wire_terms::stdio_scan(env, chunk, Pending { bytes, ends_with_cr }, base, max_line_bytes, None)
 }
 
 // ---- mcp_schema / mcp_name / mcp_codegen (code mode generator) --------------
 
 // Planning and generation walk a whole schema or listing, so they always run
-// dirty; the text functions come in pairs picked by `byte_size`.
+// dirty; the text functions are dirty twins picked by `byte_size`.
 
 #[rustler::nif(schedule = "DirtyCpu")]
 fn schema_plan_dirty<'a>(env: Env<'a>, schema: Term<'a>) -> NifResult<Term<'a>> {
@@ -139,39 +226,23 @@ fn mangle_with<'a>(env: Env<'a>, name: Term<'a>, mangler: fn(&str, mcp_core::nam
     Ok(codegen_terms::text_term(env, &mangler(name, codegen_terms::sha256_hex)))
 }
 
-#[rustler::nif]
-fn name_mangle<'a>(env: Env<'a>, name: Term<'a>) -> NifResult<Term<'a>> {
-    mangle_with(env, name, mcp_core::name::mangle)
+nif_with_dirty_twin! {
+    fn name_mangle / name_mangle_dirty<'a>(env: Env<'a>, name: Term<'a>) -> NifResult<Term<'a>> {
+        mangle_with(env, name, mcp_core::name::mangle)
+    }
 }
 
-#[rustler::nif(schedule = "DirtyCpu")]
-fn name_mangle_dirty<'a>(env: Env<'a>, name: Term<'a>) -> NifResult<Term<'a>> {
-    mangle_with(env, name, mcp_core::name::mangle)
+nif_with_dirty_twin! {
+    fn name_mangle_label / name_mangle_label_dirty<'a>(env: Env<'a>, name: Term<'a>) -> NifResult<Term<'a>> {
+        mangle_with(env, name, mcp_core::name::mangle_label)
+    }
 }
 
-#[rustler::nif]
-fn name_mangle_label<'a>(env: Env<'a>, name: Term<'a>) -> NifResult<Term<'a>> {
-    mangle_with(env, name, mcp_core::name::mangle_label)
-}
-
-#[rustler::nif(schedule = "DirtyCpu")]
-fn name_mangle_label_dirty<'a>(env: Env<'a>, name: Term<'a>) -> NifResult<Term<'a>> {
-    mangle_with(env, name, mcp_core::name::mangle_label)
-}
-
-fn first_collision_of<'a>(env: Env<'a>, names: Term<'a>) -> NifResult<Term<'a>> {
-    let names = codegen_terms::names_from_term(names)?;
-    Ok(codegen_terms::collision_term(env, mcp_core::name::first_collision(&names, codegen_terms::sha256_hex)))
-}
-
-#[rustler::nif]
-fn name_first_collision<'a>(env: Env<'a>, names: Term<'a>) -> NifResult<Term<'a>> {
-    first_collision_of(env, names)
-}
-
-#[rustler::nif(schedule = "DirtyCpu")]
-fn name_first_collision_dirty<'a>(env: Env<'a>, names: Term<'a>) -> NifResult<Term<'a>> {
-    first_collision_of(env, names)
+nif_with_dirty_twin! {
+    fn name_first_collision / name_first_collision_dirty<'a>(env: Env<'a>, names: Term<'a>) -> NifResult<Term<'a>> {
+        let names = codegen_terms::names_from_term(names)?;
+        Ok(codegen_terms::collision_term(env, mcp_core::name::first_collision(&names, codegen_terms::sha256_hex)))
+    }
 }
 
 #[rustler::nif(schedule = "DirtyCpu")]
@@ -187,69 +258,52 @@ fn codegen_limits() -> (usize, usize, usize, usize, usize, usize, usize) {
     codegen_terms::limits()
 }
 
-fn describe_error<'a>(env: Env<'a>, error: Term<'a>) -> NifResult<Term<'a>> {
-    let error = codegen_terms::generate_error_from_term(error)?;
-    Ok(codegen_terms::text_term(env, &error.to_string()))
-}
-
-#[rustler::nif]
-fn codegen_describe<'a>(env: Env<'a>, error: Term<'a>) -> NifResult<Term<'a>> {
-    describe_error(env, error)
-}
-
-#[rustler::nif(schedule = "DirtyCpu")]
-fn codegen_describe_dirty<'a>(env: Env<'a>, error: Term<'a>) -> NifResult<Term<'a>> {
-    describe_error(env, error)
+nif_with_dirty_twin! {
+    fn codegen_describe / codegen_describe_dirty<'a>(env: Env<'a>, error: Term<'a>) -> NifResult<Term<'a>> {
+        let error = codegen_terms::generate_error_from_term(error)?;
+        Ok(codegen_terms::text_term(env, &error.to_string()))
+    }
 }
 
 fn text_with_cap<'a>(env: Env<'a>, text: Term<'a>, max_chars: usize, edit: fn(&str, usize) -> String) -> NifResult<Term<'a>> {
     Ok(codegen_terms::text_term(env, &edit(json_terms::utf8_binary(text)?, max_chars)))
 }
 
-#[rustler::nif]
-fn codegen_sanitize<'a>(env: Env<'a>, text: Term<'a>, max_chars: usize) -> NifResult<Term<'a>> {
-    text_with_cap(env, text, max_chars, mcp_core::codegen::sanitize)
+nif_with_dirty_twin! {
+    fn codegen_sanitize / codegen_sanitize_dirty<'a>(env: Env<'a>, text: Term<'a>, max_chars: usize) -> NifResult<Term<'a>> {
+        text_with_cap(env, text, max_chars, mcp_core::codegen::sanitize)
+    }
 }
 
-#[rustler::nif(schedule = "DirtyCpu")]
-fn codegen_sanitize_dirty<'a>(env: Env<'a>, text: Term<'a>, max_chars: usize) -> NifResult<Term<'a>> {
-    text_with_cap(env, text, max_chars, mcp_core::codegen::sanitize)
+nif_with_dirty_twin! {
+    fn codegen_truncate / codegen_truncate_dirty<'a>(env: Env<'a>, text: Term<'a>, max_chars: usize) -> NifResult<Term<'a>> {
+        text_with_cap(env, text, max_chars, mcp_core::codegen::truncate)
+    }
 }
 
-#[rustler::nif]
-fn codegen_truncate<'a>(env: Env<'a>, text: Term<'a>, max_chars: usize) -> NifResult<Term<'a>> {
-    text_with_cap(env, text, max_chars, mcp_core::codegen::truncate)
+nif_with_dirty_twin! {
+    fn codegen_escape / codegen_escape_dirty<'a>(env: Env<'a>, text: Term<'a>) -> NifResult<Term<'a>> {
+        Ok(codegen_terms::text_term(env, &mcp_core::codegen::escape(json_terms::utf8_binary(text)?)))
+    }
 }
 
-#[rustler::nif(schedule = "DirtyCpu")]
-fn codegen_truncate_dirty<'a>(env: Env<'a>, text: Term<'a>, max_chars: usize) -> NifResult<Term<'a>> {
-    text_with_cap(env, text, max_chars, mcp_core::codegen::truncate)
-}
-
-#[rustler::nif]
-fn codegen_escape<'a>(env: Env<'a>, text: Term<'a>) -> NifResult<Term<'a>> {
-    Ok(codegen_terms::text_term(env, &mcp_core::codegen::escape(json_terms::utf8_binary(text)?)))
-}
-
-#[rustler::nif(schedule = "DirtyCpu")]
-fn codegen_escape_dirty<'a>(env: Env<'a>, text: Term<'a>) -> NifResult<Term<'a>> {
-    Ok(codegen_terms::text_term(env, &mcp_core::codegen::escape(json_terms::utf8_binary(text)?)))
-}
-
-/// `scan_for_at` reads bytes, so any binary is accepted (UTF-8 or not).
-#[rustler::nif]
-fn codegen_scan_for_at<'a>(env: Env<'a>, source: Binary<'a>) -> Term<'a> {
-    codegen_terms::scan_result_term(env, mcp_core::codegen::scan_for_at_bytes(source.as_slice()))
-}
-
-#[rustler::nif(schedule = "DirtyCpu")]
-fn codegen_scan_for_at_dirty<'a>(env: Env<'a>, source: Binary<'a>) -> Term<'a> {
-    codegen_terms::scan_result_term(env, mcp_core::codegen::scan_for_at_bytes(source.as_slice()))
+nif_with_dirty_twin! {
+    /// `scan_for_at` reads bytes, so any binary is accepted (UTF-8 or not).
+    fn codegen_scan_for_at / codegen_scan_for_at_dirty<'a>(env: Env<'a>, source: Binary<'a>) -> Term<'a> {
+        codegen_terms::scan_result_term(env, mcp_core::codegen::scan_for_at_bytes(source.as_slice()))
+    }
 }
 
 // ---- mcp_interchange --------------------------------------------------------
 // Term-input NIFs take a work budget and answer `dirty` past it (see
-// interchange_terms::Budget); byte-input ones come in a `_dirty` pair.
+// interchange_terms::Budget); byte-input ones are dirty twins.
+
+/// The integer range MessagePack carries, `{Min, Max}`
+/// (`interchange::{MIN,MAX}_MSGPACK_INT`), for `mcp_interchange`.
+#[rustler::nif]
+fn interchange_limits() -> (i128, i128) {
+    (mcp_core::interchange::MIN_MSGPACK_INT, mcp_core::interchange::MAX_MSGPACK_INT)
+}
 
 #[rustler::nif]
 fn interchange_to_json<'a>(env: Env<'a>, value: Term<'a>, budget: usize) -> NifResult<Term<'a>> {
@@ -271,14 +325,10 @@ fn interchange_to_msgpack_dirty<'a>(env: Env<'a>, value: Term<'a>) -> NifResult<
     interchange_terms::to_msgpack(env, value, None)
 }
 
-#[rustler::nif]
-fn msgpack_decode<'a>(env: Env<'a>, bytes: Binary<'a>) -> Term<'a> {
-    interchange_terms::decode(env, bytes.as_slice())
-}
-
-#[rustler::nif(schedule = "DirtyCpu")]
-fn msgpack_decode_dirty<'a>(env: Env<'a>, bytes: Binary<'a>) -> Term<'a> {
-    interchange_terms::decode(env, bytes.as_slice())
+nif_with_dirty_twin! {
+    fn msgpack_decode / msgpack_decode_dirty<'a>(env: Env<'a>, bytes: Binary<'a>) -> Term<'a> {
+        interchange_terms::decode(env, bytes.as_slice())
+    }
 }
 
 #[rustler::nif]
@@ -291,24 +341,16 @@ fn msgpack_encode_dirty<'a>(env: Env<'a>, value: Term<'a>) -> NifResult<Term<'a>
     interchange_terms::encode(env, value, None)
 }
 
-#[rustler::nif]
-fn msgpack_to_json_line<'a>(env: Env<'a>, bytes: Binary<'a>) -> Term<'a> {
-    interchange_terms::line_result(env, mcp_core::interchange::msgpack_to_json_line(bytes.as_slice()))
+nif_with_dirty_twin! {
+    fn msgpack_to_json_line / msgpack_to_json_line_dirty<'a>(env: Env<'a>, bytes: Binary<'a>) -> Term<'a> {
+        interchange_terms::line_result(env, mcp_core::interchange::msgpack_to_json_line(bytes.as_slice()))
+    }
 }
 
-#[rustler::nif(schedule = "DirtyCpu")]
-fn msgpack_to_json_line_dirty<'a>(env: Env<'a>, bytes: Binary<'a>) -> Term<'a> {
-    interchange_terms::line_result(env, mcp_core::interchange::msgpack_to_json_line(bytes.as_slice()))
-}
-
-#[rustler::nif]
-fn json_to_msgpack_bytes<'a>(env: Env<'a>, line: Binary<'a>) -> Term<'a> {
-    interchange_terms::line_result(env, mcp_core::interchange::json_to_msgpack_bytes(line.as_slice()))
-}
-
-#[rustler::nif(schedule = "DirtyCpu")]
-fn json_to_msgpack_bytes_dirty<'a>(env: Env<'a>, line: Binary<'a>) -> Term<'a> {
-    interchange_terms::line_result(env, mcp_core::interchange::json_to_msgpack_bytes(line.as_slice()))
+nif_with_dirty_twin! {
+    fn json_to_msgpack_bytes / json_to_msgpack_bytes_dirty<'a>(env: Env<'a>, line: Binary<'a>) -> Term<'a> {
+        interchange_terms::line_result(env, mcp_core::interchange::json_to_msgpack_bytes(line.as_slice()))
+    }
 }
 
 // ---- mcp_port: the child watch ----------------------------------------------

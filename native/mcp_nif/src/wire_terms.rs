@@ -345,19 +345,28 @@ pub fn stdio_join<'a>(env: Env<'a>, parts: &[Binary<'a>]) -> NifResult<Term<'a>>
 // ---- mcp_stdio (framing) ------------------------------------------------------------------
 
 /// Frames one chunk after `pending` held bytes, the chunk starting at byte
-/// `base` of the stream: `{ok, Completion, [{Offset, Line}], Rest,
-/// RestEndsWithCr}` where `Completion` is `continues | empty | {line, Keep,
-/// Part}` and `Offset` is the line's stream offset; `Part`, every `Line` and
-/// `Rest` are sub-binaries of `chunk` (no copy). `{error, {line_too_long, Bytes}}`.
-/// With a `newline_budget`, the atom `dirty` instead (before any framing)
-/// when the chunk holds more newlines than that: the work grows with the
-/// lines, and the caller then redoes the call on a dirty scheduler.
-pub fn stdio_scan<'a>(env: Env<'a>, chunk: Binary<'a>, pending: Pending, base: u64, newline_budget: Option<usize>) -> NifResult<Term<'a>> {
+/// `base` of the stream, refusing lines longer than `max_line_bytes` (capped
+/// by the core at `stdio::MAX_LINE_BYTES`): `{ok, Completion, [{Offset,
+/// Line}], Rest, RestEndsWithCr}` where `Completion` is `continues | empty |
+/// {line, Keep, Part}` and `Offset` is the line's stream offset; `Part`,
+/// every `Line` and `Rest` are sub-binaries of `chunk` (no copy). `{error,
+/// {line_too_long, Bytes}}`. With a `newline_budget`, the atom `dirty`
+/// instead (before any framing) when the chunk holds more newlines than
+/// that: the work grows with the lines, and the caller then redoes the call
+/// on a dirty scheduler.
+pub fn stdio_scan<'a>(
+    env: Env<'a>,
+    chunk: Binary<'a>,
+    pending: Pending,
+    base: u64,
+    max_line_bytes: usize,
+    newline_budget: Option<usize>,
+) -> NifResult<Term<'a>> {
     let bytes = chunk.as_slice();
     if newline_budget.is_some_and(|budget| stdio::has_more_newlines_than(bytes, budget)) {
         return Ok(atoms::dirty().encode(env));
     }
-    let framing = match stdio::scan(pending, bytes) {
+    let framing = match stdio::scan(pending, bytes, max_line_bytes) {
         Ok(framing) => framing,
         Err(FramingFault::LineTooLong { bytes }) => {
             return Ok(error(env, (atoms::line_too_long(), bytes).encode(env)));

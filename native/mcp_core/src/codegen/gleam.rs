@@ -7,15 +7,12 @@
 //! [`layout`](super::layout), so it is laid out as `gleam format` would.
 
 use super::facts::{allowed_values, default_value, hints, returns, shape};
-use super::layout::{public_function, Expr, TypeExpr};
+use super::layout::{public_function, Expr, TypeExpr, LINE_WIDTH};
 use super::text::{escape, prose, sanitize, wrap, Block, DESCRIPTION_CHARS, NOTE_CHARS};
 use crate::json::Json;
 use crate::name::{mangle, Digest};
 use crate::protocol::ToolDescriptor;
 use crate::schema::{plan, Param, ParamType, Plan, Scalar};
-
-/// Columns a doc comment line stays within, `/// ` included.
-const DOC_WIDTH: usize = 80;
 
 /// What a doc comment line starts with.
 const DOC: &str = "/// ";
@@ -107,7 +104,7 @@ impl ToolFunction {
 /// with something to say (or the whole-value note); sections are separated
 /// by an empty line.
 fn doc_lines(tool: &ToolDescriptor, plan: &Plan) -> Vec<String> {
-    let width = DOC_WIDTH - DOC.len();
+    let width = LINE_WIDTH - DOC.len();
     let described = tool.description.as_deref().filter(|text| !sanitize(text, 1).is_empty());
     let mut sections: Vec<Vec<String>> = vec![blocks_lines(&prose(described.or(tool.title.as_deref()).unwrap_or(""), DESCRIPTION_CHARS), width)];
     let facts: Vec<String> = [tool.annotations.as_ref().and_then(hints), tool.output_schema.as_ref().filter(|schema| matches!(schema, Json::Object(_))).map(returns)]
@@ -272,5 +269,35 @@ fn surface_type(param: &Param) -> String {
         format!("Optional({required})")
     } else {
         required
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn digest(name: &str) -> String {
+        format!("{:08x}", name.len())
+    }
+
+    /// A description of one-letter words is re-wrapped to lines of at most
+    /// `LINE_WIDTH` columns, `/// ` included, and filled to it.
+    #[test]
+    fn doc_lines_are_wrapped_at_the_line_width() {
+        let tool = ToolDescriptor {
+            name: "t".into(),
+            title: None,
+            description: Some("a ".repeat(300)),
+            input_schema: Json::Object(vec![("type".into(), Json::str("object"))]),
+            output_schema: None,
+            annotations: None,
+            execution: None,
+        };
+        let mut source = String::new();
+        ToolFunction::new(&tool, digest).render("\"s\"", &mut source);
+        let widths: Vec<usize> = source.lines().filter(|line| line.starts_with(DOC)).map(|line| line.chars().count()).collect();
+        assert!(widths.len() > 5, "{source}");
+        assert!(widths.iter().all(|&width| width <= LINE_WIDTH), "{source}");
+        assert!(widths[..widths.len() - 1].iter().all(|&width| width >= LINE_WIDTH - 1), "{source}");
     }
 }

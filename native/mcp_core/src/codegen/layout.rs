@@ -21,8 +21,10 @@
 
 use std::collections::VecDeque;
 
-/// The formatter's line width.
-const LINE_WIDTH: usize = 80;
+/// The formatter's line width. Code is laid out at it, and doc comment lines
+/// (`/// ` included) are wrapped at it too (a single word longer than a
+/// line may pass it, see `text::wrap`).
+pub(super) const LINE_WIDTH: usize = 80;
 
 /// The formatter's indentation step.
 const INDENT: usize = 2;

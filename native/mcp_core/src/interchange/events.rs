@@ -136,15 +136,6 @@ impl JsonWriter {
         self.out
     }
 
-    /// Bytes written so far.
-    pub fn len(&self) -> usize {
-        self.out.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.out.is_empty()
-    }
-
     fn separate(&mut self) {
         if self.comma_due {
             self.out.push(b',');

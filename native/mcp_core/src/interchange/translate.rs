@@ -49,11 +49,6 @@ impl<O, D> Translator<O, D> {
         self.out
     }
 
-    /// The output so far (for a caller that budgets its work).
-    pub fn output(&self) -> &O {
-        &self.out
-    }
-
     fn fault(&self, reason: Reason) -> InterchangeFault {
         InterchangeFault { path: self.path.render(), reason }
     }

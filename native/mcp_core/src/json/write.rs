@@ -22,7 +22,8 @@ pub fn to_bytes(value: &Json) -> Result<Vec<u8>, EncodeError> {
 }
 
 /// Appends the compact encoding of `value` to `out`. Recursion is bounded:
-/// a value nested deeper than [`MAX_DEPTH`] is refused before it is written.
+/// a container nested deeper than [`MAX_DEPTH`] is refused
+/// ([`EncodeError::TooDeep`]), `out` then holding what was written before it.
 pub fn write(out: &mut Vec<u8>, value: &Json) -> Result<(), EncodeError> {
     write_nested(out, value, 0)
 }

@@ -58,10 +58,9 @@ impl JsonSink for SkipSink {
     }
 }
 
-/// A member value: `bytes` starts at byte `at` of the line.
+/// A member's bytes, a slice of the line.
 #[derive(Debug, Clone, Copy)]
 pub struct Span<'a> {
-    pub at: usize,
     pub bytes: &'a [u8],
 }
 
@@ -142,7 +141,7 @@ fn cut_object<'a>(
             return Err(canonical(line));
         }
         let key_end = string_end(line, pos);
-        let key = Span { at: pos, bytes: &line[pos..key_end] };
+        let key = Span { bytes: &line[pos..key_end] };
         pos = skip_whitespace(line, key_end);
         if line.get(pos) != Some(&b':') {
             return Err(canonical(line));
@@ -162,7 +161,7 @@ fn members_of(line: &[u8], open: usize) -> Result<(Vec<Member<'_>>, usize), Mess
     let mut members = Vec::new();
     let end = cut_object(line, open, |key, at| {
         let end = value_end(line, at);
-        members.push((key, Span { at, bytes: &line[at..end] }));
+        members.push((key, Span { bytes: &line[at..end] }));
         Ok(end)
     })?;
     Ok((members, end))
@@ -191,7 +190,7 @@ impl<'a> Envelope<'a> {
             Some("params") => Slot::Params,
             _ => {
                 let end = value_end(line, at);
-                self.skip(Span { at, bytes: &line[at..end] })?;
+                self.skip(Span { bytes: &line[at..end] })?;
                 return Ok(end);
             }
         };
@@ -203,7 +202,7 @@ impl<'a> Envelope<'a> {
             }
             _ => value_end(line, at),
         };
-        let value = Span { at, bytes: &line[at..end] };
+        let value = Span { bytes: &line[at..end] };
         let occupied = match slot {
             Slot::Jsonrpc | Slot::Id | Slot::Method => {
                 let parsed = self.tree(value)?;

@@ -196,10 +196,14 @@ fn top_level_scalars_are_faults() {
 
 #[test]
 fn encoders_write_the_envelope_in_order() {
+    let request = |id, method: &str, params| Inbound::ServerRequest { id, method: method.into(), params };
     let cases = [
-        (request(&int_id(1), "tools/list", Some(parse("{}"))), r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#),
-        (request(&Id::String("a".into()), "ping", None), r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#),
-        (notification("notifications/initialized", None), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+        (encode_inbound(&request(int_id(1), "tools/list", Some(parse("{}")))), r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#),
+        (encode_inbound(&request(Id::String("a".into()), "ping", None)), r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#),
+        (
+            encode_inbound(&Inbound::Notification { method: "notifications/initialized".into(), params: None }),
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        ),
         (result_response(&int_id(4), parse("{}")), r#"{"jsonrpc":"2.0","id":4,"result":{}}"#),
         (
             error_response(&Id::String("s".into()), &Integer::Small(METHOD_NOT_FOUND), "Method not found"),

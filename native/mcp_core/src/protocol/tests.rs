@@ -9,28 +9,6 @@ fn fault(path: &str, reason: &'static str) -> ProtocolFault {
     ProtocolFault::Fault { path: path.into(), reason }
 }
 
-// ---- encoders ---------------------------------------------------------------
-
-#[test]
-fn initialize_params_declare_empty_capabilities() {
-    let params = initialize_params("loom", "0.1.0");
-    assert_eq!(params.get("capabilities"), Some(&Json::Object(Vec::new())));
-    assert_eq!(
-        json::to_bytes(&params).unwrap(),
-        br#"{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"loom","version":"0.1.0"}}"#
-    );
-}
-
-#[test]
-fn tools_list_and_call_params() {
-    assert_eq!(json::to_bytes(&tools_list_params(None)).unwrap(), b"{}");
-    assert_eq!(json::to_bytes(&tools_list_params(Some("c2"))).unwrap(), br#"{"cursor":"c2"}"#);
-    assert_eq!(
-        json::to_bytes(&tools_call_params("get_weather", parse(r#"{"location":"New York"}"#))).unwrap(),
-        br#"{"name":"get_weather","arguments":{"location":"New York"}}"#
-    );
-}
-
 #[test]
 fn versions() {
     assert_eq!(REQUESTED_VERSION, "2025-06-18");

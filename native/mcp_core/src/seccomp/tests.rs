@@ -7,6 +7,29 @@ use proptest::prelude::*;
 
 const BPF_MAXINSNS: usize = 4096;
 
+/// Foreign ABIs' `AUDIT_ARCH_*`, which the filter refuses.
+const AUDIT_ARCH_I386: u32 = 0x4000_0003;
+const AUDIT_ARCH_ARM: u32 = 0x4000_0028;
+
+/// The bytes of `encode`, read back; `None` when the length is not a
+/// whole number of instructions.
+fn decode(bytes: &[u8]) -> Option<Vec<Instruction>> {
+    if !bytes.len().is_multiple_of(INSTRUCTION_BYTES) {
+        return None;
+    }
+    Some(
+        bytes
+            .chunks_exact(INSTRUCTION_BYTES)
+            .map(|chunk| Instruction {
+                code: u16::from_ne_bytes([chunk[0], chunk[1]]),
+                jt: chunk[2],
+                jf: chunk[3],
+                k: u32::from_ne_bytes([chunk[4], chunk[5], chunk[6], chunk[7]]),
+            })
+            .collect(),
+    )
+}
+
 /// A `struct seccomp_data` as the kernel lays it out (native byte order).
 fn seccomp_data(arch: u32, nr: u32, args: [u64; 6]) -> [u8; 64] {
     let mut data = [0u8; 64];

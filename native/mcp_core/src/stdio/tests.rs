@@ -2,7 +2,11 @@ use super::*;
 use proptest::prelude::*;
 
 fn push_all(chunks: &[&[u8]]) -> Result<Vec<Vec<u8>>, FramingFault> {
-    let mut buffer = Buffer::new();
+    push_all_capped(chunks, MAX_LINE_BYTES)
+}
+
+fn push_all_capped(chunks: &[&[u8]], max_line_bytes: usize) -> Result<Vec<Vec<u8>>, FramingFault> {
+    let mut buffer = Buffer::with_max_line_bytes(max_line_bytes);
     let mut lines = Vec::new();
     for chunk in chunks {
         lines.extend(buffer.push(chunk)?);
@@ -62,7 +66,7 @@ fn partial_line_is_held() {
 
 #[test]
 fn scan_reports_lines_as_ranges_of_the_chunk() {
-    let framing = scan(Pending { bytes: 3, ends_with_cr: false }, b"de\nfg\r\n\nhi").unwrap();
+    let framing = scan(Pending { bytes: 3, ends_with_cr: false }, b"de\nfg\r\n\nhi", MAX_LINE_BYTES).unwrap();
     assert_eq!(framing.completion, Completion::Line { keep: 3, end: 2 });
     assert_eq!(framing.lines, vec![3..5]);
     assert_eq!(framing.rest, 8);
@@ -128,6 +132,82 @@ fn pending_line_past_max_in_small_chunks() {
     assert_eq!(buffer.push(b"z"), Err(FramingFault::LineTooLong { bytes: MAX + 1 }));
 }
 
+// ---- a lower cap ----
+
+const CAP: usize = 100;
+
+fn x(bytes: usize) -> Vec<u8> {
+    vec![b'x'; bytes]
+}
+
+fn cat(parts: &[&[u8]]) -> Vec<u8> {
+    parts.concat()
+}
+
+#[test]
+fn capped_line_of_exactly_the_cap_is_accepted_and_one_more_refused() {
+    let (exact, over) = (x(CAP), x(CAP + 1));
+    let too_long = Err(FramingFault::LineTooLong { bytes: CAP + 1 });
+    assert_eq!(push_all_capped(&[&cat(&[&exact, b"\n"])], CAP), Ok(vec![exact.clone()]));
+    assert_eq!(push_all_capped(&[&cat(&[&exact, b"\r\n"])], CAP), Ok(vec![exact.clone()]));
+    // Completed inside the chunk, completing a held line, and pending.
+    assert_eq!(push_all_capped(&[&cat(&[b"a\n", &over, b"\nb\n"])], CAP), too_long);
+    assert_eq!(push_all_capped(&[&exact, b"y\n"], CAP), too_long);
+    assert_eq!(push_all_capped(&[&exact, b"y"], CAP), too_long);
+    assert_eq!(push_all_capped(&[&cat(&[b"a\n", &over])], CAP), too_long);
+    assert_eq!(push_all_capped(&[&cat(&[b"a\n", &exact])], CAP), Ok(lines(&["a"])));
+    // A held CR is not counted: the line could still end in CRLF.
+    assert_eq!(push_all_capped(&[&exact, b"\r", b"\n"], CAP), Ok(vec![exact.clone()]));
+    assert_eq!(push_all_capped(&[&exact, b"\r", b"z"], CAP), Err(FramingFault::LineTooLong { bytes: CAP + 2 }));
+}
+
+#[test]
+fn scan_takes_the_cap_and_never_more_than_max_line_bytes() {
+    let none = Pending::default();
+    assert_eq!(scan(none, b"ab\n", 1), Err(FramingFault::LineTooLong { bytes: 2 }));
+    assert!(scan(none, b"a\n", 1).is_ok());
+    // A cap above MAX_LINE_BYTES is MAX_LINE_BYTES.
+    let held = |bytes| Pending { bytes, ends_with_cr: false };
+    assert!(scan(held(MAX_LINE_BYTES - 1), b"x", usize::MAX).is_ok());
+    assert_eq!(scan(held(MAX_LINE_BYTES), b"x", usize::MAX), Err(FramingFault::LineTooLong { bytes: MAX_LINE_BYTES + 1 }));
+    assert_eq!(
+        scan(held(MAX_LINE_BYTES), b"\n", MAX_LINE_BYTES + 1).map(|framing| framing.completion),
+        Ok(Completion::Line { keep: MAX_LINE_BYTES, end: 0 })
+    );
+    // The first line past the cap is the one reported, whatever comes after.
+    assert_eq!(scan(none, &cat(&[&x(CAP + 1), b"\n", &x(CAP + 5)]), CAP), Err(FramingFault::LineTooLong { bytes: CAP + 1 }));
+}
+
+#[test]
+fn buffer_new_is_capped_at_max_line_bytes() {
+    assert_eq!(Buffer::new().max_line_bytes, MAX_LINE_BYTES);
+    assert_eq!(Buffer::default().max_line_bytes, MAX_LINE_BYTES);
+}
+
+/// The cap holds for every later line, fed one byte at a time: the first
+/// line at the cap comes out, the next one is refused at its cap + 1st byte.
+#[test]
+fn capped_stream_fed_one_byte_at_a_time() {
+    let exact = x(CAP);
+    let stream = cat(&[b"{}\n", &exact, b"\r\n", &exact, b"y\n"]);
+    let mut buffer = Buffer::with_max_line_bytes(CAP);
+    let mut lines = Vec::new();
+    let mut verdict = Ok(());
+    for (at, byte) in stream.iter().enumerate() {
+        match buffer.push(&[*byte]) {
+            Ok(completed) => lines.extend(completed),
+            Err(fault) => {
+                verdict = Err((at, fault));
+                break;
+            }
+        }
+    }
+    assert_eq!(lines, vec![b"{}".to_vec(), exact.clone()]);
+    let refused_at = 3 + CAP + 2 + CAP;
+    assert_eq!(verdict, Err((refused_at, FramingFault::LineTooLong { bytes: CAP + 1 })));
+    assert_eq!(stream[refused_at], b'y');
+}
+
 #[test]
 fn frame_is_compact_json_and_one_newline() {
     let value = Json::Object(vec![("a".into(), Json::str("line\nbreak\r"))]);
@@ -167,6 +247,36 @@ proptest! {
         expected.pop();
         expected.retain(|line| !line.is_empty());
         prop_assert_eq!(whole, expected);
+    }
+
+    /// Whether a capped stream is refused does not depend on the chunking:
+    /// its lines come out when none is longer than the cap (a held last
+    /// line counts); otherwise it is refused with a length past the cap
+    /// and at most the first overlong line's (where it notices depends on
+    /// the cuts, what it notices does not).
+    #[test]
+    fn a_capped_line_is_judged_the_same_whatever_the_chunking(
+        cap in 1usize..24,
+        stream in prop::collection::vec(prop_oneof![4 => Just(b'x'), 1 => Just(b'\r'), 1 => Just(b'\n')], 0..120),
+        cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..10),
+    ) {
+        let mut offsets: Vec<usize> = cuts.iter().map(|cut| cut.index(stream.len() + 1)).collect();
+        offsets.extend([0, stream.len()]);
+        offsets.sort_unstable();
+        let chunks: Vec<&[u8]> = offsets.windows(2).map(|w| &stream[w[0]..w[1]]).collect();
+        let one_byte: Vec<&[u8]> = stream.chunks(1).collect();
+        let contents: Vec<&[u8]> = stream.split(|&b| b == b'\n').map(|line| line.strip_suffix(b"\r").unwrap_or(line)).collect();
+        let first_overlong = contents.iter().map(|line| line.len()).find(|&bytes| bytes > cap);
+        for framing in [&[&stream[..]][..], &chunks, &one_byte] {
+            match (first_overlong, push_all_capped(framing, cap)) {
+                (None, Ok(lines)) => {
+                    let expected: Vec<Vec<u8>> = contents[..contents.len() - 1].iter().filter(|line| !line.is_empty()).map(|line| line.to_vec()).collect();
+                    prop_assert_eq!(lines, expected);
+                }
+                (Some(first), Err(FramingFault::LineTooLong { bytes })) => prop_assert!(bytes > cap && bytes <= first, "{} not in {}..={}", bytes, cap + 1, first),
+                (expected, got) => prop_assert!(false, "first overlong {:?}, framed {:?}", expected, got),
+            }
+        }
     }
 
     #[test]
