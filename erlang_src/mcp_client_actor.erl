@@ -472,7 +472,7 @@ write(Message, Data) ->
 transmit(Message, #data{outbox = [], conn = Conn} = Data) ->
     case erlang:process_info(self(), message_queue_len) of
         {message_queue_len, 0} ->
-            sent(mcp_transport:send(Conn, [Message]), Data);
+            write_outcome(mcp_transport:send(Conn, [Message]), Data);
         _ ->
             self() ! flush_outbox,
             {ok, Data#data{outbox = [Message]}}
@@ -481,10 +481,10 @@ transmit(Message, #data{outbox = Outbox} = Data) ->
     {ok, Data#data{outbox = [Message | Outbox]}}.
 
 flush_outbox(#data{outbox = Outbox, conn = Conn} = Data) ->
-    sent(mcp_transport:send(Conn, lists:reverse(Outbox)), Data#data{outbox = []}).
+    write_outcome(mcp_transport:send(Conn, lists:reverse(Outbox)), Data#data{outbox = []}).
 
-sent(ok, Data) -> {ok, Data};
-sent({error, Reason}, Data) -> {close, {write_failed, Reason}, Data}.
+write_outcome(ok, Data) -> {ok, Data};
+write_outcome({error, Reason}, Data) -> {close, {write_failed, Reason}, Data}.
 
 %% Answers every waiting caller with `Reason', latches it, requests the
 %% peer's termination and enters `closing' to await the transport's proof.

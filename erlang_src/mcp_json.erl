@@ -66,8 +66,9 @@ encode(Value) -> encode(Value, false).
 
 %% @doc `encode/1' plus a trailing `\n', written in the same pass (appending
 %% to the NIF's binary afterwards would copy a whole 16 MiB line on the
-%% caller's scheduler). `mcp_stdio:frame/1' is its caller; it decides the
-%% wire shape.
+%% caller's scheduler). This is the outbound wire line of the stdio
+%% transports: the escaping of every control character makes the newline
+%% its last byte and only one.
 -spec encode_line(json()) -> binary().
 encode_line(Value) -> encode(Value, true).
 

@@ -15,7 +15,7 @@
 %% Decoding runs in the Rust core; lines of at least
 %% `mcp_json:dirty_threshold()' bytes are decoded on a dirty CPU scheduler.
 %% The encoders build `json()' terms in Erlang (no NIF round trip for the
-%% caller's params); `mcp_stdio:frame/1' turns them into wire bytes. The
+%% caller's params); `mcp_json:encode_line/1' turns them into wire lines. The
 %% client sends the requests and notifications built here; its answers to a
 %% server's requests are built by `mcp_protocol:read/2'.
 -module(mcp_jsonrpc).

@@ -26,17 +26,17 @@
 %% `dirty_threshold()' bytes are scanned on a dirty CPU scheduler, and so are
 %% smaller ones holding more than 1,024 newlines.
 %%
-%% `read/2' is `push/2' with each line's stream offset; it is what the
-%% newline-delimited transports frame with (`mcp_transport:frame/2').
+%% `push_with_offsets/2' is `push/2' with each line's stream offset; it is
+%% what the newline-delimited transports frame with (`mcp_transport:frame/2').
 %%
-%% `frame/1' turns a `json()' into one wire line: `mcp_json:encode/1' plus
-%% `\n', written in one pass by `mcp_json:encode_line/1'. The encoder escapes
-%% every control character, so the newline is the last byte and the only
-%% one. (The transports append the newline to an already encoded message
-%% as a separate iolist element: no copy.)
+%% Words: framing cuts inbound bytes into lines (this module, the
+%% transports' framer); a line becomes a message when `mcp_protocol:read/2'
+%% reads it. The outbound line is `mcp_json:encode_line/1': compact JSON and
+%% `\n', in one pass; the encoder escapes every control character, so the
+%% newline is the last byte and the only one.
 -module(mcp_stdio).
 
--export([new/0, new/1, push/2, read/2, frame/1, max_line_bytes/0, dirty_threshold/0]).
+-export([new/0, new/1, push/2, push_with_offsets/2, max_line_bytes/0, dirty_threshold/0]).
 -export_type([buffer/0, framing_fault/0]).
 
 %% A chunk of at least this many bytes is scanned, and a held line of at
@@ -65,7 +65,7 @@
 -spec max_line_bytes() -> pos_integer().
 max_line_bytes() -> maps:get(max_line_bytes, mcp_nif:wire_limits()).
 
-%% @doc Chunk size from which `push/2' and `read/2' scan on a dirty CPU
+%% @doc Chunk size from which `push/2' and `push_with_offsets/2' scan on a dirty CPU
 %% scheduler (and held bytes from which a completed line is joined there).
 -spec dirty_threshold() -> pos_integer().
 dirty_threshold() -> ?DIRTY_CHUNK_BYTES.
@@ -88,16 +88,16 @@ new(Other) ->
 %% @doc The lines `Chunk' completes, in order, and the buffer holding the rest.
 -spec push(buffer(), binary()) -> {ok, [binary()], buffer()} | {error, framing_fault()}.
 push(Buffer, Chunk) ->
-    case read(Buffer, Chunk) of
+    case push_with_offsets(Buffer, Chunk) of
         {ok, Lines, Next} -> {ok, [Line || {_, Line} <- Lines], Next};
         {error, _} = Fault -> Fault
     end.
 
 %% @doc `push/2' with each line's stream offset: the position, in all the
 %% bytes pushed into this buffer, of the line's first byte.
--spec read(buffer(), binary()) ->
+-spec push_with_offsets(buffer(), binary()) ->
           {ok, [{StreamOffset :: non_neg_integer(), binary()}], buffer()} | {error, framing_fault()}.
-read(#stdio_buffer{held_bytes = HeldBytes, held_ends_with_cr = EndsWithCr, offset = Offset,
+push_with_offsets(#stdio_buffer{held_bytes = HeldBytes, held_ends_with_cr = EndsWithCr, offset = Offset,
                    max_line_bytes = MaxLineBytes} = Buffer,
      Chunk) when is_binary(Chunk) ->
     Next = Offset + byte_size(Chunk),
@@ -137,10 +137,6 @@ joined(#stdio_buffer{held = Held, parts = Parts, held_bytes = HeldBytes}, Part) 
         true -> mcp_nif:stdio_join_dirty(Pieces);
         false -> iolist_to_binary(Pieces)
     end.
-
-%% @doc One wire line: compact JSON and `\n'.
--spec frame(mcp_json:json()) -> binary().
-frame(Value) -> mcp_json:encode_line(Value).
 
 %% Chunks from ?DIRTY_CHUNK_BYTES go to a dirty scheduler directly;
 %% smaller ones too when they hold more than ?NEWLINE_BUDGET newlines (the

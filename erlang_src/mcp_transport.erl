@@ -134,7 +134,7 @@ framer(MaxLineBytes) -> mcp_stdio:new(MaxLineBytes).
 frame(broken, _Chunk) ->
     {[], broken};
 frame(Framer, Chunk) ->
-    case mcp_stdio:read(Framer, Chunk) of
+    case mcp_stdio:push_with_offsets(Framer, Chunk) of
         {ok, Lines, Next} -> {[{message, Offset, Line} || {Offset, Line} <- Lines], Next};
         {error, Fault} -> {[{fault, Fault}], broken}
     end.

@@ -159,7 +159,7 @@ round_trip_test_() ->
 prop_round_trip() ->
     ?FORALL({Messages, Cuts}, {?LET(Length, range(1, 5), vector(Length, message())), list(non_neg_integer())},
             begin
-                Stream = iolist_to_binary([mcp_stdio:frame(Encoded) || {Encoded, _} <- Messages]),
+                Stream = iolist_to_binary([mcp_json:encode_line(Encoded) || {Encoded, _} <- Messages]),
                 Lines = push_chunks(chunks(Stream, Cuts)),
                 [mcp_jsonrpc:decode(Line) || Line <- Lines] =:= [{ok, Expected} || {_, Expected} <- Messages]
             end).

@@ -96,7 +96,7 @@ nulls(N) -> {array, lists:duplicate(N, null)}.
 nils(N) -> {array_value, lists:duplicate(N, nil_value)}.
 huge_int() -> 1 bsl 32000000.           % 4 MB, 9.6 million digits (near the VM's bignum limit)
 
-%% ---- mcp_json:encode/1, mcp_stdio:frame/1, call_tool arguments ----
+%% ---- mcp_json:encode/1, encode_line/1, call_tool arguments ----
 
 encode_refuses_a_huge_integer_test() ->
     %% 1 bsl 1000000 (301,030 digits) held the scheduler 48 ms; 1 bsl 16000000, 3.6 s
@@ -121,7 +121,7 @@ encode_measures_strings_before_the_utf8_check_test() ->
 
 frame_of_a_huge_key_test() ->
     Key = cjk(16 * ?MIB),
-    Line = no_long_hold(fun() -> mcp_stdio:frame({object, [{Key, {int, 1}}]}) end),
+    Line = no_long_hold(fun() -> mcp_json:encode_line({object, [{Key, {int, 1}}]}) end),
     ?assertEqual($\n, binary:last(Line)).
 
 call_tool_arguments_test() ->
@@ -129,10 +129,10 @@ call_tool_arguments_test() ->
     Args = {object, [{cjk(16 * ?MIB), {string, cjk(?MIB)}}, {<<"n">>, {int, 1 bsl 1000000}}]},
     Params = mcp_protocol:tools_call_params(<<"echo">>, Args),
     ?assertEqual({raised, error, badarg},
-                 no_long_hold(fun() -> mcp_stdio:frame(mcp_jsonrpc:request({id_int, 1}, <<"tools/call">>, {some, Params})) end)),
+                 no_long_hold(fun() -> mcp_json:encode_line(mcp_jsonrpc:request({id_int, 1}, <<"tools/call">>, {some, Params})) end)),
     Fine = mcp_protocol:tools_call_params(<<"echo">>, {object, [{cjk(16 * ?MIB), {int, 1}}]}),
     ?assertMatch(<<"{", _/binary>>,
-                 no_long_hold(fun() -> mcp_stdio:frame(mcp_jsonrpc:request({id_int, 1}, <<"tools/call">>, {some, Fine})) end)).
+                 no_long_hold(fun() -> mcp_json:encode_line(mcp_jsonrpc:request({id_int, 1}, <<"tools/call">>, {some, Fine})) end)).
 
 %% ---- mcp_interchange ----
 

@@ -180,13 +180,13 @@ pending_tail_after_a_newline_is_limited_test() ->
 
 frame_test() ->
     Value = {object, [{<<"a">>, {string, <<"line\nbreak\r">>}}]},
-    ?assertEqual(<<"{\"a\":\"line\\nbreak\\r\"}\n">>, mcp_stdio:frame(Value)).
+    ?assertEqual(<<"{\"a\":\"line\\nbreak\\r\"}\n">>, mcp_json:encode_line(Value)).
 
 frame_has_one_newline_at_the_end_test_() ->
     {timeout, 120, ?_assert(proper:quickcheck(
               ?FORALL(Value, mcp_jsonrpc_tests:json(),
                       begin
-                          Framed = mcp_stdio:frame(Value),
+                          Framed = mcp_json:encode_line(Value),
                           binary:matches(Framed, <<"\n">>) =:= [{byte_size(Framed) - 1, 1}]
                       end),
               [{numtests, 300}, {to_file, user}]))}.
@@ -205,11 +205,11 @@ long_held_lines_across_parts_test_() ->
                <<"\r\nnext">>]}],
     [{Name, fun() ->
                  {Lines, Buffer} = lists:foldl(fun(Chunk, {Acc, B}) ->
-                                                      {ok, New, Next} = mcp_stdio:read(B, Chunk),
+                                                      {ok, New, Next} = mcp_stdio:push_with_offsets(B, Chunk),
                                                       {Acc ++ New, Next}
                                               end, {[], mcp_stdio:new()}, Chunks),
                  ?assertEqual([{0, Line}], Lines),
-                 {ok, Rest, _} = mcp_stdio:read(Buffer, <<"\n">>),
+                 {ok, Rest, _} = mcp_stdio:push_with_offsets(Buffer, <<"\n">>),
                  ?assertEqual([{byte_size(Line) + 2, <<"next">>}], Rest)
              end} || {Name, Chunks} <- Cases].
 

@@ -6,7 +6,7 @@ use mcp_core::{jsonrpc, stdio};
 
 fuzz_target!(|bytes: &[u8]| {
     if let Ok(message) = jsonrpc::decode(bytes) {
-        let framed = stdio::frame(&jsonrpc::encode_inbound(&message)).expect("a decoded message encodes");
+        let framed = stdio::encode_line(&jsonrpc::encode_inbound(&message)).expect("a decoded message encodes");
         let (line, newline) = framed.split_at(framed.len() - 1);
         assert_eq!(newline, b"\n");
         assert!(!line.contains(&b'\n'));

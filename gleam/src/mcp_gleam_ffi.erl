@@ -34,7 +34,7 @@
 %% The translations themselves, for the suite that checks that a translated
 %% reason is described exactly as the command line describes the original.
 -export([start_error/1, client_error/1, retirement_error/1]).
--export([stdio_new_capped/1, stdio_push/2, stdio_read/2, stdio_frame/1, channel_write/2,
+-export([stdio_new_capped/1, stdio_push/2, stdio_push_with_offsets/2, channel_write/2,
          resolve_executable/1, inherited_env_names/0, scan_for_at/1, sanitize/2, truncate/2,
          json_encode/1, json_encode_line/1, to_json/1, msgpack_encode/1,
          msgpack_to_json_line/1, json_to_msgpack_bytes/1]).
@@ -326,11 +326,6 @@ json_encode_line(Value) ->
     catch error:badarg -> {error, json_refusal(Value)}
     end.
 
-stdio_frame(Value) ->
-    try {ok, mcp_stdio:frame(Value)}
-    catch error:badarg -> {error, json_refusal(Value)}
-    end.
-
 json_refusal(Value) ->
     case long_integer(Value) of
         true -> integer_too_long;
@@ -399,8 +394,8 @@ stdio_new_capped(MaxLineBytes) ->
     catch error:badarg -> {error, nil}
     end.
 
-stdio_read(Buffer, Chunk) ->
-    case mcp_stdio:read(Buffer, Chunk) of
+stdio_push_with_offsets(Buffer, Chunk) ->
+    case mcp_stdio:push_with_offsets(Buffer, Chunk) of
         {ok, Lines, Next} -> {ok, {Lines, Next}};
         {error, _} = Error -> Error
     end.

@@ -1,8 +1,7 @@
-//// Newline framing of the stdio wire (`mcp_stdio`), both ways. A line read is
-//// limited to `max_line_bytes()` of content (or a buffer's own cap,
-//// `new_capped`), however the stream is chunked.
-
-import mcp/json.{type EncodeError, type JsonValue}
+//// Newline framing of the stdio wire (`mcp_stdio`): inbound bytes cut into
+//// lines. A line is limited to `max_line_bytes()` of content (or a buffer's
+//// own cap, `new_capped`), however the stream is chunked. The outbound line
+//// is `json.encode_line`.
 
 /// The partial line held between chunks.
 pub type Buffer
@@ -33,16 +32,11 @@ pub fn push(
 
 /// `push` with each line's stream offset: the position of its first byte in
 /// everything pushed into this buffer.
-@external(erlang, "mcp_gleam_ffi", "stdio_read")
-pub fn read(
+@external(erlang, "mcp_gleam_ffi", "stdio_push_with_offsets")
+pub fn push_with_offsets(
   buffer: Buffer,
   chunk: BitArray,
 ) -> Result(#(List(#(Int, BitArray)), Buffer), FramingFault)
-
-/// Compact single-line JSON plus `"\n"`, or which encoder limit the
-/// message breaks.
-@external(erlang, "mcp_gleam_ffi", "stdio_frame")
-pub fn frame(message: JsonValue) -> Result(String, EncodeError)
 
 /// The longest line content a buffer accepts: 16 MiB (16,777,216 bytes).
 @external(erlang, "mcp_stdio", "max_line_bytes")

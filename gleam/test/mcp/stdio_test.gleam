@@ -49,10 +49,10 @@ pub fn capped_buffer_both_sides_test() {
   let assert Error(Nil) = stdio.new_capped(stdio.max_line_bytes() + 1)
 }
 
-pub fn frame_test() {
-  let assert Ok("{}\n") = stdio.frame(Object([]))
+pub fn encode_line_is_the_outbound_line_test() {
+  let assert Ok("{}\n") = json.encode_line(Object([]))
   let assert Error(json.NestedTooDeep) =
-    stdio.frame(nested(json.max_depth() + 1))
+    json.encode_line(nested(json.max_depth() + 1))
 }
 
 fn nested(depth: Int) -> json.JsonValue {
@@ -62,11 +62,11 @@ fn nested(depth: Int) -> json.JsonValue {
   }
 }
 
-pub fn read_gives_stream_offsets_test() {
+pub fn push_with_offsets_gives_stream_offsets_test() {
   let assert Ok(#([#(0, <<"ab":utf8>>)], buffer)) =
-    stdio.read(stdio.new(), <<"ab\ncd":utf8>>)
+    stdio.push_with_offsets(stdio.new(), <<"ab\ncd":utf8>>)
   let assert Ok(#([#(3, <<"cde":utf8>>)], _)) =
-    stdio.read(buffer, <<"e\n":utf8>>)
+    stdio.push_with_offsets(buffer, <<"e\n":utf8>>)
 }
 
 /// A chunk of the dirty threshold's size is framed on a dirty scheduler,

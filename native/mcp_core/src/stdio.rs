@@ -1,6 +1,6 @@
 //! Newline-delimited framing (the `mcp/stdio` module): the rules that cut an
 //! inbound byte stream into lines, and the one place outgoing bytes get
-//! their wire shape ([`frame`]).
+//! their wire shape ([`encode_line`]).
 //!
 //! Rules: a line ends at `\n`; one trailing `\r` is stripped; empty lines
 //! are skipped; a line (pending or completed) whose content is longer than
@@ -212,7 +212,7 @@ impl Buffer {
 
 /// `value` as one wire line: compact JSON and `\n`. The JSON writer escapes
 /// every control character, so the only newline is the last byte.
-pub fn frame(value: &Json) -> Result<Vec<u8>, EncodeError> {
+pub fn encode_line(value: &Json) -> Result<Vec<u8>, EncodeError> {
     let mut out = json::to_bytes(value)?;
     out.push(b'\n');
     Ok(out)

@@ -11,7 +11,7 @@
 pub fn json_dirty_threshold() -> Int
 
 /// Chunks of at least this many bytes are framed (`stdio.push`,
-/// `stdio.read`) on a dirty scheduler.
+/// `stdio.push_with_offsets`) on a dirty scheduler.
 @external(erlang, "mcp_stdio", "dirty_threshold")
 pub fn stdio_dirty_threshold() -> Int
 

@@ -1,6 +1,6 @@
 use super::*;
 use crate::json;
-use crate::stdio::{frame, Buffer};
+use crate::stdio::{encode_line, Buffer};
 use proptest::prelude::*;
 
 fn bad(line: &str) -> &'static str {
@@ -220,7 +220,7 @@ fn standard_codes() {
     assert_eq!([PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR], [-32700, -32600, -32601, -32602, -32603]);
 }
 
-// ---- property: encode -> frame -> push -> decode ----------------------------
+// ---- property: encode -> encode_line -> push -> decode ----------------------------
 
 pub(crate) fn arb_json() -> impl Strategy<Value = Json> {
     let leaf = prop_oneof![
@@ -272,7 +272,7 @@ proptest! {
     fn encode_frame_push_decode_round_trips(messages in prop::collection::vec(arb_inbound(), 1..6), cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..8)) {
         let mut stream = Vec::new();
         for message in &messages {
-            stream.extend(frame(&encode_inbound(message)).unwrap());
+            stream.extend(encode_line(&encode_inbound(message)).unwrap());
         }
         let mut offsets: Vec<usize> = cuts.iter().map(|cut| cut.index(stream.len() + 1)).collect();
         offsets.push(0);

@@ -209,9 +209,9 @@ fn capped_stream_fed_one_byte_at_a_time() {
 }
 
 #[test]
-fn frame_is_compact_json_and_one_newline() {
+fn encode_line_is_compact_json_and_one_newline() {
     let value = Json::Object(vec![("a".into(), Json::str("line\nbreak\r"))]);
-    assert_eq!(frame(&value).unwrap(), b"{\"a\":\"line\\nbreak\\r\"}\n");
+    assert_eq!(encode_line(&value).unwrap(), b"{\"a\":\"line\\nbreak\\r\"}\n");
 }
 
 #[test]
@@ -280,8 +280,8 @@ proptest! {
     }
 
     #[test]
-    fn frame_holds_exactly_one_newline(value in crate::jsonrpc::tests::arb_json()) {
-        let framed = frame(&value).unwrap();
+    fn encode_line_holds_exactly_one_newline(value in crate::jsonrpc::tests::arb_json()) {
+        let framed = encode_line(&value).unwrap();
         prop_assert_eq!(framed.iter().filter(|&&b| b == b'\n').count(), 1);
         prop_assert_eq!(framed.last(), Some(&b'\n'));
     }
