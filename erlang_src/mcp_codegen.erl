@@ -27,7 +27,7 @@
 %% term outside the documented types raises `badarg'.
 -module(mcp_codegen).
 
--export([generate/2, describe/1, sanitize/2, truncate/2, escape/1, scan_for_at/1,
+-export([generate/2, requires_tasks/1, describe/1, sanitize/2, truncate/2, escape/1, scan_for_at/1,
          max_tools/0, max_surface_bytes/0, description_chars/0, note_chars/0,
          fact_chars/0, shape_depth/0, dirty_threshold/0]).
 -export_type([generated/0, generate_error/0, tool_descriptor/0]).
@@ -80,6 +80,13 @@ dirty_threshold() -> ?DIRTY_THRESHOLD.
 
 -spec generate(binary(), [tool_descriptor()]) -> {ok, generated()} | {error, generate_error()}.
 generate(Server, Tools) -> mcp_nif:codegen_generate_dirty(Server, Tools).
+
+%% @doc Whether `generate/2' leaves `Tool' out of the module: it declares
+%% `execution.taskSupport' `"required"', so it may only run as a task, which
+%% this client does not speak (the surface names it). The generator's own
+%% rule, read on a dirty CPU scheduler.
+-spec requires_tasks(tool_descriptor()) -> boolean().
+requires_tasks(Tool) -> mcp_nif:codegen_requires_tasks_dirty(Tool).
 
 %% @doc One sentence for a person. A name collision whose two names hold
 %% `dirty_threshold()' bytes or more between them (a hostile server can send

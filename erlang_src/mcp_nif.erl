@@ -48,8 +48,8 @@
        codegen_generate_dirty/2, codegen_describe/1,
        codegen_sanitize/2, codegen_sanitize_dirty/2, codegen_truncate/2, codegen_truncate_dirty/2,
        codegen_escape/1, codegen_escape_dirty/1, codegen_scan_for_at/1, codegen_scan_for_at_dirty/1]).
--export([codegen_limits/0]).
--nifs([codegen_limits/0]).
+-export([codegen_limits/0, codegen_requires_tasks_dirty/1]).
+-nifs([codegen_limits/0, codegen_requires_tasks_dirty/1]).
 
 %% mcp_codegen:describe/1 on long names
 -export([codegen_describe_dirty/1]).
@@ -152,6 +152,7 @@ codegen_escape_dirty(_) -> not_loaded().
 codegen_scan_for_at(_) -> not_loaded().
 codegen_scan_for_at_dirty(_) -> not_loaded().
 codegen_limits() -> not_loaded().
+codegen_requires_tasks_dirty(_) -> not_loaded().
 
 %% the port child's watch
 child_watch_open(_) -> not_loaded().

@@ -112,6 +112,20 @@ assert_invariants({generated, _Module, Source, Surface}) ->
 
 object_tool(Name) -> {tool_descriptor, Name, none, none, {object, [{<<"type">>, {string, <<"object">>}}]}, none, none, none}.
 
+%% requires_tasks/1 is the generator's own rule: the tool it names is the
+%% one the generated module has no function for.
+requires_tasks_is_the_generators_rule_test() ->
+    WithExecution = fun(Execution) -> setelement(8, object_tool(<<"t">>), Execution) end,
+    Task = fun(Support) -> WithExecution({some, {object, [{<<"taskSupport">>, Support}]}}) end,
+    ?assert(mcp_codegen:requires_tasks(Task({string, <<"required">>}))),
+    [?assertNot(mcp_codegen:requires_tasks(Tool))
+     || Tool <- [Task({string, <<"optional">>}), Task({string, <<"forbidden">>}), Task({bool, true}),
+                 WithExecution(none), WithExecution({some, {object, []}})]],
+    {ok, {generated, _, Source, _}} = mcp_codegen:generate(<<"s">>, [Task({string, <<"required">>}),
+                                                                      object_tool(<<"kept">>)]),
+    ?assertEqual(nomatch, binary:match(Source, <<"pub fn t(">>)),
+    ?assertNotEqual(nomatch, binary:match(Source, <<"pub fn kept(">>)).
+
 %% The limits are checked at the values the Erlang functions report, so the
 %% Erlang and Rust sides cannot drift apart unnoticed.
 tool_count_limit_test() ->

@@ -14,7 +14,7 @@
          result_text/1, result_json/1, tools_json/2, json_output/1, summary_table/1]).
 -export_type([plan_row/0, summary_row/0]).
 
-%% Tool name, tier (typed | structured params | whole value), note.
+%% Tool name, tier (typed | structured params | whole value | left out), note.
 -type plan_row() :: {Name :: binary(), Tier :: binary(), Note :: binary()}.
 %% One server of a several-server `generate': its config key, then either
 %% what was generated or why not, and the seconds it took.
@@ -31,9 +31,16 @@
 
 %% ---- the plan table (generate, on stderr) ----
 
-%% @doc One row of the plan table for a tool descriptor.
--spec plan_row(tuple()) -> plan_row().
-plan_row({tool_descriptor, Name, _Title, _Description, InputSchema, _Output, _Annotations, _Execution}) ->
+%% @doc One row of the plan table for a tool descriptor: its tier, or
+%% `left out' for a tool the generator leaves out (`mcp_codegen:requires_tasks/1').
+-spec plan_row(mcp_codegen:tool_descriptor()) -> plan_row().
+plan_row({tool_descriptor, Name, _Title, _Description, _InputSchema, _Output, _Annotations, _Execution} = Tool) ->
+    case mcp_codegen:requires_tasks(Tool) of
+        true -> {Name, <<"left out">>, <<"runs only as a task (execution.taskSupport \"required\")">>};
+        false -> planned_row(Tool)
+    end.
+
+planned_row({tool_descriptor, Name, _Title, _Description, InputSchema, _Output, _Annotations, _Execution}) ->
     {Tier, Note} = case mcp_schema:plan(InputSchema) of
                        {whole_value, Reason} ->
                            {<<"whole value">>, Reason};
@@ -48,7 +55,8 @@ plan_row({tool_descriptor, Name, _Title, _Description, InputSchema, _Output, _An
 structured_note(Structured) ->
     iolist_to_binary(lists:join(<<"; ">>, [[Wire, <<": ">>, Reason] || {Wire, Reason} <- Structured])).
 
-%% @doc How many tools each tier holds: typed, structured params, whole value.
+%% @doc How many tools each tier holds: typed, structured params, whole value
+%% (a tool left out is in none).
 -spec tier_counts([plan_row()]) -> {non_neg_integer(), non_neg_integer(), non_neg_integer()}.
 tier_counts(Rows) ->
     Count = fun(Tier) -> length([Row || {_, T, _} = Row <- Rows, T =:= Tier]) end,

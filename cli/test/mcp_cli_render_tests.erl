@@ -25,6 +25,18 @@ tier_counts_test() ->
             {<<"c">>, <<"typed">>, <<>>}, {<<"d">>, <<"structured params">>, <<"x: y">>}],
     ?assertEqual({2, 1, 1}, mcp_cli_render:tier_counts(Rows)).
 
+%% A tool that may only run as a task is left out of the module: its row
+%% says so and no tier counts it; "optional" task support keeps the tool.
+task_only_tools_are_left_out_of_the_tiers_test() ->
+    WithTasks = fun(Support) ->
+                        setelement(8, tool(<<"t">>, none, object_schema([])),
+                                   {some, {object, [{<<"taskSupport">>, {string, Support}}]}})
+                end,
+    Required = mcp_cli_render:plan_row(WithTasks(<<"required">>)),
+    ?assertMatch({<<"t">>, <<"left out">>, _}, Required),
+    ?assertEqual({<<"t">>, <<"typed">>, <<>>}, mcp_cli_render:plan_row(WithTasks(<<"optional">>))),
+    ?assertEqual({1, 0, 0}, mcp_cli_render:tier_counts([Required, mcp_cli_render:plan_row(WithTasks(<<"optional">>))])).
+
 tool_line_caps_the_description_test() ->
     Line = iolist_to_binary(mcp_cli_render:tool_line(tool(<<"t">>, {some, binary:copy(<<"d">>, 100000)},
                                                           object_schema([])))),

@@ -27,6 +27,12 @@ pub fn generate(
   tools: List(ToolDescriptor),
 ) -> Result(Generated, GenerateError)
 
+/// Whether `generate` leaves this tool out of the module: it declares
+/// `execution.taskSupport` `"required"`, so it may only run as a task,
+/// which this client does not speak (the surface names it).
+@external(erlang, "mcp_codegen", "requires_tasks")
+pub fn requires_tasks(tool: ToolDescriptor) -> Bool
+
 /// One sentence for a person.
 @external(erlang, "mcp_codegen", "describe")
 pub fn describe(error: GenerateError) -> String

@@ -29,6 +29,17 @@ fn tool(name: String) -> protocol.ToolDescriptor {
   )
 }
 
+pub fn requires_tasks_test() {
+  let plain = tool("plain")
+  let task_only =
+    ToolDescriptor(
+      ..plain,
+      execution: Some(Object([#("taskSupport", String("required"))])),
+    )
+  let assert False = codegen.requires_tasks(plain)
+  let assert True = codegen.requires_tasks(task_only)
+}
+
 pub fn generate_test() {
   let assert Ok(Generated(module_name, source, surface)) =
     codegen.generate("demo", [tool("add")])

@@ -253,6 +253,13 @@ fn codegen_generate_dirty<'a>(env: Env<'a>, server: Term<'a>, tools: Term<'a>) -
     Ok(codegen_terms::generate_result_term(env, &result))
 }
 
+/// Whether the generator leaves this tool out (it may only run as a task).
+/// Always dirty: the descriptor's schemas are read with it.
+#[rustler::nif(schedule = "DirtyCpu")]
+fn codegen_requires_tasks_dirty(tool: Term<'_>) -> NifResult<bool> {
+    Ok(mcp_core::codegen::requires_tasks(&codegen_terms::tool_descriptor(tool)?))
+}
+
 #[rustler::nif]
 fn codegen_limits() -> (usize, usize, usize, usize, usize, usize, usize) {
     codegen_terms::limits()
