@@ -22,12 +22,22 @@
 
 -export([callback_mode/0, init/1, terminate/3,
          parked/3, handshaking/3, active/3, closing/3, dead/3]).
+-export([max_backlog/0, max_cursor_bytes/0]).
 
 %% The flood budget: queued messages in the actor's mailbox (a port delivers
 %% at most 64 KiB per message, so at most 32 MiB of unread server output).
 -define(MAX_BACKLOG, 512).
 %% The longest `nextCursor' echoed back (the `tools/list' fault beyond it).
 -define(MAX_CURSOR_BYTES, 65536).
+
+%% @doc The flood budget: messages queued in the actor's mailbox past which
+%% the connection ends with `{flooded, Bytes}'.
+-spec max_backlog() -> pos_integer().
+max_backlog() -> ?MAX_BACKLOG.
+
+%% @doc The longest `nextCursor', in bytes, the actor echoes back.
+-spec max_cursor_bytes() -> pos_integer().
+max_cursor_bytes() -> ?MAX_CURSOR_BYTES.
 
 -record(data, {spec :: mcp_transport:spec(),
                options :: map(),

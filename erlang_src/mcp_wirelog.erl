@@ -28,7 +28,7 @@
 -module(mcp_wirelog).
 -behaviour(mcp_transport).
 
--export([spec/2, start_log/1, stop_log/1]).
+-export([spec/2, start_log/1, stop_log/1, max_log_queue/0, max_shown_bytes/0]).
 -export([open/2, send/2, event/2, terminate/1, os_pid/1]).
 -export_type([log/0, log_options/0]).
 
@@ -47,6 +47,15 @@
 -define(MAX_LOG_QUEUE, 1000).
 %% Four bytes per character for the widest log anyone asks for.
 -define(MAX_SHOWN_BYTES, 4096).
+
+%% @doc The log's queue length past which received lines are reported by
+%% size only.
+-spec max_log_queue() -> pos_integer().
+max_log_queue() -> ?MAX_LOG_QUEUE.
+
+%% @doc The most bytes of one line sent to the log.
+-spec max_shown_bytes() -> pos_integer().
+max_shown_bytes() -> ?MAX_SHOWN_BYTES.
 
 %% @doc A transport spec that opens `Inner' and logs its traffic to `Log'.
 -spec spec(mcp_transport:spec(), log()) -> mcp_transport:spec().

@@ -239,7 +239,7 @@ server_request_gets_method_not_found_test() ->
                         (_) -> default end),
     ?assertMatch({ok, _}, call(Client)),
     {response, {string, <<"s1">>}, Body} = received(fun({response, _, _}) -> true; (_) -> false end),
-    ?assertEqual({int, -32601}, field(<<"code">>, field(<<"error">>, Body))),
+    ?assertEqual({int, mcp_jsonrpc:method_not_found()}, field(<<"code">>, field(<<"error">>, Body))),
     ?assertEqual(none, field(<<"result">>, Body)),
     {ok, _} = retired_with(Client).
 
@@ -422,15 +422,18 @@ repeated_cursor_is_too_many_pages_test() ->
     ?assertEqual(3, count_requests(<<"tools/list">>)),
     {ok, _} = retired_with(Client).
 
-%% The client echoes cursors back: one of 65,536 bytes is followed, one of
-%% 65,537 fails the listing (a bounded echo), and the client still works.
+%% The client echoes cursors back: one of max_cursor_bytes() (65,536) is
+%% followed, one byte more fails the listing (a bounded echo), and the
+%% client still works.
 cursor_length_limit_test_() ->
-    [fun() -> cursor_of(65536, fun(Answer) -> ?assertMatch({ok, [_, _]}, Answer) end) end,
-     fun() -> cursor_of(65537, fun(Answer) ->
-                                       ?assertEqual({error, {result_malformed,
-                                                             {protocol_fault, <<"$.nextCursor">>,
-                                                              <<"longer than 65536 bytes">>}}}, Answer)
-                               end) end].
+    Max = mcp_client_actor:max_cursor_bytes(),
+    Refusal = iolist_to_binary(["longer than ", integer_to_list(Max), " bytes"]),
+    [fun() -> cursor_of(Max, fun(Answer) -> ?assertMatch({ok, [_, _]}, Answer) end) end,
+     fun() -> cursor_of(Max + 1, fun(Answer) ->
+                                         ?assertEqual({error, {result_malformed,
+                                                               {protocol_fault, <<"$.nextCursor">>, Refusal}}},
+                                                      Answer)
+                                 end) end].
 
 cursor_of(Bytes, Check) ->
     Cursor = binary:copy(<<"c">>, Bytes),

@@ -6,8 +6,6 @@
 
 -include_lib("eunit/include/eunit.hrl").
 
-%% The actor's flood budget (`mcp_client', documented in docs/client.md).
--define(MAX_BACKLOG, 512).
 %% Peak VM memory growth allowed during a flood (docs/client.md).
 -define(MEMORY_BOUND, 256 * 1024 * 1024).
 
@@ -59,7 +57,7 @@ flood_stays_bounded_and_punctual(Line) ->
     ?assert(Retiring < 2000000),
     ?assertNot(os_alive(OsPid)),
     {MaxQueue, PeakMemory} = stop_sampler(Sampler),
-    ?assert(MaxQueue =< 4 * ?MAX_BACKLOG),
+    ?assert(MaxQueue =< 4 * mcp_client_actor:max_backlog()),
     ?assert(PeakMemory - Baseline < ?MEMORY_BOUND).
 
 os_alive(OsPid) ->
