@@ -107,6 +107,8 @@ bad_jail({relative_path, Path}) -> ["the path ", path(Path), " is not absolute"]
 bad_jail({parent_reference, Path}) -> ["the path ", path(Path), " contains .."];
 bad_jail({nul_character, _Path}) -> "a path contains a NUL character";
 bad_jail({missing_grant, Path}) -> ["the granted path ", path(Path), " does not exist"];
+bad_jail({symlinked_grant, Path}) ->
+    ["the granted path ", path(Path), " goes through a symbolic link; grant the real path it leads to"];
 bad_jail({executable_hidden, Path}) ->
     ["the executable ", path(Path), " is hidden inside the jail (under /tmp, /run or a denied path); "
      "grant it with --allow-read"];

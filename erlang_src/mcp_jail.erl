@@ -39,7 +39,7 @@
 
 -include_lib("kernel/include/file.hrl").
 
--export([command/2, profile/2, default_deny/1, filter_file/0]).
+-export([command/2, profile/2, default_deny/1, filter_file/1]).
 -export_type([spec/0, target/0, bad_jail/0, unavailable/0]).
 
 -type path() :: file:filename_all().
@@ -64,6 +64,7 @@
                               | {parent_reference, string()}
                               | {nul_character, string()}
                               | {missing_grant, string()}
+                              | {symlinked_grant, string()}
                               | {executable_hidden, string()}
                               | {cd_hidden, string()}}.
 -type unavailable() :: {jail_unavailable, {bwrap_not_found, string()}
@@ -81,6 +82,22 @@
 -define(FILTER_FD_SCRIPT, "exec \"$@\" 3<\"$0\"").
 
 -define(OPTIONS, [write, read, deny, net, unix_sockets, bwrap]).
+
+%% The file type bits of a mode, and a FIFO's (`file:read_file_info/1'
+%% calls every special file `other').
+-define(S_IFMT, 8#170000).
+-define(S_IFIFO, 8#010000).
+
+%% Symbolic links followed when resolving a path (the kernel's limit).
+-define(MAX_LINKS, 40).
+
+%% The parts of the jail's /proc that reach the host's kernel rather than
+%% the jail's processes: kernel settings (checked by uid, so a jailed root
+%% could write the host's), interrupts, buses, the SysRq trigger, pressure
+%% triggers. Each is bound read-only from the host's /proc, which shows
+%% the same files (a setting that belongs to a namespace, such as
+%% `net/', shows the reader's).
+-define(PROC_COVERED, ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/pressure"]).
 
 %% Where a server writes nothing and finds nothing of the host: private
 %% tmpfs mounts (the host's /run holds sockets and per-user secrets).
@@ -117,13 +134,8 @@ profile(Jail, Target) ->
         {error, _} = Error -> Error
     end.
 
-wrapped(Bwrap, #{unix_sockets := true} = Options, Target) ->
-    case arguments(Options, Target) of
-        {ok, Arguments} -> {ok, Bwrap, Arguments ++ command_line(Target)};
-        {error, _} = Error -> Error
-    end;
-wrapped(Bwrap, Options, Target) ->
-    case {arguments(Options, Target), filter_file()} of
+wrapped(Bwrap, #{unix_sockets := UnixSockets} = Options, Target) ->
+    case {arguments(Options, Target), filter_file(UnixSockets)} of
         {{ok, Arguments}, {ok, Filter}} ->
             {ok, ?SHELL, ["-c", ?FILTER_FD_SCRIPT, Filter, Bwrap | Arguments]
                           ++ ["--seccomp", "3" | command_line(Target)]};
@@ -170,9 +182,10 @@ grant(_Given, _Existence, {error, _} = Error) ->
 grant(Given, Existence, {ok, Paths}) ->
     case absolute_path(Given) of
         {ok, Path} when Existence =:= must_exist ->
-            case filelib:is_file(Path) of
-                true -> {ok, [Path | Paths]};
-                false -> {error, {bad_jail, {missing_grant, Path}}}
+            case {filelib:is_file(Path), through_symlink(Path)} of
+                {false, _} -> {error, {bad_jail, {missing_grant, Path}}};
+                {true, true} -> {error, {bad_jail, {symlinked_grant, Path}}};
+                {true, false} -> {ok, [Path | Paths]}
             end;
         {ok, Path} ->
             {ok, [Path | Paths]};
@@ -195,6 +208,44 @@ absolute_path(Given) when is_binary(Given); is_list(Given) ->
     end;
 absolute_path(Other) ->
     {error, {bad_jail, {not_a_path, Other}}}.
+
+%% Whether a component of the absolute `Path' (the last one included) is a
+%% symbolic link. A grant is bound where its path leads: through a link, a
+%% server that could write the link's directory in an earlier run chooses
+%% what the next run is granted (a link to `/' grants the whole host).
+through_symlink(Path) ->
+    [Root | Names] = filename:split(Path),
+    {_, Linked} = lists:foldl(fun(Name, {Dir, Seen}) ->
+                                      Next = filename:join(Dir, Name),
+                                      {Next, Seen orelse is_symlink(Next)}
+                              end, {Root, false}, Names),
+    Linked.
+
+is_symlink(Path) ->
+    case file:read_link_info(Path) of
+        {ok, #file_info{type = symlink}} -> true;
+        _ -> false
+    end.
+
+%% The path `Path' leads to once every symbolic link on it is followed
+%% (at most `?MAX_LINKS', as the kernel's ELOOP); `Path' itself when it
+%% cannot be resolved.
+real_path(Path) ->
+    real_path(filename:split(Path), [], ?MAX_LINKS).
+
+real_path([], Resolved, _) ->
+    filename:join(lists:reverse(Resolved));
+real_path(_, Resolved, 0) ->
+    filename:join(lists:reverse(Resolved));
+real_path([Name | Rest], Resolved, Links) ->
+    Here = filename:join(lists:reverse([Name | Resolved])),
+    case file:read_link_all(Here) of
+        {ok, Target} ->
+            Base = case Resolved of [] -> "/"; _ -> filename:join(lists:reverse(Resolved)) end,
+            real_path(filename:split(filename:absname(Target, Base)) ++ Rest, [], Links - 1);
+        {error, _} ->
+            real_path(Rest, [Name | Resolved], Links)
+    end.
 
 flag(Key, Jail) ->
     case maps:get(Key, Jail, false) of
@@ -230,7 +281,9 @@ arguments(Options, #{executable := Executable, env := Env} = Target) ->
              #{cd := GivenCd} -> {given, filename:absname(unicode:characters_to_list(GivenCd))};
              _ -> none
          end,
-    case {hidden(filename:absname(Executable), Mounts), Cd} of
+    Absolute = filename:absname(Executable),
+    Hidden = hidden(Absolute, Mounts) orelse hidden(real_path(Absolute), Mounts),
+    case {Hidden, Cd} of
         {true, _} ->
             {error, {bad_jail, {executable_hidden, Executable}}};
         {false, {given, Dir}} ->
@@ -245,8 +298,10 @@ arguments(Options, #{executable := Executable, env := Env} = Target) ->
 profile_arguments(Options, Mounts, Env) ->
     ["--ro-bind", "/", "/",                  % read everything ...
      "--dev", "/dev",                        % a minimal /dev (null, zero, urandom, tty, pts, shm)
-     "--proc", "/proc"]                      % the jail's own pids only
+     "--proc", "/proc"]                      % the jail's own pids only,
+    ++ lists:append([["--ro-bind", Path, Path] || Path <- ?PROC_COVERED, filelib:is_file(Path)])  % no kernel settings
     ++ lists:append([mount_arguments(Mount) || Mount <- Mounts])  % ... but not these
+    ++ lists:append([["--remount-ro", Dir] || {tmpfs_snapshot, Dir} <- Mounts])  % snapshots, once filled
     ++ ["--unshare-all"]                     % user, ipc, pid, net, uts, cgroup namespaces
     ++ ["--share-net" || maps:get(net, Options)]
     ++ ["--unshare-user",                    % always a user namespace, even when started as root,
@@ -265,15 +320,74 @@ mounts(Options, Homes) ->
     Private = [{tmpfs, Dir} || Dir <- ?PRIVATE_DIRS],
     Denied = lists:usort(default_deny(Homes) ++ maps:get(deny, Options)),
     Hides = [Hide || Path <- Denied, Hide <- [hide(Path)], Hide =/= none],
-    Exposes = [{ro_bind, Path} || Path <- maps:get(read, Options) ++ resolver(Options)]
-        ++ [{bind, Path} || Path <- maps:get(write, Options)],
-    Ranked = [{depth(Path), rank(Kind), Path, Kind} || {Kind, Path} <- Private ++ Hides ++ Exposes],
+    Reads = maps:get(read, Options) ++ resolver(Options),
+    Writes = maps:get(write, Options),
+    Exposes = [{ro_bind, Path} || Path <- Reads] ++ [{bind, Path} || Path <- Writes],
+    Snapshots = snapshots(Homes, Denied, Reads ++ Writes),
+    Ranked = [{depth(Path), rank(Kind), Path, Kind} || {Kind, Path} <- Private ++ Hides ++ Snapshots ++ Exposes],
     [{Kind, Path} || {_, _, Path, Kind} <- lists:usort(Ranked)].
 
 rank(tmpfs) -> 0;
+rank(tmpfs_snapshot) -> 0;
 rank(hide_file) -> 0;
+rank({symlink, _}) -> 1;
 rank(ro_bind) -> 1;
 rank(bind) -> 2.
+
+%% The directories of a home that hold a denied name (the home itself,
+%% `.config', `.local/share', `.cargo', ...) are snapshots: an empty tmpfs
+%% in which each entry that existed at the start and is not denied is
+%% bound read-only (a symbolic link is recreated as the same link), then
+%% made read-only itself. A credential file created later, or replaced by
+%% a rename (which leaves a cover on the old file), therefore never
+%% appears: only names that existed at the start do. Not snapshotted: a
+%% directory that is a symbolic link, hidden by a deny, or inside a grant
+%% (the caller granted it whole; its denied paths are still covered).
+snapshots(Homes, Denied, Grants) ->
+    Containers = lists:usort([Dir || Home <- Homes, Relative <- home_credentials(),
+                                     Dir <- containers(Home, Relative)]),
+    Snapshot = [Dir || Dir <- Containers, is_real_dir(Dir),
+                       not lists:any(fun(Hidden) -> under(Dir, Hidden) end, Denied),
+                       not lists:any(fun(Grant) -> under(Dir, Grant) end, Grants)],
+    lists:append([snapshot(Dir, Denied, Snapshot) || Dir <- Snapshot]).
+
+%% `Home' and each directory between it and `Relative''s last component.
+containers(Home, Relative) ->
+    Parents = lists:droplast(filename:split(Relative)),
+    [filename:join([Home | lists:sublist(Parents, N)]) || N <- lists:seq(0, length(Parents))].
+
+snapshot(Dir, Denied, Snapshots) ->
+    Names = case file:list_dir_all(Dir) of
+                {ok, Listed} -> lists:sort(Listed);
+                {error, _} -> []
+            end,
+    Entries = [{entry_kind(Path), Path} || Name <- Names,
+                                            Path <- [filename:join(Dir, Name)],
+                                            not lists:member(Path, Denied),
+                                            not lists:member(Path, Snapshots)],
+    [{tmpfs_snapshot, Dir} | [Entry || {Kind, _} = Entry <- Entries, Kind =/= skip]].
+
+%% How an entry of a snapshot appears: a link as the same link (resolved
+%% inside the jail, where a link into a denied path finds it hidden), a
+%% FIFO not at all (a read-only mount does not stop writes into one),
+%% anything else bound read-only.
+entry_kind(Path) ->
+    case file:read_link_info(Path) of
+        {ok, #file_info{type = symlink}} ->
+            case file:read_link_all(Path) of
+                {ok, Target} -> {symlink, Target};
+                {error, _} -> skip
+            end;
+        {ok, #file_info{mode = Mode}} when Mode band ?S_IFMT =:= ?S_IFIFO -> skip;
+        {ok, _} -> ro_bind;
+        {error, _} -> skip
+    end.
+
+is_real_dir(Path) ->
+    case file:read_link_info(Path) of
+        {ok, #file_info{type = directory}} -> true;
+        _ -> false
+    end.
 
 depth(Path) -> length(filename:split(Path)).
 
@@ -287,6 +401,8 @@ hide(Path) ->
     end.
 
 mount_arguments({tmpfs, Path}) -> ["--tmpfs", Path];
+mount_arguments({tmpfs_snapshot, Path}) -> ["--tmpfs", Path];
+mount_arguments({{symlink, Target}, Path}) -> ["--symlink", Target, Path];
 mount_arguments({hide_file, Path}) -> ["--ro-bind", "/dev/null", Path];
 mount_arguments({ro_bind, Path}) -> ["--ro-bind", Path, Path];
 mount_arguments({bind, Path}) -> ["--bind", Path, Path].
@@ -313,6 +429,7 @@ hidden(Path, Mounts) ->
     Covering = [{depth(Mount), Kind} || {Kind, Mount} <- Mounts, under(Path, Mount)],
     case lists:last([{0, root} | Covering]) of
         {_, tmpfs} -> true;
+        {_, tmpfs_snapshot} -> true;
         {_, hide_file} -> true;
         {_, _} -> false
     end.
@@ -423,32 +540,34 @@ term_text(Term) -> unicode:characters_to_binary(io_lib:format("~0p", [Term])).
 
 %%% ------------------------------------------------------------ the filter file
 
-%% @doc The file holding the seccomp filter bwrap reads as fd 3, written
-%% once per VM: `mcp-jail-*/seccomp.bpf' in a directory made for it (mode
+%% @doc The file holding the seccomp filter bwrap reads as fd 3 (the
+%% filter of a jail whose `unix_sockets' option is `UnixSockets'), written
+%% once per VM and policy: `mcp-jail-*/seccomp.bpf' in a directory made for it (mode
 %% 0700, the file 0600) under `$XDG_RUNTIME_DIR' (per user, not cleaned),
 %% else `$TMPDIR' or `/tmp'. The filter is no secret; what matters is that
 %% no other user can replace it, which the private directory ensures. It
 %% is checked (read back) before every use and rewritten in a new
 %% directory when it is gone or changed (a `/tmp' cleaner).
--spec filter_file() -> {ok, string()} | {error, unavailable()}.
-filter_file() ->
-    case mcp_nif:jail_seccomp_filter() of
+-spec filter_file(boolean()) -> {ok, string()} | {error, unavailable()}.
+filter_file(UnixSockets) ->
+    case mcp_nif:jail_seccomp_filter(UnixSockets) of
         {ok, Filter} ->
-            case persistent_term:get({?MODULE, filter_file}, none) of
-                none -> write_filter(Filter, 8);
+            Key = {?MODULE, filter_file, UnixSockets},
+            case persistent_term:get(Key, none) of
+                none -> write_filter(Key, Filter, 8);
                 Path ->
                     case file:read_file(Path) of
                         {ok, Filter} -> {ok, Path};
-                        _ -> write_filter(Filter, 8)
+                        _ -> write_filter(Key, Filter, 8)
                     end
             end;
         {error, unsupported_architecture} ->
             {error, {jail_unavailable, {unsupported_architecture, erlang:system_info(system_architecture)}}}
     end.
 
-write_filter(_Filter, 0) ->
+write_filter(_Key, _Filter, 0) ->
     {error, {jail_unavailable, {filter_not_written, filter_base(), eexist}}};
-write_filter(Filter, Attempts) ->
+write_filter(Key, Filter, Attempts) ->
     Name = io_lib:format("mcp-jail-~s-~.36b", [os:getpid(), rand:uniform(1 bsl 48)]),
     Dir = filename:join(filter_base(), Name),
     Path = filename:join(Dir, "seccomp.bpf"),
@@ -459,13 +578,13 @@ write_filter(Filter, Attempts) ->
                      fun() -> file:change_mode(Path, 8#600) end],
             case first_failure(Steps) of
                 ok ->
-                    persistent_term:put({?MODULE, filter_file}, Path),
+                    persistent_term:put(Key, Path),
                     {ok, Path};
                 {error, Posix} ->
                     {error, {jail_unavailable, {filter_not_written, Path, Posix}}}
             end;
         {error, eexist} ->
-            write_filter(Filter, Attempts - 1);
+            write_filter(Key, Filter, Attempts - 1);
         {error, Posix} ->
             {error, {jail_unavailable, {filter_not_written, Dir, Posix}}}
     end.

@@ -72,8 +72,8 @@
 -nifs([child_watch_open/1, child_watch_exited/1, child_watch_kill/1]).
 
 %% ---- jail (mcp_jail) ----
--export([jail_seccomp_filter/0]).
--nifs([jail_seccomp_filter/0]).
+-export([jail_seccomp_filter/1]).
+-nifs([jail_seccomp_filter/1]).
 
 -spec init() -> ok | {error, term()}.
 init() ->
@@ -160,4 +160,4 @@ child_watch_exited(_) -> not_loaded().
 child_watch_kill(_) -> not_loaded().
 
 %% jail
-jail_seccomp_filter() -> not_loaded().
+jail_seccomp_filter(_UnixSockets) -> not_loaded().

@@ -46,6 +46,9 @@
                framer = mcp_transport:framer() :: mcp_transport:framer(),
                %% Milliseconds between SIGTERM and SIGKILL; 0: SIGKILL at once.
                grace = 0 :: non_neg_integer(),
+               %% A jail's init (bwrap's child, pid 1 of the jail's pid
+               %% namespace) is signalled by its host pid too.
+               jailed = false :: boolean(),
                %% What witnesses the child's exit once the port is gone
                %% without its exit status (see `watch/1').
                watch = unsupported :: watch()}).
@@ -94,7 +97,7 @@ open(#{executable := Executable} = Spawn, Owner) when Owner =:= self() ->
                                 undefined -> undefined
                             end,
                     {ok, #port{port = Port, os_pid = OsPid, framer = Framer, grace = Grace,
-                               watch = watch(OsPid)}}
+                               jailed = maps:is_key(jail, Spawn), watch = watch(OsPid)}}
             catch
                 error:Reason -> {error, {spawn_failed, Reason}}
             end;
@@ -108,9 +111,18 @@ open(Spawn, _Owner) ->
 %% spec's `stderr' says (`mcp_stderr').
 launch(Executable, Spawn) ->
     case command(Executable, Spawn) of
-        {ok, Program, Args} -> mcp_stderr:wrap(maps:get(stderr, Spawn, inherit), Program, Args);
+        {ok, Program, Args} -> mcp_stderr:wrap(stderr_route(Spawn), Program, Args);
         {error, _} = Error -> Error
     end.
+
+%% A jailed server never holds the VM's own stderr: `inherit' is relayed.
+stderr_route(#{jail := _} = Spawn) ->
+    case maps:get(stderr, Spawn, inherit) of
+        inherit -> relay;
+        Stderr -> Stderr
+    end;
+stderr_route(Spawn) ->
+    maps:get(stderr, Spawn, inherit).
 
 %% The executable itself, or, with `jail' in the spec, the bubblewrap
 %% command `mcp_jail' builds around it (an invalid jail or one this host
@@ -268,21 +280,35 @@ grace(Other) -> error(badarg, [Other]).
 
 signal(_Signal, #port{os_pid = undefined}) ->
     ok;
-signal(Signal, #port{port = Port, os_pid = OsPid}) ->
+signal(Signal, #port{port = Port, os_pid = OsPid, jailed = Jailed}) ->
     %% Two guards against signalling a reaped (perhaps recycled) pid or
     %% group: the port must still be open, and its exit status must not be
     %% waiting in the owner's mailbox already.
     case erlang:port_info(Port, os_pid) =:= {os_pid, OsPid}
         andalso not exit_status_arrived(Port) of
-        true -> _ = os:cmd(kill_command(Signal, OsPid)), ok;
+        true -> _ = os:cmd(kill_command(Signal, OsPid, [Child || Jailed, Child <- children(OsPid)])), ok;
         false -> ok
     end.
 
-%% The group (`-Pid': the child leads it, so its id is the child's pid) and
-%% the child itself, in case it left the group it was started in.
-kill_command(Signal, OsPid) ->
+%% The group (`-Pid': the child leads it, so its id is the child's pid),
+%% the child itself, in case it left the group it was started in, and the
+%% given children of the child.
+kill_command(Signal, OsPid, Children) ->
     Pid = integer_to_list(OsPid),
-    "kill -s " ++ Signal ++ " -- -" ++ Pid ++ " " ++ Pid ++ " 2>/dev/null".
+    "kill -s " ++ Signal ++ " -- -" ++ Pid ++ " " ++ Pid
+        ++ lists:append([" " ++ integer_to_list(Child) || Child <- Children]) ++ " 2>/dev/null".
+
+%% The live children of the (still unreaped) child: for a jail, bwrap's
+%% child, the jail's init, which the kill reaches by pid even if something
+%% moved it out of the group or cleared its parent-death signal. Only the
+%% child can reap them, and it has not exited (the same guards as the
+%% group's).
+children(OsPid) ->
+    Pid = integer_to_list(OsPid),
+    case file:read_file("/proc/" ++ Pid ++ "/task/" ++ Pid ++ "/children") of
+        {ok, Text} -> [binary_to_integer(Child) || Child <- binary:split(Text, [<<" ">>, <<"\n">>], [global, trim_all])];
+        {error, _} -> []
+    end.
 
 %% The port reports a normal exit as the exit code and a death by signal N
 %% as 128 + N (OTP 25's child setup, like a POSIX shell's `$?'), so 129..192

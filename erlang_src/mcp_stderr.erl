@@ -23,6 +23,14 @@
 %%     exit status arrived. The file is opened for append in the VM first, so
 %%     a path that cannot be written fails the open before anything is
 %%     spawned (`{bad_stderr, {Path, Posix}}').</li>
+%% <li>`relay' (what `mcp_port' uses for a jailed server whose spec says
+%%     `inherit') gives the server a private FIFO as its stderr and copies
+%%     it with `cat' to the VM's stderr: the server writes its diagnostics
+%%     where an unjailed one would, but holds no descriptor of the VM's own
+%%     (a terminal it could read keystrokes from or change the modes of, a
+%%     log file it could reopen through `/proc/self/fd/2' for reading). The
+%%     `cat' lives outside the jail, in the server's process group, and is
+%%     retired with it.</li>
 %% <li>The wrapper calls its tools by absolute path (found on the VM's
 %%     `PATH' when the spec is opened), so a spawn that unsets `PATH' still
 %%     works.</li>
@@ -30,10 +38,13 @@
 -module(mcp_stderr).
 
 -export([wrap/3, default_file_bytes/0, max_file_bytes/0]).
+-export_type([route/0]).
 -export_type([stderr/0]).
 
 -type stderr() :: inherit | discard | {file, file:filename_all()}
                 | {file, file:filename_all(), pos_integer()}.
+%% Where `wrap/3' sends stderr: a spec's `stderr', or `relay'.
+-type route() :: stderr() | relay.
 
 -define(DEFAULT_FILE_BYTES, (16 * 1024 * 1024)).
 -define(MAX_FILE_BYTES, (1024 * 1024 * 1024)).
@@ -47,6 +58,11 @@
         "{ \"$rm\" -rf \"$d\"; \"$stdbuf\" -o0 \"$head\" -c \"$n\" >>\"$f\"; exec \"$cat\"; } "
         "<\"$d/stderr\" >/dev/null & "
         "exec \"$@\" 2>\"$d/stderr\"").
+-define(RELAY,
+        "mktemp=$1 mkfifo=$2 cat=$3 rm=$4; shift 4; "
+        "d=$(\"$mktemp\" -d) && \"$mkfifo\" -m 600 \"$d/stderr\" || exit 125; "
+        "{ \"$rm\" -rf \"$d\"; exec \"$cat\" >&2; } <\"$d/stderr\" >/dev/null & "
+        "exec \"$@\" 2>\"$d/stderr\"").
 
 %% @doc Bytes of one spawn's stderr a file receives when the spec gives no bound.
 -spec default_file_bytes() -> pos_integer().
@@ -58,11 +74,16 @@ max_file_bytes() -> ?MAX_FILE_BYTES.
 
 %% @doc The program and argv that run `Program Args' with its stderr where
 %% `Stderr' says.
--spec wrap(stderr(), string(), [string() | binary()]) ->
+-spec wrap(route(), string(), [string() | binary()]) ->
           {ok, string(), [string() | binary()]}
         | {error, {bad_stderr, term()} | {executable_not_found, string()}}.
 wrap(inherit, Program, Args) ->
     {ok, Program, Args};
+wrap(relay, Program, Args) ->
+    case tools(["mktemp", "mkfifo", "cat", "rm"]) of
+        {ok, Tools} -> shell(?RELAY, Tools ++ [Program | Args]);
+        {error, _} = Error -> Error
+    end;
 wrap(discard, Program, Args) ->
     shell(?DISCARD, [Program | Args]);
 wrap({file, Path}, Program, Args) ->

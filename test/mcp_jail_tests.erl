@@ -17,6 +17,9 @@
 -include_lib("eunit/include/eunit.hrl").
 -include_lib("kernel/include/file.hrl").
 
+%% Helpers the red-team suite (`mcp_jail_redteam_tests') shares.
+-export([hostile/2, probe/3, with_client/2, scratch/0, remove/1, plant/2]).
+
 -define(TIMEOUT, 10000).
 %% How long a killed jail may take to vanish from /proc (polled).
 -define(REAP_WAIT_MS, 15000).
@@ -448,13 +451,22 @@ default_deny_covers_the_credentials_test() ->
                  ".git-credentials", ".npmrc", ".pypirc", ".config/gh", ".password-store", ".erlang.cookie"]],
     ?assert(lists:member("/etc/shadow", Denied)).
 
+%% Each policy has its own filter file.
+filter_file_per_policy_test() ->
+    {ok, Default} = mcp_jail:filter_file(false),
+    {ok, UnixSockets} = mcp_jail:filter_file(true),
+    ?assertNotEqual(Default, UnixSockets),
+    ?assertEqual(mcp_nif:jail_seccomp_filter(false), file:read_file(Default)),
+    ?assertEqual(mcp_nif:jail_seccomp_filter(true), file:read_file(UnixSockets)),
+    ?assertNotEqual(file:read_file(Default), file:read_file(UnixSockets)).
+
 %% The filter file comes back when something removed it.
 filter_file_is_rewritten_test() ->
-    {ok, Path} = mcp_jail:filter_file(),
-    {ok, Filter} = mcp_nif:jail_seccomp_filter(),
+    {ok, Path} = mcp_jail:filter_file(false),
+    {ok, Filter} = mcp_nif:jail_seccomp_filter(false),
     ?assertEqual({ok, Filter}, file:read_file(Path)),
     ok = file:delete(Path),
-    {ok, Again} = mcp_jail:filter_file(),
+    {ok, Again} = mcp_jail:filter_file(false),
     ?assertNotEqual(Path, Again),
     ?assertEqual({ok, Filter}, file:read_file(Again)),
     {ok, #file_info{mode = Mode}} = file:read_file_info(Again),

@@ -140,3 +140,26 @@ real_server_banner_goes_to_the_file_test_() ->
         {ok, Banner} = file:read_file(File),
         ?assertMatch({_, _}, binary:match(Banner, <<"Starting">>))
     end}.
+
+%% `relay' (a jailed server's `inherit'): the server's fd 2 is a FIFO of its
+%% own, and what it writes there reaches the wrapper's own stderr (the
+%% VM's; here a file the outer shell opened), with stdout clean and the
+%% exit status the server's.
+relay_copies_to_the_vms_stderr_through_a_fifo_test_() -> {timeout, 60, fun relay_copies_to_the_vms_stderr_through_a_fifo/0}.
+
+relay_copies_to_the_vms_stderr_through_a_fifo() ->
+    File = temp_file("relayed"),
+    Script = "[ -p /proc/self/fd/2 ] && echo fifo; echo relayed line >&2; echo out; exit 7",
+    {ok, Program, Args} = mcp_stderr:wrap(relay, "/bin/sh", ["-c", Script]),
+    Port = open_port({spawn_executable, "/bin/sh"},
+                     [{args, ["-c", "exec \"$@\" 2>\"$0\"", File, Program | Args]}, binary, exit_status]),
+    ?assertEqual({<<"fifo\nout\n">>, 7}, port_output(Port, <<>>)),
+    ?assertEqual(byte_size(<<"relayed line\n">>), file_size(File)),
+    ?assertEqual({ok, <<"relayed line\n">>}, file:read_file(File)).
+
+port_output(Port, Output) ->
+    receive
+        {Port, {data, Bytes}} -> port_output(Port, <<Output/binary, Bytes/binary>>);
+        {Port, {exit_status, Status}} -> {Output, Status}
+    after 10000 -> error(no_exit_status)
+    end.

@@ -14,7 +14,22 @@ Tools (arguments in parentheses):
                               with `marker' in its argv and writes its pid
                               (as seen inside) to pidfile
   env()                       the names of the environment variables
+  writable_settings()         how many files of /proc outside the
+                              processes' own directories open for writing
+                              ("ok:COUNT"): kernel settings, interrupts
+  rewrite_setting(path)       write a /proc/sys setting's own value back
+  stderr_inode()              "ok:DEV:INODE" of what fd 2 is, after
+                              reopening /proc/self/fd/2 for reading
+  add_key()                   add a key to the session keyring (and
+                              unlink it again)
+  vsock()                     create and bind an AF_VSOCK socket
+  ptrace_seize(pid)           PTRACE_SEIZE pid (0: a child of its own)
+  read_memory(pid)            process_vm_readv of pid (0: a child of its
+                              own): "ok:allowed" when the kernel let it
+                              through
+  symlink(target, path)       create a symbolic link
 """
+import ctypes
 import errno
 import json
 import os
@@ -76,11 +91,107 @@ def daemonize(args):
     os.wait()
 
 
+def writable_settings(_args):
+    count = 0
+    for root, dirs, files in os.walk("/proc"):
+        if root == "/proc":
+            dirs[:] = [d for d in dirs if not d.isdigit() and d not in ("self", "thread-self")]
+        for name in files:
+            try:
+                os.close(os.open(os.path.join(root, name), os.O_WRONLY | os.O_NONBLOCK))
+                count += 1
+            except OSError:
+                pass
+    return count
+
+
+def rewrite_setting(args):
+    with open(args["path"]) as f:
+        value = f.read()
+    with open(args["path"], "w") as f:
+        f.write(value)
+
+
+def stderr_inode(_args):
+    fd = os.open("/proc/self/fd/2", os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        st = os.fstat(fd)
+        return "%d:%d" % (st.st_dev, st.st_ino)
+    finally:
+        os.close(fd)
+
+
+LIBC = ctypes.CDLL(None, use_errno=True)
+SYS = {"x86_64": {"add_key": 248, "keyctl": 250, "process_vm_readv": 310},
+       "aarch64": {"add_key": 217, "keyctl": 219, "process_vm_readv": 270}}[os.uname().machine]
+
+
+def checked(result):
+    if result == -1:
+        code = ctypes.get_errno()
+        raise OSError(code, os.strerror(code))
+    return result
+
+
+def add_key(_args):
+    session = ctypes.c_int(-3)  # KEY_SPEC_SESSION_KEYRING
+    key = checked(LIBC.syscall(SYS["add_key"], b"user", b"mcp-hostile", b"x", 1, session))
+    checked(LIBC.syscall(SYS["keyctl"], 9, key, session))  # KEYCTL_UNLINK
+
+
+def vsock(_args):
+    s = socket.socket(40, socket.SOCK_STREAM)  # AF_VSOCK
+    s.close()
+
+
+def on_process(pid, action):
+    """action(pid), where pid 0 is a sleeping child of this server's own."""
+    child = None
+    if pid == 0:
+        child = os.fork()
+        if child == 0:
+            os.execv("/bin/sleep", ["sleep", "30"])
+        pid = child
+    try:
+        return action(pid)
+    finally:
+        if child:
+            os.kill(child, 9)
+            os.waitpid(child, 0)
+
+
+def ptrace_seize(args):
+    on_process(int(args["pid"]), lambda pid: checked(LIBC.ptrace(0x4206, pid, None, None)) and None)
+
+
+class IoVec(ctypes.Structure):
+    _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+
+
+def read_memory(args):
+    def read(pid):
+        buf = ctypes.create_string_buffer(1)
+        local = IoVec(ctypes.cast(buf, ctypes.c_void_p), 1)
+        remote = IoVec(ctypes.c_void_p(0x10000), 1)
+        result = LIBC.syscall(SYS["process_vm_readv"], pid, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0)
+        if result == -1 and ctypes.get_errno() == errno.EFAULT:
+            return "allowed"  # the call went through; the address is not mapped
+        checked(result)
+        return "allowed"
+    return on_process(int(args["pid"]), read)
+
+
+def symlink(args):
+    os.symlink(args["target"], args["path"])
+
+
 def env(_args):
     return ",".join(sorted(os.environ))
 
 
-TOOLS = {f.__name__: f for f in [read_file, write_file, tcp_connect, unix_connect, list_pids, signal, daemonize, env]}
+TOOLS = {f.__name__: f for f in [read_file, write_file, tcp_connect, unix_connect, list_pids, signal, daemonize, env,
+                                  writable_settings, rewrite_setting, stderr_inode, add_key, vsock,
+                                  ptrace_seize, read_memory, symlink]}
 
 
 def reply(message_id, result):

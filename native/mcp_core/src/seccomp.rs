@@ -11,28 +11,42 @@
 //!    (`seccomp_data.arch` is not the build's `AUDIT_ARCH_*`: i386's
 //!    `socketcall`, a 32-bit ARM `socket`) fails with `ENOSYS`, and so does
 //!    any number with the x32 bit (`0x40000000`) on x86_64: those tables
-//!    would otherwise reach `socket` under numbers this filter never checks.
-//! 2. `socket(AF_UNIX, ...)` fails with `EACCES`: a jailed process cannot
-//!    create a Unix socket, so it cannot `connect()` to one anywhere on the
-//!    host's filesystem (a Docker daemon, an ssh-agent, a D-Bus bus). Other
-//!    families are allowed: the jail's network namespace cuts TCP/UDP
-//!    (`docs/jail.md`).
+//!    would otherwise reach the calls below under numbers this filter never
+//!    checks.
+//! 2. `socket(family, ...)` is an allow-list of address families:
+//!    `AF_INET`, `AF_INET6` (the jail's network namespace decides what they
+//!    reach) and `AF_NETLINK` (the namespace's own routes and addresses,
+//!    which name resolution reads). `AF_UNIX` fails with `EACCES`, unless
+//!    the policy allows Unix sockets: a jailed process cannot create one, so
+//!    it cannot `connect()` to any socket on the host's filesystem (a Docker
+//!    daemon, an ssh-agent, a D-Bus bus). Every other family (`AF_VSOCK`,
+//!    which no namespace separates from the host, `AF_PACKET`, Bluetooth,
+//!    ...) fails with `EAFNOSUPPORT`, what a kernel without that family
+//!    answers.
 //! 3. `socketpair(_, type, ...)` is allowed for `SOCK_STREAM` and
 //!    `SOCK_SEQPACKET` (node and Python start helpers over stream pairs) and
 //!    fails with `EACCES` for every other type: a datagram pair
 //!    (`SOCK_DGRAM`, or `SOCK_RAW`, which `AF_UNIX` turns into a datagram
 //!    socket) can still `connect()` or `sendto()` a host's datagram socket
-//!    by path, so it would reopen what rule 2 closes.
+//!    by path, so it would reopen what rule 2 closes. With Unix sockets
+//!    allowed every pair is.
 //! 4. `io_uring_setup`, `io_uring_enter` and `io_uring_register` fail with
 //!    `ENOSYS`: an io_uring can create a socket (`IORING_OP_SOCKET`)
 //!    without the `socket` system call. `ENOSYS` is what a kernel without
 //!    io_uring answers, so runtimes that probe for it (libuv in node,
 //!    liburing) take their fallback instead of reporting an error.
-//! 5. Everything else is allowed.
+//! 5. `add_key`, `request_key` and `keyctl` fail with `ENOSYS` (a kernel
+//!    without keyrings): the caller's session keyring is not namespaced and
+//!    would otherwise be readable and writable from inside.
+//! 6. `ptrace`, `process_vm_readv`, `process_vm_writev`, `kcmp` and
+//!    `pidfd_getfd` fail with `EPERM`: inside the jail every process has
+//!    the same uid, the jail's own init (bubblewrap) included, and tracing
+//!    it could detach it from the process tree the client retires.
+//! 7. Everything else is allowed.
 //!
 //! Arguments are compared on their low 32 bits only: the kernel reads
 //! `socket`'s `family` and `type` as `int`, so the high half of the
-//! register cannot smuggle `AF_UNIX` past the filter.
+//! register cannot smuggle a refused family past the filter.
 
 /// The architectures whose system call numbers this module knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,8 +79,21 @@ impl Arch {
     /// The numbers of the system calls the filter looks at.
     pub fn syscalls(self) -> Syscalls {
         match self {
-            Arch::X86_64 => Syscalls { socket: 41, socketpair: 53, io_uring_setup: 425, io_uring_enter: 426, io_uring_register: 427 },
-            Arch::Aarch64 => Syscalls { socket: 198, socketpair: 199, io_uring_setup: 425, io_uring_enter: 426, io_uring_register: 427 },
+            Arch::X86_64 => Syscalls {
+                socket: 41,
+                socketpair: 53,
+                io_uring: [425, 426, 427],
+                keys: [248, 249, 250],
+                tracing: [101, 310, 311, 312, 438],
+            },
+            // The generic table (asm-generic/unistd.h).
+            Arch::Aarch64 => Syscalls {
+                socket: 198,
+                socketpair: 199,
+                io_uring: [425, 426, 427],
+                keys: [217, 218, 219],
+                tracing: [117, 270, 271, 272, 438],
+            },
         }
     }
 
@@ -82,9 +109,29 @@ impl Arch {
 pub struct Syscalls {
     pub socket: u32,
     pub socketpair: u32,
-    pub io_uring_setup: u32,
-    pub io_uring_enter: u32,
-    pub io_uring_register: u32,
+    /// `io_uring_setup`, `io_uring_enter`, `io_uring_register`.
+    pub io_uring: [u32; 3],
+    /// `add_key`, `request_key`, `keyctl`.
+    pub keys: [u32; 3],
+    /// `ptrace`, `process_vm_readv`, `process_vm_writev`, `kcmp`, `pidfd_getfd`.
+    pub tracing: [u32; 5],
+}
+
+impl Syscalls {
+    /// Every call the filter refuses whatever its arguments, with its errno.
+    pub fn refused(&self) -> Vec<(u32, u32)> {
+        let io_uring = self.io_uring.iter().map(|&nr| (nr, ENOSYS));
+        let keys = self.keys.iter().map(|&nr| (nr, ENOSYS));
+        let tracing = self.tracing.iter().map(|&nr| (nr, EPERM));
+        io_uring.chain(keys).chain(tracing).collect()
+    }
+}
+
+/// What a jail's spec opens beyond the default filter.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Policy {
+    /// `socket(AF_UNIX, ...)` and every `socketpair` are allowed.
+    pub unix_sockets: bool,
 }
 
 pub const AUDIT_ARCH_X86_64: u32 = 0xc000_003e;
@@ -92,14 +139,21 @@ pub const AUDIT_ARCH_AARCH64: u32 = 0xc000_00b7;
 pub const X32_SYSCALL_BIT: u32 = 0x4000_0000;
 
 pub const AF_UNIX: u32 = 1;
+pub const AF_INET: u32 = 2;
+pub const AF_INET6: u32 = 10;
+pub const AF_NETLINK: u32 = 16;
+/// The families every jail may create sockets of.
+pub const ALLOWED_FAMILIES: [u32; 3] = [AF_INET, AF_INET6, AF_NETLINK];
 pub const SOCK_STREAM: u32 = 1;
 pub const SOCK_SEQPACKET: u32 = 5;
 /// `type`'s low bits name the socket type; the high ones are flags
 /// (`SOCK_NONBLOCK`, `SOCK_CLOEXEC`).
 pub const SOCK_TYPE_MASK: u32 = 0xf;
 
+pub const EPERM: u32 = 1;
 pub const EACCES: u32 = 13;
 pub const ENOSYS: u32 = 38;
+pub const EAFNOSUPPORT: u32 = 97;
 
 pub const SECCOMP_RET_ALLOW: u32 = 0x7fff_0000;
 pub const SECCOMP_RET_ERRNO: u32 = 0x0005_0000;
@@ -150,8 +204,7 @@ pub const INSTRUCTION_BYTES: usize = 8;
 enum Target {
     Next,
     Allow,
-    Eacces,
-    Enosys,
+    Errno(u32),
     CheckSocket,
     CheckSocketpair,
 }
@@ -165,38 +218,59 @@ enum Step {
     Return(u32),
 }
 
-/// The program for `arch` (see the module doc for what it answers).
-pub fn program(arch: Arch) -> Vec<Instruction> {
+/// The program for `arch` under `policy` (see the module doc for what it
+/// answers).
+pub fn program(arch: Arch, policy: Policy) -> Vec<Instruction> {
     use Target::*;
     let nr = arch.syscalls();
     let mut steps = vec![
         Step::Load(OFFSET_ARCH),
-        Step::JumpIf { op: BPF_JEQ, k: arch.audit_arch(), then: Next, otherwise: Enosys },
+        Step::JumpIf { op: BPF_JEQ, k: arch.audit_arch(), then: Next, otherwise: Errno(ENOSYS) },
         Step::Load(OFFSET_NR),
     ];
     if arch.has_x32() {
-        steps.push(Step::JumpIf { op: BPF_JGE, k: X32_SYSCALL_BIT, then: Enosys, otherwise: Next });
+        steps.push(Step::JumpIf { op: BPF_JGE, k: X32_SYSCALL_BIT, then: Errno(ENOSYS), otherwise: Next });
+    }
+    steps.push(Step::JumpIf { op: BPF_JEQ, k: nr.socket, then: CheckSocket, otherwise: Next });
+    let socketpair = if policy.unix_sockets { Allow } else { CheckSocketpair };
+    steps.push(Step::JumpIf { op: BPF_JEQ, k: nr.socketpair, then: socketpair, otherwise: Next });
+    steps.extend(nr.refused().into_iter().map(|(call, errno)| Step::JumpIf {
+        op: BPF_JEQ,
+        k: call,
+        then: Errno(errno),
+        otherwise: Next,
+    }));
+    steps.push(Step::Return(SECCOMP_RET_ALLOW));
+    steps.push(Step::Label(CheckSocket));
+    steps.push(Step::Load(arg_low_offset(0)));
+    steps.extend(ALLOWED_FAMILIES.iter().map(|&family| Step::JumpIf {
+        op: BPF_JEQ,
+        k: family,
+        then: Allow,
+        otherwise: Next,
+    }));
+    let unix = if policy.unix_sockets { Allow } else { Errno(EACCES) };
+    steps.push(Step::JumpIf { op: BPF_JEQ, k: AF_UNIX, then: unix, otherwise: Errno(EAFNOSUPPORT) });
+    if !policy.unix_sockets {
+        steps.extend([
+            Step::Label(CheckSocketpair),
+            Step::Load(arg_low_offset(1)),
+            Step::And(SOCK_TYPE_MASK),
+            Step::JumpIf { op: BPF_JEQ, k: SOCK_STREAM, then: Allow, otherwise: Next },
+            Step::JumpIf { op: BPF_JEQ, k: SOCK_SEQPACKET, then: Allow, otherwise: Errno(EACCES) },
+        ]);
     }
     steps.extend([
-        Step::JumpIf { op: BPF_JEQ, k: nr.socket, then: CheckSocket, otherwise: Next },
-        Step::JumpIf { op: BPF_JEQ, k: nr.socketpair, then: CheckSocketpair, otherwise: Next },
-        Step::JumpIf { op: BPF_JEQ, k: nr.io_uring_setup, then: Enosys, otherwise: Next },
-        Step::JumpIf { op: BPF_JEQ, k: nr.io_uring_enter, then: Enosys, otherwise: Next },
-        Step::JumpIf { op: BPF_JEQ, k: nr.io_uring_register, then: Enosys, otherwise: Allow },
-        Step::Label(CheckSocket),
-        Step::Load(arg_low_offset(0)),
-        Step::JumpIf { op: BPF_JEQ, k: AF_UNIX, then: Eacces, otherwise: Allow },
-        Step::Label(CheckSocketpair),
-        Step::Load(arg_low_offset(1)),
-        Step::And(SOCK_TYPE_MASK),
-        Step::JumpIf { op: BPF_JEQ, k: SOCK_STREAM, then: Allow, otherwise: Next },
-        Step::JumpIf { op: BPF_JEQ, k: SOCK_SEQPACKET, then: Allow, otherwise: Eacces },
         Step::Label(Allow),
         Step::Return(SECCOMP_RET_ALLOW),
-        Step::Label(Eacces),
+        Step::Label(Errno(EACCES)),
         Step::Return(ret_errno(EACCES)),
-        Step::Label(Enosys),
+        Step::Label(Errno(ENOSYS)),
         Step::Return(ret_errno(ENOSYS)),
+        Step::Label(Errno(EPERM)),
+        Step::Return(ret_errno(EPERM)),
+        Step::Label(Errno(EAFNOSUPPORT)),
+        Step::Return(ret_errno(EAFNOSUPPORT)),
     ]);
     assemble(&steps)
 }
@@ -255,10 +329,10 @@ pub fn encode(program: &[Instruction]) -> Vec<u8> {
     bytes
 }
 
-/// The encoded filter for the architecture of this build, or `None` where
-/// the filter does not know the system call numbers.
-pub fn native_filter() -> Option<Vec<u8>> {
-    Arch::native().map(|arch| encode(&program(arch)))
+/// The encoded filter for the architecture of this build under `policy`,
+/// or `None` where the filter does not know the system call numbers.
+pub fn native_filter(policy: Policy) -> Option<Vec<u8>> {
+    Arch::native().map(|arch| encode(&program(arch, policy)))
 }
 
 #[cfg(test)]

@@ -381,10 +381,12 @@ fn child_watch_kill(watch: child_watch_terms::Watch) -> rustler::Atom {
 // ---- mcp_jail -----------------------------------------------------------------
 
 /// The seccomp filter a jailed server runs under, as bwrap's `--seccomp`
-/// reads it (`{ok, Bytes}`), or `{error, unsupported_architecture}`.
+/// reads it (`{ok, Bytes}`), or `{error, unsupported_architecture}`;
+/// `unix_sockets` is the jail spec's option of that name.
 #[rustler::nif]
-fn jail_seccomp_filter<'a>(env: Env<'a>) -> Term<'a> {
-    jail_terms::seccomp_filter(env, mcp_core::seccomp::native_filter())
+fn jail_seccomp_filter<'a>(env: Env<'a>, unix_sockets: bool) -> Term<'a> {
+    let policy = mcp_core::seccomp::Policy { unix_sockets };
+    jail_terms::seccomp_filter(env, mcp_core::seccomp::native_filter(policy))
 }
 
 rustler::init!("mcp_nif");

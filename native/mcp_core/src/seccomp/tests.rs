@@ -82,13 +82,17 @@ fn run(program: &[Instruction], data: &[u8; 64]) -> Result<u32, Fault> {
     }
 }
 
-fn filter(arch: Arch) -> Vec<Instruction> {
+fn filter(arch: Arch, policy: Policy) -> Vec<Instruction> {
     // Through the bytes bwrap reads, so the encoding is under test too.
-    decode(&encode(&program(arch))).expect("whole instructions")
+    decode(&encode(&program(arch, policy))).expect("whole instructions")
+}
+
+fn answer_under(policy: Policy, arch: Arch, audit_arch: u32, nr: u32, args: [u64; 6]) -> u32 {
+    run(&filter(arch, policy), &seccomp_data(audit_arch, nr, args)).expect("the program runs to a return")
 }
 
 fn answer(arch: Arch, audit_arch: u32, nr: u32, args: [u64; 6]) -> u32 {
-    run(&filter(arch), &seccomp_data(audit_arch, nr, args)).expect("the program runs to a return")
+    answer_under(DEFAULT, arch, audit_arch, nr, args)
 }
 
 fn native_answer(arch: Arch, nr: u32, args: [u64; 6]) -> u32 {
@@ -96,9 +100,12 @@ fn native_answer(arch: Arch, nr: u32, args: [u64; 6]) -> u32 {
 }
 
 const ARCHES: [Arch; 2] = [Arch::X86_64, Arch::Aarch64];
-const AF_INET: u64 = 2;
-const AF_INET6: u64 = 10;
-const AF_NETLINK: u64 = 16;
+const DEFAULT: Policy = Policy { unix_sockets: false };
+const UNIX_SOCKETS: Policy = Policy { unix_sockets: true };
+const POLICIES: [Policy; 2] = [DEFAULT, UNIX_SOCKETS];
+const AF_PACKET: u64 = 17;
+const AF_BLUETOOTH: u64 = 31;
+const AF_VSOCK: u64 = 40;
 const SOCK_DGRAM: u64 = 2;
 const SOCK_RAW: u64 = 3;
 const SOCK_NONBLOCK: u64 = 0o4000;
@@ -109,15 +116,17 @@ fn every_path_ends_in_a_return_within_the_program() {
     // What the kernel's verifier demands: bounded size, forward jumps that
     // land inside, a return at the end.
     for arch in ARCHES {
-        let program = filter(arch);
-        assert!(!program.is_empty() && program.len() <= BPF_MAXINSNS);
-        for (at, instruction) in program.iter().enumerate() {
-            if instruction.code & 0x07 == BPF_JMP {
-                assert!(at + 1 + (instruction.jt as usize) < program.len(), "{arch:?} jt at {at}");
-                assert!(at + 1 + (instruction.jf as usize) < program.len(), "{arch:?} jf at {at}");
+        for policy in POLICIES {
+            let program = filter(arch, policy);
+            assert!(!program.is_empty() && program.len() <= BPF_MAXINSNS);
+            for (at, instruction) in program.iter().enumerate() {
+                if instruction.code & 0x07 == BPF_JMP {
+                    assert!(at + 1 + (instruction.jt as usize) < program.len(), "{arch:?} jt at {at}");
+                    assert!(at + 1 + (instruction.jf as usize) < program.len(), "{arch:?} jf at {at}");
+                }
             }
+            assert_eq!(program.last().map(|i| i.code), Some(BPF_RET | BPF_K));
         }
-        assert_eq!(program.last().map(|i| i.code), Some(BPF_RET | BPF_K));
     }
 }
 
@@ -134,11 +143,36 @@ fn unix_socket_is_refused_with_eacces() {
 }
 
 #[test]
-fn other_socket_families_are_allowed() {
+fn unix_sockets_policy_allows_unix_sockets_and_every_pair() {
+    for arch in ARCHES {
+        let nr = arch.syscalls();
+        let native = |call: u32, args: [u64; 6]| answer_under(UNIX_SOCKETS, arch, arch.audit_arch(), call, args);
+        assert_eq!(native(nr.socket, [AF_UNIX as u64, 1, 0, 0, 0, 0]), SECCOMP_RET_ALLOW);
+        assert_eq!(native(nr.socketpair, [AF_UNIX as u64, SOCK_DGRAM, 0, 0, 0, 0]), SECCOMP_RET_ALLOW);
+        // Everything else stays as in the default policy.
+        assert_eq!(native(nr.socket, [AF_VSOCK, 1, 0, 0, 0, 0]), ret_errno(EAFNOSUPPORT));
+        assert_eq!(native(nr.tracing[0], [0; 6]), ret_errno(EPERM));
+        assert_eq!(native(nr.keys[2], [0; 6]), ret_errno(ENOSYS));
+        assert_eq!(native(nr.io_uring[0], [0; 6]), ret_errno(ENOSYS));
+    }
+}
+
+#[test]
+fn inet_and_netlink_sockets_are_allowed() {
     for arch in ARCHES {
         let socket = arch.syscalls().socket;
-        for family in [AF_INET, AF_INET6, AF_NETLINK, 0] {
-            assert_eq!(native_answer(arch, socket, [family, 1, 0, 0, 0, 0]), SECCOMP_RET_ALLOW);
+        for family in ALLOWED_FAMILIES {
+            assert_eq!(native_answer(arch, socket, [family as u64, 1, 0, 0, 0, 0]), SECCOMP_RET_ALLOW);
+        }
+    }
+}
+
+#[test]
+fn other_socket_families_are_unsupported() {
+    for arch in ARCHES {
+        let socket = arch.syscalls().socket;
+        for family in [AF_VSOCK, AF_PACKET, AF_BLUETOOTH, 0, 45, 0xffff_ffff] {
+            assert_eq!(native_answer(arch, socket, [family, 1, 0, 0, 0, 0]), ret_errno(EAFNOSUPPORT));
         }
     }
 }
@@ -158,13 +192,31 @@ fn stream_socketpairs_are_allowed_and_datagram_ones_refused() {
 }
 
 #[test]
-fn io_uring_is_unavailable() {
+fn io_uring_and_keyrings_are_unavailable() {
     for arch in ARCHES {
         let nr = arch.syscalls();
-        for call in [nr.io_uring_setup, nr.io_uring_enter, nr.io_uring_register] {
+        for call in nr.io_uring.into_iter().chain(nr.keys) {
             assert_eq!(native_answer(arch, call, [8, 0x1000, 0, 0, 0, 0]), ret_errno(ENOSYS));
         }
     }
+}
+
+#[test]
+fn tracing_another_process_is_not_permitted() {
+    for arch in ARCHES {
+        for call in arch.syscalls().tracing {
+            assert_eq!(native_answer(arch, call, [0x4206, 1, 0, 0, 0, 0]), ret_errno(EPERM));
+        }
+    }
+}
+
+#[test]
+fn the_numbers_are_the_kernels() {
+    // x86_64: arch/x86/entry/syscalls/syscall_64.tbl; aarch64: asm-generic/unistd.h.
+    let x86 = Arch::X86_64.syscalls();
+    assert_eq!((x86.socket, x86.socketpair, x86.keys, x86.tracing), (41, 53, [248, 249, 250], [101, 310, 311, 312, 438]));
+    let arm = Arch::Aarch64.syscalls();
+    assert_eq!((arm.socket, arm.socketpair, arm.keys, arm.tracing), (198, 199, [217, 218, 219], [117, 270, 271, 272, 438]));
 }
 
 #[test]
@@ -191,32 +243,37 @@ fn foreign_architectures_are_refused() {
 
 #[test]
 fn decode_refuses_a_partial_instruction() {
-    let bytes = encode(&program(Arch::X86_64));
+    let bytes = encode(&program(Arch::X86_64, DEFAULT));
     assert_eq!(decode(&bytes[..bytes.len() - 1]), None);
     assert_eq!(decode(&[]), Some(vec![]));
 }
 
 #[test]
 fn native_filter_is_the_build_architectures_program() {
-    match Arch::native() {
-        Some(arch) => assert_eq!(native_filter(), Some(encode(&program(arch)))),
-        None => assert_eq!(native_filter(), None),
+    for policy in POLICIES {
+        match Arch::native() {
+            Some(arch) => assert_eq!(native_filter(policy), Some(encode(&program(arch, policy)))),
+            None => assert_eq!(native_filter(policy), None),
+        }
     }
+    assert_ne!(native_filter(DEFAULT), native_filter(UNIX_SOCKETS));
     #[cfg(target_arch = "x86_64")]
     assert_eq!(Arch::native(), Some(Arch::X86_64));
 }
 
 fn watched(arch: Arch, nr: u32) -> bool {
     let s = arch.syscalls();
-    [s.socket, s.socketpair, s.io_uring_setup, s.io_uring_enter, s.io_uring_register].contains(&nr)
+    nr == s.socket || nr == s.socketpair || s.refused().iter().any(|&(call, _)| call == nr)
 }
 
 proptest! {
     #[test]
     fn every_other_native_syscall_is_allowed(nr in 0u32..X32_SYSCALL_BIT, args in any::<[u64; 6]>()) {
         for arch in ARCHES {
-            if !watched(arch, nr) {
-                prop_assert_eq!(native_answer(arch, nr, args), SECCOMP_RET_ALLOW);
+            for policy in POLICIES {
+                if !watched(arch, nr) {
+                    prop_assert_eq!(answer_under(policy, arch, arch.audit_arch(), nr, args), SECCOMP_RET_ALLOW);
+                }
             }
         }
     }
@@ -224,18 +281,29 @@ proptest! {
     #[test]
     fn every_call_under_another_arch_is_refused(audit_arch in any::<u32>(), nr in any::<u32>(), args in any::<[u64; 6]>()) {
         for arch in ARCHES {
-            if audit_arch != arch.audit_arch() {
-                prop_assert_eq!(answer(arch, audit_arch, nr, args), ret_errno(ENOSYS));
+            for policy in POLICIES {
+                if audit_arch != arch.audit_arch() {
+                    prop_assert_eq!(answer_under(policy, arch, audit_arch, nr, args), ret_errno(ENOSYS));
+                }
             }
         }
     }
 
     #[test]
-    fn socket_answers_depend_only_on_the_family(family in any::<u64>(), rest in any::<[u64; 5]>()) {
+    fn socket_answers_depend_only_on_the_family(family in prop_oneof![any::<u64>(), 0u64..64], rest in any::<[u64; 5]>()) {
         for arch in ARCHES {
-            let args = [family, rest[0], rest[1], rest[2], rest[3], rest[4]];
-            let expected = if family as u32 == AF_UNIX { ret_errno(EACCES) } else { SECCOMP_RET_ALLOW };
-            prop_assert_eq!(native_answer(arch, arch.syscalls().socket, args), expected);
+            for policy in POLICIES {
+                let args = [family, rest[0], rest[1], rest[2], rest[3], rest[4]];
+                let low = family as u32;
+                let expected = if ALLOWED_FAMILIES.contains(&low) || (low == AF_UNIX && policy.unix_sockets) {
+                    SECCOMP_RET_ALLOW
+                } else if low == AF_UNIX {
+                    ret_errno(EACCES)
+                } else {
+                    ret_errno(EAFNOSUPPORT)
+                };
+                prop_assert_eq!(answer_under(policy, arch, arch.audit_arch(), arch.syscalls().socket, args), expected);
+            }
         }
     }
 }

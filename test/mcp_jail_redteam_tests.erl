@@ -1,0 +1,181 @@
+%% The jail against escapes a red team found beyond the ones
+%% `mcp_jail_tests' covers (docs/jail.md, "Threat model"). Each attempt is
+%% made by the hostile server (`test/e2e/hostile_server.py') first unjailed,
+%% where it must work (so the probe can tell), then jailed, where it must
+%% fail with the errno the defence gives:
+%%
+%% - kernel settings under /proc, writable by a jailed root;
+%% - a grant that goes through a symbolic link a server planted;
+%% - the VM's own stderr (a terminal or a log file) as the server's fd 2;
+%% - the caller's session keyring;
+%% - tracing the jail's init (or any process) and reading its memory;
+%% - credentials created, or replaced by a rename, after the jail started;
+%% - AF_VSOCK, which no namespace separates from the host.
+-module(mcp_jail_redteam_tests).
+
+-include_lib("eunit/include/eunit.hrl").
+-include_lib("kernel/include/file.hrl").
+
+-import(mcp_jail_tests, [hostile/2, probe/3, with_client/2, scratch/0, remove/1, plant/2]).
+
+-define(TIMEOUT, 10000).
+
+%% Runs `Probes' ({Tool, Arguments}) unjailed and jailed by `Jail', with
+%% `HOME' at `Home'; answers {Unjailed, Jailed}.
+both(Home, Jail, Probes) ->
+    Run = fun(Spawn) -> with_client(Spawn, fun(C) -> [probe(C, T, A) || {T, A} <- Probes] end) end,
+    {Run(hostile(Home, none)), Run(hostile(Home, Jail))}.
+
+in_scratch(Fun) ->
+    Scratch = scratch(),
+    try Fun(Scratch) after remove(Scratch) end.
+
+root() -> os:cmd("id -u") =:= "0\n".
+
+%%% ------------------------------------------------------------ kernel settings
+
+%% As root, bwrap's user namespace maps the jail's uid 0 to the host's, and
+%% /proc/sys checks writes by uid: without the read-only cover a jailed
+%% server opens hundreds of the host's kernel settings for writing.
+kernel_settings_test_() ->
+    {timeout, 120, ?_test(in_scratch(fun(Scratch) ->
+        Setting = "/proc/sys/fs/lease-break-time",
+        {Free, Jailed} = both(Scratch, true, [{writable_settings, []}, {rewrite_setting, [{path, Setting}]}]),
+        case root() of
+            true ->
+                [<<"ok:", Count/binary>>, Rewrite] = Free,
+                ?assert(binary_to_integer(Count) > 100),
+                ?assertEqual(<<"ok">>, Rewrite);
+            false ->
+                %% Without root nothing there is writable to begin with.
+                ok
+        end,
+        ?assertEqual([<<"ok:0">>, <<"error:EROFS">>], Jailed)
+    end))}.
+
+%%% ------------------------------------------------------------ symlinked grants
+
+%% A server with a write grant plants a link to `/' in it; a later run that
+%% grants the link's path (a project directory, the user believes) is
+%% refused before anything runs, as is any grant whose path goes through a
+%% link.
+symlinked_grant_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        Grant = filename:join(Scratch, "grant"),
+        ok = filelib:ensure_dir(filename:join(Grant, "real/x")),
+        Planted = filename:join(Grant, "proj"),
+        with_client(hostile(Scratch, #{write => [Grant]}), fun(C) ->
+            ?assertEqual(<<"ok">>, probe(C, symlink, [{target, "/"}, {path, Planted}]))
+        end),
+        ?assertEqual({ok, "/"}, file:read_link(Planted)),
+        Inner = filename:join(Planted, "etc"),
+        Refused = fun(Jail) -> mcp_client:start(hostile(Scratch, Jail), #{}) end,
+        ?assertEqual({error, {transport_failed, {bad_jail, {symlinked_grant, Planted}}}}, Refused(#{write => [Planted]})),
+        ?assertEqual({error, {transport_failed, {bad_jail, {symlinked_grant, Planted}}}}, Refused(#{read => [Planted]})),
+        ?assertEqual({error, {transport_failed, {bad_jail, {symlinked_grant, Inner}}}}, Refused(#{write => [Inner]})),
+        %% The real directory is granted as before.
+        with_client(hostile(Scratch, #{write => [filename:join(Grant, "real")]}), fun(C) ->
+            ?assertEqual(<<"ok">>, probe(C, write_file, [{path, filename:join(Grant, "real/kept")}, {text, "k"}]))
+        end)
+    end))}.
+
+%%% ------------------------------------------------------------ the VM's stderr
+
+%% Unjailed, the server's fd 2 is the VM's own stderr (with `inherit', the
+%% default): a terminal it could read keystrokes from, or a log file it
+%% reopens through /proc/self/fd/2 for reading. Jailed, it is a pipe of its
+%% own, relayed to the VM's stderr from outside.
+vm_stderr_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        {ok, #file_info{major_device = Dev, inode = Inode}} = file:read_file_info("/proc/self/fd/2"),
+        Vm = iolist_to_binary(io_lib:format("ok:~b:~b", [Dev, Inode])),
+        {[Free], [Jailed]} = both(Scratch, true, [{stderr_inode, []}]),
+        ?assertEqual(Vm, Free),
+        ?assertMatch(<<"ok:", _/binary>>, Jailed),
+        ?assertNotEqual(Vm, Jailed)
+    end))}.
+
+%%% ------------------------------------------------------------ keyrings
+
+%% The session keyring is not namespaced: unjailed, the server adds (and
+%% could read or overwrite) keys of the caller's session.
+keyring_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        ?assertEqual({[<<"ok">>], [<<"error:ENOSYS">>]}, both(Scratch, true, [{add_key, []}]))
+    end))}.
+
+%%% ------------------------------------------------------------ tracing
+
+%% Inside the jail every process has the same uid as the jail's init
+%% (bwrap, pid 1): tracing it could clear its parent-death signal and move
+%% it out of the group the client retires. Unjailed, the probes reach a
+%% child of the server's own.
+tracing_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        Own = [{ptrace_seize, [{pid, 0}]}, {read_memory, [{pid, 0}]}],
+        {Free, JailedOwn} = both(Scratch, true, Own),
+        ?assertEqual([<<"ok">>, <<"ok:allowed">>], Free),
+        ?assertEqual([<<"error:EPERM">>, <<"error:EPERM">>], JailedOwn),
+        with_client(hostile(Scratch, true), fun(C) ->
+            ?assertEqual(<<"error:EPERM">>, probe(C, ptrace_seize, [{pid, 1}])),
+            ?assertEqual(<<"error:EPERM">>, probe(C, read_memory, [{pid, 1}]))
+        end)
+    end))}.
+
+%%% ------------------------------------------------------------ late credentials
+
+%% Credentials the user writes while a jailed server runs: a
+%% `.git-credentials' rewritten by a rename (as git's store does), an
+%% `.npmrc' replaced, an `.aws/credentials' and a `.config/gh' created for
+%% the first time. A cover put on a file at the start stays on the old
+%% file; the home's snapshot shows only the names that existed then.
+late_credentials_test_() ->
+    {timeout, 90, ?_test(in_scratch(fun(Scratch) ->
+        Home = filename:join(Scratch, "home"),
+        plant(filename:join(Home, ".git-credentials"), <<"old">>),
+        plant(filename:join(Home, ".npmrc"), <<"old">>),
+        plant(filename:join(Home, ".config/app/settings"), <<"visible">>),
+        plant(filename:join(Home, "notes.txt"), <<"visible">>),
+        Secret = <<"late-secret-", (integer_to_binary(erlang:unique_integer([positive])))/binary>>,
+        Late = [".git-credentials", ".npmrc", ".aws/credentials", ".config/gh/hosts.yml"],
+        Reads = [{read_file, [{path, filename:join(Home, Path)}]} || Path <- Late],
+        Write = fun() ->
+                        [begin
+                             Target = filename:join(Home, Path),
+                             plant(Target ++ ".new", Secret),
+                             ok = file:rename(Target ++ ".new", Target)
+                         end || Path <- Late],
+                        ok
+                end,
+        Start = fun(Jail) ->
+                        {ok, C, _} = mcp_client:start(hostile(Home, Jail), #{}),
+                        C
+                end,
+        Jailed = Start(true),
+        Free = Start(none),
+        try
+            ok = Write(),
+            ?assertEqual([<<"ok:", Secret/binary>> || _ <- Late], [probe(Free, T, A) || {T, A} <- Reads]),
+            ?assertEqual([<<"error:EACCES">>,  % the cover stays at the path, not on the old file
+                          <<"error:EACCES">>,
+                          <<"error:ENOENT">>,  % a name the home did not have at the start
+                          <<"error:ENOENT">>],
+                         [probe(Jailed, T, A) || {T, A} <- Reads]),
+            %% What existed at the start is read as before, and read-only.
+            ?assertEqual(<<"ok:visible">>, probe(Jailed, read_file, [{path, filename:join(Home, "notes.txt")}])),
+            ?assertEqual(<<"ok:visible">>, probe(Jailed, read_file, [{path, filename:join(Home, ".config/app/settings")}])),
+            ?assertEqual(<<"error:EROFS">>, probe(Jailed, write_file, [{path, filename:join(Home, "new.txt")}, {text, "x"}]))
+        after
+            _ = mcp_client:shutdown(Jailed, ?TIMEOUT),
+            _ = mcp_client:shutdown(Free, ?TIMEOUT)
+        end
+    end))}.
+
+%%% ------------------------------------------------------------ vsock
+
+%% AF_VSOCK sockets are not separated by any namespace: a jailed server
+%% could listen on ports shared with the host.
+vsock_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        ?assertEqual({[<<"ok">>], [<<"error:EAFNOSUPPORT">>]}, both(Scratch, true, [{vsock, []}]))
+    end))}.
