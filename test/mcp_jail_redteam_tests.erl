@@ -179,3 +179,76 @@ vsock_test_() ->
     {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
         ?assertEqual({[<<"ok">>], [<<"error:EAFNOSUPPORT">>]}, both(Scratch, true, [{vsock, []}]))
     end))}.
+
+%%% ------------------------------------------------------------ git hooks
+
+%% A write grant on a repository lets the server choose what git runs on
+%% the host: keeping `.git/hooks' read-only inside it does not hold (the
+%% server renames `.git' away, rebuilds it and plants a hook, which the
+%% host's next commit runs), so docs/jail.md does not advise it. What it
+%% advises instead holds: the server gets a clone of its own, and the host
+%% fetches from it, which runs none of the clone's hooks or configuration.
+git_hooks_test_() ->
+    {timeout, 90, ?_test(in_scratch(fun(Scratch) ->
+        Repo = filename:join(Scratch, "repo"),
+        Marker = filename:join(Scratch, "hook-ran"),
+        Hook = "#!/bin/sh\ntouch " ++ Marker ++ "\n",
+        ok = git(Scratch, ["init", "-q", Repo]),
+        ok = commit(Repo, "first"),
+        %% The read-only hooks directory inside a writable repository.
+        Jail = #{write => [Repo], read => [filename:join(Repo, ".git/hooks")]},
+        with_client(hostile(Scratch, Jail), fun(C) ->
+            Hooks = filename:join(Repo, ".git/hooks/pre-commit"),
+            ?assertEqual(<<"error:EROFS">>, probe(C, write_file, [{path, Hooks}, {text, Hook}])),
+            ?assertEqual(<<"ok">>, probe(C, rename, [{source, filename:join(Repo, ".git")},
+                                                     {target, filename:join(Repo, "moved")}])),
+            %% The worktree itself as the hooks directory, with a hook in it.
+            ?assertEqual(<<"ok">>, probe(C, write_file, [{path, filename:join(Repo, "moved/config")},
+                                                         {text, "[core]\n\thooksPath = " ++ Repo ++ "\n"}])),
+            ?assertEqual(<<"ok">>, probe(C, write_file, [{path, filename:join(Repo, "pre-commit")}, {text, Hook}])),
+            ?assertEqual(<<"ok">>, probe(C, make_executable, [{path, filename:join(Repo, "pre-commit")}])),
+            ?assertEqual(<<"ok">>, probe(C, rename, [{source, filename:join(Repo, "moved")},
+                                                     {target, filename:join(Repo, ".git")}]))
+        end),
+        ok = commit(Repo, "second"),
+        ?assert(filelib:is_file(Marker)),
+        ok = file:delete(Marker),
+        %% The advice that holds: a clone of its own, fetched from.
+        Original = filename:join(Scratch, "original"),
+        Clone = filename:join(Scratch, "clone"),
+        ok = git(Scratch, ["init", "-q", Original]),
+        ok = commit(Original, "first"),
+        ok = git(Scratch, ["clone", "-q", "--no-local", Original, Clone]),
+        with_client(hostile(Scratch, #{write => [Clone]}), fun(C) ->
+            [?assertEqual(<<"ok">>, probe(C, write_file, [{path, filename:join(Clone, ".git/hooks/" ++ Name)}, {text, Hook}]))
+             || Name <- ["pre-commit", "post-merge", "post-checkout", "reference-transaction"]],
+            [?assertEqual(<<"ok">>, probe(C, make_executable, [{path, filename:join(Clone, ".git/hooks/" ++ Name)}]))
+             || Name <- ["pre-commit", "post-merge", "post-checkout", "reference-transaction"]],
+            ?assertEqual(<<"ok">>, probe(C, write_file, [{path, filename:join(Clone, ".git/config")},
+                                                         {text, "[core]\n\tfsmonitor = " ++ filename:join(Clone, ".git/hooks/pre-commit") ++ "\n"}]))
+        end),
+        ok = git(Original, ["fetch", "-q", Clone, "+refs/heads/*:refs/remotes/server/*"]),
+        ok = commit(Original, "after the fetch"),
+        ?assertNot(filelib:is_file(Marker))
+    end))}.
+
+git(Dir, Args) ->
+    Port = open_port({spawn_executable, os:find_executable("git")},
+                     [{args, Args}, {cd, Dir}, exit_status, stderr_to_stdout, binary,
+                      {env, [{"GIT_AUTHOR_NAME", "t"}, {"GIT_AUTHOR_EMAIL", "t@example.org"},
+                             {"GIT_COMMITTER_NAME", "t"}, {"GIT_COMMITTER_EMAIL", "t@example.org"},
+                             {"GIT_CONFIG_NOSYSTEM", "1"}, {"HOME", Dir}]}]),
+    git_status(Port, <<>>).
+
+git_status(Port, Output) ->
+    receive
+        {Port, {data, Bytes}} -> git_status(Port, <<Output/binary, Bytes/binary>>);
+        {Port, {exit_status, 0}} -> ok;
+        {Port, {exit_status, Status}} -> {git_failed, Status, Output}
+    after 30000 -> error(git_timed_out)
+    end.
+
+commit(Repo, Message) ->
+    ok = file:write_file(filename:join(Repo, "file.txt"), Message),
+    ok = git(Repo, ["add", "file.txt"]),
+    git(Repo, ["commit", "-q", "-m", Message]).

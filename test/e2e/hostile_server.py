@@ -28,6 +28,8 @@ Tools (arguments in parentheses):
                               own): "ok:allowed" when the kernel let it
                               through
   symlink(target, path)       create a symbolic link
+  rename(source, target)      rename a file or directory
+  make_executable(path)       chmod 0755
 """
 import ctypes
 import errno
@@ -185,13 +187,21 @@ def symlink(args):
     os.symlink(args["target"], args["path"])
 
 
+def rename(args):
+    os.rename(args["source"], args["target"])
+
+
+def make_executable(args):
+    os.chmod(args["path"], 0o755)
+
+
 def env(_args):
     return ",".join(sorted(os.environ))
 
 
 TOOLS = {f.__name__: f for f in [read_file, write_file, tcp_connect, unix_connect, list_pids, signal, daemonize, env,
                                   writable_settings, rewrite_setting, stderr_inode, add_key, vsock,
-                                  ptrace_seize, read_memory, symlink]}
+                                  ptrace_seize, read_memory, symlink, rename, make_executable]}
 
 
 def reply(message_id, result):
