@@ -17,19 +17,23 @@
 %%     without a `..' component or a NUL, every grant existing; an error
 %%     names what is wrong and the offending path, option or value
 %%     (`{error, {bad_jail, {What, Detail}}}').
-%%     The executable and `cd' must be visible inside the jail (not under
-%%     the private `/tmp' or `/run' or a denied path unless a grant
-%%     re-exposes them).</li>
+%%     A `read' or `write' grant never goes through a symbolic link. The
+%%     executable (and the real path it leads to) and `cd' must be visible
+%%     inside the jail (not under the private `/tmp' or `/run' or a denied
+%%     path unless a grant re-exposes them).</li>
 %% <li>No default widens what a server reaches: reads everywhere except the
-%%     deny list (`default_deny/1' plus the caller's `deny'), writes only to
-%%     a private `/tmp' and the `write' grants, every namespace unshared
-%%     (the network only with `net => true'), no capabilities, no nested
-%%     user namespace, a new session, death with its parent, and exactly
-%%     the spawn's computed environment. Unless `unix_sockets => true', the
-%%     seccomp filter of `mcp_core::seccomp' (via `mcp_nif') refuses
-%%     `socket(AF_UNIX, ...)', datagram socket pairs, io_uring and foreign
-%%     ABIs.</li>
-%% <li>The port's child stays the witness: with the filter, the child is
+%%     deny list (`default_deny/1' plus the caller's `deny'), with the
+%%     homes' directories that hold denied names shown as they were at the
+%%     start; writes only to a private `/tmp' and the `write' grants; no
+%%     kernel setting under `/proc'; every namespace unshared (the network
+%%     only with `net => true'), no capabilities, no nested user namespace,
+%%     a new session, death with its parent, and exactly the spawn's
+%%     computed environment. The seccomp filter of `mcp_core::seccomp' (via
+%%     `mcp_nif') always applies: socket families other than INET, INET6
+%%     and NETLINK (and Unix, with `unix_sockets => true'), datagram socket
+%%     pairs, io_uring, keyrings, tracing and foreign ABIs are
+%%     refused.</li>
+%% <li>The port's child stays the witness: the child is
 %%     `/bin/sh', which opens the filter file as fd 3 and `exec's bwrap (the
 %%     same pid); bwrap exits with its jailed child's status, or 128 + N
 %%     when it died by signal N, as the port reports an unjailed child. In
