@@ -221,14 +221,15 @@ through_symlink(Path) ->
     [Root | Names] = filename:split(Path),
     {_, Linked} = lists:foldl(fun(Name, {Dir, Seen}) ->
                                       Next = filename:join(Dir, Name),
-                                      {Next, Seen orelse is_symlink(Next)}
+                                      {Next, Seen orelse own_type(Next) =:= symlink}
                               end, {Root, false}, Names),
     Linked.
 
-is_symlink(Path) ->
+%% The type of `Path' itself (a link is a `symlink', not its target's).
+own_type(Path) ->
     case file:read_link_info(Path) of
-        {ok, #file_info{type = symlink}} -> true;
-        _ -> false
+        {ok, #file_info{type = Type}} -> Type;
+        {error, _} -> none
     end.
 
 %% The path `Path' leads to once every symbolic link on it is followed
@@ -350,7 +351,7 @@ rank(bind) -> 2.
 snapshots(Homes, Denied, Grants) ->
     Containers = lists:usort([Dir || Home <- Homes, Relative <- home_credentials(),
                                      Dir <- containers(Home, Relative)]),
-    Snapshot = [Dir || Dir <- Containers, is_real_dir(Dir),
+    Snapshot = [Dir || Dir <- Containers, own_type(Dir) =:= directory,
                        not lists:any(fun(Hidden) -> under(Dir, Hidden) end, Denied),
                        not lists:any(fun(Grant) -> under(Dir, Grant) end, Grants)],
     lists:append([snapshot(Dir, Denied, Snapshot) || Dir <- Snapshot]).
@@ -385,12 +386,6 @@ entry_kind(Path) ->
         {ok, #file_info{mode = Mode}} when Mode band ?S_IFMT =:= ?S_IFIFO -> skip;
         {ok, _} -> ro_bind;
         {error, _} -> skip
-    end.
-
-is_real_dir(Path) ->
-    case file:read_link_info(Path) of
-        {ok, #file_info{type = directory}} -> true;
-        _ -> false
     end.
 
 depth(Path) -> length(filename:split(Path)).

@@ -16,7 +16,7 @@
 -include_lib("eunit/include/eunit.hrl").
 -include_lib("kernel/include/file.hrl").
 
--import(mcp_jail_tests, [hostile/2, probe/3, with_client/2, scratch/0, remove/1, plant/2]).
+-import(mcp_jail_tests, [hostile/2, probe/3, with_client/2, in_scratch/1, plant/2]).
 
 -define(TIMEOUT, 10000).
 
@@ -25,10 +25,6 @@
 both(Home, Jail, Probes) ->
     Run = fun(Spawn) -> with_client(Spawn, fun(C) -> [probe(C, T, A) || {T, A} <- Probes] end) end,
     {Run(hostile(Home, none)), Run(hostile(Home, Jail))}.
-
-in_scratch(Fun) ->
-    Scratch = scratch(),
-    try Fun(Scratch) after remove(Scratch) end.
 
 root() -> os:cmd("id -u") =:= "0\n".
 

@@ -18,7 +18,7 @@
 -include_lib("kernel/include/file.hrl").
 
 %% Helpers the red-team suite (`mcp_jail_redteam_tests') shares.
--export([hostile/2, probe/3, with_client/2, scratch/0, remove/1, plant/2]).
+-export([hostile/2, probe/3, with_client/2, in_scratch/1, plant/2]).
 
 -define(TIMEOUT, 10000).
 %% How long a killed jail may take to vanish from /proc (polled).
@@ -59,6 +59,11 @@ scratch() ->
 remove(Dir) ->
     _ = os:cmd("rm -rf '" ++ Dir ++ "'"),
     ok.
+
+%% `Fun(Dir)' with a fresh scratch directory, removed afterwards.
+in_scratch(Fun) ->
+    Scratch = scratch(),
+    try Fun(Scratch) after remove(Scratch) end.
 
 plant(Path, Content) ->
     ok = filelib:ensure_dir(Path),
@@ -148,38 +153,28 @@ npx_launcher_jailed_test_() ->
 %% A filesystem server with a workspace granted: what it writes there
 %% reaches the host.
 filesystem_workspace_jailed_test_() ->
-    {timeout, 60, ?_test(begin
-        Scratch = scratch(),
-        try
-            Work = filename:join(Scratch, "work"),
-            ok = filelib:ensure_dir(filename:join(Work, "x")),
-            Server = mcp_e2e_tests:installed("test/e2e/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"),
-            File = filename:join(Work, "note.txt"),
-            real_server(#{executable => "node", args => [Server, Work], jail => jail(#{write => [Work]})},
-                        <<"write_file">>, {object, [{<<"path">>, {string, list_to_binary(File)}},
-                                                   {<<"content">>, {string, <<"from the jail">>}}]}),
-            ?assertEqual({ok, <<"from the jail">>}, file:read_file(File))
-        after
-            remove(Scratch)
-        end
-    end)}.
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        Work = filename:join(Scratch, "work"),
+        ok = filelib:ensure_dir(filename:join(Work, "x")),
+        Server = mcp_e2e_tests:installed("test/e2e/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"),
+        File = filename:join(Work, "note.txt"),
+        real_server(#{executable => "node", args => [Server, Work], jail => jail(#{write => [Work]})},
+                    <<"write_file">>, {object, [{<<"path">>, {string, list_to_binary(File)}},
+                                               {<<"content">>, {string, <<"from the jail">>}}]}),
+        ?assertEqual({ok, <<"from the jail">>}, file:read_file(File))
+    end))}.
 
 %% A git server (the venv's mcp-server-git) on a repository granted
 %% whole: its status tool runs git inside the jail.
 git_repository_jailed_test_() ->
-    {timeout, 60, ?_test(begin
-        Scratch = scratch(),
-        try
-            Repo = filename:join(Scratch, "repo"),
-            ok = filelib:ensure_dir(filename:join(Repo, "x")),
-            "" = os:cmd("git init -q '" ++ Repo ++ "' 2>&1"),
-            real_server(#{executable => mcp_e2e_tests:installed(".venv/bin/mcp-server-git"),
-                          args => ["--repository", Repo], jail => jail(#{write => [Repo]})},
-                        <<"git_status">>, {object, [{<<"repo_path">>, {string, list_to_binary(Repo)}}]})
-        after
-            remove(Scratch)
-        end
-    end)}.
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        Repo = filename:join(Scratch, "repo"),
+        ok = filelib:ensure_dir(filename:join(Repo, "x")),
+        "" = os:cmd("git init -q '" ++ Repo ++ "' 2>&1"),
+        real_server(#{executable => mcp_e2e_tests:installed(".venv/bin/mcp-server-git"),
+                      args => ["--repository", Repo], jail => jail(#{write => [Repo]})},
+                    <<"git_status">>, {object, [{<<"repo_path">>, {string, list_to_binary(Repo)}}]})
+    end))}.
 
 real_server(Spawn, Tool, Arguments) ->
     {ok, Client, _} = mcp_client:start(Spawn, #{}),
@@ -431,17 +426,12 @@ hidden_executable_and_cd_test_() ->
               %% A link to it from a visible directory (node_modules/.bin,
               %% a virtualenv's bin/) is caught too: inside, the link
               %% would lead nowhere.
-              ?_test(begin
-                         Scratch = scratch(),
+              ?_test(in_scratch(fun(Scratch) ->
                          Link = filename:join(Scratch, "server"),
-                         try
-                             ok = file:make_symlink(Exe, Link),
-                             ?assertEqual({error, {transport_failed, {bad_jail, {executable_hidden, Link}}}},
-                                          start_error(#{executable => Link, jail => true}))
-                         after
-                             remove(Scratch)
-                         end
-                     end),
+                         ok = file:make_symlink(Exe, Link),
+                         ?assertEqual({error, {transport_failed, {bad_jail, {executable_hidden, Link}}}},
+                                      start_error(#{executable => Link, jail => true}))
+                     end)),
               %% A grant makes both visible again.
               ?_assertMatch({ok, "/bin/sh", _}, command(#{read => [Dir]}, Exe, #{cd => Dir}))]
      end}.
