@@ -345,13 +345,16 @@ rank(bind) -> 2.
 %% bound read-only (a symbolic link is recreated as the same link), then
 %% made read-only itself. A credential file created later, or replaced by
 %% a rename (which leaves a cover on the old file), therefore never
-%% appears: only names that existed at the start do. Not snapshotted: a
-%% directory that is a symbolic link, hidden by a deny, or inside a grant
-%% (the caller granted it whole; its denied paths are still covered).
+%% appears: only names that existed at the start do. Not snapshotted: `/'
+%% (a home of `/' would hide the whole root), a directory that is a
+%% symbolic link, one the jail hides anyway (under the private `/tmp' or
+%% `/run', or denied), or one inside a grant (the caller granted it whole;
+%% its denied paths are still covered).
 snapshots(Homes, Denied, Grants) ->
     Containers = lists:usort([Dir || Home <- Homes, Relative <- home_credentials(),
                                      Dir <- containers(Home, Relative)]),
-    Snapshot = [Dir || Dir <- Containers, own_type(Dir) =:= directory,
+    Snapshot = [Dir || Dir <- Containers, depth(Dir) > 1, own_type(Dir) =:= directory,
+                       not hidden_dir_prefix(Dir),
                        not lists:any(fun(Hidden) -> under(Dir, Hidden) end, Denied),
                        not lists:any(fun(Grant) -> under(Dir, Grant) end, Grants)],
     lists:append([snapshot(Dir, Denied, Snapshot) || Dir <- Snapshot]).

@@ -476,6 +476,25 @@ profile_test_() ->
               ?_assertEqual(0, Position(["--seccomp"]))]
      end}.
 
+%% A home snapshot never re-exposes what the jail hides, and a home of `/'
+%% is never covered.
+snapshot_bounds_test_() ->
+    Dir = "/tmp/mcp-jail-home-" ++ integer_to_list(erlang:unique_integer([positive])),
+    {setup,
+     fun() -> plant(filename:join(Dir, ".npmrc"), <<"t">>), plant(filename:join(Dir, "notes"), <<"n">>) end,
+     fun(_) -> remove(Dir) end,
+     fun(_) ->
+             Profile = fun(Home) ->
+                               {ok, Args} = mcp_jail:profile(true, #{executable => "/bin/cat", args => [],
+                                                                     env => [{"HOME", Home}]}),
+                               Args
+                       end,
+             [?_assertEqual(0, position(["--ro-bind", filename:join(Dir, "notes")], Profile(Dir), 1)),
+              ?_assertEqual(0, position(["--tmpfs", Dir], Profile(Dir), 1)),
+              ?_assertEqual(0, position(["--tmpfs", "/"], Profile("/"), 1)),
+              ?_assertEqual(0, position(["--remount-ro", "/"], Profile("/"), 1))]
+     end}.
+
 %% The 1-based index where `Sequence' starts in `List', 0 when absent.
 position(Sequence, List, At) ->
     case lists:prefix(Sequence, List) of
