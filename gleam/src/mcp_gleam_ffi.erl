@@ -194,6 +194,7 @@ transport_failure({spawn_failed, Reason}) -> {spawn_failed, words(Reason)};
 transport_failure({bad_transport_spec, Detail}) -> {bad_transport_spec, words(Detail)};
 transport_failure({bad_spawn, Spawn}) -> {bad_spawn, words(Spawn)};
 transport_failure(already_connected) -> already_connected;
+transport_failure(native_library_not_loaded) -> native_library_not_loaded;
 transport_failure({not_parked, Reason}) -> {not_parked, death_reason(Reason)};
 transport_failure({jail_unavailable, Why}) ->
     {jail_unavailable, sentence(mcp_describe:jail_unavailable(Why))};
