@@ -140,9 +140,16 @@ pub fn spawn(executable: String, args: List(String)) -> Spawn {
   )
 }
 
+/// Why `write` delivered nothing.
+pub type WriteError {
+  /// `bytes` is a `BitArray` of `bits` bits, not whole bytes: no stdout
+  /// carries one.
+  ChunkNotWholeBytes(bits: Int)
+}
+
 /// The peer's side of a channel: delivers bytes as the server's stdout.
 @external(erlang, "mcp_gleam_ffi", "channel_write")
-pub fn write(channel: Channel, bytes: BitArray) -> Nil
+pub fn write(channel: Channel, bytes: BitArray) -> Result(Nil, WriteError)
 
 /// The client actor at the other end of a channel (a peer should monitor it).
 @external(erlang, "mcp_channel", "client")
