@@ -110,8 +110,9 @@ run_jobs(Jobs, Command, Mode) ->
              end,
     #{status => Status, rows => Rows}.
 
-start_job(#{spec := Spec} = Job, #{timeout_ms := Timeout, verbose := Verbose} = Command, Mode) ->
+start_job(Job, #{timeout_ms := Timeout, verbose := Verbose} = Command, Mode) ->
     Context = Job#{mode => Mode, verbose => Verbose},
+    Spec = labelled_stderr(Context),
     {TransportSpec, Log} = case Verbose of
                                true ->
                                    L = mcp_wirelog:start_log(#{label => log_label(Context),
@@ -149,6 +150,16 @@ await(Started, Results) ->
                      end),
             {true, Results}
     end.
+
+%% With several servers on one terminal, each line a server writes to its
+%% inherited stderr is labelled with its config key (`mcp_stderr').
+labelled_stderr(#{mode := several, label := Label, spec := Spec}) ->
+    case maps:get(stderr, Spec, inherit) of
+        inherit -> Spec#{stderr => {labelled, iolist_to_binary([name(Label), " | "])}};
+        _ -> Spec
+    end;
+labelled_stderr(#{spec := Spec}) ->
+    Spec.
 
 %% Every client's shutdown/2 at once; each retirement error is reported.
 %% A server given a grace (--grace) has that much longer to prove its exit.

@@ -260,6 +260,9 @@ generate_config_runs_every_server_with_a_summary() ->
     ?assertMatch({match, _}, re:run(Stderr, "^  python +9 +9 +0 +0 +0 +\\d+\\.\\d s +wrote .*python\\.gleam$", [multiline])),
     ?assertMatch({match, _}, re:run(Stderr, "^  remote +- .* not run: uses the \"http\" transport; mcp-gen speaks stdio only$", [multiline])),
     ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: python: 9 tools listed$", [multiline])),
+    %% a server's own stderr lines say whose they are
+    ?assertMatch({match, _}, re:run(Stderr, "^everything \\| Starting default \\(STDIO\\) server\\.\\.\\.$", [multiline])),
+    ?assertEqual(nomatch, re:run(Stderr, "^Starting default", [multiline])),
     assert_docs_sample("  server ", Stderr).
 
 generate_config_names_the_servers_that_failed() ->

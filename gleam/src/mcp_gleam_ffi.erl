@@ -168,7 +168,8 @@ jail({some, {jail, Write, Read, Deny, Net, UnixSockets, Bwrap}}) ->
 
 stderr(inherit_stderr) -> inherit;
 stderr(discard_stderr) -> discard;
-stderr({stderr_to_file, Path, MaxBytes}) -> {file, Path, MaxBytes}.
+stderr({stderr_to_file, Path, MaxBytes}) -> {file, Path, MaxBytes};
+stderr({labelled_stderr, Label}) -> {labelled, Label}.
 
 env_value({set, Value}) -> Value;
 env_value(unset) -> false.

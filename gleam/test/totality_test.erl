@@ -319,7 +319,9 @@ spawn_hostile() ->
      {relative_jail_grant, Set(9, {some, {jail, [<<"relative">>], [], [], false, false, none}})},
      {jail_bwrap_missing, Set(9, {some, {jail, [], [], [], false, false, {some, <<"/nonexistent/bwrap">>}}})},
      {stderr_file_negative_bound, Set(10, {stderr_to_file, <<"/tmp/totality-stderr">>, -1})},
-     {stderr_file_unwritable, Set(10, {stderr_to_file, <<"/nonexistent/dir/err">>, 10})}].
+     {stderr_file_unwritable, Set(10, {stderr_to_file, <<"/nonexistent/dir/err">>, 10})},
+     {stderr_label_with_a_newline, Set(10, {labelled_stderr, <<"a\nb">>})},
+     {stderr_label_sed_would_read, Set(10, {labelled_stderr, <<"\\1/&">>})}].
 
 %% A channel, as a `ChannelTransport' start function receives it.
 channel() ->

@@ -58,6 +58,10 @@ pub type Stderr {
   /// so the server never blocks on it. A path that cannot be appended to
   /// fails the start before anything is spawned.
   StderrToFile(path: String, max_bytes: Int)
+  /// Each line on the VM's stderr after `label` (several servers sharing a
+  /// terminal); a line longer than 4,096 bytes comes out in labelled
+  /// pieces. A label holding a newline or NUL fails the start.
+  LabelledStderr(label: String)
 }
 
 /// The bound `StderrToFile` is usually given: 16 MiB.
