@@ -1,7 +1,7 @@
 # The two commands a newcomer runs: `make test` and `make run`.
 # Both install what is missing first (scripts/ensure-deps.sh).
 
-.PHONY: test static run bench deps compile readme-check
+.PHONY: test static run bench deps compile readme-check fuzz
 
 deps:
 	sh scripts/ensure-deps.sh test
@@ -60,3 +60,10 @@ bench:
 	./target/release/examples/parse_ceiling $(BENCH_OUT)/payloads/*.json > $(BENCH_OUT)/ceiling.txt
 	erl -noshell -pa _build/default/lib/mcp/ebin $(BENCH_OUT) -eval 'memory_bench:run(), halt().'
 	erl -noshell -pa _build/default/lib/mcp/ebin $(BENCH_OUT) -eval 'json_bench:run(["$(BENCH_OUT)/payloads", "$(BENCH_OUT)/ceiling.txt"]), sched_bench:run(), client_bench:run(["$(CURDIR)"]), jail_bench:run(["$(CURDIR)"]), halt().'
+
+## libFuzzer over every target of fuzz/Cargo.toml, FUZZ_SECONDS each (default
+## 180), one at a time; the minimised corpora land in fuzz/corpus/<target>/,
+## which `make test` replays (native/mcp_core/tests/fuzz_corpus.rs). Installs
+## cargo-fuzz when missing. One target: `make fuzz TARGETS=json_parse`.
+fuzz:
+	sh scripts/fuzz.sh $(TARGETS)

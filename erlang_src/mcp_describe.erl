@@ -42,6 +42,10 @@ start_error({transport_failed, {not_parked, _Reason}}) ->
     "the client was already started once and cannot be started again";
 start_error({transport_failed, {bad_spawn, _Spec}}) ->
     "the server command is not a valid spawn specification";
+start_error({transport_failed, native_library_not_loaded}) ->
+    "the native library of the mcp application (priv/libmcp_nif.so) is not loaded, so no server can run: "
+    "build it with `rebar3 compile` in the mcp checkout (it needs cargo, the Rust toolchain), or put a built "
+    "mcp application on the code path; the warning report about mcp_nif's on_load names the path tried";
 start_error({transport_failed, {bad_transport_spec, _Spec}}) ->
     "the transport specification is not valid";
 start_error({transport_failed, {jail_unavailable, Why}}) ->

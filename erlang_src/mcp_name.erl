@@ -27,7 +27,7 @@
 %% more than 64 names) run on a dirty CPU scheduler.
 -module(mcp_name).
 
--export([mangle/1, mangle_label/1, first_collision/1, max_name_chars/0, dirty_threshold/0]).
+-export([mangle/1, mangle_label/1, digest/1, first_collision/1, max_name_chars/0, dirty_threshold/0]).
 
 -include("mcp_scheduling.hrl").
 %% A changed name costs a SHA-256 (a few microseconds with its mangling), so
@@ -51,6 +51,13 @@ mangle(Name) -> mcp_nif:name_mangle(Name).
 -spec mangle_label(binary()) -> binary().
 mangle_label(Name) when byte_size(Name) >= ?DIRTY_THRESHOLD -> mcp_nif:name_mangle_label_dirty(Name);
 mangle_label(Name) -> mcp_nif:name_mangle_label(Name).
+
+%% @doc The eight characters a changed name carries after its `_': the
+%% first lowercase hex characters of the SHA-256 of `Name' (`mangle/1' of
+%% `<<"echo">>' is `<<"echo_", (digest(<<"echo">>))/binary>>').
+-spec digest(binary()) -> binary().
+digest(Name) when byte_size(Name) >= ?DIRTY_THRESHOLD -> mcp_nif:name_digest_dirty(Name);
+digest(Name) -> mcp_nif:name_digest(Name).
 
 %% @doc The first pair of originals (the earlier one first) that `mangle/1'
 %% maps to one identifier; byte-identical names count.

@@ -38,13 +38,13 @@
 %% ---- code mode generator (mcp_schema, mcp_name, mcp_codegen) ----
 -export([schema_plan_dirty/1,
          name_mangle/1, name_mangle_dirty/1, name_mangle_label/1, name_mangle_label_dirty/1,
-         name_first_collision/1, name_first_collision_dirty/1,
+         name_digest/1, name_digest_dirty/1, name_first_collision/1, name_first_collision_dirty/1,
          codegen_generate_dirty/2, codegen_describe/1,
          codegen_sanitize/2, codegen_sanitize_dirty/2, codegen_truncate/2, codegen_truncate_dirty/2,
          codegen_escape/1, codegen_escape_dirty/1, codegen_scan_for_at/1, codegen_scan_for_at_dirty/1]).
 -nifs([schema_plan_dirty/1,
        name_mangle/1, name_mangle_dirty/1, name_mangle_label/1, name_mangle_label_dirty/1,
-       name_first_collision/1, name_first_collision_dirty/1,
+       name_digest/1, name_digest_dirty/1, name_first_collision/1, name_first_collision_dirty/1,
        codegen_generate_dirty/2, codegen_describe/1,
        codegen_sanitize/2, codegen_sanitize_dirty/2, codegen_truncate/2, codegen_truncate_dirty/2,
        codegen_escape/1, codegen_escape_dirty/1, codegen_scan_for_at/1, codegen_scan_for_at_dirty/1]).
@@ -138,6 +138,8 @@ name_mangle(_) -> not_loaded().
 name_mangle_dirty(_) -> not_loaded().
 name_mangle_label(_) -> not_loaded().
 name_mangle_label_dirty(_) -> not_loaded().
+name_digest(_) -> not_loaded().
+name_digest_dirty(_) -> not_loaded().
 name_first_collision(_) -> not_loaded().
 name_first_collision_dirty(_) -> not_loaded().
 codegen_generate_dirty(_, _) -> not_loaded().

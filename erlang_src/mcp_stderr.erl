@@ -1,5 +1,6 @@
 %% @doc Where a spawned server's stderr goes: the spawn spec's
-%% `stderr => inherit | discard | {file, Path} | {file, Path, MaxBytes}'.
+%% `stderr => inherit | discard | {file, Path} | {file, Path, MaxBytes}
+%% | {labelled, Label}'.
 %%
 %% Invariants:
 %% <ul>
@@ -31,6 +32,14 @@
 %%     log file it could reopen through `/proc/self/fd/2' for reading). The
 %%     `cat' lives outside the jail, in the server's process group, and is
 %%     retired with it.</li>
+%% <li>`{labelled, Label}' puts each line on the VM's stderr after `Label'
+%%     (so the lines of several servers sharing a terminal say whose they
+%%     are): the same FIFO and process group as a file, the copy being
+%%     `stdbuf -oL fold -b -w 4096 | sed -u', so a line is held in memory up
+%%     to 4,096 bytes and a longer one comes out in labelled pieces of that
+%%     size (a server cannot make the copy grow). `Label' is put in
+%%     verbatim (`sed''s special characters escaped); one holding a newline
+%%     or NUL is refused (`{bad_stderr, {labelled, Label}}').</li>
 %% <li>The wrapper calls its tools by absolute path (found on the VM's
 %%     `PATH' when the spec is opened), so a spawn that unsets `PATH' still
 %%     works.</li>
@@ -42,7 +51,7 @@
 -export_type([stderr/0]).
 
 -type stderr() :: inherit | discard | {file, file:filename_all()}
-                | {file, file:filename_all(), pos_integer()}.
+                | {file, file:filename_all(), pos_integer()} | {labelled, binary()}.
 %% Where `wrap/3' sends stderr: a spec's `stderr', or `relay'.
 -type route() :: stderr() | relay.
 
@@ -62,6 +71,12 @@
         "mktemp=$1 mkfifo=$2 cat=$3 rm=$4; shift 4; "
         "d=$(\"$mktemp\" -d) && \"$mkfifo\" -m 600 \"$d/stderr\" || exit 125; "
         "{ \"$rm\" -rf \"$d\"; exec \"$cat\" >&2; } <\"$d/stderr\" >/dev/null & "
+        "exec \"$@\" 2>\"$d/stderr\"").
+-define(LABELLED,
+        "p=$1 mktemp=$2 mkfifo=$3 stdbuf=$4 fold=$5 sed=$6 rm=$7; shift 7; "
+        "d=$(\"$mktemp\" -d) && \"$mkfifo\" -m 600 \"$d/stderr\" || exit 125; "
+        "{ \"$rm\" -rf \"$d\"; \"$stdbuf\" -oL \"$fold\" -b -w 4096 | \"$sed\" -u \"s/^/$p/\" >&2; } "
+        "<\"$d/stderr\" >/dev/null & "
         "exec \"$@\" 2>\"$d/stderr\"").
 
 %% @doc Bytes of one spawn's stderr a file receives when the spec gives no bound.
@@ -99,8 +114,23 @@ wrap({file, Path, MaxBytes}, Program, Args)
         {error, _} = Error ->
             Error
     end;
+wrap({labelled, Label}, Program, Args) when is_binary(Label) ->
+    case binary:match(Label, [<<"\n">>, <<0>>]) of
+        nomatch ->
+            case tools(["mktemp", "mkfifo", "stdbuf", "fold", "sed", "rm"]) of
+                {ok, Tools} -> shell(?LABELLED, [sed_replacement(Label) | Tools] ++ [Program | Args]);
+                {error, _} = Error -> Error
+            end;
+        _ ->
+            {error, {bad_stderr, {labelled, Label}}}
+    end;
 wrap(Other, _Program, _Args) ->
     {error, {bad_stderr, Other}}.
+
+%% `Label' as the replacement of `sed''s `s/^/.../': `\', `/' and `&' escaped.
+sed_replacement(Label) ->
+    << <<(case Byte of $\\ -> <<"\\\\">>; $/ -> <<"\\/">>; $& -> <<"\\&">>; _ -> <<Byte>> end)/binary>>
+       || <<Byte>> <= Label >>.
 
 shell(Script, Args) ->
     case os:find_executable("sh", "/bin:/usr/bin") of

@@ -50,7 +50,8 @@
 %% behaviour. A spawn spec's `jail => true | Options' runs the server in a
 %% bubblewrap jail built here, at the seam (`mcp_jail', `docs/jail.md');
 %% a jail that is invalid or cannot run on this host fails the open, and
-%% nothing is spawned unjailed in its place.
+%% nothing is spawned unjailed in its place. Without the NIF library every
+%% open fails with `native_library_not_loaded'.
 -module(mcp_transport).
 
 -export([open/2, send/2, event/2, terminate/1, os_pid/1]).
@@ -87,15 +88,26 @@
 open(#{executable := _} = Spawn, Owner) ->
     open({mcp_port, Spawn}, Owner);
 open({Module, Arg}, Owner) when is_atom(Module) ->
-    %% A malformed spec must fail the connect, not crash the actor.
-    try Module:open(Arg, Owner) of
-        {ok, State} -> {ok, {Module, State}};
-        {error, Reason} -> {error, Reason}
-    catch
-        error:Reason -> {error, {bad_transport_spec, {Module, Reason}}}
+    case native_library_loaded() of
+        true ->
+            %% A malformed spec must fail the connect, not crash the actor.
+            try Module:open(Arg, Owner) of
+                {ok, State} -> {ok, {Module, State}};
+                {error, Reason} -> {error, Reason}
+            catch
+                error:Reason -> {error, {bad_transport_spec, {Module, Reason}}}
+            end;
+        false ->
+            {error, native_library_not_loaded}
     end;
 open(Other, _Owner) ->
     {error, {bad_transport_spec, Other}}.
+
+%% Every transport and the actor run on the NIF library (`mcp_nif'); when
+%% it did not load (never built, or built for another system) nothing can
+%% run, and the open says so instead of failing inside a transport.
+native_library_loaded() ->
+    erlang:module_loaded(mcp_nif) orelse code:ensure_loaded(mcp_nif) =:= {module, mcp_nif}.
 
 %% @doc Writes whole messages, in order (no framing: the transport adds it).
 -spec send(connection(), [iodata(), ...]) -> ok | {error, term()}.

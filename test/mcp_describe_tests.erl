@@ -47,6 +47,7 @@ start_errors() ->
      {transport_failed, {executable_not_found, "srv"}},
      {transport_failed, {spawn_failed, eacces}},
      {transport_failed, already_connected},
+     {transport_failed, native_library_not_loaded},
      {transport_failed, {not_parked, stopped}},
      {transport_failed, {not_parked, custodian_down}},
      {transport_failed, {bad_stderr, {"/nonexistent/err.log", enoent}}},

@@ -27,6 +27,13 @@ the_table_names_only_functions_that_exist_test() ->
     Stale = [MFA || MFA <- Exact, not lists:member(MFA, Public)],
     ?assertEqual([], Stale).
 
+%% A function the adapter reaches only as a fun reference is bound.
+the_checker_sees_a_function_the_adapter_passes_as_a_fun_test() ->
+    {ok, Ffi} = file:read_file(?FFI),
+    ?assertNotEqual(nomatch, binary:match(Ffi, <<"fun mcp_protocol:decode_tools_page/1">>)),
+    ?assertEqual(nomatch, binary:match(Ffi, <<"mcp_protocol:decode_tools_page(">>)),
+    ?assert(is_bound({mcp_protocol, decode_tools_page, 1}, bound_from_gleam())).
+
 the_checker_sees_an_unexplained_function_test() ->
     %% The check can fail: a function nobody binds or explains is reported.
     ?assertNot(is_explained({mcp_client, not_a_function, 0}, explained_in_doc())),
@@ -45,7 +52,8 @@ bound_from_gleam() ->
     Gleam = [read(F) || F <- filelib:wildcard("gleam/src/**/*.gleam")],
     Externals = [{M, F} || Text <- Gleam,
                            [M, F] <- matches(Text, "@external\\(erlang, \"(\\w+)\", \"(\\w+)\"\\)")],
-    Adapter = [{M, F} || [M, F] <- matches(read(?FFI), "\\b(mcp_\\w+):(\\w+)\\(")],
+    %% The adapter calls `mcp_x:f(...)' or passes `fun mcp_x:f/N'.
+    Adapter = [{M, F} || [M, F] <- matches(read(?FFI), "\\b(mcp_\\w+):(\\w+)(?:\\(|/\\d)")],
     [{binary_to_atom(M), binary_to_atom(F)} || {M, F} <- Externals ++ Adapter].
 
 is_bound({M, F, _A}, Bound) -> lists:member({M, F}, Bound).

@@ -62,6 +62,15 @@ dirty_threshold_test() ->
                   mcp_name:mangle(binary:copy(<<"a">>, Size)))
      || Size <- [mcp_name:dirty_threshold() - 1, mcp_name:dirty_threshold()]].
 
+%% The digest a changed name carries: SHA-256's first eight hex characters
+%% (computed here with crypto), on either side of the dirty threshold.
+digest_is_the_suffix_a_changed_name_carries_test() ->
+    ?assertEqual(<<"092c79e8">>, mcp_name:digest(<<"echo">>)),
+    ?assertEqual(<<"echo_", (mcp_name:digest(<<"echo">>))/binary>>, mcp_name:mangle(<<"echo">>)),
+    [?assertEqual(suffix(Name), <<"_", (mcp_name:digest(Name))/binary>>)
+     || Size <- [0, mcp_name:dirty_threshold() - 1, mcp_name:dirty_threshold()],
+        Name <- [binary:copy(<<"é"/utf8>>, Size div 2)]].
+
 %% 64 names stay on the normal scheduler, 65 go dirty: same answers.
 first_collision_dirty_by_count_test() ->
     [begin

@@ -112,12 +112,36 @@ the_watch_and_the_kill_still_reach_the_server() ->
         ?assertEqual({<<>>, {exited, {signal, 9}}}, drain(Conn))
     end).
 
+%% Each line after the label, the label verbatim (sed's `/ & \\' in it), a
+%% line longer than 4,096 bytes in labelled pieces of that size, a last
+%% line without a newline labelled too, and the exit status the server's.
+%% The wrapper writes to its own stderr (the VM's, under a port), so the
+%% test runs it with fd 2 on a file.
+labelled_lines_reach_stderr_after_the_label_test_() ->
+    {timeout, 60, fun labelled_lines_reach_stderr_after_the_label/0}.
+
+labelled_lines_reach_stderr_after_the_label() ->
+    File = temp_file("labelled"),
+    Label = <<"a/b&c\\d | ">>,
+    Server = "printf 'one\\n' >&2; head -c 10000 /dev/zero | tr '\\0' x >&2; printf '\\ntail' >&2; exit 7",
+    {ok, Program, Args} = mcp_stderr:wrap({labelled, Label}, "/bin/sh", ["-c", Server]),
+    Port = open_port({spawn_executable, "/bin/sh"},
+                     [{args, ["-c", "exec \"$@\" 2>\"$0\"", File, Program | Args]}, exit_status]),
+    ?assertEqual(7, receive {Port, {exit_status, Status}} -> Status after 30000 -> hang_guard end),
+    Expected = iolist_to_binary([Label, "one\n",
+                                 [[Label, binary:copy(<<"x">>, N), "\n"] || N <- [4096, 4096, 1808]],
+                                 Label, "tail"]),
+    ?assertEqual(byte_size(Expected), file_size(File)),
+    ?assertEqual({ok, Expected}, file:read_file(File)).
+
 bad_values_spawn_nothing_test_() -> {timeout, 60, fun bad_values_spawn_nothing/0}.
 
 bad_values_spawn_nothing() ->
     ?assertEqual({error, {bad_stderr, {"/nonexistent-dir/err.log", enoent}}},
                  mcp_transport:open(noisy(1, {file, "/nonexistent-dir/err.log"}), self())),
     ?assertEqual({error, {bad_stderr, loud}}, mcp_transport:open(noisy(1, loud), self())),
+    ?assertEqual({error, {bad_stderr, {labelled, <<"a\nb">>}}},
+                 mcp_transport:open(noisy(1, {labelled, <<"a\nb">>}), self())),
     ?assertEqual({error, {bad_stderr, {file, "/tmp/x", 0}}},
                  mcp_transport:open(noisy(1, {file, "/tmp/x", 0}), self())),
     Over = mcp_stderr:max_file_bytes() + 1,

@@ -72,7 +72,7 @@ run(#{subcommand := Subcommand} = Command) ->
 %% generate --config FILE --out DIR with several servers: each generated
 %% concurrently, then one summary line per server (skipped entries too).
 several(Jobs, Skipped, Command) ->
-    progress(io_lib:format("generating ~b servers", [length(Jobs)])),
+    progress(["generating ", count(length(Jobs), "server")]),
     #{status := Status, rows := Rows} = run_jobs(Jobs, Command, several),
     Ordered = Rows ++ [#{server => Name, Kind => Why} || {Kind, Name, Why} <- Skipped],
     ok = io:put_chars(standard_error, mcp_cli_render:summary_table([summary_row(Row) || Row <- Ordered])),
@@ -81,8 +81,8 @@ several(Jobs, Skipped, Command) ->
         {?INTERRUPTED, _} -> ?INTERRUPTED;
         {_, []} -> Status;
         {_, _} ->
-            progress(io_lib:format("~b of ~b servers failed: ~ts",
-                                   [length(Failed), length(Ordered),
+            progress(io_lib:format("~b of ~ts failed: ~ts",
+                                   [length(Failed), count(length(Ordered), "server"),
                                     lists:join(", ", [mcp_printable:printable(F, line, mcp_printable:name_chars())
                                                       || F <- Failed])])),
             max(Status, 1)
@@ -110,8 +110,9 @@ run_jobs(Jobs, Command, Mode) ->
              end,
     #{status => Status, rows => Rows}.
 
-start_job(#{spec := Spec} = Job, #{timeout_ms := Timeout, verbose := Verbose} = Command, Mode) ->
+start_job(Job, #{timeout_ms := Timeout, verbose := Verbose} = Command, Mode) ->
     Context = Job#{mode => Mode, verbose => Verbose},
+    Spec = labelled_stderr(Context),
     {TransportSpec, Log} = case Verbose of
                                true ->
                                    L = mcp_wirelog:start_log(#{label => log_label(Context),
@@ -150,6 +151,16 @@ await(Started, Results) ->
             {true, Results}
     end.
 
+%% With several servers on one terminal, each line a server writes to its
+%% inherited stderr is labelled with its config key (`mcp_stderr').
+labelled_stderr(#{mode := several, label := Label, spec := Spec}) ->
+    case maps:get(stderr, Spec, inherit) of
+        inherit -> Spec#{stderr => {labelled, iolist_to_binary([name(Label), " | "])}};
+        _ -> Spec
+    end;
+labelled_stderr(#{spec := Spec}) ->
+    Spec.
+
 %% Every client's shutdown/2 at once; each retirement error is reported.
 %% A server given a grace (--grace) has that much longer to prove its exit.
 retire_all(Started) ->
@@ -172,11 +183,24 @@ client_shutdown_timeout_ms() ->
 
 report_retirement(Job, {ok, Evidence}) ->
     case Job of
-        #{verbose := true} -> progress(Job, mcp_describe:retirement(Evidence));
+        #{verbose := true} -> progress(Job, retirement(Job, Evidence));
         _ -> ok
     end;
 report_retirement(Job, {error, Reason}) ->
     progress(Job, mcp_describe:retirement_error(Reason)).
+
+%% A SIGKILL is how mcp-gen ends a server given no grace, so that one reads
+%% as the normal end it is; with a grace it means the server outstayed it.
+retirement(#{spec := Spec}, Evidence) ->
+    case {killed_by_sigkill(Evidence), maps:get(shutdown_grace_ms, Spec, 0)} of
+        {true, 0} -> "the server was stopped with SIGKILL, as mcp-gen ends a server when done (--grace MS sends SIGTERM first)";
+        {true, Grace} -> io_lib:format("the server was killed by SIGKILL: it had not exited ~b ms after SIGTERM", [Grace]);
+        {false, _} -> mcp_describe:retirement(Evidence)
+    end.
+
+killed_by_sigkill({exited, {signal, 9}}) -> true;
+killed_by_sigkill({exited, {status, 137}}) -> true;   % 128 + SIGKILL, from a port
+killed_by_sigkill(_Evidence) -> false.
 
 retirement_row({ok, _Evidence}, Result) -> Result;
 retirement_row({error, Reason}, #{status := Status} = Result) ->
@@ -212,7 +236,7 @@ act(Client, {initialize_result, Protocol, _Tools, {server_info, ServerName, Serv
     progress(Job, ["server ", name(ServerName), " ", name(ServerVersion), ", protocol ", name(Protocol)]),
     with_tools(Client, Job, Command,
                fun(Tools) ->
-                       progress(Job, [integer_to_list(length(Tools)), " tools listed"]),
+                       progress(Job, [count(length(Tools), "tool"), " listed"]),
                        Rows = [mcp_cli_render:plan_row(T) || T <- Tools],
                        case Job of
                            #{mode := single} -> ok = io:put_chars(standard_error, mcp_cli_render:plan_table(Rows));
@@ -244,12 +268,27 @@ act(Client, _InitializeResult, Job, #{subcommand := call, tool := Tool, argument
                                   false -> mcp_cli_render:result_text(Result)
                               end),
             case IsError of
-                true -> fail(Job, ["tool ", name(Tool), " reported an error"]);
+                true -> with_unknown_tool_hint(Client, Job, Tool, fail(Job, ["tool ", name(Tool), " reported an error"]));
                 false -> ok(#{})
             end;
         {error, Reason} ->
-            fail(Job, mcp_describe:client_error(Reason))
+            with_unknown_tool_hint(Client, Job, Tool, fail(Job, mcp_describe:client_error(Reason)))
     end.
+
+%% After a failed call, a tool the server does not list gets a line saying
+%% so and where the names are (servers word "unknown tool" in many ways).
+with_unknown_tool_hint(Client, Job, Tool, Failed) ->
+    case mcp_client:list_tools(Client, client_shutdown_timeout_ms()) of
+        {ok, Tools} ->
+            case [Name || {tool_descriptor, Name, _, _, _, _, _, _} <- Tools, Name =:= Tool] of
+                [] -> progress(Job, ["the server lists no tool named ", name(Tool),
+                                     "; `mcp-gen list` with the same server options shows the tools it has"]);
+                _ -> ok
+            end;
+        {error, _} ->
+            ok
+    end,
+    Failed.
 
 with_tools(Client, Job, #{timeout_ms := Timeout}, Continue) ->
     case mcp_client:list_tools(Client, Timeout) of
@@ -324,6 +363,10 @@ progress(Line) ->
 
 log_label(#{mode := several, label := Label}) -> [name(Label), " "];
 log_label(_Job) -> [].
+
+%% "1 tool", "2 tools".
+count(1, Noun) -> ["1 ", Noun];
+count(N, Noun) -> [integer_to_list(N), " ", Noun, "s"].
 
 %% A job's outcome: its exit status, with what the summary shows.
 ok(Outcome) -> Outcome#{status => 0}.

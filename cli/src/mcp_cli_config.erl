@@ -62,8 +62,17 @@ parse(Bytes) ->
         {ok, _} ->
             {error, "is not a JSON object"};
         {error, {corruption_report, Offset, Reason}} ->
-            {error, io_lib:format("is not JSON: ~ts at byte ~b", [Reason, Offset])}
+            {Line, Column} = line_and_column(iolist_to_binary(Bytes), Offset),
+            {error, io_lib:format("is not JSON: ~ts at line ~b, column ~b (byte ~b)", [Reason, Line, Column, Offset])}
     end.
+
+%% The 1-based line and column (in characters: UTF-8 continuation bytes
+%% do not count) of the byte at `Offset', as an editor shows them.
+line_and_column(Bytes, Offset) ->
+    Before = binary:part(Bytes, 0, min(Offset, byte_size(Bytes))),
+    Lines = binary:split(Before, <<"\n">>, [global]),
+    LastLine = lists:last(Lines),
+    {length(Lines), 1 + length([Byte || <<Byte>> <= LastLine, Byte band 16#C0 =/= 16#80])}.
 
 servers(_Key, {object, Servers}) ->
     Names = [Name || {Name, _} <- Servers],

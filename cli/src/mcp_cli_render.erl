@@ -22,7 +22,7 @@
                          seconds => float(),
                          tools => non_neg_integer(),
                          tiers => {Typed :: non_neg_integer(), Structured :: non_neg_integer(),
-                                   Whole :: non_neg_integer()},
+                                   Whole :: non_neg_integer(), LeftOut :: non_neg_integer()},
                          error => iodata(),
                          note => iodata()}.
 
@@ -55,12 +55,13 @@ planned_row({tool_descriptor, Name, _Title, _Description, InputSchema, _Output, 
 structured_note(Structured) ->
     iolist_to_binary(lists:join(<<"; ">>, [[Wire, <<": ">>, Reason] || {Wire, Reason} <- Structured])).
 
-%% @doc How many tools each tier holds: typed, structured params, whole value
-%% (a tool left out is in none).
--spec tier_counts([plan_row()]) -> {non_neg_integer(), non_neg_integer(), non_neg_integer()}.
+%% @doc How many tools each tier holds: typed, structured params, whole
+%% value, and how many tools were left out (no function generated).
+-spec tier_counts([plan_row()]) ->
+          {non_neg_integer(), non_neg_integer(), non_neg_integer(), non_neg_integer()}.
 tier_counts(Rows) ->
     Count = fun(Tier) -> length([Row || {_, T, _} = Row <- Rows, T =:= Tier]) end,
-    {Count(<<"typed">>), Count(<<"structured params">>), Count(<<"whole value">>)}.
+    {Count(<<"typed">>), Count(<<"structured params">>), Count(<<"whole value">>), Count(<<"left out">>)}.
 
 %% @doc The rows as aligned lines (each ending in a newline), with a header;
 %% names are cut to the column, notes at `mcp_printable:text_chars/0'.
@@ -91,19 +92,20 @@ pad(Text, Width) ->
 
 %% ---- generate with several servers: the summary ----
 
-%% @doc One line per server: tools, how many of each tier, seconds, and the
+%% @doc One line per server: tools, how many of each tier and left out, seconds, and the
 %% outcome (the error, or the note such as the files written).
 -spec summary_table([summary_row()]) -> iolist().
 summary_table(Rows) ->
-    table([<<"server">>, <<"tools">>, <<"typed">>, <<"structured">>, <<"whole">>, <<"time">>, <<"result">>],
+    table([<<"server">>, <<"tools">>, <<"typed">>, <<"structured">>, <<"whole">>, <<"left out">>, <<"time">>,
+           <<"result">>],
           [summary_cells(Row) || Row <- Rows]).
 
 summary_cells(#{server := Server} = Row) ->
-    {Tools, Typed, Structured, Whole} =
+    [Tools, Typed, Structured, Whole, LeftOut] =
         case Row of
-            #{tools := N, tiers := {T, S, W}} -> {int(N), int(T), int(S), int(W)};
-            #{tools := N} -> {int(N), "-", "-", "-"};
-            _ -> {"-", "-", "-", "-"}
+            #{tools := N, tiers := {T, S, W, L}} -> [int(C) || C <- [N, T, S, W, L]];
+            #{tools := N} -> [int(N), "-", "-", "-", "-"];
+            _ -> ["-", "-", "-", "-", "-"]
         end,
     Time = case Row of
                #{seconds := Seconds} -> io_lib:format("~.1f s", [Seconds]);
@@ -114,7 +116,7 @@ summary_cells(#{server := Server} = Row) ->
                  #{note := Note} -> Note;
                  _ -> "ok"
              end,
-    [cell(Server, ?MAX_NAME_COLUMN), Tools, Typed, Structured, Whole, Time, Result].
+    [cell(Server, ?MAX_NAME_COLUMN), Tools, Typed, Structured, Whole, LeftOut, Time, Result].
 
 int(N) -> integer_to_list(N).
 

@@ -77,9 +77,18 @@ file_errors_test_() ->
      ?_assertMatch({error, _}, parse(<<"{\"mcpServers\": []}">>)),
      ?_assertEqual("names server a twice",
                    flat(element(2, parse(<<"{\"mcpServers\": {\"a\": {\"command\": \"x\"}, \"a\": {\"command\": \"y\"}}}">>)))),
-     ?_assertEqual("is not JSON: unexpected end of input at byte 1", flat(element(2, parse(<<"{">>)))),
+     ?_assertEqual("is not JSON: unexpected end of input at line 1, column 2 (byte 1)", flat(element(2, parse(<<"{">>)))),
      ?_assertEqual("cannot read config /nonexistent/cfg.json: no such file or directory",
                    flat(element(2, mcp_cli_config:read("/nonexistent/cfg.json"))))].
+
+%% Line and column as an editor shows them: lines from 1 after each
+%% newline, columns from 1 counting characters, not bytes.
+json_error_line_and_column_test_() ->
+    Error = fun(Document) -> flat(element(2, parse(Document))) end,
+    [?_assertMatch("is not JSON: " ++ _, Error(<<"{\n  \"mcpServers\": ,\n}">>)),
+     ?_assertMatch({match, _}, re:run(Error(<<"{\n  \"mcpServers\": ,\n}">>), " at line 2, column 17 \\(byte 18\\)$")),
+     ?_assertMatch({match, _}, re:run(Error(<<"\n\n\n   x">>), " at line 4, column 4 \\(byte 6\\)$")),
+     ?_assertMatch({match, _}, re:run(Error(<<"{\"é\": x}"/utf8>>), " at line 1, column 7 \\(byte 7\\)$"))].
 
 flat(IoData) -> unicode:characters_to_list(IoData).
 

@@ -23,10 +23,10 @@ plan_table_cuts_names_to_the_column_test() ->
 tier_counts_test() ->
     Rows = [{<<"a">>, <<"typed">>, <<>>}, {<<"b">>, <<"whole value">>, <<"r">>},
             {<<"c">>, <<"typed">>, <<>>}, {<<"d">>, <<"structured params">>, <<"x: y">>}],
-    ?assertEqual({2, 1, 1}, mcp_cli_render:tier_counts(Rows)).
+    ?assertEqual({2, 1, 1, 0}, mcp_cli_render:tier_counts(Rows)).
 
 %% A tool that may only run as a task is left out of the module: its row
-%% says so and no tier counts it; "optional" task support keeps the tool.
+%% says so, no tier counts it and the left-out count does; "optional" task support keeps the tool.
 task_only_tools_are_left_out_of_the_tiers_test() ->
     WithTasks = fun(Support) ->
                         setelement(8, tool(<<"t">>, none, object_schema([])),
@@ -35,7 +35,7 @@ task_only_tools_are_left_out_of_the_tiers_test() ->
     Required = mcp_cli_render:plan_row(WithTasks(<<"required">>)),
     ?assertMatch({<<"t">>, <<"left out">>, _}, Required),
     ?assertEqual({<<"t">>, <<"typed">>, <<>>}, mcp_cli_render:plan_row(WithTasks(<<"optional">>))),
-    ?assertEqual({1, 0, 0}, mcp_cli_render:tier_counts([Required, mcp_cli_render:plan_row(WithTasks(<<"optional">>))])).
+    ?assertEqual({1, 0, 0, 1}, mcp_cli_render:tier_counts([Required, mcp_cli_render:plan_row(WithTasks(<<"optional">>))])).
 
 tool_line_caps_the_description_test() ->
     Line = iolist_to_binary(mcp_cli_render:tool_line(tool(<<"t">>, {some, binary:copy(<<"d">>, 100000)},
@@ -79,12 +79,12 @@ json_result_keeps_wire_names_and_structured_content_test() ->
                  mcp_json:encode(mcp_cli_render:result_json({call_tool_result, [], false, none}))).
 
 summary_table_test() ->
-    Rows = [#{server => <<"example">>, tools => 8, tiers => {6, 1, 1}, seconds => 0.42,
+    Rows = [#{server => <<"example">>, tools => 8, tiers => {5, 1, 1, 1}, seconds => 0.42,
               note => "wrote /tmp/x/cap/mcp/example.gleam"},
             #{server => <<"broken">>, seconds => 1.0, error => "executable not found: nope"},
             #{server => <<"remote">>, note => "not run: is a remote server"}],
-    ?assertEqual(<<"  server   tools  typed  structured  whole  time   result\n"
-                   "  example  8      6      1           1      0.4 s  wrote /tmp/x/cap/mcp/example.gleam\n"
-                   "  broken   -      -      -           -      1.0 s  failed: executable not found: nope\n"
-                   "  remote   -      -      -           -      -      not run: is a remote server\n">>,
+    ?assertEqual(<<"  server   tools  typed  structured  whole  left out  time   result\n"
+                   "  example  8      5      1           1      1         0.4 s  wrote /tmp/x/cap/mcp/example.gleam\n"
+                   "  broken   -      -      -           -      -         1.0 s  failed: executable not found: nope\n"
+                   "  remote   -      -      -           -      -         -      not run: is a remote server\n">>,
                  iolist_to_binary(mcp_cli_render:summary_table(Rows))).

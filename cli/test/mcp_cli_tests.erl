@@ -24,6 +24,7 @@ cli_test_() ->
       {"generate name flag names the module", {timeout, 120, fun generate_name_flag_names_the_module/0}},
       {"generate against server everything", {timeout, 120, fun generate_against_server_everything/0}},
       {"refusal of 300 tools exits 1 with the reason", {timeout, 120, fun refusal_of_300_tools_exits_1_with_the_reason/0}},
+      {"one tool is counted in the singular", {timeout, 120, fun one_tool_is_counted_in_the_singular/0}},
       {"missing executable exits 1", {timeout, 120, fun missing_executable_exits_1/0}},
       {"list prints one line per tool", {timeout, 120, fun list_prints_one_line_per_tool/0}},
       {"call prints text blocks", {timeout, 120, fun call_prints_text_blocks/0}},
@@ -107,6 +108,12 @@ refusal_of_300_tools_exits_1_with_the_reason() ->
     ?assertMatch({match, _}, re:run(Reason, "^mcp-gen: refused: .*300.*256", [])),
     assert_gone(Pidfile).
 
+one_tool_is_counted_in_the_singular() ->
+    {Status, _, Stderr} = mcp_gen(["generate" | server_with_env([{"MCP_MANY_TOOLS_COUNT", "1"}],
+                                                                ["escript", "examples/many_tools_server.escript"])]),
+    ?assertEqual(0, Status),
+    ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: 1 tool listed$", [multiline])).
+
 missing_executable_exits_1() ->
     {Status, Stdout, Stderr} = mcp_gen(["list", "--", "/nonexistent/mcp-server", "--flag"]),
     ?assertEqual({1, <<>>}, {Status, Stdout}),
@@ -153,7 +160,9 @@ call_of_a_tool_error_exits_1() ->
 call_of_an_unknown_tool_reports_the_server_error() ->
     {Status, _, Stderr} = mcp_gen(["call", "no_such_tool"]),
     ?assertEqual(1, Status),
-    ?assertEqual(<<"mcp-gen: server error -32602: unknown tool: no_such_tool">>, last_line(Stderr)).
+    ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: server error -32602: unknown tool: no_such_tool$", [multiline])),
+    ?assertEqual(<<"mcp-gen: the server lists no tool named no_such_tool; "
+                   "`mcp-gen list` with the same server options shows the tools it has">>, last_line(Stderr)).
 
 %% ---- usage (every parse case is in mcp_cli_args_tests; these check the exit status) ----
 
@@ -245,12 +254,16 @@ generate_config_runs_every_server_with_a_summary() ->
     %% one module per server, named after its config key
     [?assert(filelib:is_regular(filename:join([Out, "cap", "mcp", Name ++ ".gleam"])))
      || Name <- ["example", "everything", "python"]],
-    ?assertMatch({match, _}, re:run(Stderr, "^  server +tools +typed +structured +whole +time +result$", [multiline])),
-    ?assertMatch({match, _}, re:run(Stderr, "^  example +8 +6 +1 +1 +\\d+\\.\\d s +wrote .*example\\.gleam$", [multiline])),
+    ?assertMatch({match, _}, re:run(Stderr, "^  server +tools +typed +structured +whole +left out +time +result$", [multiline])),
+    ?assertMatch({match, _}, re:run(Stderr, "^  example +8 +6 +1 +1 +0 +\\d+\\.\\d s +wrote .*example\\.gleam$", [multiline])),
     ?assertMatch({match, _}, re:run(Stderr, "^  everything +\\d+ .* wrote .*everything\\.gleam$", [multiline])),
-    ?assertMatch({match, _}, re:run(Stderr, "^  python +9 +9 +0 +0 +\\d+\\.\\d s +wrote .*python\\.gleam$", [multiline])),
+    ?assertMatch({match, _}, re:run(Stderr, "^  python +9 +9 +0 +0 +0 +\\d+\\.\\d s +wrote .*python\\.gleam$", [multiline])),
     ?assertMatch({match, _}, re:run(Stderr, "^  remote +- .* not run: uses the \"http\" transport; mcp-gen speaks stdio only$", [multiline])),
-    ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: python: 9 tools listed$", [multiline])).
+    ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: python: 9 tools listed$", [multiline])),
+    %% a server's own stderr lines say whose they are
+    ?assertMatch({match, _}, re:run(Stderr, "^everything \\| Starting default \\(STDIO\\) server\\.\\.\\.$", [multiline])),
+    ?assertEqual(nomatch, re:run(Stderr, "^Starting default", [multiline])),
+    assert_docs_sample("  server ", Stderr).
 
 generate_config_names_the_servers_that_failed() ->
     Broken = {<<"broken">>, {object, [{<<"command">>, {string, <<"/nonexistent/server">>}}]}},
@@ -303,8 +316,11 @@ verbose_logs_the_handshake_and_the_exit() ->
                     "terminate requested$",
                     %% the evidence's shape is mcp_port's (a status, or a signal)
                     "closed: (with exit status \\d+|killed by SIG[A-Z]+)"]],
-    ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: the server (exited with exit status \\d+|was killed by SIG[A-Z]+)",
-                                    [multiline])).
+    %% without --grace, the SIGKILL that ends the server reads as the normal end
+    ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: the server (exited with exit status \\d+|was stopped with SIGKILL, "
+                                            "as mcp-gen ends a server when done)", [multiline])),
+    ?assertEqual(nomatch, re:run(Stderr, "^mcp-gen: the server was killed", [multiline])),
+    assert_docs_sample("mcp-gen: wire ", Stderr).
 
 %% With --grace the example server (its VM stops on SIGTERM) exits on its
 %% own: the retirement reads as an exit status, not as our SIGKILL.
@@ -445,6 +461,34 @@ server_with_env(Env, Command) ->
 %% The example server (what `mcp-gen' runs by default) with `Env'.
 example_with_env(Env) ->
     server_with_env(Env, ["escript", "examples/example_server.escript"]).
+
+%% The docs/cli.md sample whose first line starts with `Prefix' equals the
+%% same lines of this run's stderr, up to what differs between runs: times,
+%% pids, directories and column widths (`sample_form/1').
+assert_docs_sample(Prefix, Stderr) ->
+    Samples = [Lines || Lines = [First | _] <- docs_samples(), lists:prefix(Prefix, First)],
+    ?assertMatch({Prefix, [_]}, {Prefix, Samples}),
+    [Sample] = Samples,
+    Real = [sample_form(Line) || Line <- string:split(unicode:characters_to_list(Stderr), "\n", all)],
+    Expected = [sample_form(Line) || Line <- Sample],
+    Shown = lists:sublist(lists:dropwhile(fun(Line) -> Line =/= hd(Expected) end, Real), length(Expected)),
+    ?assertEqual(Expected, Shown).
+
+%% The fenced blocks of docs/cli.md, as lists of lines.
+docs_samples() ->
+    {ok, Doc} = file:read_file("docs/cli.md"),
+    Blocks = tl(string:split(unicode:characters_to_list(Doc), "```", all)),
+    [string:split(string:trim(Block, both, "\n"), "\n", all)
+     || {Index, Block} <- lists:enumerate(Blocks), Index rem 2 =:= 1].
+
+sample_form(Line) ->
+    lists:foldl(fun({Pattern, Replacement}, Acc) -> re:replace(Acc, Pattern, Replacement, [global, unicode, {return, list}]) end,
+                Line,
+                [{"\\+\\d+\\.\\d{3}s", "+T"},          % wire log times
+                 {"\\d+\\.\\d s", "T s"},                % summary times
+                 {"pid \\d+", "pid N"},
+                 {"\\S*/", ""},                         % directories
+                 {" {2,}", "  "}]).                      % column widths
 
 golden(Name, Actual) ->
     Path = filename:join(?GOLDEN_DIR, Name),

@@ -1,21 +1,11 @@
-//! The generator on arbitrary tool listings (built from the input bytes by
-//! the same `listing_from_bytes` the proptest uses): every generated module
-//! parses as Gleam with no ERROR/MISSING node and no attribute, keeps the
-//! sanitizer cage (no `@` in code, no control character, every comment line
-//! `/// `), is deterministic, and every refusal is the right one. Run with the
-//! production digest and with a 16-value digest that makes names collide.
+//! libFuzzer target: `fuzz_checks::codegen_generate` (the check and what it promises
+//! live in `native/mcp_core/tests/fuzz_checks/mod.rs`, shared with the
+//! corpus replay that `cargo test` runs).
 #![no_main]
-
-use libfuzzer_sys::fuzz_target;
 
 #[path = "../../native/mcp_core/tests/codegen_support/mod.rs"]
 mod codegen_support;
+#[path = "../../native/mcp_core/tests/fuzz_checks/mod.rs"]
+mod fuzz_checks;
 
-use codegen_support::arbitrary_listing::listing_from_bytes;
-use codegen_support::{check_generation, sha256_hex, weak_digest};
-
-fuzz_target!(|data: &[u8]| {
-    let (server, tools) = listing_from_bytes(data);
-    check_generation(&server, &tools, sha256_hex);
-    check_generation(&server, &tools, weak_digest);
-});
+libfuzzer_sys::fuzz_target!(|bytes: &[u8]| fuzz_checks::codegen_generate(bytes));

@@ -1,12 +1,11 @@
-//! JSON parse is total; whatever parses re-encodes and re-parses to itself.
+//! libFuzzer target: `fuzz_checks::json_parse` (the check and what it promises
+//! live in `native/mcp_core/tests/fuzz_checks/mod.rs`, shared with the
+//! corpus replay that `cargo test` runs).
 #![no_main]
-use libfuzzer_sys::fuzz_target;
-use mcp_core::json;
 
-fuzz_target!(|bytes: &[u8]| {
-    if let Ok(value) = json::parse(bytes) {
-        let encoded = json::to_bytes(&value).expect("a parsed value encodes");
-        assert!(!encoded.contains(&b'\n'));
-        assert_eq!(json::parse(&encoded), Ok(value));
-    }
-});
+#[path = "../../native/mcp_core/tests/codegen_support/mod.rs"]
+mod codegen_support;
+#[path = "../../native/mcp_core/tests/fuzz_checks/mod.rs"]
+mod fuzz_checks;
+
+libfuzzer_sys::fuzz_target!(|bytes: &[u8]| fuzz_checks::json_parse(bytes));

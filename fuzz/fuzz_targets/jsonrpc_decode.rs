@@ -1,15 +1,11 @@
-//! JSON-RPC decode is total; every decoded message re-encodes, frames as one
-//! line and decodes to itself.
+//! libFuzzer target: `fuzz_checks::jsonrpc_decode` (the check and what it promises
+//! live in `native/mcp_core/tests/fuzz_checks/mod.rs`, shared with the
+//! corpus replay that `cargo test` runs).
 #![no_main]
-use libfuzzer_sys::fuzz_target;
-use mcp_core::{jsonrpc, stdio};
 
-fuzz_target!(|bytes: &[u8]| {
-    if let Ok(message) = jsonrpc::decode(bytes) {
-        let framed = stdio::encode_line(&jsonrpc::encode_inbound(&message)).expect("a decoded message encodes");
-        let (line, newline) = framed.split_at(framed.len() - 1);
-        assert_eq!(newline, b"\n");
-        assert!(!line.contains(&b'\n'));
-        assert_eq!(jsonrpc::decode(line), Ok(message));
-    }
-});
+#[path = "../../native/mcp_core/tests/codegen_support/mod.rs"]
+mod codegen_support;
+#[path = "../../native/mcp_core/tests/fuzz_checks/mod.rs"]
+mod fuzz_checks;
+
+libfuzzer_sys::fuzz_target!(|bytes: &[u8]| fuzz_checks::jsonrpc_decode(bytes));

@@ -1,13 +1,11 @@
-//! msgpack decode is total; whatever decodes re-encodes, never longer than
-//! the input (smallest forms), and decodes back to itself.
+//! libFuzzer target: `fuzz_checks::msgpack_decode` (the check and what it promises
+//! live in `native/mcp_core/tests/fuzz_checks/mod.rs`, shared with the
+//! corpus replay that `cargo test` runs).
 #![no_main]
-use libfuzzer_sys::fuzz_target;
-use mcp_core::interchange;
 
-fuzz_target!(|bytes: &[u8]| {
-    if let Ok(value) = interchange::decode(bytes) {
-        let encoded = interchange::encode(&value).expect("a decoded value encodes");
-        assert!(encoded.len() <= bytes.len());
-        assert_eq!(interchange::decode(&encoded), Ok(value));
-    }
-});
+#[path = "../../native/mcp_core/tests/codegen_support/mod.rs"]
+mod codegen_support;
+#[path = "../../native/mcp_core/tests/fuzz_checks/mod.rs"]
+mod fuzz_checks;
+
+libfuzzer_sys::fuzz_target!(|bytes: &[u8]| fuzz_checks::msgpack_decode(bytes));

@@ -1,14 +1,11 @@
-//! decode_call_tool_result is total on any JSON value; content may be
-//! missing only beside structuredContent.
+//! libFuzzer target: `fuzz_checks::protocol_call_tool_result` (the check and what it promises
+//! live in `native/mcp_core/tests/fuzz_checks/mod.rs`, shared with the
+//! corpus replay that `cargo test` runs).
 #![no_main]
-use libfuzzer_sys::fuzz_target;
-use mcp_core::{json, protocol};
 
-fuzz_target!(|bytes: &[u8]| {
-    if let Ok(value) = json::parse(bytes) {
-        let has_content = value.get("content").is_some();
-        if let Ok(result) = protocol::decode_call_tool_result(value) {
-            assert!(has_content || result.structured_content.is_some());
-        }
-    }
-});
+#[path = "../../native/mcp_core/tests/codegen_support/mod.rs"]
+mod codegen_support;
+#[path = "../../native/mcp_core/tests/fuzz_checks/mod.rs"]
+mod fuzz_checks;
+
+libfuzzer_sys::fuzz_target!(|bytes: &[u8]| fuzz_checks::protocol_call_tool_result(bytes));

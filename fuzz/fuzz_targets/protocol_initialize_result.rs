@@ -1,13 +1,11 @@
-//! decode_initialize_result is total on any JSON value; an accepted result
-//! speaks a supported version.
+//! libFuzzer target: `fuzz_checks::protocol_initialize_result` (the check and what it promises
+//! live in `native/mcp_core/tests/fuzz_checks/mod.rs`, shared with the
+//! corpus replay that `cargo test` runs).
 #![no_main]
-use libfuzzer_sys::fuzz_target;
-use mcp_core::{json, protocol};
 
-fuzz_target!(|bytes: &[u8]| {
-    if let Ok(value) = json::parse(bytes) {
-        if let Ok(result) = protocol::decode_initialize_result(&value) {
-            assert!(protocol::SUPPORTED_VERSIONS.contains(&result.protocol_version.as_str()));
-        }
-    }
-});
+#[path = "../../native/mcp_core/tests/codegen_support/mod.rs"]
+mod codegen_support;
+#[path = "../../native/mcp_core/tests/fuzz_checks/mod.rs"]
+mod fuzz_checks;
+
+libfuzzer_sys::fuzz_target!(|bytes: &[u8]| fuzz_checks::protocol_initialize_result(bytes));

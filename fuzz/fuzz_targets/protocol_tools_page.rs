@@ -1,17 +1,11 @@
-//! decode_tools_page is total on any JSON value; every accepted tool has a
-//! non-empty name and an object input schema.
+//! libFuzzer target: `fuzz_checks::protocol_tools_page` (the check and what it promises
+//! live in `native/mcp_core/tests/fuzz_checks/mod.rs`, shared with the
+//! corpus replay that `cargo test` runs).
 #![no_main]
-use libfuzzer_sys::fuzz_target;
-use mcp_core::json::{self, Json};
-use mcp_core::protocol;
 
-fuzz_target!(|bytes: &[u8]| {
-    if let Ok(value) = json::parse(bytes) {
-        if let Ok(page) = protocol::decode_tools_page(&value) {
-            for tool in &page.tools {
-                assert!(!tool.name.is_empty());
-                assert!(matches!(tool.input_schema, Json::Object(_)));
-            }
-        }
-    }
-});
+#[path = "../../native/mcp_core/tests/codegen_support/mod.rs"]
+mod codegen_support;
+#[path = "../../native/mcp_core/tests/fuzz_checks/mod.rs"]
+mod fuzz_checks;
+
+libfuzzer_sys::fuzz_target!(|bytes: &[u8]| fuzz_checks::protocol_tools_page(bytes));

@@ -20,7 +20,15 @@
 %%     timeouts, unencodable arguments) have sentences here.</li>
 %% <li>No well-typed Gleam argument raises: timeouts are checked before the
 %%     call, arguments with no JSON text are answered `unencodable_arguments',
-%%     and encoders answer an error instead of `badarg'.</li>
+%%     and encoders answer an error instead of `badarg'. Two kinds of value
+%%     the Gleam types admit and no decoder produces are answered too: a
+%%     `BitArray' that is not whole bytes (a decoder's report at its last
+%%     whole byte, `ChunkNotWholeBytes', `PayloadNotWholeBytes'), and a
+%%     `JsonValue' nested deeper than `mcp_json:max_depth()' or holding an
+%%     integer longer than `max_integer_digits()' (`json_limit_fault/1'
+%%     names the first such part: a protocol fault, a whole-value plan, a
+%%     `ValueBeyondLimits' refusal). `gleam/test/totality_test.erl' feeds
+%%     every public function of the package such values.</li>
 %% </ul>
 %% No codec logic lives here: every function is a call plus a reshaping;
 %% where an Erlang function raises `badarg' for a well-typed Gleam value, a
@@ -36,8 +44,12 @@
 -export([start_error/1, client_error/1, retirement_error/1]).
 -export([stdio_new_capped/1, stdio_push/2, stdio_push_with_offsets/2, channel_write/2,
          resolve_executable/1, inherited_env_names/0, scan_for_at/1, sanitize/2, truncate/2,
-         json_encode/1, json_encode_line/1, to_json/1, msgpack_encode/1,
-         msgpack_to_json_line/1, json_to_msgpack_bytes/1]).
+         json_decode/1, json_encode/1, json_encode_line/1, jsonrpc_decode/1,
+         to_json/1, msgpack_decode/1, msgpack_encode/1,
+         msgpack_to_json_line/1, json_to_msgpack_bytes/1,
+         schema_plan/1, decode_initialize_result/1, decode_tools_page/1,
+         decode_call_tool_result/1, codegen_generate/2, codegen_requires_tasks/1,
+         codegen_describe/1]).
 
 -define(IS_TIMEOUT(T), (is_integer(T) andalso T >= 0 andalso T =< 86400000)).
 
@@ -156,7 +168,8 @@ jail({some, {jail, Write, Read, Deny, Net, UnixSockets, Bwrap}}) ->
 
 stderr(inherit_stderr) -> inherit;
 stderr(discard_stderr) -> discard;
-stderr({stderr_to_file, Path, MaxBytes}) -> {file, Path, MaxBytes}.
+stderr({stderr_to_file, Path, MaxBytes}) -> {file, Path, MaxBytes};
+stderr({labelled_stderr, Label}) -> {labelled, Label}.
 
 env_value({set, Value}) -> Value;
 env_value(unset) -> false.
@@ -194,6 +207,7 @@ transport_failure({spawn_failed, Reason}) -> {spawn_failed, words(Reason)};
 transport_failure({bad_transport_spec, Detail}) -> {bad_transport_spec, words(Detail)};
 transport_failure({bad_spawn, Spawn}) -> {bad_spawn, words(Spawn)};
 transport_failure(already_connected) -> already_connected;
+transport_failure(native_library_not_loaded) -> native_library_not_loaded;
 transport_failure({not_parked, Reason}) -> {not_parked, death_reason(Reason)};
 transport_failure({jail_unavailable, Why}) ->
     {jail_unavailable, sentence(mcp_describe:jail_unavailable(Why))};
@@ -327,15 +341,148 @@ json_encode_line(Value) ->
     end.
 
 json_refusal(Value) ->
-    case long_integer(Value) of
-        true -> integer_too_long;
-        false -> nested_too_deep
+    {_Path, Limit} = beyond_limits(Value),
+    Limit.
+
+%% The first part of a JSON value past the codec's limits, as
+%% `{Path, nested_too_deep | integer_too_long}' (`$.a[2]' paths), or `none'.
+%% Called only after a NIF refused the value with `badarg'.
+json_limit_fault(Value) ->
+    json_limit_fault(Value, <<"$">>, 0, mcp_json:max_depth(), mcp_json:max_integer_digits()).
+
+json_limit_fault({int, Int}, Path, _Depth, _MaxDepth, MaxDigits) ->
+    case length(integer_to_list(abs(Int))) > MaxDigits of
+        true -> {Path, integer_too_long};
+        false -> none
+    end;
+json_limit_fault({Container, _}, Path, Depth, MaxDepth, _MaxDigits)
+  when (Container =:= array orelse Container =:= object), Depth >= MaxDepth ->
+    {Path, nested_too_deep};
+json_limit_fault({array, Items}, Path, Depth, MaxDepth, MaxDigits) ->
+    first_limit_fault([{<<Path/binary, "[", (integer_to_binary(Index - 1))/binary, "]">>, Item}
+                       || {Index, Item} <- lists:enumerate(Items)], Depth + 1, MaxDepth, MaxDigits);
+json_limit_fault({object, Members}, Path, Depth, MaxDepth, MaxDigits) ->
+    first_limit_fault([{<<Path/binary, ".", Key/binary>>, Item} || {Key, Item} <- Members],
+                      Depth + 1, MaxDepth, MaxDigits);
+json_limit_fault(_Scalar, _Path, _Depth, _MaxDepth, _MaxDigits) ->
+    none.
+
+first_limit_fault([], _Depth, _MaxDepth, _MaxDigits) -> none;
+first_limit_fault([{Path, Item} | Rest], Depth, MaxDepth, MaxDigits) ->
+    case json_limit_fault(Item, Path, Depth, MaxDepth, MaxDigits) of
+        none -> first_limit_fault(Rest, Depth, MaxDepth, MaxDigits);
+        Fault -> Fault
     end.
 
-long_integer({int, Int}) -> length(integer_to_list(abs(Int))) > mcp_json:max_integer_digits();
-long_integer({array, Items}) -> lists:any(fun long_integer/1, Items);
-long_integer({object, Members}) -> lists:any(fun({_, Item}) -> long_integer(Item) end, Members);
-long_integer(_) -> false.
+%% `json_limit_fault/1' of a value a NIF refused with `badarg'; a refusal
+%% the walk cannot explain is raised again, never answered wrongly.
+beyond_limits(Value) ->
+    case json_limit_fault(Value) of
+        none -> erlang:error(badarg, [Value]);
+        Fault -> Fault
+    end.
+
+limit_phrase(nested_too_deep) -> <<"nesting too deep">>;
+limit_phrase(integer_too_long) -> <<"integer too long">>.
+
+%% A protocol decoder's answer for a result past the JSON limits: the fault
+%% a decoder gives for what it cannot read, at the part's path.
+decode_initialize_result(Result) ->
+    within_limits(fun mcp_protocol:decode_initialize_result/1, Result).
+
+decode_tools_page(Result) ->
+    within_limits(fun mcp_protocol:decode_tools_page/1, Result).
+
+decode_call_tool_result(Result) ->
+    within_limits(fun mcp_protocol:decode_call_tool_result/1, Result).
+
+within_limits(Decode, Result) ->
+    try Decode(Result)
+    catch error:badarg ->
+        {Path, Limit} = beyond_limits(Result),
+        {error, {protocol_fault, Path, limit_phrase(Limit)}}
+    end.
+
+%% A schema past the JSON limits has no typed reading: the whole value.
+schema_plan(Schema) ->
+    try mcp_schema:plan(Schema)
+    catch error:badarg ->
+        {Path, Limit} = beyond_limits(Schema),
+        {whole_value, <<(limit_phrase(Limit))/binary, " at ", Path/binary>>}
+    end.
+
+%% A tool whose schemas, annotations or execution are past the JSON limits
+%% is refused as `value_beyond_limits', naming the tool and the part.
+codegen_generate(Server, Tools) ->
+    try mcp_codegen:generate(Server, Tools)
+    catch error:badarg ->
+        case [{Name, Fault} || {tool_descriptor, Name, _, _, _, _, _, _} = Tool <- Tools,
+                               Fault <- [tool_limit_fault(Tool)], Fault =/= none] of
+            [{Name, {Path, Limit}} | _] -> {error, {value_beyond_limits, Name, Path, limit_phrase(Limit)}};
+            [] -> erlang:error(badarg, [Server, Tools])
+        end
+    end.
+
+tool_limit_fault({tool_descriptor, _Name, _Title, _Description, Input, Output, Annotations, Execution}) ->
+    Parts = [{<<"inputSchema">>, Input} | [{Key, Value} || {Key, {some, Value}} <- [{<<"outputSchema">>, Output},
+                                                                                  {<<"annotations">>, Annotations},
+                                                                                  {<<"execution">>, Execution}]]],
+    first_limit_fault([{<<"$.", Key/binary>>, Value} || {Key, Value} <- Parts], 0,
+                      mcp_json:max_depth(), mcp_json:max_integer_digits()).
+
+%% `execution.taskSupport' is read at depth 1 and compared with a string,
+%% so the parts past the limits (always deeper, or an integer) cannot decide
+%% it: they are read as `null', and the schemas, which the rule does not
+%% read, as empty objects.
+codegen_requires_tasks(Tool) ->
+    try mcp_codegen:requires_tasks(Tool)
+    catch error:badarg ->
+        {tool_descriptor, Name, _, _, _, _, _, Execution} = Tool,
+        Pruned = case Execution of
+                     {some, Value} -> {some, prune(Value, 0, mcp_json:max_depth(), mcp_json:max_integer_digits())};
+                     none -> none
+                 end,
+        mcp_codegen:requires_tasks({tool_descriptor, Name, none, none, {object, []}, none, none, Pruned})
+    end.
+
+prune(Value, Depth, MaxDepth, MaxDigits) ->
+    case json_limit_fault(Value, <<>>, Depth, MaxDepth, MaxDigits) of
+        none -> Value;
+        _ ->
+            case Value of
+                {array, Items} when Depth < MaxDepth ->
+                    {array, [prune(Item, Depth + 1, MaxDepth, MaxDigits) || Item <- Items]};
+                {object, Members} when Depth < MaxDepth ->
+                    {object, [{Key, prune(Item, Depth + 1, MaxDepth, MaxDigits)} || {Key, Item} <- Members]};
+                _ -> null
+            end
+    end.
+
+%% The generator's refusals are the core's sentences; `value_beyond_limits'
+%% is this adapter's, and a count no refusal holds (negative, or past a
+%% machine word) is spelt in words.
+codegen_describe({value_beyond_limits, Tool, Path, Reason}) ->
+    <<"tool ", Tool/binary, " has no module: its ", Path/binary, " is past the JSON limits (", Reason/binary, ")">>;
+codegen_describe(Refusal) ->
+    try mcp_codegen:describe(Refusal)
+    catch error:badarg -> words(Refusal)
+    end.
+
+%% ---- bit arrays that are not whole bytes
+
+%% A decoder's report for input that is not whole bytes: it stops at the
+%% last whole byte.
+not_whole_bytes(Bits) ->
+    {corruption_report, bit_size(Bits) div 8, <<"input is not whole bytes">>}.
+
+json_decode(Bytes) when is_binary(Bytes) -> mcp_json:decode(Bytes);
+json_decode(Bits) -> {error, not_whole_bytes(Bits)}.
+
+jsonrpc_decode(Line) when is_binary(Line) -> mcp_jsonrpc:decode(Line);
+jsonrpc_decode(Bits) -> {error, {malformed_message, not_whole_bytes(Bits)}}.
+
+msgpack_decode(Bytes) when is_binary(Bytes) -> mcp_interchange:msgpack_decode(Bytes);
+msgpack_decode(Bits) -> {error, not_whole_bytes(Bits)}.
 
 %% `mcp_interchange:to_json/1' raises `badarg' for a bin or ext whose
 %% payload is not whole bytes, or an ext type outside -128..127: no
@@ -354,7 +501,7 @@ refusable({map_value, Pairs}) -> {map_value, [{refusable(K), refusable(V)} || {K
 refusable(Value) -> Value.
 
 %% `Error' instead of `badarg': the first integer or ext type out of
-%% range, else the nesting.
+%% range or payload that is not whole bytes, else the nesting.
 msgpack_encode(Value) ->
     try {ok, mcp_interchange:msgpack_encode(Value)}
     catch error:badarg ->
@@ -370,6 +517,8 @@ msgpack_range_fault({int_value, Int}) ->
         false -> {int_out_of_range, Int}
     end;
 msgpack_range_fault({ext_value, Type, _}) when Type < -128; Type > 127 -> {ext_type_out_of_range, Type};
+msgpack_range_fault({ext_value, _, Data}) when not is_binary(Data) -> payload_not_whole_bytes;
+msgpack_range_fault({binary_value, Data}) when not is_binary(Data) -> payload_not_whole_bytes;
 msgpack_range_fault({array_value, Items}) -> first_fault(Items);
 msgpack_range_fault({map_value, Pairs}) -> first_fault(lists:append([[K, V] || {K, V} <- Pairs]));
 msgpack_range_fault(_) -> none.
@@ -381,34 +530,41 @@ first_fault([Item | Rest]) ->
         Fault -> Fault
     end.
 
-%% A negative `MaxChars' is taken as 0 and one past 2^32 as 2^32 (the NIF
-%% takes a machine word).
-sanitize(Text, MaxChars) -> mcp_codegen:sanitize(Text, char_cap(MaxChars)).
+%% A negative `MaxChars' is refused (`{error, nil}'); one past 2^32 is
+%% taken as 2^32 (the NIF takes a machine word, and no text that long fits
+%% in memory, so the answer is the same).
+sanitize(_Text, MaxChars) when MaxChars < 0 -> {error, nil};
+sanitize(Text, MaxChars) -> {ok, mcp_codegen:sanitize(Text, min(MaxChars, 1 bsl 32))}.
 
-truncate(Text, MaxChars) -> mcp_codegen:truncate(Text, char_cap(MaxChars)).
-
-char_cap(MaxChars) -> max(0, min(MaxChars, 1 bsl 32)).
+truncate(_Text, MaxChars) when MaxChars < 0 -> {error, nil};
+truncate(Text, MaxChars) -> {ok, mcp_codegen:truncate(Text, min(MaxChars, 1 bsl 32))}.
 
 stdio_new_capped(MaxLineBytes) ->
     try {ok, mcp_stdio:new(MaxLineBytes)}
     catch error:badarg -> {error, nil}
     end.
 
-stdio_push_with_offsets(Buffer, Chunk) ->
+stdio_push_with_offsets(Buffer, Chunk) when is_binary(Chunk) ->
     case mcp_stdio:push_with_offsets(Buffer, Chunk) of
         {ok, Lines, Next} -> {ok, {Lines, Next}};
         {error, _} = Error -> Error
-    end.
+    end;
+stdio_push_with_offsets(_Buffer, Bits) ->
+    {error, {chunk_not_whole_bytes, bit_size(Bits)}}.
 
-stdio_push(Buffer, Chunk) ->
+stdio_push(Buffer, Chunk) when is_binary(Chunk) ->
     case mcp_stdio:push(Buffer, Chunk) of
         {ok, Lines, Next} -> {ok, {Lines, Next}};
         {error, _} = Error -> Error
-    end.
+    end;
+stdio_push(_Buffer, Bits) ->
+    {error, {chunk_not_whole_bytes, bit_size(Bits)}}.
 
-channel_write(Channel, Bytes) ->
+channel_write(Channel, Bytes) when is_binary(Bytes) ->
     ok = mcp_channel:write(Channel, Bytes),
-    nil.
+    {ok, nil};
+channel_write(_Channel, Bits) ->
+    {error, {chunk_not_whole_bytes, bit_size(Bits)}}.
 
 resolve_executable(Executable) ->
     case mcp_port:resolve_executable(Executable) of
@@ -424,9 +580,11 @@ scan_for_at(Source) ->
         {error, _} = Error -> Error
     end.
 
-msgpack_to_json_line(Bytes) -> line_result(mcp_interchange:msgpack_to_json_line(Bytes)).
+msgpack_to_json_line(Bytes) when is_binary(Bytes) -> line_result(mcp_interchange:msgpack_to_json_line(Bytes));
+msgpack_to_json_line(Bits) -> {error, {corrupt, not_whole_bytes(Bits)}}.
 
-json_to_msgpack_bytes(Line) -> line_result(mcp_interchange:json_to_msgpack_bytes(Line)).
+json_to_msgpack_bytes(Line) when is_binary(Line) -> line_result(mcp_interchange:json_to_msgpack_bytes(Line));
+json_to_msgpack_bytes(Bits) -> {error, {corrupt, not_whole_bytes(Bits)}}.
 
 line_result({ok, _} = Ok) -> Ok;
 line_result({error, {corruption_report, _, _} = Report}) -> {error, {corrupt, Report}};

@@ -64,6 +64,7 @@ describe_disagreements() ->
               {transport_failed, {bad_spawn, #{executable => 1}}},
               {transport_failed, {bad_transport_spec, {mcp_port, badarg}}},
               {transport_failed, already_connected},
+              {transport_failed, native_library_not_loaded},
               {transport_failed, {not_parked, custodian_down}},
               {transport_failed, {not_parked, retired}},
               {transport_failed, {jail_unavailable, {bwrap_not_found, "/no/bwrap"}}},

@@ -86,6 +86,10 @@ pub type TransportFailure {
   BadSpawn(detail: String)
   /// `connect` on a client that is already connected.
   AlreadyConnected
+  /// The NIF library of the `mcp` application (`priv/libmcp_nif.so`) did
+  /// not load (never built, or built for another system): no server can
+  /// run. `describe_start_error` says how to build it.
+  NativeLibraryNotLoaded
   /// `connect` on a client that is no longer parked; `reason` is why it
   /// stopped (`CustodianDown` when its custodian died before it connected).
   NotParked(reason: DeathReason)

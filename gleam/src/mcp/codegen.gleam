@@ -14,14 +14,17 @@ pub type GenerateError {
   SurfaceTooLarge(bytes: Int, max: Int)
   /// A `@` survived sanitizing at this byte of the source (a backstop).
   SanitizerBreach(byte_offset: Int)
+  /// A part of `tool` (`path`, e.g. `$.inputSchema.properties.a`) is past
+  /// the JSON limits (`reason`: `"nesting too deep"`, `"integer too
+  /// long"`), which no decoder produces: no module is generated.
+  ValueBeyondLimits(tool: String, path: String, reason: String)
 }
 
 /// The module `cap/mcp/<server>` of a server's tools and its surface.
 /// Refusals, in this order: more than `max_tools()` tools, two tool names
-/// that mangle alike, a surface over `max_surface_bytes()`, an `@` in code.
-/// (A schema nested deeper than `json.max_depth()`, which no decoder
-/// produces, is outside what it reads: it raises.)
-@external(erlang, "mcp_codegen", "generate")
+/// that mangle alike, a surface over `max_surface_bytes()`, an `@` in code;
+/// and a tool with a part past the JSON limits (`ValueBeyondLimits`).
+@external(erlang, "mcp_gleam_ffi", "codegen_generate")
 pub fn generate(
   server: String,
   tools: List(ToolDescriptor),
@@ -30,24 +33,24 @@ pub fn generate(
 /// Whether `generate` leaves this tool out of the module: it declares
 /// `execution.taskSupport` `"required"`, so it may only run as a task,
 /// which this client does not speak (the surface names it).
-@external(erlang, "mcp_codegen", "requires_tasks")
+@external(erlang, "mcp_gleam_ffi", "codegen_requires_tasks")
 pub fn requires_tasks(tool: ToolDescriptor) -> Bool
 
 /// One sentence for a person.
-@external(erlang, "mcp_codegen", "describe")
+@external(erlang, "mcp_gleam_ffi", "codegen_describe")
 pub fn describe(error: GenerateError) -> String
 
 /// Server text made safe for a doc comment: whitespace folds to one space,
 /// other controls and direction marks are removed, the ends are trimmed,
 /// and the result is cut as `truncate` cuts it to at most `max_chars`
-/// characters (a negative `max_chars` counts as 0, one above 2^32 as 2^32).
+/// characters. A negative `max_chars` is `Error(Nil)`.
 @external(erlang, "mcp_gleam_ffi", "sanitize")
-pub fn sanitize(text: String, max_chars: Int) -> String
+pub fn sanitize(text: String, max_chars: Int) -> Result(String, Nil)
 
-/// At most `max_chars` characters, a cut ending in `…` (`max_chars` taken
-/// as in `sanitize`).
+/// At most `max_chars` characters, a cut ending in `…`. A negative
+/// `max_chars` is `Error(Nil)`.
 @external(erlang, "mcp_gleam_ffi", "truncate")
-pub fn truncate(text: String, max_chars: Int) -> String
+pub fn truncate(text: String, max_chars: Int) -> Result(String, Nil)
 
 /// The Gleam string literal, quotes included, holding exactly `text`.
 @external(erlang, "mcp_codegen", "escape")

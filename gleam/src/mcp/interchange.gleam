@@ -57,8 +57,9 @@ pub fn min_msgpack_int() -> Int
 
 /// One MessagePack value, the whole input (trailing bytes are a report).
 /// Total: truncated input, a declared length past the input, nesting past
-/// 128, the reserved byte `0xc1` and NaN or infinity are reports.
-@external(erlang, "mcp_interchange", "msgpack_decode")
+/// 128, the reserved byte `0xc1`, NaN or infinity, and a `BitArray` that is
+/// not whole bytes are reports.
+@external(erlang, "mcp_gleam_ffi", "msgpack_decode")
 pub fn msgpack_decode(bytes: BitArray) -> Result(MsgpackValue, CorruptionReport)
 
 /// Why a `MsgpackValue` has no MessagePack bytes.
@@ -69,16 +70,19 @@ pub type MsgpackEncodeError {
   ExtTypeOutOfRange(ext_type: Int)
   /// Arrays and maps nested deeper than 128.
   MsgpackTooDeep
+  /// A `BinaryValue` or `ExtValue` whose `BitArray` is not whole bytes.
+  PayloadNotWholeBytes
 }
 
-/// Smallest-form MessagePack, or the first value out of range (else the
-/// nesting) that has no encoding.
+/// Smallest-form MessagePack, or the first value out of range or payload
+/// that is not whole bytes (else the nesting) that has no encoding.
 @external(erlang, "mcp_gleam_ffi", "msgpack_encode")
 pub fn msgpack_encode(
   value: MsgpackValue,
 ) -> Result(BitArray, MsgpackEncodeError)
 
-/// MessagePack bytes straight to one JSON line (no `\n`).
+/// MessagePack bytes straight to one JSON line (no `\n`). Bits that are not
+/// whole bytes are `Corrupt`, as in `msgpack_decode`.
 @external(erlang, "mcp_gleam_ffi", "msgpack_to_json_line")
 pub fn msgpack_to_json_line(bytes: BitArray) -> Result(String, LineFault)
 

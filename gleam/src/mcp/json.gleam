@@ -24,8 +24,10 @@ pub type CorruptionReport {
   CorruptionReport(byte_offset: Int, reason: String)
 }
 
-/// Decodes one JSON document. Total: any bytes give a value or a report.
-@external(erlang, "mcp_json", "decode")
+/// Decodes one JSON document. Total: any bytes give a value or a report (a
+/// `BitArray` that is not whole bytes is reported at its last whole byte,
+/// `"input is not whole bytes"`).
+@external(erlang, "mcp_gleam_ffi", "json_decode")
 pub fn decode(bytes: BitArray) -> Result(JsonValue, CorruptionReport)
 
 /// `decode` for text already held as a `String`. A report's `byte_offset`

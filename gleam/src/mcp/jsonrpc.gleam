@@ -29,8 +29,9 @@ pub type MessageFault {
   BadMessage(reason: String)
 }
 
-/// Decodes one line (without its newline). Total.
-@external(erlang, "mcp_jsonrpc", "decode")
+/// Decodes one line (without its newline). Total (a `BitArray` that is not
+/// whole bytes is a `MalformedMessage`).
+@external(erlang, "mcp_gleam_ffi", "jsonrpc_decode")
 pub fn decode(line: BitArray) -> Result(Inbound, MessageFault)
 
 @external(erlang, "mcp_jsonrpc", "request")

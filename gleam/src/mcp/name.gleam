@@ -17,6 +17,13 @@ pub fn mangle(name: String) -> String
 @external(erlang, "mcp_name", "mangle_label")
 pub fn mangle_label(name: String) -> String
 
+/// The eight characters a changed name carries after its `_` (and
+/// `unnamed_` its digest): the first lowercase hex characters of the
+/// SHA-256 of `name`'s UTF-8 bytes. `mangle("echo")` is
+/// `"echo_" <> digest("echo")`.
+@external(erlang, "mcp_name", "digest")
+pub fn digest(name: String) -> String
+
 /// The first pair of names (the earlier one first) that `mangle` maps to one
 /// identifier; a name given twice counts.
 @external(erlang, "mcp_name", "first_collision")

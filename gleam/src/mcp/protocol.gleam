@@ -1,9 +1,11 @@
 //// MCP messages (`mcp_protocol`): the params the client sends, and the
 //// handshake, `tools/list` pages and `tools/call` results decoded from a
 //// response's raw `result`. The decoders answer a `ProtocolFault` for what
-//// they cannot read, never a crash, on any value a decoder produced; a
-//// `JsonValue` nested deeper than `json.max_depth()`, which no decoder
-//// produces, is outside what they read: they raise.
+//// they cannot read, never a crash, on any `JsonValue`: one nested deeper
+//// than `json.max_depth()` or holding an integer longer than
+//// `json.max_integer_digits()` (which no decoder produces) is a
+//// `ProtocolFault` at that part's path (`"nesting too deep"`,
+//// `"integer too long"`).
 
 import gleam/option.{type Option}
 import mcp/interchange.{type InterchangeFault, type MsgpackValue}
@@ -95,7 +97,7 @@ pub fn initialize_params(
   client_version: String,
 ) -> JsonValue
 
-@external(erlang, "mcp_protocol", "decode_initialize_result")
+@external(erlang, "mcp_gleam_ffi", "decode_initialize_result")
 pub fn decode_initialize_result(
   result: JsonValue,
 ) -> Result(InitializeResult, ProtocolFault)
@@ -103,13 +105,13 @@ pub fn decode_initialize_result(
 @external(erlang, "mcp_protocol", "tools_list_params")
 pub fn tools_list_params(cursor: Option(String)) -> JsonValue
 
-@external(erlang, "mcp_protocol", "decode_tools_page")
+@external(erlang, "mcp_gleam_ffi", "decode_tools_page")
 pub fn decode_tools_page(result: JsonValue) -> Result(ToolsPage, ProtocolFault)
 
 @external(erlang, "mcp_protocol", "tools_call_params")
 pub fn tools_call_params(name: String, arguments: JsonValue) -> JsonValue
 
-@external(erlang, "mcp_protocol", "decode_call_tool_result")
+@external(erlang, "mcp_gleam_ffi", "decode_call_tool_result")
 pub fn decode_call_tool_result(
   result: JsonValue,
 ) -> Result(CallToolResult, ProtocolFault)

@@ -28,8 +28,9 @@ pub type Scalar {
   Bool
 }
 
-/// A schema's plan; it has no error case. (A schema nested deeper than
-/// `json.max_depth()`, which no decoder produces, is outside what the
-/// planner reads: it raises.)
-@external(erlang, "mcp_schema", "plan")
+/// A schema's plan; it has no error case. A schema nested deeper than
+/// `json.max_depth()` or holding an integer longer than
+/// `json.max_integer_digits()` (no decoder produces one) is
+/// `WholeValue("nesting too deep at $.properties.a...")`.
+@external(erlang, "mcp_gleam_ffi", "schema_plan")
 pub fn plan(input_schema: JsonValue) -> Plan

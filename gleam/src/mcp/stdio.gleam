@@ -10,6 +10,9 @@ pub type FramingFault {
   /// A line's content passed the buffer's cap; `bytes` is how much of it
   /// had arrived (more than the cap).
   LineTooLong(bytes: Int)
+  /// The chunk is a `BitArray` of `bits` bits, not whole bytes: no stream
+  /// carries one.
+  ChunkNotWholeBytes(bits: Int)
 }
 
 /// An empty buffer with the `max_line_bytes()` cap.

@@ -58,6 +58,10 @@ pub type Stderr {
   /// so the server never blocks on it. A path that cannot be appended to
   /// fails the start before anything is spawned.
   StderrToFile(path: String, max_bytes: Int)
+  /// Each line on the VM's stderr after `label` (several servers sharing a
+  /// terminal); a line longer than 4,096 bytes comes out in labelled
+  /// pieces. A label holding a newline or NUL fails the start.
+  LabelledStderr(label: String)
 }
 
 /// The bound `StderrToFile` is usually given: 16 MiB.
@@ -140,9 +144,16 @@ pub fn spawn(executable: String, args: List(String)) -> Spawn {
   )
 }
 
+/// Why `write` delivered nothing.
+pub type WriteError {
+  /// `bytes` is a `BitArray` of `bits` bits, not whole bytes: no stdout
+  /// carries one.
+  ChunkNotWholeBytes(bits: Int)
+}
+
 /// The peer's side of a channel: delivers bytes as the server's stdout.
 @external(erlang, "mcp_gleam_ffi", "channel_write")
-pub fn write(channel: Channel, bytes: BitArray) -> Nil
+pub fn write(channel: Channel, bytes: BitArray) -> Result(Nil, WriteError)
 
 /// The client actor at the other end of a channel (a peer should monitor it).
 @external(erlang, "mcp_channel", "client")

@@ -83,22 +83,25 @@ pub fn describe_every_error_test() {
 }
 
 pub fn text_helpers_test() {
-  let assert "a b @x" = codegen.sanitize("a\nb @x", codegen.note_chars())
-  let assert "ab…" = codegen.truncate("abcdef", 3)
-  let assert "abc" = codegen.truncate("abc", 3)
+  let assert Ok("a b @x") = codegen.sanitize("a\nb @x", codegen.note_chars())
+  let assert Ok("ab…") = codegen.truncate("abcdef", 3)
+  let assert Ok("abc") = codegen.truncate("abc", 3)
   let assert "\"a\\\"b\"" = codegen.escape("a\"b")
   let assert Error(2) = codegen.scan_for_at("ab@c")
   let assert True = codegen.description_chars() >= codegen.note_chars()
   let assert 65_536 = codegen.max_surface_bytes()
 }
 
-/// A character cap outside what the NIF takes is clamped, not raised.
-pub fn text_helper_caps_are_clamped_test() {
-  let assert "" = codegen.sanitize("abc", -1)
-  let assert "" = codegen.truncate("abc", -5)
+/// A negative character cap is refused (0 is the last cap accepted); one
+/// past what the NIF takes answers what any cap longer than the text does.
+pub fn text_helper_caps_test() {
+  let assert Error(Nil) = codegen.sanitize("abc", -1)
+  let assert Error(Nil) = codegen.truncate("abc", -1)
+  let assert Ok("") = codegen.sanitize("abc", 0)
+  let assert Ok("") = codegen.truncate("abc", 0)
   let huge = 1_000_000_000_000_000_000_000
-  let assert "abc" = codegen.truncate("abc", huge)
-  let assert "a b" = codegen.sanitize("a\nb", huge)
+  let assert Ok("abc") = codegen.truncate("abc", huge)
+  let assert Ok("a b") = codegen.sanitize("a\nb", huge)
 }
 
 /// A tool that may only run as a task gets no function; the surface starts
@@ -127,8 +130,8 @@ pub fn task_only_tool_is_left_out_test() {
 /// dirty scheduler, with the answers a short text gets.
 pub fn dirty_threshold_sized_text_test() {
   let long = string.repeat("a", scheduling.codegen_dirty_threshold())
-  let assert "aa…" = codegen.truncate(long, 3)
-  let assert "aa…" = codegen.sanitize(long, 3)
+  let assert Ok("aa…") = codegen.truncate(long, 3)
+  let assert Ok("aa…") = codegen.sanitize(long, 3)
   let assert True = codegen.escape(long) == "\"" <> long <> "\""
   let assert Error(offset) = codegen.scan_for_at(long <> "@")
   let assert True = offset == scheduling.codegen_dirty_threshold()

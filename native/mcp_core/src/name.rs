@@ -66,8 +66,14 @@ pub fn mangle(name: &str, digest: Digest) -> String {
         base.pop();
     }
     base.push('_');
-    base.extend(digest(name).chars().filter(|c| c.is_ascii_digit() || c.is_ascii_lowercase()).take(DIGEST_CHARS));
+    base.push_str(&suffix(name, digest));
     base
+}
+
+/// The [`DIGEST_CHARS`] characters of `digest(name)` a changed name (and
+/// `unnamed_<digest>`) carries: its first lowercase hex characters.
+pub fn suffix(name: &str, digest: Digest) -> String {
+    digest(name).chars().filter(|c| c.is_ascii_digit() || c.is_ascii_lowercase()).take(DIGEST_CHARS).collect()
 }
 
 /// Appended to a label that would be a reserved word.

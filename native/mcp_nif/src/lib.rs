@@ -239,6 +239,12 @@ nif_with_dirty_twin! {
 }
 
 nif_with_dirty_twin! {
+    fn name_digest / name_digest_dirty<'a>(env: Env<'a>, name: Term<'a>) -> NifResult<Term<'a>> {
+        mangle_with(env, name, mcp_core::name::suffix)
+    }
+}
+
+nif_with_dirty_twin! {
     fn name_first_collision / name_first_collision_dirty<'a>(env: Env<'a>, names: Term<'a>) -> NifResult<Term<'a>> {
         let names = codegen_terms::names_from_term(names)?;
         Ok(codegen_terms::collision_term(env, mcp_core::name::first_collision(&names, codegen_terms::sha256_hex)))
