@@ -134,6 +134,64 @@ call_tool_arguments_test() ->
     ?assertMatch(<<"{", _/binary>>,
                  no_long_hold(fun() -> mcp_json:encode_line(mcp_jsonrpc:request({id_int, 1}, <<"tools/call">>, {some, Fine})) end)).
 
+encode_walks_long_lists_in_steps_test_() ->
+    {timeout, 120, fun() ->
+        Nulls = nulls(2000000),
+        ?assertEqual(5 * 2000000 + 1, byte_size(no_long_hold(fun() -> mcp_json:encode(Nulls) end))),
+        Objects = {array, lists:duplicate(200000, {object, [{<<"a">>, {array, []}}]})},
+        ?assertEqual(9 * 200000 + 1, byte_size(no_long_hold(fun() -> mcp_json:encode(Objects) end))),
+        Ints = {array, lists:duplicate(200, {int, binary_to_integer(binary:copy(<<"7">>, 4300))})},
+        ?assertEqual(4301 * 200 + 1, byte_size(no_long_hold(fun() -> mcp_json:encode(Ints) end)))
+    end}.
+
+%% ---- mcp_json:decode/1 ----
+
+%% `[Item,Item,...]' of about `Bytes' bytes.
+repeated(Item, Bytes) ->
+    N = Bytes div (byte_size(Item) + 1),
+    <<"[", (binary:copy(<<Item/binary, ",">>, N - 1))/binary, Item/binary, "]">>.
+
+decode_of_long_runs_of_tiny_values_test_() ->
+    {timeout, 120, fun() ->
+        [?assertMatch({ok, {array, [_ | _]}}, no_long_hold(fun() -> mcp_json:decode(Line) end))
+         || Line <- [repeated(<<"0">>, 2 * ?MIB), repeated(<<"{}">>, 2 * ?MIB), repeated(<<"[]">>, 2 * ?MIB),
+                     repeated(<<"{\"a\":[null]}">>, 2 * ?MIB), repeated(<<"\"\\n\"">>, 2 * ?MIB)]]
+    end}.
+
+decode_of_deep_nesting_test_() ->
+    {timeout, 120, fun() ->
+        Depth = mcp_json:max_depth() - 1,
+        Deep = <<(binary:copy(<<"[">>, Depth))/binary, "0", (binary:copy(<<"]">>, Depth))/binary>>,
+        Line = repeated(Deep, 2 * ?MIB),
+        ?assertMatch({ok, {array, _}}, no_long_hold(fun() -> mcp_json:decode(Line) end)),
+        Open = binary:copy(<<"[">>, 16 * ?MIB),
+        ?assertMatch({error, _}, no_long_hold(fun() -> mcp_json:decode(Open) end))
+    end}.
+
+%% (each input is built before the measured call: building it is a copy
+%% on the caller's scheduler too)
+decode_of_huge_tokens_test_() ->
+    {timeout, 120, fun() ->
+        Quoted = fun(Text) -> <<"\"", Text/binary, "\"">> end,
+        Ascii = Quoted(ascii(64 * ?MIB)),
+        ?assertMatch({ok, {string, _}}, no_long_hold(fun() -> mcp_json:decode(Ascii) end)),
+        Cjk = <<"[", (Quoted(cjk(32 * ?MIB)))/binary, "]">>,
+        ?assertMatch({ok, {array, [{string, _}]}}, no_long_hold(fun() -> mcp_json:decode(Cjk) end)),
+        Escaped = <<"{", (Quoted(binary:copy(<<"\\n">>, 8 * ?MIB)))/binary, ":null}">>,
+        ?assertMatch({ok, {object, [{_, null}]}}, no_long_hold(fun() -> mcp_json:decode(Escaped) end)),
+        Spaces = binary:copy(<<" ">>, 16 * ?MIB),
+        Spaced = <<"[", Spaces/binary, "null", Spaces/binary, "]">>,
+        ?assertEqual({ok, {array, [null]}}, no_long_hold(fun() -> mcp_json:decode(Spaced) end)),
+        Digits = binary:copy(<<"1">>, 16 * ?MIB),
+        Integer = <<"[", Digits/binary, "]">>,
+        ?assertMatch({error, {corruption_report, 1, <<"integer too long">>}},
+                     no_long_hold(fun() -> mcp_json:decode(Integer) end)),
+        Float = <<"0.", Digits/binary>>,
+        ?assertMatch({ok, {float, _}}, no_long_hold(fun() -> mcp_json:decode(Float) end)),
+        Longest = repeated(binary:copy(<<"7">>, mcp_json:max_integer_digits()), ?MIB),
+        ?assertMatch({ok, {array, [{int, _} | _]}}, no_long_hold(fun() -> mcp_json:decode(Longest) end))
+    end}.
+
 %% ---- mcp_interchange ----
 
 to_msgpack_walks_lists_under_the_budget_test_() ->

@@ -19,9 +19,15 @@ mod parse;
 mod value;
 mod write;
 
-pub use parse::{parse, parse_with, parse_within, CorruptionReport, JsonSink, TreeSink};
+pub use parse::{
+    parse, parse_with, parse_within, Budget, Closing, CorruptionReport, Expect, JsonSink, Parser, PausingSink, Split, Step,
+    Suspended, SuspendedFrame, TreeSink, Unsplit, BIG_INT_WEIGHT,
+};
 pub use value::Json;
-pub use write::{to_bytes, write, write_float, write_int, write_big_int, write_string, EncodeError};
+pub use write::{
+    next_special, to_bytes, write, write_big_int, write_float, write_int, write_string, write_utf8_string, EncodeError, NotUtf8,
+    Output,
+};
 
 /// Deepest container nesting the parsers and encoders accept.
 pub const MAX_DEPTH: usize = 128;
