@@ -5,11 +5,13 @@
 %% Also prints the parse-only ceiling ratio when the Rust timing binary's
 %% output is given.
 -module(json_bench).
--export([run/1]).
+-export([run/1, ratios/1]).
 
 -define(ROUNDS, 15).
 
 run([PayloadDir | Rest]) ->
+    ratios([PayloadDir]),
+    ratios_without_busy_wait(PayloadDir),
     Ceiling = ceiling(Rest),
     io:format("~n== JSON decode (line -> term), MB/s, median of ~b interleaved rounds ==~n", [?ROUNDS]),
     io:format("~-12s ~10s ~10s ~10s ~12s ~12s ~14s~n",
@@ -32,6 +34,47 @@ run([PayloadDir | Rest]) ->
              || {Name, _, Ours, _} <- Decoded, {N2, C} <- Ceiling, N2 =:= Name]
     end,
     ok.
+
+%% The summary table: decode and encode as ratios to jiffy (time of jiffy /
+%% time of mcp_json, so >1 is faster), and two ceilings for a decode, also
+%% as ratios to jiffy's decode: copying the decoded term
+%% (`erts_debug:copy_shared/1': building the same term from a term) and walking it
+%% (`erts_debug:flat_size/1'). All six interleaved, median of the rounds.
+ratios([PayloadDir]) ->
+    io:format("~n== mcp_json vs jiffy (ratios, >1 is faster), ~s, median of ~b interleaved rounds ==~n",
+              [scheduler_flags(), ?ROUNDS]),
+    io:format("| payload | bytes | decode | encode | copy ceiling | walk ceiling |~n|---|---|---|---|---|---|~n"),
+    [ratio_row(PayloadDir, Name) || Name <- bench_payloads:names()],
+    ok.
+
+ratio_row(Dir, Name) ->
+    {ok, Line} = file:read_file(filename:join(Dir, Name ++ ".json")),
+    {ok, Ours} = mcp_json:decode(Line),
+    Jiffy = jiffy:decode(Line),
+    Impls = [{decode, fun() -> {ok, _} = mcp_json:decode(Line) end},
+             {jiffy_decode, fun() -> jiffy:decode(Line) end},
+             {copy, fun() -> erts_debug:copy_shared(Ours) end},
+             {walk, fun() -> erts_debug:flat_size(Ours) end},
+             {encode, fun() -> mcp_json:encode(Ours) end},
+             {jiffy_encode, fun() -> jiffy:encode(Jiffy) end}],
+    [Dec, JDec, Copy, Walk, Enc, JEnc] = interleaved(Impls, byte_size(Line), fun time_us/2),
+    %% (interleaved/3 answers MB/s: a ratio of rates is the inverse ratio of times)
+    io:format("| ~s | ~b | ~.2f | ~.2f | ~.2f | ~.2f |~n",
+              [Name, byte_size(Line), Dec / JDec, Enc / JEnc, Copy / JDec, Walk / JDec]).
+
+%% The VM of ratios_without_busy_wait/1 is marked by a plain `-no_busy_wait'.
+scheduler_flags() ->
+    case init:get_argument(no_busy_wait) of
+        {ok, _} -> "+sbwt none +sbwtdcpu none +sbwtdio none";
+        error -> "default flags"
+    end.
+
+%% The same table in a fresh VM whose schedulers do not busy-wait.
+ratios_without_busy_wait(PayloadDir) ->
+    Paths = lists:append([["-pa", filename:dirname(code:which(M))] || M <- [mcp_json, jiffy, json_bench]]),
+    Command = lists:join(" ", ["erl", "+sbwt", "none", "+sbwtdcpu", "none", "+sbwtdio", "none", "-noshell" | Paths]
+                              ++ ["-no_busy_wait", "-eval", "'json_bench:ratios([\"" ++ PayloadDir ++ "\"]), halt().'"]),
+    io:format("~s", [os:cmd(lists:flatten(Command))]).
 
 %% "name MB/s" lines printed by the parse_ceiling example.
 ceiling([]) -> [];

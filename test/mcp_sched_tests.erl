@@ -154,15 +154,15 @@ repeated(Item, Bytes) ->
 decode_of_long_runs_of_tiny_values_test_() ->
     {timeout, 120, fun() ->
         [?assertMatch({ok, {array, [_ | _]}}, no_long_hold(fun() -> mcp_json:decode(Line) end))
-         || Line <- [repeated(<<"0">>, 2 * ?MIB), repeated(<<"{}">>, 2 * ?MIB), repeated(<<"[]">>, 2 * ?MIB),
-                     repeated(<<"{\"a\":[null]}">>, 2 * ?MIB), repeated(<<"\"\\n\"">>, 2 * ?MIB)]]
+         || Line <- [repeated(<<"0">>, ?MIB), repeated(<<"{}">>, ?MIB), repeated(<<"[]">>, ?MIB),
+                     repeated(<<"{\"a\":[null]}">>, ?MIB), repeated(<<"\"\\n\"">>, ?MIB)]]
     end}.
 
 decode_of_deep_nesting_test_() ->
     {timeout, 120, fun() ->
         Depth = mcp_json:max_depth() - 1,
         Deep = <<(binary:copy(<<"[">>, Depth))/binary, "0", (binary:copy(<<"]">>, Depth))/binary>>,
-        Line = repeated(Deep, 2 * ?MIB),
+        Line = repeated(Deep, ?MIB),
         ?assertMatch({ok, {array, _}}, no_long_hold(fun() -> mcp_json:decode(Line) end)),
         Open = binary:copy(<<"[">>, 16 * ?MIB),
         ?assertMatch({error, _}, no_long_hold(fun() -> mcp_json:decode(Open) end))

@@ -13,7 +13,7 @@ use mcp_core::json::{CorruptionReport, Json, JsonSink, MAX_DEPTH, MAX_INTEGER_DI
 use num_bigint::BigInt;
 use rustler::sys::{self, ErlNifTerm};
 use rustler::types::tuple::make_tuple;
-use rustler::{Binary, Encoder, Env, Error, NewBinary, NifResult, Term, TermType};
+use rustler::{Binary, Encoder, Env, Error, NewBinary, NifResult, Resource, ResourceArc, Term, TermType};
 use std::vec::Drain;
 
 /// A new binary term holding `bytes`.
@@ -159,6 +159,14 @@ impl<'a> TermBuilder<'a> {
     pub fn string(&self, value: &str) -> ErlNifTerm {
         self.tuple(&[self.atom(atoms::string()), self.binary(value.as_bytes())])
     }
+    /// `{string, Binary}` whose binary is `value`'s own memory, kept by a
+    /// resource (no copy).
+    pub fn owned_string(&self, mut value: String) -> ErlNifTerm {
+        value.shrink_to_fit();
+        let text = ResourceArc::new(OwnedText(value));
+        let binary = text.make_binary(self.env, |text| text.0.as_bytes());
+        self.tuple(&[self.atom(atoms::string()), binary.to_term(self.env).as_c_arg()])
+    }
     pub fn array(&self, items: &[ErlNifTerm]) -> ErlNifTerm {
         self.tuple(&[self.atom(atoms::array()), self.list(items)])
     }
@@ -178,6 +186,12 @@ impl<'a> TermBuilder<'a> {
         members.rev().fold(self.nil(), |list, (key, value)| self.cons(self.tuple(&[key, value]), list))
     }
 }
+
+/// A long unescaped string's text, owned by the binary term made from it.
+pub struct OwnedText(String);
+
+#[rustler::resource_impl]
+impl Resource for OwnedText {}
 
 /// Builds `json()` terms as the parser reports values (raw terms, wrapped
 /// once at the end).
@@ -211,6 +225,10 @@ impl<'a> JsonSink for TermSink<'a> {
     }
     fn string(&mut self, value: &str) -> ErlNifTerm {
         self.build.string(value)
+    }
+    const KEEPS_STRINGS: bool = true;
+    fn string_owned(&mut self, value: String) -> ErlNifTerm {
+        self.build.owned_string(value)
     }
     fn key(&mut self, value: &str) -> ErlNifTerm {
         self.build.binary(value.as_bytes())

@@ -46,6 +46,20 @@ static STRING_SPECIAL: [bool; 256] = {
     table
 };
 
+/// Bytes of a little-endian word, one bit per byte, used by the scans that
+/// go eight bytes at a time.
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of every byte of `word` that is in [`STRING_SPECIAL`]. The
+/// lowest flagged byte is exact (a false flag only ever sits above a true
+/// one), so `trailing_zeros() / 8` is the index of the first special byte.
+fn special_flags(word: u64) -> u64 {
+    let zero_byte = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
+    let control = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
+    control | zero_byte(word ^ (ONES * u64::from(b'"'))) | zero_byte(word ^ (ONES * u64::from(b'\\')))
+}
+
 /// Longest integer literal (in digits, sign excluded) the parser converts.
 /// The same bound CPython adopted for int/str conversion (CVE-2020-10735).
 pub const MAX_INTEGER_DIGITS: usize = 4300;

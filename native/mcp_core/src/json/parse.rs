@@ -5,7 +5,7 @@
 //! value is: [`TreeSink`] builds [`Json`]; the NIF builds Erlang terms
 //! directly, without an intermediate tree.
 
-use super::{Json, MAX_DEPTH, MAX_INTEGER_DIGITS, STRING_SPECIAL};
+use super::{special_flags, Json, HIGHS, MAX_DEPTH, MAX_INTEGER_DIGITS, STRING_SPECIAL};
 use num_bigint::BigInt;
 use std::convert::Infallible;
 use std::vec::Drain;
@@ -335,7 +335,7 @@ impl<'b, S: JsonSink, C: Closing<S>> Parser<'b, S, C> {
     /// (never more than [`MAX_DEPTH`]).
     pub fn new(bytes: &'b [u8], max_depth: usize) -> Self {
         Parser {
-            reader: Reader { bytes, pos: 0, end: bytes.len(), scratch: String::new() },
+            reader: Reader { bytes, pos: 0, end: bytes.len(), scratch: Vec::new() },
             expect: Expect::Value,
             max_depth: max_depth.min(MAX_DEPTH),
             frames: Vec::new(),
@@ -400,9 +400,9 @@ impl<'b, S: JsonSink, C: Closing<S>> Parser<'b, S, C> {
                     Some(b'"') => match reader.string()? {
                         Text::Input(text) => sink.string(text),
                         Text::Scratch if S::KEEPS_STRINGS && reader.scratch.len() >= HANDOVER_BYTES => {
-                            sink.string_owned(std::mem::take(&mut reader.scratch))
+                            sink.string_owned(reader.take_scratch())
                         }
-                        Text::Scratch => sink.string(&reader.scratch),
+                        Text::Scratch => sink.string(reader.scratch_text()),
                     },
                     Some(b't') => reader.literal(b"true", sink.bool(true))?,
                     Some(b'f') => reader.literal(b"false", sink.bool(false))?,
@@ -431,7 +431,7 @@ impl<'b, S: JsonSink, C: Closing<S>> Parser<'b, S, C> {
                 }
                 let key = match reader.string()? {
                     Text::Input(text) => sink.key(text),
-                    Text::Scratch => sink.key(&reader.scratch),
+                    Text::Scratch => sink.key(reader.scratch_text()),
                 };
                 self.keys.push(key);
                 self.expect = Expect::Colon;
@@ -578,7 +578,8 @@ struct Reader<'a> {
     /// Where this run's scans stop (`bytes.len()` when unlimited): a scan
     /// that reaches it before the input ends is an [`Halt::Overrun`].
     end: usize,
-    scratch: String,
+    /// Unescaped text: UTF-8 once a string using it is checked.
+    scratch: Vec<u8>,
 }
 
 impl<'a> Reader<'a> {
@@ -621,15 +622,28 @@ impl<'a> Reader<'a> {
     }
 
     /// The end of the run of plain string bytes from `cursor` (at most
-    /// `self.end`), and the OR of its bytes (high bit set: not all ASCII).
-    fn plain_run(&self, mut cursor: usize) -> (usize, u8) {
+    /// `self.end`), eight bytes at a time, and whether it holds a byte with
+    /// its high bit set (not ASCII: its UTF-8 must be checked).
+    fn plain_run(&self, mut cursor: usize) -> (usize, bool) {
         let bytes = &self.bytes[..self.end];
-        let mut high_bits = 0u8;
+        let mut high_bits = 0u64;
+        while let Some(chunk) = bytes.get(cursor..cursor + 8) {
+            let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+            let flags = special_flags(word);
+            if flags != 0 {
+                let plain = flags.trailing_zeros() / 8;
+                high_bits |= word & ((1u64 << (plain * 8)) - 1);
+                return (cursor + plain as usize, high_bits & HIGHS != 0);
+            }
+            high_bits |= word;
+            cursor += 8;
+        }
+        let mut tail_high_bits = 0u8;
         while cursor < bytes.len() && !STRING_SPECIAL[bytes[cursor] as usize] {
-            high_bits |= bytes[cursor];
+            tail_high_bits |= bytes[cursor];
             cursor += 1;
         }
-        (cursor, high_bits)
+        (cursor, high_bits & HIGHS != 0 || tail_high_bits >= 0x80)
     }
 
     /// A string starting at the opening quote. Borrows the input when the
@@ -637,10 +651,10 @@ impl<'a> Reader<'a> {
     fn string(&mut self) -> Result<Text<'a>, Halt> {
         let bytes = self.bytes;
         let start = self.pos + 1;
-        let (cursor, high_bits) = self.plain_run(start);
+        let (cursor, non_ascii) = self.plain_run(start);
         self.overran(cursor)?;
         match bytes.get(cursor) {
-            Some(b'"') if high_bits < 0x80 => {
+            Some(b'"') if !non_ascii => {
                 self.pos = cursor + 1;
                 // All ASCII: valid UTF-8 without a second pass.
                 Ok(Text::Input(ascii_segment(&bytes[start..cursor])))
@@ -649,23 +663,32 @@ impl<'a> Reader<'a> {
                 self.pos = cursor + 1;
                 Ok(utf8_segment(bytes, start, cursor).map(Text::Input)?)
             }
-            Some(b'\\') => self.escaped_string(start, cursor),
+            Some(b'\\') => self.escaped_string(start, cursor, non_ascii),
             Some(_) => Err(Self::fault_at(cursor, "control character in string").into()),
             None => Err(Self::fault_at(cursor, "unterminated string").into()),
         }
     }
 
-    fn escaped_string(&mut self, start: usize, first_escape: usize) -> Result<Text<'a>, Halt> {
+    /// A string with escapes, unescaped into the scratch buffer. Its UTF-8
+    /// is checked once, over the input between the quotes (an escape is
+    /// ASCII, so that is the same as checking each run between escapes),
+    /// and only when a byte has its high bit set; a fault found later in
+    /// the string is reported after any earlier invalid UTF-8.
+    fn escaped_string(&mut self, start: usize, first_escape: usize, mut non_ascii: bool) -> Result<Text<'a>, Halt> {
         let bytes = self.bytes;
+        let fault = |non_ascii: bool, report: CorruptionReport| -> Halt {
+            let earlier = if non_ascii { utf8_segment(bytes, start, report.offset).err() } else { None };
+            Halt::Fault(earlier.unwrap_or(report))
+        };
         self.scratch.clear();
-        self.scratch.push_str(utf8_segment(bytes, start, first_escape)?);
+        self.scratch.extend_from_slice(&bytes[start..first_escape]);
         let mut cursor = first_escape;
         loop {
             // cursor is at a backslash
             let escape_at = cursor;
             let code = match bytes.get(cursor + 1) {
                 Some(&code) => code,
-                None => return Err(Self::fault_at(cursor + 1, "unterminated string").into()),
+                None => return Err(fault(non_ascii, Self::fault_at(cursor + 1, "unterminated string"))),
             };
             cursor += 2;
             let decoded = match code {
@@ -678,44 +701,65 @@ impl<'a> Reader<'a> {
                 b'r' => '\r',
                 b't' => '\t',
                 b'u' => {
-                    let unit = hex4(bytes, cursor)?;
+                    let unit = hex4(bytes, cursor).map_err(|report| fault(non_ascii, report))?;
                     cursor += 4;
+                    let lone = || fault(non_ascii, Self::fault_at(escape_at, "lone surrogate escape"));
                     match unit {
                         0xD800..=0xDBFF => {
-                            let low = if bytes.get(cursor) == Some(&b'\\') && bytes.get(cursor + 1) == Some(&b'u') {
-                                hex4(bytes, cursor + 2)?
-                            } else {
-                                return Err(Self::fault_at(escape_at, "lone surrogate escape").into());
-                            };
+                            if bytes.get(cursor) != Some(&b'\\') || bytes.get(cursor + 1) != Some(&b'u') {
+                                return Err(lone());
+                            }
+                            let low = hex4(bytes, cursor + 2).map_err(|report| fault(non_ascii, report))?;
                             if !(0xDC00..=0xDFFF).contains(&low) {
-                                return Err(Self::fault_at(escape_at, "lone surrogate escape").into());
+                                return Err(lone());
                             }
                             cursor += 6;
                             let scalar = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
-                            char::from_u32(scalar).ok_or(Self::fault_at(escape_at, "lone surrogate escape"))?
+                            char::from_u32(scalar).ok_or_else(lone)?
                         }
-                        0xDC00..=0xDFFF => return Err(Self::fault_at(escape_at, "lone surrogate escape").into()),
-                        _ => char::from_u32(unit).ok_or(Self::fault_at(escape_at, "invalid escape"))?,
+                        0xDC00..=0xDFFF => return Err(lone()),
+                        _ => char::from_u32(unit)
+                            .ok_or_else(|| fault(non_ascii, Self::fault_at(escape_at, "invalid escape")))?,
                     }
                 }
-                _ => return Err(Self::fault_at(escape_at, "invalid escape").into()),
+                _ => return Err(fault(non_ascii, Self::fault_at(escape_at, "invalid escape"))),
             };
-            self.scratch.push(decoded);
+            let mut encoded = [0u8; 4];
+            self.scratch.extend_from_slice(decoded.encode_utf8(&mut encoded).as_bytes());
             let segment_start = cursor;
-            (cursor, _) = self.plain_run(segment_start);
+            let segment_non_ascii;
+            (cursor, segment_non_ascii) = self.plain_run(segment_start);
             self.overran(cursor)?;
-            let segment = utf8_segment(bytes, segment_start, cursor)?;
-            self.scratch.push_str(segment);
+            non_ascii |= segment_non_ascii;
+            self.scratch.extend_from_slice(&bytes[segment_start..cursor]);
             match bytes.get(cursor) {
                 Some(b'"') => {
+                    if non_ascii {
+                        utf8_segment(bytes, start, cursor)?;
+                    }
                     self.pos = cursor + 1;
                     return Ok(Text::Scratch);
                 }
                 Some(b'\\') => continue,
-                Some(_) => return Err(Self::fault_at(cursor, "control character in string").into()),
-                None => return Err(Self::fault_at(cursor, "unterminated string").into()),
+                Some(_) => return Err(fault(non_ascii, Self::fault_at(cursor, "control character in string"))),
+                None => return Err(fault(non_ascii, Self::fault_at(cursor, "unterminated string"))),
             }
         }
+    }
+
+    /// The scratch buffer as text: only called after [`Reader::string`]
+    /// answered `Text::Scratch`, which it does only once the UTF-8 of the
+    /// string is checked.
+    fn scratch_text(&self) -> &str {
+        // SAFETY: see above; the escapes' own bytes are encoded chars.
+        unsafe { std::str::from_utf8_unchecked(&self.scratch) }
+    }
+
+    /// The scratch buffer handed over as a `String` (same condition as
+    /// [`Reader::scratch_text`]); the reader starts a new one.
+    fn take_scratch(&mut self) -> String {
+        // SAFETY: as for `scratch_text`.
+        unsafe { String::from_utf8_unchecked(std::mem::take(&mut self.scratch)) }
     }
 
     /// A number literal; `made` is charged [`BIG_INT_WEIGHT`] for an
@@ -794,7 +838,7 @@ impl<'a> Reader<'a> {
 }
 
 fn utf8_segment(bytes: &[u8], from: usize, to: usize) -> Result<&str, CorruptionReport> {
-    std::str::from_utf8(&bytes[from..to])
+    simdutf8::compat::from_utf8(&bytes[from..to])
         .map_err(|error| CorruptionReport { offset: from + error.valid_up_to(), reason: "invalid utf-8" })
 }
 

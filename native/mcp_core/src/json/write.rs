@@ -2,7 +2,7 @@
 //! `write_int`, `write_big_int`) are public so the NIF can encode Erlang
 //! terms straight to bytes with exactly the same output as [`write`].
 
-use super::{Json, MAX_DEPTH, STRING_SPECIAL};
+use super::{special_flags, Json, MAX_DEPTH, STRING_SPECIAL};
 use num_bigint::BigInt;
 
 /// Why a value cannot be written.
@@ -95,7 +95,7 @@ pub fn write_string<O: Output>(out: &mut O, text: &str) {
 /// Appends `bytes` as a JSON string when they are UTF-8 (checked only when
 /// a byte has its high bit set), else `Err(NotUtf8)` with nothing written.
 pub fn write_utf8_string<O: Output>(out: &mut O, bytes: &[u8]) -> Result<(), NotUtf8> {
-    if !bytes.is_ascii() && std::str::from_utf8(bytes).is_err() {
+    if !bytes.is_ascii() && simdutf8::basic::from_utf8(bytes).is_err() {
         return Err(NotUtf8);
     }
     write_string_bytes(out, bytes);
@@ -131,16 +131,9 @@ fn write_string_bytes<O: Output>(out: &mut O, bytes: &[u8]) {
 /// The index of the first byte at or after `from` that a JSON string
 /// cannot carry raw (`bytes.len()` when none), eight bytes at a time.
 pub fn next_special(bytes: &[u8], from: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
     let mut at = from;
     while let Some(chunk) = bytes.get(at..at + 8) {
-        let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
-        // The lowest flagged byte of each test is exact (a false flag only
-        // ever sits above a true one), so the lowest of all is the answer.
-        let zero_byte = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
-        let control = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
-        let flags = control | zero_byte(word ^ (ONES * u64::from(b'"'))) | zero_byte(word ^ (ONES * u64::from(b'\\')));
+        let flags = special_flags(u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8])));
         if flags != 0 {
             return at + (flags.trailing_zeros() / 8) as usize;
         }
