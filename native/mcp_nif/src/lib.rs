@@ -4,19 +4,21 @@
 //! constant.
 //!
 //! Functions whose work grows with the input come in two variants, by one of
-//! two mechanisms:
+//! two mechanisms, or yield:
 //!
 //! - **Dirty twins** (`nif_with_dirty_twin!`): one body declared twice,
 //!   `foo` on a normal scheduler and `foo_dirty` on a dirty CPU scheduler.
 //!   The public Erlang module picks by input size (`byte_size(X) >=
 //!   ?DIRTY_THRESHOLD`).
 //! - **Budgeted, redone dirty**: the normal variant takes a work budget
-//!   (`json_encode`, `stdio_scan`, `interchange_to_json`,
-//!   `interchange_to_msgpack`, `msgpack_encode`) and answers the atom `dirty`
-//!   once it is spent; the caller then redoes the call on the `_dirty`
-//!   variant, which has no budget. `json_decode` is picked by size but also
-//!   charges its timeslice. These pairs differ in their arguments or body,
-//!   so they are written out.
+//!   (`stdio_scan`, `interchange_to_json`, `interchange_to_msgpack`,
+//!   `msgpack_encode`) and answers the atom `dirty` once it is spent; the
+//!   caller then redoes the call on the `_dirty` variant, which has no
+//!   budget. These pairs differ in their arguments or body, so they are
+//!   written out.
+//! - **Steps** (`json_decode`, `json_encode`): one NIF that works within a
+//!   step budget and continues itself through `enif_schedule_nif`
+//!   (`json_terms::decode`, `json_terms::encode`; docs/json.md).
 //!
 //! Rustler registers every `#[rustler::nif]` fn, macro-generated ones
 //! included, through `inventory` when the library loads (`rustler::init!`
