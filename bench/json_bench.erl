@@ -40,9 +40,10 @@ run([PayloadDir | Rest]) ->
 %% as ratios to jiffy's decode: copying the decoded term
 %% (`erts_debug:copy_shared/1': building the same term from a term) and walking it
 %% (`erts_debug:flat_size/1'). Interleaved (the two decodes, then the
-%% rest), median of the rounds.
+%% rest); each cell is the ratio of the medians of the rounds, then in
+%% parentheses that of the best rounds (steadier on a loaded machine).
 ratios([PayloadDir]) ->
-    io:format("~n== mcp_json vs jiffy (ratios, >1 is faster), ~s, median of ~b interleaved rounds ==~n",
+    io:format("~n== mcp_json vs jiffy (ratios, >1 is faster), ~s, median (best) of ~b interleaved rounds ==~n",
               [scheduler_flags(), ?ROUNDS]),
     io:format("| payload | bytes | decode | encode | copy ceiling | walk ceiling |~n|---|---|---|---|---|---|~n"),
     [ratio_row(PayloadDir, Name) || Name <- bench_payloads:names()],
@@ -54,16 +55,18 @@ ratio_row(Dir, Name) ->
     %% The decodes first, while no decoded term is alive in this process (a
     %% big live term makes every garbage collection here slower, for both
     %% implementations alike).
-    [Dec, JDec] = interleaved([{decode, fun() -> {ok, _} = mcp_json:decode(Line) end},
-                               {jiffy_decode, fun() -> jiffy:decode(Line) end}], Bytes, fun time_us/2),
+    [Dec, JDec] = interleaved_with_best([{decode, fun() -> {ok, _} = mcp_json:decode(Line) end},
+                                         {jiffy_decode, fun() -> jiffy:decode(Line) end}], Bytes, fun time_us/2),
     {ok, Ours} = mcp_json:decode(Line),
     Jiffy = jiffy:decode(Line),
-    [Copy, Walk, Enc, JEnc] = interleaved([{copy, fun() -> erts_debug:copy_shared(Ours) end},
-                                           {walk, fun() -> erts_debug:flat_size(Ours) end},
-                                           {encode, fun() -> mcp_json:encode(Ours) end},
-                                           {jiffy_encode, fun() -> jiffy:encode(Jiffy) end}], Bytes, fun time_us/2),
-    %% (interleaved/3 answers MB/s: a ratio of rates is the inverse ratio of times)
-    io:format("| ~s | ~b | ~.2f | ~.2f | ~.2f | ~.2f |~n", [Name, Bytes, Dec / JDec, Enc / JEnc, Copy / JDec, Walk / JDec]).
+    [Copy, Walk, Enc, JEnc] = interleaved_with_best([{copy, fun() -> erts_debug:copy_shared(Ours) end},
+                                                     {walk, fun() -> erts_debug:flat_size(Ours) end},
+                                                     {encode, fun() -> mcp_json:encode(Ours) end},
+                                                     {jiffy_encode, fun() -> jiffy:encode(Jiffy) end}], Bytes, fun time_us/2),
+    %% (rates: a ratio of rates is the inverse ratio of times)
+    Ratio = fun({Median, Best}, {BaseMedian, BaseBest}) -> io_lib:format("~.2f (~.2f)", [Median / BaseMedian, Best / BaseBest]) end,
+    io:format("| ~s | ~b | ~s | ~s | ~s | ~s |~n",
+              [Name, Bytes, Ratio(Dec, JDec), Ratio(Enc, JEnc), Ratio(Copy, JDec), Ratio(Walk, JDec)]).
 
 %% The VM of ratios_without_busy_wait/1 is marked by a plain `-no_busy_wait'.
 scheduler_flags() ->
@@ -113,12 +116,22 @@ row(Name, Bytes, Ours, Jiffy, Mochi) ->
 %% MB/s per implementation: each round runs every implementation once, in
 %% rotating order, timed by Timer.
 interleaved(Impls, Bytes, Timer) ->
+    [Bytes / median_us(Samples) || Samples <- samples(Impls, Bytes, Timer)].
+
+%% The same, as `{MedianRate, BestRate}' per implementation.
+interleaved_with_best(Impls, Bytes, Timer) ->
+    %% (a walk of a term that is mostly one binary can time at 0 us)
+    Floor = fun(Us) -> max(Us, 1.0e-3) end,
+    [{Bytes / Floor(median_us(Samples)), Bytes / Floor(lists:min(Samples))} || Samples <- samples(Impls, Bytes, Timer)].
+
+%% Microseconds per call, one list per implementation, one sample a round.
+samples(Impls, Bytes, Timer) ->
     Count = length(Impls),
     Rounds = [begin
                   Order = rotate(lists:seq(1, Count), R rem Count),
                   maps:from_list([{I, Timer(element(2, lists:nth(I, Impls)), Bytes)} || I <- Order])
               end || R <- lists:seq(1, ?ROUNDS)],
-    [Bytes / median_us([maps:get(I, Round) || Round <- Rounds]) || I <- lists:seq(1, Count)].
+    [[maps:get(I, Round) || Round <- Rounds] || I <- lists:seq(1, Count)].
 
 rotate(List, N) -> {A, B} = lists:split(N, List), B ++ A.
 
