@@ -1,11 +1,12 @@
 %% @doc Deterministic benchmark payloads (same bytes every run, no RNG):
-%% a ~600 KiB tweets-like document, a ~64 KiB `tools/list` page and a
-%% ~4 MiB `tools/call` result with one big text block. Written as JSON
-%% lines into the directory given.
+%% a ~200 B JSON-RPC request, a ~600 KiB tweets-like document, a ~64 KiB
+%% `tools/list` page, a ~4 MiB `tools/call` result with one big text block
+%% and an array of 10,000 numbers. Written as JSON lines into the
+%% directory given.
 -module(bench_payloads).
 -export([write_all/1, names/0]).
 
-names() -> ["tweets", "tools_list", "call_result"].
+names() -> ["request", "tweets", "tools_list", "call_result", "numbers"].
 
 write_all(Dir) ->
     ok = filelib:ensure_dir(filename:join(Dir, "x")),
@@ -15,7 +16,26 @@ write_all(Dir) ->
 
 payload("tweets") -> tweets(1200);
 payload("tools_list") -> tools_list(96);
-payload("call_result") -> call_result(4 * 1024 * 1024).
+payload("call_result") -> call_result(4 * 1024 * 1024);
+payload("request") -> request();
+payload("numbers") -> numbers(10000).
+
+%% A `tools/call' request as mcp_client sends it.
+request() ->
+    {object, [{<<"jsonrpc">>, {string, <<"2.0">>}}, {<<"id">>, {int, 42}}, {<<"method">>, {string, <<"tools/call">>}},
+              {<<"params">>, {object, [{<<"name">>, {string, <<"search_repositories">>}},
+                                       {<<"arguments">>, {object, [{<<"query">>, {string, <<"language:erlang stars:>100">>}},
+                                                                   {<<"page">>, {int, 1}}, {<<"perPage">>, {int, 30}}]}},
+                                       {<<"_meta">>, {object, [{<<"progressToken">>, {int, 42}}]}}]}}]}.
+
+%% Integers and floats, alternating.
+numbers(N) ->
+    {_, Items} = lists:foldl(fun(I, {Seed, Acc}) ->
+                                 S = lcg(Seed),
+                                 Item = case I rem 2 of 0 -> {int, S - 1073741824}; 1 -> {float, S / 4096} end,
+                                 {S, [Item | Acc]}
+                             end, {3, []}, lists:seq(1, N)),
+    {array, lists:reverse(Items)}.
 
 %% A pseudo-random but fixed sequence: a linear congruential generator.
 lcg(Seed) -> (Seed * 1103515245 + 12345) rem 2147483648.

@@ -5,11 +5,13 @@
 %% Also prints the parse-only ceiling ratio when the Rust timing binary's
 %% output is given.
 -module(json_bench).
--export([run/1]).
+-export([run/1, ratios/1]).
 
 -define(ROUNDS, 15).
 
 run([PayloadDir | Rest]) ->
+    ratios([PayloadDir]),
+    ratios_without_busy_wait(PayloadDir),
     Ceiling = ceiling(Rest),
     io:format("~n== JSON decode (line -> term), MB/s, median of ~b interleaved rounds ==~n", [?ROUNDS]),
     io:format("~-12s ~10s ~10s ~10s ~12s ~12s ~14s~n",
@@ -32,6 +34,53 @@ run([PayloadDir | Rest]) ->
              || {Name, _, Ours, _} <- Decoded, {N2, C} <- Ceiling, N2 =:= Name]
     end,
     ok.
+
+%% The summary table: decode and encode as ratios to jiffy (time of jiffy /
+%% time of mcp_json, so >1 is faster), and two ceilings for a decode, also
+%% as ratios to jiffy's decode: copying the decoded term
+%% (`erts_debug:copy_shared/1': building the same term from a term) and walking it
+%% (`erts_debug:flat_size/1'). Interleaved (the two decodes, then the
+%% rest); each cell is the ratio of the medians of the rounds, then in
+%% parentheses that of the best rounds (steadier on a loaded machine).
+ratios([PayloadDir]) ->
+    io:format("~n== mcp_json vs jiffy (ratios, >1 is faster), ~s, median (best) of ~b interleaved rounds ==~n",
+              [scheduler_flags(), ?ROUNDS]),
+    io:format("| payload | bytes | decode | encode | copy ceiling | walk ceiling |~n|---|---|---|---|---|---|~n"),
+    [ratio_row(PayloadDir, Name) || Name <- bench_payloads:names()],
+    ok.
+
+ratio_row(Dir, Name) ->
+    {ok, Line} = file:read_file(filename:join(Dir, Name ++ ".json")),
+    Bytes = byte_size(Line),
+    %% The decodes first, while no decoded term is alive in this process (a
+    %% big live term makes every garbage collection here slower, for both
+    %% implementations alike).
+    [Dec, JDec] = interleaved_with_best([{decode, fun() -> {ok, _} = mcp_json:decode(Line) end},
+                                         {jiffy_decode, fun() -> jiffy:decode(Line) end}], Bytes, fun time_us/2),
+    {ok, Ours} = mcp_json:decode(Line),
+    Jiffy = jiffy:decode(Line),
+    [Copy, Walk, Enc, JEnc] = interleaved_with_best([{copy, fun() -> erts_debug:copy_shared(Ours) end},
+                                                     {walk, fun() -> erts_debug:flat_size(Ours) end},
+                                                     {encode, fun() -> mcp_json:encode(Ours) end},
+                                                     {jiffy_encode, fun() -> jiffy:encode(Jiffy) end}], Bytes, fun time_us/2),
+    %% (rates: a ratio of rates is the inverse ratio of times)
+    Ratio = fun({Median, Best}, {BaseMedian, BaseBest}) -> io_lib:format("~.2f (~.2f)", [Median / BaseMedian, Best / BaseBest]) end,
+    io:format("| ~s | ~b | ~s | ~s | ~s | ~s |~n",
+              [Name, Bytes, Ratio(Dec, JDec), Ratio(Enc, JEnc), Ratio(Copy, JDec), Ratio(Walk, JDec)]).
+
+%% The VM of ratios_without_busy_wait/1 is marked by a plain `-no_busy_wait'.
+scheduler_flags() ->
+    case init:get_argument(no_busy_wait) of
+        {ok, _} -> "+sbwt none +sbwtdcpu none +sbwtdio none";
+        error -> "default flags"
+    end.
+
+%% The same table in a fresh VM whose schedulers do not busy-wait.
+ratios_without_busy_wait(PayloadDir) ->
+    Paths = lists:append([["-pa", filename:dirname(code:which(M))] || M <- [mcp_json, jiffy, json_bench]]),
+    Command = lists:join(" ", ["erl", "+sbwt", "none", "+sbwtdcpu", "none", "+sbwtdio", "none", "-noshell" | Paths]
+                              ++ ["-no_busy_wait", "-eval", "'json_bench:ratios([\"" ++ PayloadDir ++ "\"]), halt().'"]),
+    io:format("~s", [os:cmd(lists:flatten(Command))]).
 
 %% "name MB/s" lines printed by the parse_ceiling example.
 ceiling([]) -> [];
@@ -67,12 +116,22 @@ row(Name, Bytes, Ours, Jiffy, Mochi) ->
 %% MB/s per implementation: each round runs every implementation once, in
 %% rotating order, timed by Timer.
 interleaved(Impls, Bytes, Timer) ->
+    [Bytes / median_us(Samples) || Samples <- samples(Impls, Bytes, Timer)].
+
+%% The same, as `{MedianRate, BestRate}' per implementation.
+interleaved_with_best(Impls, Bytes, Timer) ->
+    %% (a walk of a term that is mostly one binary can time at 0 us)
+    Floor = fun(Us) -> max(Us, 1.0e-3) end,
+    [{Bytes / Floor(median_us(Samples)), Bytes / Floor(lists:min(Samples))} || Samples <- samples(Impls, Bytes, Timer)].
+
+%% Microseconds per call, one list per implementation, one sample a round.
+samples(Impls, Bytes, Timer) ->
     Count = length(Impls),
     Rounds = [begin
                   Order = rotate(lists:seq(1, Count), R rem Count),
                   maps:from_list([{I, Timer(element(2, lists:nth(I, Impls)), Bytes)} || I <- Order])
               end || R <- lists:seq(1, ?ROUNDS)],
-    [Bytes / median_us([maps:get(I, Round) || Round <- Rounds]) || I <- lists:seq(1, Count)].
+    [[maps:get(I, Round) || Round <- Rounds] || I <- lists:seq(1, Count)].
 
 rotate(List, N) -> {A, B} = lists:split(N, List), B ++ A.
 

@@ -51,6 +51,15 @@ hostile() ->
      {"tools/call request frame, 16 MiB key in arguments",
       fun() -> P = mcp_protocol:tools_call_params(<<"t">>, {object, [{Cjk(16 * Mib), null}]}),
                fun() -> mcp_json:encode_line(mcp_jsonrpc:request({id_int, 1}, <<"tools/call">>, {some, P})) end end},
+     {"mcp_json:decode 1 MiB [0,0,...]", fun() -> L = repeated(<<"0">>, Mib), fun() -> mcp_json:decode(L) end end},
+     {"mcp_json:decode 1 MiB [{},{},...]", fun() -> L = repeated(<<"{}">>, Mib), fun() -> mcp_json:decode(L) end end},
+     {"mcp_json:decode 1 MiB of 127-deep [[...[0]...]]",
+      fun() -> D = <<(binary:copy(<<"[">>, 127))/binary, "0", (binary:copy(<<"]">>, 127))/binary>>,
+               L = repeated(D, Mib), fun() -> mcp_json:decode(L) end end},
+     {"mcp_json:decode 64 MiB string", fun() -> L = <<"\"", (binary:copy(<<"k">>, 64 * Mib))/binary, "\"">>, fun() -> mcp_json:decode(L) end end},
+     {"mcp_json:decode 16 MiB whitespace run", fun() -> L = <<"[", (binary:copy(<<" ">>, 16 * Mib))/binary, "0]">>, fun() -> mcp_json:decode(L) end end},
+     {"mcp_json:decode 1 MiB of 4,300-digit integers", fun() -> L = repeated(binary:copy(<<"7">>, 4300), Mib), fun() -> mcp_json:decode(L) end end},
+     {"mcp_json:encode 2 M element list", fun() -> V = {array, lists:duplicate(2000000, null)}, fun() -> mcp_json:encode(V) end end},
      {"mcp_interchange:to_msgpack 10 M element list", fun() -> V = {array, lists:duplicate(10000000, null)}, fun() -> mcp_interchange:to_msgpack(V) end end},
      {"mcp_interchange:to_msgpack 100 MB CJK string", fun() -> T = Cjk(100000000), fun() -> mcp_interchange:to_msgpack({string, T}) end end},
      {"mcp_interchange:to_msgpack 100 MB CJK key", fun() -> T = Cjk(100000000), fun() -> mcp_interchange:to_msgpack({object, [{T, null}]}) end end},
@@ -58,6 +67,11 @@ hostile() ->
      {"mcp_interchange:to_json 10 M element list", fun() -> V = {array_value, lists:duplicate(10000000, nil_value)}, fun() -> mcp_interchange:to_json(V) end end},
      {"mcp_interchange:msgpack_encode 10 M element list", fun() -> V = {array_value, lists:duplicate(10000000, nil_value)}, fun() -> mcp_interchange:msgpack_encode(V) end end},
      {"mcp_codegen:describe collision of two 8 MiB CJK names", fun() -> N = Cjk(8 * Mib), fun() -> mcp_codegen:describe({tool_name_collision, N, N}) end end}].
+
+%% `[Item,Item,...]' of about `Bytes' bytes.
+repeated(Item, Bytes) ->
+    N = Bytes div (byte_size(Item) + 1),
+    <<"[", (binary:copy(<<Item/binary, ",">>, N - 1))/binary, Item/binary, "]">>.
 
 row({M, F, _}, Make) ->
     io:format("~-28s", [atom_to_list(M) ++ ":" ++ atom_to_list(F)]),

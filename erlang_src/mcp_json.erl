@@ -19,10 +19,11 @@
 %% read through the NIF: one definition for decoder, encoder and
 %% `mcp_interchange'.
 %%
-%% `decode/1' runs on a dirty CPU scheduler from `dirty_threshold()' bytes of
-%% input, on the caller's scheduler below; `encode/1' starts on the
-%% caller's and is redone on a dirty one if its output would pass that many
-%% bytes (see docs/json.md for the measurement).
+%% Both run on the caller's scheduler in steps of at most 64 KiB (input
+%% read or output written) and 4096 values, yielding between steps
+%% (`enif_schedule_nif'; no step holds a scheduler near 1 ms). Only one
+%% string, key, number or whitespace run longer than a step moves the rest
+%% of that call to a dirty CPU scheduler (docs/json.md, "Scheduling").
 -module(mcp_json).
 
 -export([decode/1, encode/1, encode_line/1, max_depth/0, max_integer_digits/0, dirty_threshold/0]).
@@ -45,22 +46,19 @@ max_depth() -> mcp_nif:json_max_depth().
 -spec max_integer_digits() -> pos_integer().
 max_integer_digits() -> mcp_nif:json_max_integer_digits().
 
-%% @doc Byte size from which `decode/1' (input) and `encode/1' (output) run
-%% on a dirty CPU scheduler.
+%% @doc Byte size from which the wire codecs built on JSON (`mcp_jsonrpc',
+%% `mcp_protocol') run on a dirty CPU scheduler; `decode/1' and `encode/1'
+%% themselves yield in steps instead.
 -spec dirty_threshold() -> pos_integer().
 dirty_threshold() -> ?DIRTY_THRESHOLD.
 
 -spec decode(binary()) -> {ok, json()} | {error, corruption_report()}.
-decode(Line) when byte_size(Line) >= ?DIRTY_THRESHOLD -> mcp_nif:json_decode_dirty(Line);
-decode(Line) when is_binary(Line) -> mcp_nif:json_decode(Line).
+decode(Line) when is_binary(Line) -> mcp_nif:json_decode(Line, ?JSON_STEP_BYTES, ?JSON_STEP_VALUES).
 
-%% @doc Compact JSON text. The term's size is not known in advance, so the
-%% normal-scheduler NIF gives up (answering `dirty') once its output would
-%% pass `dirty_threshold()' bytes, and the call is redone on a dirty CPU
-%% scheduler: bounded work on the caller's scheduler whatever the term.
-%% Every string and key is measured (at its raw size) and every integer
-%% charged against that budget before it is read (UTF-8 checked, copied,
-%% converted to decimal).
+%% @doc Compact JSON text, written in steps: every string and key is
+%% measured (at its raw size) and every integer charged against the step's
+%% budget before it is read (UTF-8 checked, copied, converted to decimal),
+%% so each step does bounded work whatever the term.
 -spec encode(json()) -> binary().
 encode(Value) -> encode(Value, false).
 
@@ -72,8 +70,4 @@ encode(Value) -> encode(Value, false).
 -spec encode_line(json()) -> binary().
 encode_line(Value) -> encode(Value, true).
 
-encode(Value, Newline) ->
-    case mcp_nif:json_encode(Value, ?DIRTY_THRESHOLD, Newline) of
-        dirty -> mcp_nif:json_encode_dirty(Value, Newline);
-        Encoded -> Encoded
-    end.
+encode(Value, Newline) -> mcp_nif:json_encode(Value, Newline, ?JSON_STEP_BYTES, ?JSON_STEP_VALUES).

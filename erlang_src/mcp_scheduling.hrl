@@ -9,3 +9,10 @@
 %% (dirty twins, native/mcp_nif/src/lib.rs). (`mcp_stdio' scans, a cheaper
 %% pass, with a chunk size of its own.)
 -define(DIRTY_THRESHOLD, 16384).
+
+%% `mcp_json' does not move to a dirty scheduler by size: its NIFs work in
+%% steps of at most this many input bytes (decode) or output bytes (encode)
+%% and this many values, and continue through `enif_schedule_nif' after
+%% each (docs/json.md, "Scheduling").
+-define(JSON_STEP_BYTES, 65536).
+-define(JSON_STEP_VALUES, 4096).

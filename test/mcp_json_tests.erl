@@ -68,11 +68,13 @@ depth_limit_both_sides_test() ->
     ?assertMatch({ok, {array, [_]}}, mcp_json:decode(nested(Max))),
     ?assertEqual({error, {corruption_report, Max, <<"nesting too deep">>}}, mcp_json:decode(nested(Max + 1))).
 
-hundred_thousand_brackets_on_both_schedulers_test() ->
+%% In one step, and in steps of a byte and a value (suspended and resumed
+%% at every bracket).
+hundred_thousand_brackets_in_any_step_size_test() ->
     Open = binary:copy(<<"[">>, 100000),
     Max = mcp_json:max_depth(),
-    ?assertMatch({error, {corruption_report, Max, _}}, mcp_nif:json_decode(Open)),
-    ?assertMatch({error, {corruption_report, Max, _}}, mcp_nif:json_decode_dirty(Open)),
+    ?assertMatch({error, {corruption_report, Max, _}}, mcp_nif:json_decode(Open, 1 bsl 40, 1 bsl 40)),
+    ?assertMatch({error, {corruption_report, Max, _}}, mcp_nif:json_decode(Open, 1, 1)),
     ?assertMatch({error, {corruption_report, Max, _}}, mcp_json:decode(Open)).
 
 wrap(V, 0) -> V;
@@ -95,10 +97,11 @@ integer_digit_limit_both_sides_test_() ->
      ?_assertMatch({error, {corruption_report, _, <<"integer too long">>}}, mcp_json:decode(<<"1", Longest/binary>>)),
      ?_assertEqual(Longest, mcp_json:encode({int, Int})),
      ?_assertEqual(<<"-", Longest/binary>>, mcp_json:encode({int, -Int})),
-     ?_assertEqual(Longest, mcp_nif:json_encode_dirty({int, Int}, false)),
+     %% (a step smaller than the integer's charge: written on a dirty scheduler)
+     ?_assertEqual(Longest, mcp_nif:json_encode({int, Int}, false, 1, 1)),
      ?_assertError(badarg, mcp_json:encode({int, Int + 1})),
      ?_assertError(badarg, mcp_json:encode({int, -Int - 1})),
-     ?_assertError(badarg, mcp_nif:json_encode_dirty({array, [{int, Int + 1}]}, false)),
+     ?_assertError(badarg, mcp_nif:json_encode({array, [{int, Int + 1}]}, false, 1, 1)),
      %% the term codecs that read json() follow the same rule
      ?_assertMatch({whole_value, _}, mcp_schema:plan({object, [{<<"default">>, {int, Int}}]})),
      ?_assertError(badarg, mcp_schema:plan({object, [{<<"default">>, {int, Int + 1}}]}))].
@@ -108,29 +111,25 @@ wide_integers_test_() ->
     [?_assertEqual(integer_to_binary(I), mcp_json:encode({int, I}))
      || I <- [1 bsl 63, -(1 bsl 63) - 1, (1 bsl 127) - 1, -(1 bsl 127), 1 bsl 127, -(1 bsl 127) - 1, 1 bsl 1000]].
 
-%% The normal-scheduler encoder measures what it will read against its
-%% budget first: a key, a string (before its UTF-8 check) and an integer
-%% beyond i128 (reserved at twice its longest form) answer `dirty' rather
-%% than being read.
-encode_budget_counts_before_reading_test_() ->
-    Budget = mcp_json:dirty_threshold(),
-    Key = binary:copy(<<"k">>, Budget - 1),
-    BadKey = <<Key/binary, 255>>,
-    Object = {object, [{Key, null}]},
-    Fits = byte_size(mcp_json:encode(Object)),
+%% Step sizes change where a call yields, never its answer: the same bytes
+%% or the same badarg, for values whose strings, keys and integers are
+%% larger than a step (then written dirty), at the step's edge, or refused
+%% after some output was written.
+-dialyzer({no_improper_lists, encode_answers_do_not_depend_on_the_step_size_test_/0}).
+encode_answers_do_not_depend_on_the_step_size_test_() ->
+    Key = binary:copy(<<"k">>, 99),
     Big = binary_to_integer(binary:copy(<<"9">>, 4300)),
-    BigCost = 2 * (mcp_json:max_integer_digits() + 1),
-    [?_assertEqual(mcp_json:encode(Object), mcp_nif:json_encode(Object, Fits, false)),
-     ?_assertEqual(dirty, mcp_nif:json_encode({object, [{<<Key/binary, (binary:copy(<<"k">>, 16))/binary>>, null}]}, Fits, false)),
-     ?_assertEqual(dirty, mcp_nif:json_encode({object, [{BadKey, null}]}, Budget, false)),
-     ?_assertError(badarg, mcp_json:encode({object, [{BadKey, null}]})),
-     ?_assertMatch(<<"\"", _/binary>>, mcp_nif:json_encode({string, Key}, Budget, false)),
-     ?_assertEqual(dirty, mcp_nif:json_encode({string, <<Key/binary, "k", 255>>}, Budget, false)),
-     ?_assertError(badarg, mcp_json:encode({string, <<Key/binary, "k", 255>>})),
-     ?_assertMatch(<<"9", _/binary>>, mcp_nif:json_encode({int, Big}, BigCost, false)),
-     ?_assertEqual(dirty, mcp_nif:json_encode({int, Big}, BigCost - 1, false)),
-     ?_assertEqual(dirty, mcp_nif:json_encode({int, 1 bsl 1000000}, BigCost - 1, false)),
-     ?_assertError(badarg, mcp_nif:json_encode({int, 1 bsl 1000000}, BigCost, false))].
+    Values = [{object, [{Key, null}]}, {string, Key}, {object, [{<<Key/binary, 255>>, null}]},
+              {string, <<Key/binary, "k", 255>>}, {int, Big}, {array, [{int, Big}, {int, -Big}]},
+              {int, 1 bsl 1000000}, {array, [null, {string, <<"a\n">>}, {array, [null | null]}]},
+              {array, [{object, [{<<"a">>, {array, [null, {bool, true}]}}]} || _ <- lists:seq(1, 50)]}],
+    Steps = [{1, 1}, {2, 1}, {8, 2}, {100, 3}, {101, 1000}, {4301, 1024}, {1 bsl 40, 1 bsl 40}],
+    [?_assertEqual(encoded(fun() -> mcp_json:encode(V) end),
+                   encoded(fun() -> mcp_nif:json_encode(V, false, Bytes, Count) end))
+     || V <- Values, {Bytes, Count} <- Steps].
+
+encoded(Encode) ->
+    try Encode() catch error:badarg -> badarg end.
 
 %% An improper list among the refused terms, on purpose.
 -dialyzer({no_improper_lists, encode_refuses_terms_outside_json_test_/0}).
@@ -146,14 +145,15 @@ encode_is_compact_and_escapes_controls_test() ->
                                            {<<"f">>, {array, [{float, 0.1}, {float, 1.0e300},
                                                               {float, -0.0}]}}]})).
 
-large_values_take_the_dirty_path_and_agree_test() ->
+%% A value of several steps (200 KB: three 64 KiB steps) reads back whole,
+%% framed or not.
+large_values_are_written_in_steps_and_agree_test() ->
     Big = {array, [{string, binary:copy(<<"x">>, 1000)} || _ <- lists:seq(1, 200)]},
     Encoded = mcp_json:encode(Big),
-    ?assert(byte_size(Encoded) > mcp_json:dirty_threshold()),
-    ?assertEqual(dirty, mcp_nif:json_encode(Big, mcp_json:dirty_threshold(), false)),
-    ?assertEqual(Encoded, mcp_nif:json_encode_dirty(Big, false)),
+    ?assertEqual(Encoded, mcp_nif:json_encode(Big, false, 1 bsl 40, 1 bsl 40)),
     ?assertEqual(<<Encoded/binary, "\n">>, mcp_json:encode_line(Big)),
-    ?assertEqual({ok, Big}, mcp_json:decode(Encoded)).
+    ?assertEqual({ok, Big}, mcp_json:decode(Encoded)),
+    ?assertEqual({ok, Big}, mcp_nif:json_decode(Encoded, 1 bsl 40, 1 bsl 40)).
 
 %% The json() term of a long line is at most 20 times the line (8 bytes a
 %% word): `[0,0,...]' and maximal nesting reach it (5 words per 2 bytes),
@@ -231,3 +231,29 @@ prop_integers_encode_up_to_the_digit_limit() ->
 integer_digit_limit_property_test_() ->
     {timeout, 120,
      ?_assert(proper:quickcheck(prop_integers_encode_up_to_the_digit_limit(), [{numtests, 300}, {to_file, user}]))}.
+
+%% PropEr: the step size changes where a call yields, never its answer.
+%% Decoding a generated document, or one with a byte replaced or its end cut
+%% off, in steps of a few bytes and values gives the default call's exact
+%% answer (terms, or the corruption report with its offset); encoding in
+%% small steps gives the same bytes.
+prop_steps_give_the_same_answers() ->
+    ?FORALL({V, StepBytes, StepValues, Mutation},
+            {json_value(), range(1, 64), range(1, 16), oneof([none, {replace, range(0, 1000), range(0, 255)}, {cut, range(0, 1000)}])},
+        begin
+            Encoded = mcp_json:encode(V),
+            Line = mutate(Encoded, Mutation),
+            mcp_nif:json_encode(V, false, StepBytes, StepValues) =:= Encoded
+                andalso mcp_nif:json_decode(Line, StepBytes, StepValues) =:= mcp_json:decode(Line)
+        end).
+
+mutate(Line, none) -> Line;
+mutate(Line, {replace, At, Byte}) when At < byte_size(Line) ->
+    <<Before:At/binary, _, After/binary>> = Line,
+    <<Before/binary, Byte, After/binary>>;
+mutate(Line, {cut, At}) when At < byte_size(Line) -> binary:part(Line, 0, At);
+mutate(Line, _) -> Line.
+
+steps_property_test_() ->
+    {timeout, 120,
+     ?_assert(proper:quickcheck(prop_steps_give_the_same_answers(), [{numtests, 500}, {to_file, user}]))}.

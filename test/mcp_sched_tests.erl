@@ -15,31 +15,36 @@
 %% Robust on a loaded machine, without timing the function itself: the
 %% caller is scheduled out just before the call (a fresh run starts there)
 %% and just after it (the event is raised at schedule-out), garbage is
-%% collected first, and a case that sees an event retries once. The limit
-%% is 1 ms on a machine with a CPU to spare; when the 1-minute load average
-%% is at or above the number of CPUs, the OS can take the scheduler thread's
-%% CPU in the middle of a short call, so the limit becomes `?LOADED_MS',
-%% still well under what the unfixed code held.
+%% collected first, and a case that sees an event retries (three runs in
+%% all). The limit is 1 ms on a machine with a CPU to spare; when the
+%% 1-minute load average is at or above the number of CPUs, the OS can take
+%% the scheduler thread's CPU in the middle of a short call, so the limit
+%% becomes `?LOADED_MS', still well under what the unfixed code held.
 -module(mcp_sched_tests).
 
 -include_lib("eunit/include/eunit.hrl").
 
 -define(HOLD_MS, 1).
 -define(LOADED_MS, 10).
+-define(ATTEMPTS, 3).
 -define(MIB, 1048576).
 
 %% ---- the assertion ----
 
 %% Runs `Call' (a fun of no arguments, its input already built) and returns
-%% its result (or `{raised, Class, Reason}'), asserting the hold limit.
+%% its result (or `{raised, Class, Reason}'), asserting the hold limit in
+%% at least one of ?ATTEMPTS runs: a hold the function causes shows in every
+%% run, one the OS causes (taking the scheduler thread's CPU on a loaded
+%% machine, more likely the more timeslices a call spans) in some.
 no_long_hold(Call) ->
-    Limit = limit_ms(),
+    no_long_hold(Call, limit_ms(), ?ATTEMPTS).
+
+no_long_hold(Call, Limit, Attempts) ->
     case attempt(Call) of
         {Result, Longest} when Longest < Limit -> Result;
-        {_, _} ->
-            {Result, Longest} = attempt(Call),
-            ?assert(Longest < Limit, {longest_hold_ms, Longest, limit_ms, Limit}),
-            Result
+        {_, Longest} when Attempts =:= 1 ->
+            ?assert(Longest < Limit, {longest_hold_ms, Longest, limit_ms, Limit});
+        {_, _} -> no_long_hold(Call, Limit, Attempts - 1)
     end.
 
 %% One run: `{Result, LongestEventMs}' (0 when no event). The VM never
@@ -133,6 +138,64 @@ call_tool_arguments_test() ->
     Fine = mcp_protocol:tools_call_params(<<"echo">>, {object, [{cjk(16 * ?MIB), {int, 1}}]}),
     ?assertMatch(<<"{", _/binary>>,
                  no_long_hold(fun() -> mcp_json:encode_line(mcp_jsonrpc:request({id_int, 1}, <<"tools/call">>, {some, Fine})) end)).
+
+encode_walks_long_lists_in_steps_test_() ->
+    {timeout, 120, fun() ->
+        Nulls = nulls(2000000),
+        ?assertEqual(5 * 2000000 + 1, byte_size(no_long_hold(fun() -> mcp_json:encode(Nulls) end))),
+        Objects = {array, lists:duplicate(200000, {object, [{<<"a">>, {array, []}}]})},
+        ?assertEqual(9 * 200000 + 1, byte_size(no_long_hold(fun() -> mcp_json:encode(Objects) end))),
+        Ints = {array, lists:duplicate(200, {int, binary_to_integer(binary:copy(<<"7">>, 4300))})},
+        ?assertEqual(4301 * 200 + 1, byte_size(no_long_hold(fun() -> mcp_json:encode(Ints) end)))
+    end}.
+
+%% ---- mcp_json:decode/1 ----
+
+%% `[Item,Item,...]' of about `Bytes' bytes.
+repeated(Item, Bytes) ->
+    N = Bytes div (byte_size(Item) + 1),
+    <<"[", (binary:copy(<<Item/binary, ",">>, N - 1))/binary, Item/binary, "]">>.
+
+decode_of_long_runs_of_tiny_values_test_() ->
+    {timeout, 120, fun() ->
+        [?assertMatch({ok, {array, [_ | _]}}, no_long_hold(fun() -> mcp_json:decode(Line) end))
+         || Line <- [repeated(<<"0">>, ?MIB div 2), repeated(<<"{}">>, ?MIB div 2), repeated(<<"[]">>, ?MIB div 2),
+                     repeated(<<"{\"a\":[null]}">>, ?MIB div 2), repeated(<<"\"\\n\"">>, ?MIB div 2)]]
+    end}.
+
+decode_of_deep_nesting_test_() ->
+    {timeout, 120, fun() ->
+        Depth = mcp_json:max_depth() - 1,
+        Deep = <<(binary:copy(<<"[">>, Depth))/binary, "0", (binary:copy(<<"]">>, Depth))/binary>>,
+        Line = repeated(Deep, ?MIB div 2),
+        ?assertMatch({ok, {array, _}}, no_long_hold(fun() -> mcp_json:decode(Line) end)),
+        Open = binary:copy(<<"[">>, 16 * ?MIB),
+        ?assertMatch({error, _}, no_long_hold(fun() -> mcp_json:decode(Open) end))
+    end}.
+
+%% (each input is built before the measured call: building it is a copy
+%% on the caller's scheduler too)
+decode_of_huge_tokens_test_() ->
+    {timeout, 120, fun() ->
+        Quoted = fun(Text) -> <<"\"", Text/binary, "\"">> end,
+        Ascii = Quoted(ascii(64 * ?MIB)),
+        ?assertMatch({ok, {string, _}}, no_long_hold(fun() -> mcp_json:decode(Ascii) end)),
+        Cjk = <<"[", (Quoted(cjk(32 * ?MIB)))/binary, "]">>,
+        ?assertMatch({ok, {array, [{string, _}]}}, no_long_hold(fun() -> mcp_json:decode(Cjk) end)),
+        Escaped = <<"{", (Quoted(binary:copy(<<"\\n">>, 8 * ?MIB)))/binary, ":null}">>,
+        ?assertMatch({ok, {object, [{_, null}]}}, no_long_hold(fun() -> mcp_json:decode(Escaped) end)),
+        Spaces = binary:copy(<<" ">>, 16 * ?MIB),
+        Spaced = <<"[", Spaces/binary, "null", Spaces/binary, "]">>,
+        ?assertEqual({ok, {array, [null]}}, no_long_hold(fun() -> mcp_json:decode(Spaced) end)),
+        Digits = binary:copy(<<"1">>, 16 * ?MIB),
+        Integer = <<"[", Digits/binary, "]">>,
+        ?assertMatch({error, {corruption_report, 1, <<"integer too long">>}},
+                     no_long_hold(fun() -> mcp_json:decode(Integer) end)),
+        Float = <<"0.", Digits/binary>>,
+        ?assertMatch({ok, {float, _}}, no_long_hold(fun() -> mcp_json:decode(Float) end)),
+        Longest = repeated(binary:copy(<<"7">>, mcp_json:max_integer_digits()), ?MIB),
+        ?assertMatch({ok, {array, [{int, _} | _]}}, no_long_hold(fun() -> mcp_json:decode(Longest) end))
+    end}.
 
 %% ---- mcp_interchange ----
 

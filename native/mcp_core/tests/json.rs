@@ -1,11 +1,15 @@
 //! The JSON core against its contract: totality, limits on both sides,
 //! exact numbers, strict strings, wire order, compact writing, and the
-//! JSONTestSuite corpus (y_ accepted, n_ refused, i_ either without panic).
+//! JSONTestSuite corpus (y_ accepted, n_ refused, i_ either without panic),
+//! and the same answers from a parse suspended and resumed in small steps.
 
-use mcp_core::json::{self, CorruptionReport, Json, MAX_DEPTH, MAX_INTEGER_DIGITS};
+use mcp_core::json::{
+    self, Budget, CorruptionReport, Json, JsonSink, Parser, PausingSink, Split, Step, MAX_DEPTH, MAX_INTEGER_DIGITS,
+};
 use num_bigint::BigInt;
 use proptest::prelude::*;
 use std::path::PathBuf;
+use std::vec::Drain;
 
 fn fault(bytes: &[u8]) -> CorruptionReport {
     json::parse(bytes).expect_err("expected a corruption report")
@@ -241,4 +245,159 @@ fn long_escaped_strings_read_whole_around_the_handover_length() {
         };
         assert_eq!(members[0].0, long, "key of length {length}");
     }
+}
+
+/// Builds [`Json`] like `TreeSink`, and can be suspended: a prefix is a run
+/// of members in wire order (keys `None` in an array).
+struct PausableTree;
+
+type Members = Vec<(Option<String>, Json)>;
+
+impl JsonSink for PausableTree {
+    type Value = Json;
+    type Key = String;
+    fn null(&mut self) -> Json {
+        Json::Null
+    }
+    fn bool(&mut self, value: bool) -> Json {
+        Json::Bool(value)
+    }
+    fn int(&mut self, value: i64) -> Json {
+        Json::Int(value)
+    }
+    fn big_int(&mut self, value: BigInt) -> Json {
+        Json::from_big_int(value)
+    }
+    fn float(&mut self, value: f64) -> Json {
+        Json::Float(value)
+    }
+    fn string(&mut self, value: &str) -> Json {
+        Json::str(value)
+    }
+    fn key(&mut self, value: &str) -> String {
+        value.to_owned()
+    }
+    fn array(&mut self, items: Drain<'_, Json>) -> Json {
+        Json::Array(items.collect())
+    }
+    fn object(&mut self, keys: Drain<'_, String>, values: Drain<'_, Json>) -> Json {
+        Json::Object(keys.zip(values).collect())
+    }
+}
+
+impl PausingSink for PausableTree {
+    type Prefix = Members;
+    fn fold_array(&mut self, prefix: Option<Members>, items: Drain<'_, Json>) -> Members {
+        let mut members = prefix.unwrap_or_default();
+        members.extend(items.map(|item| (None, item)));
+        members
+    }
+    fn fold_object(&mut self, prefix: Option<Members>, keys: Drain<'_, String>, values: Drain<'_, Json>) -> Members {
+        let mut members = prefix.unwrap_or_default();
+        members.extend(keys.zip(values).map(|(key, value)| (Some(key), value)));
+        members
+    }
+    fn last_items(&mut self, items: Drain<'_, Json>) -> Members {
+        self.fold_array(None, items)
+    }
+    fn last_members(&mut self, keys: Drain<'_, String>, values: Drain<'_, Json>) -> Members {
+        self.fold_object(None, keys, values)
+    }
+    fn join(&mut self, prefix: &mut Members, joined: &mut Members, most: usize) -> (usize, bool) {
+        let moved = most.min(prefix.len());
+        let mut tail = prefix.split_off(prefix.len() - moved);
+        tail.append(joined);
+        *joined = tail;
+        (moved, prefix.is_empty())
+    }
+    fn finish(&mut self, object: bool, joined: Members) -> Json {
+        if object {
+            Json::Object(joined.into_iter().map(|(key, value)| (key.unwrap_or_default(), value)).collect())
+        } else {
+            Json::Array(joined.into_iter().map(|(_, value)| value).collect())
+        }
+    }
+}
+
+/// `bytes` parsed in runs of `budget`, suspended and resumed after every
+/// run (a run that cannot pass one token goes on unlimited, as the NIF's
+/// dirty step does).
+fn parse_in_steps(bytes: &[u8], budget: Budget) -> Result<Json, CorruptionReport> {
+    let mut sink = PausableTree;
+    let mut parser: Parser<'_, PausableTree, Split> = Parser::new(bytes, MAX_DEPTH);
+    let mut next = budget;
+    loop {
+        match parser.run(&mut sink, next)? {
+            Step::Done(value) => return Ok(value),
+            Step::Paused { progressed } => {
+                next = if progressed { budget } else { Budget::UNLIMITED };
+                let state = parser.suspend(&mut sink);
+                parser = Parser::resume(bytes, MAX_DEPTH, state).expect("a state the parser made");
+            }
+        }
+    }
+}
+
+/// Valid documents with whitespace between tokens, and their mutations
+/// (a byte replaced, the end cut off).
+fn document_or_mutant() -> impl Strategy<Value = Vec<u8>> {
+    let spaced = (arbitrary_json(), 0usize..3).prop_map(|(value, spaces)| {
+        let bytes = json::to_bytes(&value).unwrap();
+        let mut out = Vec::new();
+        for byte in bytes {
+            out.push(byte);
+            if matches!(byte, b',' | b':' | b'[' | b'{') {
+                out.extend(std::iter::repeat_n(b' ', spaces));
+            }
+        }
+        out
+    });
+    (spaced, any::<u8>(), any::<prop::sample::Index>(), 0u8..3).prop_map(|(mut bytes, byte, at, mutation)| {
+        if !bytes.is_empty() {
+            let at = at.index(bytes.len());
+            match mutation {
+                0 => {}
+                1 => bytes[at] = byte,
+                _ => bytes.truncate(at),
+            }
+        }
+        bytes
+    })
+}
+
+proptest! {
+    #[test]
+    fn parsing_in_steps_gives_the_same_answer(bytes in document_or_mutant(), step_bytes in 1usize..48, values in 1usize..12) {
+        prop_assert_eq!(parse_in_steps(&bytes, Budget { bytes: step_bytes, values }), json::parse(&bytes));
+    }
+
+    #[test]
+    fn parsing_arbitrary_bytes_in_steps_gives_the_same_answer(bytes in prop::collection::vec(any::<u8>(), 0..64), step_bytes in 1usize..8, values in 1usize..4) {
+        prop_assert_eq!(parse_in_steps(&bytes, Budget { bytes: step_bytes, values }), json::parse(&bytes));
+    }
+}
+
+/// A step that suspends inside long containers finishes them in bounded
+/// parts: a 10,000-item array closed with a budget of 7 values per step
+/// takes more than a thousand runs, and reads back whole.
+#[test]
+fn split_containers_are_joined_in_bounded_steps() {
+    let line = json::to_bytes(&Json::Array(vec![Json::Object(vec![("a".into(), Json::Int(1))]); 10_000])).unwrap();
+    let mut sink = PausableTree;
+    let mut parser: Parser<'_, PausableTree, Split> = Parser::new(&line, MAX_DEPTH);
+    let budget = Budget { bytes: 1 << 20, values: 7 };
+    let mut runs = 0;
+    let value = loop {
+        runs += 1;
+        match parser.run(&mut sink, budget).unwrap() {
+            Step::Done(value) => break value,
+            Step::Paused { progressed } => {
+                assert!(progressed);
+                let state = parser.suspend(&mut sink);
+                parser = Parser::resume(&line, MAX_DEPTH, state).unwrap();
+            }
+        }
+    };
+    assert_eq!(json::parse(&line), Ok(value));
+    assert!(runs > 20_000 / 7, "{runs} runs");
 }

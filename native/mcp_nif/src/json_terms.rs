@@ -5,12 +5,15 @@
 //! core's primitives. [`JsonTerm::classify`] is the one place the term shape
 //! is read, shared by the encoder and by [`json_from_term`].
 
+pub mod decode;
+pub mod encode;
+
 use crate::atoms;
-use mcp_core::json::{self, CorruptionReport, Json, JsonSink, MAX_DEPTH, MAX_INTEGER_DIGITS};
+use mcp_core::json::{CorruptionReport, Json, JsonSink, MAX_DEPTH, MAX_INTEGER_DIGITS};
 use num_bigint::BigInt;
 use rustler::sys::{self, ErlNifTerm};
 use rustler::types::tuple::make_tuple;
-use rustler::{Binary, Encoder, Env, Error, NewBinary, NifResult, Term, TermType};
+use rustler::{Binary, Encoder, Env, Error, NewBinary, NifResult, Resource, ResourceArc, Term, TermType};
 use std::vec::Drain;
 
 /// A new binary term holding `bytes`.
@@ -40,57 +43,48 @@ pub fn charge_timeslice(env: Env<'_>, bytes: usize) {
     rustler::schedule::consume_timeslice(env, percent);
 }
 
+/// Where a call continues after `enif_schedule_nif`.
+pub enum Continuation {
+    Normal,
+    Dirty,
+}
+
+/// Ends this call and continues with `fun(args)` (terms of this call's env,
+/// which the VM keeps for the continuation) on the given scheduler kind.
+pub fn reschedule<'a>(
+    env: Env<'a>,
+    name: &'static std::ffi::CStr,
+    on: Continuation,
+    fun: unsafe extern "C" fn(*mut sys::ErlNifEnv, std::os::raw::c_int, *const ErlNifTerm) -> ErlNifTerm,
+    args: &[ErlNifTerm],
+) -> Term<'a> {
+    let flags = match on {
+        Continuation::Normal => 0,
+        Continuation::Dirty => sys::ERL_NIF_DIRTY_JOB_CPU_BOUND as std::os::raw::c_int,
+    };
+    // SAFETY: a valid env, a static name, and `args.len()` terms of this env.
+    let scheduled =
+        unsafe { sys::enif_schedule_nif(env.as_c_arg(), name.as_ptr(), flags, fun, args.len() as std::os::raw::c_int, args.as_ptr()) };
+    // SAFETY: the VM's answer for this env, to be returned as is.
+    unsafe { Term::new(env, scheduled) }
+}
+
+/// Runs a continuation's body: `badarg` when it answers `None` (arguments
+/// that no step of ours made) or panics.
+pub fn guarded<'a>(env: Env<'a>, body: impl FnOnce() -> Option<Term<'a>>) -> ErlNifTerm {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
+        Ok(Some(term)) => term.as_c_arg(),
+        // SAFETY: a valid env.
+        _ => unsafe { sys::enif_make_badarg(env.as_c_arg()) },
+    }
+}
+
 /// `{corruption_report, Offset, Reason}`.
 pub fn corruption_report_term<'a>(env: Env<'a>, report: &CorruptionReport) -> Term<'a> {
     make_tuple(
         env,
         &[atoms::corruption_report().encode(env), report.offset.encode(env), binary_term(env, report.reason.as_bytes())],
     )
-}
-
-/// `{ok, json()} | {error, corruption_report()}` for one JSON document.
-pub fn decode_to_result<'a>(env: Env<'a>, bytes: &[u8]) -> Term<'a> {
-    let mut sink = TermSink::new(env);
-    match json::parse_with(bytes, &mut sink) {
-        Ok(value) => (atoms::ok(), sink.build.term(value)).encode(env),
-        Err(report) => (atoms::error(), corruption_report_term(env, &report)).encode(env),
-    }
-}
-
-/// The compact encoding of a `json()` term as a binary; `badarg` for a term
-/// outside `json()`, nested deeper than `max_depth`, or holding an integer
-/// of more than `MAX_INTEGER_DIGITS` digits (the decoder's own limit, so
-/// what the client writes it could also read). With a `budget`, the atom
-/// `dirty` instead once the output would pass that many bytes: every string,
-/// key and integer is measured against the budget before it is read (UTF-8
-/// checked, copied, converted to decimal), and every element writes at least
-/// one byte, so a normal-scheduler call does bounded work whatever the term;
-/// the caller then retries on a dirty scheduler. `newline` appends `\n` in
-/// the same pass (stdio framing), so a framed line is never copied again.
-pub fn encode_to_binary<'a>(env: Env<'a>, value: Term<'a>, budget: Option<usize>, newline: bool) -> NifResult<Term<'a>> {
-    let mut writer = TermWriter { out: Vec::new(), budget: budget.unwrap_or(usize::MAX), ints: IntReader::new(env) };
-    match writer.write(value, 0) {
-        Ok(()) => {
-            if newline {
-                writer.out.push(b'\n');
-            }
-            Ok(binary_term(env, &writer.out))
-        }
-        Err(Stop::OverBudget) => Ok(atoms::dirty().encode(env)),
-        Err(Stop::BadArg) => Err(Error::BadArg),
-    }
-}
-
-/// Why [`TermWriter::write`] stopped early.
-enum Stop {
-    BadArg,
-    OverBudget,
-}
-
-impl From<Error> for Stop {
-    fn from(_: Error) -> Stop {
-        Stop::BadArg
-    }
 }
 
 /// Makes `json()` terms with raw `enif_*` calls: one tuple or list per
@@ -125,9 +119,18 @@ impl<'a> TermBuilder<'a> {
         unsafe { sys::enif_make_list_from_array(self.env.as_c_arg(), elements.as_ptr(), elements.len() as u32) }
     }
 
-    fn list_cell(&self, head: ErlNifTerm, tail: ErlNifTerm) -> ErlNifTerm {
+    pub fn cons(&self, head: ErlNifTerm, tail: ErlNifTerm) -> ErlNifTerm {
         // SAFETY: as for `tuple`.
         unsafe { sys::enif_make_list_cell(self.env.as_c_arg(), head, tail) }
+    }
+
+    pub fn nil(&self) -> ErlNifTerm {
+        Term::list_new_empty(self.env).as_c_arg()
+    }
+
+    /// `{Tag, Payload}`.
+    pub fn tagged(&self, tag: rustler::Atom, payload: ErlNifTerm) -> ErlNifTerm {
+        self.tuple(&[self.atom(tag), payload])
     }
 
     pub fn binary(&self, bytes: &[u8]) -> ErlNifTerm {
@@ -156,6 +159,14 @@ impl<'a> TermBuilder<'a> {
     pub fn string(&self, value: &str) -> ErlNifTerm {
         self.tuple(&[self.atom(atoms::string()), self.binary(value.as_bytes())])
     }
+    /// `{string, Binary}` whose binary is `value`'s own memory, kept by a
+    /// resource (no copy).
+    pub fn owned_string(&self, mut value: String) -> ErlNifTerm {
+        value.shrink_to_fit();
+        let text = ResourceArc::new(OwnedText(value));
+        let binary = text.make_binary(self.env, |text| text.0.as_bytes());
+        self.tuple(&[self.atom(atoms::string()), binary.to_term(self.env).as_c_arg()])
+    }
     pub fn array(&self, items: &[ErlNifTerm]) -> ErlNifTerm {
         self.tuple(&[self.atom(atoms::array()), self.list(items)])
     }
@@ -164,13 +175,23 @@ impl<'a> TermBuilder<'a> {
     where
         I: DoubleEndedIterator<Item = (ErlNifTerm, ErlNifTerm)>,
     {
-        let mut list = Term::list_new_empty(self.env).as_c_arg();
-        for (key, value) in members.rev() {
-            list = self.list_cell(self.tuple(&[key, value]), list);
-        }
-        self.tuple(&[self.atom(atoms::object()), list])
+        self.tagged(atoms::object(), self.members(members))
+    }
+
+    /// `[{Key, Value}]` from members given in wire order.
+    pub fn members<I>(&self, members: I) -> ErlNifTerm
+    where
+        I: DoubleEndedIterator<Item = (ErlNifTerm, ErlNifTerm)>,
+    {
+        members.rev().fold(self.nil(), |list, (key, value)| self.cons(self.tuple(&[key, value]), list))
     }
 }
+
+/// A long unescaped string's text, owned by the binary term made from it.
+pub struct OwnedText(String);
+
+#[rustler::resource_impl]
+impl Resource for OwnedText {}
 
 /// Builds `json()` terms as the parser reports values (raw terms, wrapped
 /// once at the end).
@@ -204,6 +225,10 @@ impl<'a> JsonSink for TermSink<'a> {
     }
     fn string(&mut self, value: &str) -> ErlNifTerm {
         self.build.string(value)
+    }
+    const KEEPS_STRINGS: bool = true;
+    fn string_owned(&mut self, value: String) -> ErlNifTerm {
+        self.build.owned_string(value)
     }
     fn key(&mut self, value: &str) -> ErlNifTerm {
         self.build.binary(value.as_bytes())
@@ -403,98 +428,6 @@ pub fn pair(term: Term<'_>) -> NifResult<(Term<'_>, Term<'_>)> {
     }
     // SAFETY: arity is 2, so both reads are in bounds.
     unsafe { Ok((Term::new(env, *elements), Term::new(env, *elements.add(1)))) }
-}
-
-/// The longest decimal form of an `i128`, sign included.
-const I128_DIGITS: usize = 40;
-
-/// Budget bytes reserved before converting an integer beyond `i128`.
-const BIG_INT_COST: usize = 2 * (MAX_INTEGER_DIGITS + 1);
-
-/// The budgeted encoder: output so far, its byte budget, and the integer
-/// reader of this call.
-struct TermWriter<'a> {
-    out: Vec<u8>,
-    budget: usize,
-    ints: IntReader<'a>,
-}
-
-impl<'a> TermWriter<'a> {
-    /// `OverBudget` unless `bytes` more output still fits the budget.
-    fn reserve(&self, bytes: usize) -> Result<(), Stop> {
-        if self.out.len().saturating_add(bytes) > self.budget {
-            return Err(Stop::OverBudget);
-        }
-        Ok(())
-    }
-
-    /// A string or key: its length is measured before its UTF-8 is checked.
-    fn string(&mut self, bytes: &[u8]) -> Result<(), Stop> {
-        self.reserve(bytes.len())?;
-        json::write_string(&mut self.out, text(bytes)?);
-        Ok(())
-    }
-
-    fn big_int(&mut self, term: Term<'a>) -> Result<(), Stop> {
-        match self.ints.wide(term)? {
-            WideInt::Fits(value) => {
-                self.reserve(I128_DIGITS)?;
-                json::write_big_int(&mut self.out, &BigInt::from(value));
-            }
-            WideInt::Above | WideInt::Below => {
-                // Charged at twice its longest form: decimal conversion of a
-                // 4,300-digit integer took 150 us (35 ns a digit, against
-                // 4-20 ns a byte for strings), so at most two run per call.
-                self.reserve(BIG_INT_COST)?;
-                let value = self.ints.json_big_int(term)?;
-                json::write_big_int(&mut self.out, &value);
-            }
-        }
-        Ok(())
-    }
-
-    /// A container at `depth`: its items, comma-separated, between brackets.
-    fn container(
-        &mut self,
-        depth: usize,
-        open: u8,
-        cells: ListCells<'a>,
-        close: u8,
-        mut item: impl FnMut(&mut Self, Term<'a>) -> Result<(), Stop>,
-    ) -> Result<(), Stop> {
-        if depth == MAX_DEPTH {
-            return Err(Stop::BadArg);
-        }
-        self.out.push(open);
-        for (index, cell) in cells.enumerate() {
-            if index > 0 {
-                self.out.push(b',');
-            }
-            item(self, cell?)?;
-        }
-        self.out.push(close);
-        Ok(())
-    }
-
-    fn write(&mut self, term: Term<'a>, depth: usize) -> Result<(), Stop> {
-        self.reserve(1)?;
-        match JsonTerm::classify(term)? {
-            JsonTerm::Null => self.out.extend_from_slice(b"null"),
-            JsonTerm::Bool(value) => self.out.extend_from_slice(if value { b"true" } else { b"false" }),
-            JsonTerm::Int(value) => json::write_int(&mut self.out, value),
-            JsonTerm::BigInt(value) => self.big_int(value)?,
-            JsonTerm::Float(value) => json::write_float(&mut self.out, value).map_err(|_| Stop::BadArg)?,
-            JsonTerm::String(bytes) => self.string(bytes)?,
-            JsonTerm::Array(items) => self.container(depth, b'[', items, b']', |writer, item| writer.write(item, depth + 1))?,
-            JsonTerm::Object(members) => self.container(depth, b'{', members, b'}', |writer, entry| {
-                let (key, value) = member(entry)?;
-                writer.string(key)?;
-                writer.out.push(b':');
-                writer.write(value, depth + 1)
-            })?,
-        }
-        Ok(())
-    }
 }
 
 /// A `json()` term as a core [`Json`] value (for the codecs that interpret

@@ -4,19 +4,21 @@
 //! constant.
 //!
 //! Functions whose work grows with the input come in two variants, by one of
-//! two mechanisms:
+//! two mechanisms, or yield:
 //!
 //! - **Dirty twins** (`nif_with_dirty_twin!`): one body declared twice,
 //!   `foo` on a normal scheduler and `foo_dirty` on a dirty CPU scheduler.
 //!   The public Erlang module picks by input size (`byte_size(X) >=
 //!   ?DIRTY_THRESHOLD`).
 //! - **Budgeted, redone dirty**: the normal variant takes a work budget
-//!   (`json_encode`, `stdio_scan`, `interchange_to_json`,
-//!   `interchange_to_msgpack`, `msgpack_encode`) and answers the atom `dirty`
-//!   once it is spent; the caller then redoes the call on the `_dirty`
-//!   variant, which has no budget. `json_decode` is picked by size but also
-//!   charges its timeslice. These pairs differ in their arguments or body,
-//!   so they are written out.
+//!   (`stdio_scan`, `interchange_to_json`, `interchange_to_msgpack`,
+//!   `msgpack_encode`) and answers the atom `dirty` once it is spent; the
+//!   caller then redoes the call on the `_dirty` variant, which has no
+//!   budget. These pairs differ in their arguments or body, so they are
+//!   written out.
+//! - **Steps** (`json_decode`, `json_encode`): one NIF that works within a
+//!   step budget and continues itself through `enif_schedule_nif`
+//!   (`json_terms::decode`, `json_terms::encode`; docs/json.md).
 //!
 //! Rustler registers every `#[rustler::nif]` fn, macro-generated ones
 //! included, through `inventory` when the library loads (`rustler::init!`
@@ -96,16 +98,13 @@ const fn is_dirty_twin_name(name: &str, dirty: &str) -> bool {
 
 // ---- mcp_json --------------------------------------------------------------
 
+/// `{ok, Json} | {error, CorruptionReport}`, parsed in steps of at most
+/// `step_bytes` input bytes and `step_values` values on the caller's
+/// scheduler (`json_terms::decode`).
 #[rustler::nif]
-fn json_decode<'a>(env: Env<'a>, line: Binary<'a>) -> Term<'a> {
-    let decoded = json_terms::decode_to_result(env, line.as_slice());
-    json_terms::charge_timeslice(env, line.len());
-    decoded
-}
-
-#[rustler::nif(schedule = "DirtyCpu")]
-fn json_decode_dirty<'a>(env: Env<'a>, line: Binary<'a>) -> Term<'a> {
-    json_terms::decode_to_result(env, line.as_slice())
+fn json_decode<'a>(env: Env<'a>, line: Binary<'a>, step_bytes: usize, step_values: usize) -> Term<'a> {
+    let budget = mcp_core::json::Budget { bytes: step_bytes, values: step_values.max(1) };
+    json_terms::decode::start(env, line.to_term(env), line.as_slice(), budget)
 }
 
 /// The core's nesting limit, the one definition `mcp_json:max_depth/0` and
@@ -121,18 +120,13 @@ fn json_max_integer_digits() -> usize {
     mcp_core::json::MAX_INTEGER_DIGITS
 }
 
-/// The encoding (plus `\n` when `newline`), or `dirty` once the output
-/// would pass `budget` bytes.
+/// The encoding (plus `\n` when `newline`), written in steps of at most
+/// `step_bytes` output bytes and `step_values` values on the caller's
+/// scheduler (`json_terms::encode`); `badarg` outside `json()`.
 #[rustler::nif]
-fn json_encode<'a>(env: Env<'a>, value: Term<'a>, budget: usize, newline: bool) -> NifResult<Term<'a>> {
-    let encoded = json_terms::encode_to_binary(env, value, Some(budget), newline);
-    json_terms::charge_timeslice(env, budget);
-    encoded
-}
-
-#[rustler::nif(schedule = "DirtyCpu")]
-fn json_encode_dirty<'a>(env: Env<'a>, value: Term<'a>, newline: bool) -> NifResult<Term<'a>> {
-    json_terms::encode_to_binary(env, value, None, newline)
+fn json_encode<'a>(env: Env<'a>, value: Term<'a>, newline: bool, step_bytes: usize, step_values: usize) -> NifResult<Term<'a>> {
+    let budget = mcp_core::json::Budget { bytes: step_bytes, values: step_values.max(1) };
+    json_terms::encode::start(env, value, newline, budget).ok_or(rustler::Error::BadArg)
 }
 
 // ---- mcp_jsonrpc / mcp_protocol / mcp_stdio (wire codecs) -------------------

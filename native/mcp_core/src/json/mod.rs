@@ -19,9 +19,15 @@ mod parse;
 mod value;
 mod write;
 
-pub use parse::{parse, parse_with, parse_within, CorruptionReport, JsonSink, TreeSink};
+pub use parse::{
+    parse, parse_with, parse_within, Budget, Closing, CorruptionReport, Expect, JsonSink, Parser, PausingSink, Split, Step,
+    Suspended, SuspendedFrame, TreeSink, Unsplit, BIG_INT_WEIGHT,
+};
 pub use value::Json;
-pub use write::{to_bytes, write, write_float, write_int, write_big_int, write_string, EncodeError};
+pub use write::{
+    next_special, to_bytes, write, write_big_int, write_float, write_int, write_string, write_utf8_string, EncodeError, NotUtf8,
+    Output,
+};
 
 /// Deepest container nesting the parsers and encoders accept.
 pub const MAX_DEPTH: usize = 128;
@@ -39,6 +45,20 @@ static STRING_SPECIAL: [bool; 256] = {
     table[b'\\' as usize] = true;
     table
 };
+
+/// Bytes of a little-endian word, one bit per byte, used by the scans that
+/// go eight bytes at a time.
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of every byte of `word` that is in [`STRING_SPECIAL`]. The
+/// lowest flagged byte is exact (a false flag only ever sits above a true
+/// one), so `trailing_zeros() / 8` is the index of the first special byte.
+fn special_flags(word: u64) -> u64 {
+    let zero_byte = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
+    let control = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
+    control | zero_byte(word ^ (ONES * u64::from(b'"'))) | zero_byte(word ^ (ONES * u64::from(b'\\')))
+}
 
 /// Longest integer literal (in digits, sign excluded) the parser converts.
 /// The same bound CPython adopted for int/str conversion (CVE-2020-10735).

@@ -5,8 +5,9 @@
 //! value is: [`TreeSink`] builds [`Json`]; the NIF builds Erlang terms
 //! directly, without an intermediate tree.
 
-use super::{Json, MAX_DEPTH, MAX_INTEGER_DIGITS, STRING_SPECIAL};
+use super::{special_flags, Json, HIGHS, MAX_DEPTH, MAX_INTEGER_DIGITS, STRING_SPECIAL};
 use num_bigint::BigInt;
+use std::convert::Infallible;
 use std::vec::Drain;
 
 /// Why and where a byte string is not JSON. `offset` points at (or just
@@ -87,11 +88,6 @@ pub fn parse(bytes: &[u8]) -> Result<Json, CorruptionReport> {
     parse_with(bytes, &mut TreeSink)
 }
 
-enum Frame {
-    Array { values_from: usize },
-    Object { values_from: usize, keys_from: usize },
-}
-
 /// Parses one JSON document, reporting values to `sink`.
 pub fn parse_with<S: JsonSink>(bytes: &[u8], sink: &mut S) -> Result<S::Value, CorruptionReport> {
     parse_within(bytes, sink, MAX_DEPTH)
@@ -100,106 +96,465 @@ pub fn parse_with<S: JsonSink>(bytes: &[u8], sink: &mut S) -> Result<S::Value, C
 /// [`parse_with`] for a document that sits inside another one: it may nest
 /// at most `max_depth` containers (never more than [`MAX_DEPTH`]).
 pub fn parse_within<S: JsonSink>(bytes: &[u8], sink: &mut S, max_depth: usize) -> Result<S::Value, CorruptionReport> {
-    let max_depth = max_depth.min(MAX_DEPTH);
-    let mut reader = Reader { bytes, pos: 0, scratch: String::new() };
-    let mut frames: Vec<Frame> = Vec::new();
-    let mut values: Vec<S::Value> = Vec::new();
-    let mut keys: Vec<S::Key> = Vec::new();
-    reader.skip_whitespace();
-    'value: loop {
-        // A value starts at reader.pos.
-        let mut value = match reader.peek() {
-            None => return Err(reader.fault("unexpected end of input")),
-            Some(b'[') => {
-                if frames.len() >= max_depth {
-                    return Err(reader.fault("nesting too deep"));
-                }
-                reader.pos += 1;
-                reader.skip_whitespace();
-                if reader.peek() == Some(b']') {
-                    reader.pos += 1;
-                    sink.array(values.drain(values.len()..))
-                } else {
-                    frames.push(Frame::Array { values_from: values.len() });
-                    continue 'value;
-                }
-            }
-            Some(b'{') => {
-                if frames.len() >= max_depth {
-                    return Err(reader.fault("nesting too deep"));
-                }
-                reader.pos += 1;
-                reader.skip_whitespace();
-                if reader.peek() == Some(b'}') {
-                    reader.pos += 1;
-                    sink.object(keys.drain(keys.len()..), values.drain(values.len()..))
-                } else {
-                    frames.push(Frame::Object { values_from: values.len(), keys_from: keys.len() });
-                    keys.push(reader.member_key(sink)?);
-                    continue 'value;
-                }
-            }
-            Some(b'"') => match reader.string()? {
-                Text::Input(text) => sink.string(text),
-                Text::Scratch if S::KEEPS_STRINGS && reader.scratch.len() >= HANDOVER_BYTES => {
-                    sink.string_owned(std::mem::take(&mut reader.scratch))
-                }
-                Text::Scratch => sink.string(&reader.scratch),
-            },
-            Some(b't') => reader.literal(b"true", sink.bool(true))?,
-            Some(b'f') => reader.literal(b"false", sink.bool(false))?,
-            Some(b'n') => reader.literal(b"null", sink.null())?,
-            Some(b'-' | b'0'..=b'9') => reader.number(sink)?,
-            Some(_) => return Err(reader.fault("unexpected character")),
+    let mut parser: Parser<'_, S, Unsplit> = Parser::new(bytes, max_depth);
+    loop {
+        // An unlimited step only returns when the document is done (a
+        // pause would simply continue here).
+        if let Step::Done(value) = parser.run(sink, Budget::UNLIMITED)? {
+            return Ok(value);
+        }
+    }
+}
+
+/// A sink whose containers can be split by a pause ([`Parser::suspend`]):
+/// the members parsed before the pause are folded into one `Prefix`. A
+/// split container is finished in steps too: its last members become the
+/// `joined` part, and the prefix is moved onto it a bounded number of
+/// members at a time ([`PausingSink::join`]), so no step does work in
+/// proportion to the whole container.
+pub trait PausingSink: JsonSink {
+    /// A run of a container's members that outlives the parser (the NIF: a
+    /// list term; a prefix is kept in reverse order).
+    type Prefix;
+    fn fold_array(&mut self, prefix: Option<Self::Prefix>, items: Drain<'_, Self::Value>) -> Self::Prefix;
+    fn fold_object(
+        &mut self,
+        prefix: Option<Self::Prefix>,
+        keys: Drain<'_, Self::Key>,
+        values: Drain<'_, Self::Value>,
+    ) -> Self::Prefix;
+    /// The members after the last suspension, in order, as the start of
+    /// the joined part.
+    fn last_items(&mut self, items: Drain<'_, Self::Value>) -> Self::Prefix;
+    fn last_members(&mut self, keys: Drain<'_, Self::Key>, values: Drain<'_, Self::Value>) -> Self::Prefix;
+    /// Moves at most `most` members from the end of `prefix` to the front
+    /// of `joined`; how many moved, and whether `prefix` is now empty.
+    fn join(&mut self, prefix: &mut Self::Prefix, joined: &mut Self::Prefix, most: usize) -> (usize, bool);
+    /// The container whose members are all in `joined`.
+    fn finish(&mut self, object: bool, joined: Self::Prefix) -> Self::Value;
+}
+
+/// How a parse closes its containers: [`Unsplit`] for a parse that is never
+/// suspended (its prefix type has no values, so every container is whole),
+/// [`Split`] for a [`PausingSink`].
+pub trait Closing<S: JsonSink> {
+    type Prefix;
+    /// The container of `frame`, whose closing bracket was just read, or
+    /// `None` when it was split and is left to [`Closing::join`].
+    fn close(sink: &mut S, frame: &mut Frame<Self::Prefix>, keys: Drain<'_, S::Key>, items: Drain<'_, S::Value>)
+        -> Option<S::Value>;
+    /// One bounded part of finishing a split container: at most `most`
+    /// members; the container when it is done, and how many moved.
+    fn join(sink: &mut S, frame: &mut Frame<Self::Prefix>, most: usize) -> (Option<S::Value>, usize);
+}
+
+/// Containers that are never split: there is no prefix to join.
+pub enum Unsplit {}
+
+impl<S: JsonSink> Closing<S> for Unsplit {
+    type Prefix = Infallible;
+    fn close(
+        sink: &mut S,
+        frame: &mut Frame<Infallible>,
+        keys: Drain<'_, S::Key>,
+        items: Drain<'_, S::Value>,
+    ) -> Option<S::Value> {
+        Some(if frame.object { sink.object(keys, items) } else { sink.array(items) })
+    }
+    fn join(sink: &mut S, frame: &mut Frame<Infallible>, _most: usize) -> (Option<S::Value>, usize) {
+        // Never reached: nothing is ever split, so a container is whole.
+        let mut none = Vec::new();
+        let mut no_keys = Vec::new();
+        let value = if frame.object { sink.object(no_keys.drain(..), none.drain(..)) } else { sink.array(none.drain(..)) };
+        (Some(value), 0)
+    }
+}
+
+/// Containers that a suspension may have split.
+pub enum Split {}
+
+impl<S: PausingSink> Closing<S> for Split {
+    type Prefix = S::Prefix;
+    fn close(sink: &mut S, frame: &mut Frame<S::Prefix>, keys: Drain<'_, S::Key>, items: Drain<'_, S::Value>) -> Option<S::Value> {
+        if frame.prefix.is_none() {
+            return Some(if frame.object { sink.object(keys, items) } else { sink.array(items) });
+        }
+        frame.joined = Some(if frame.object { sink.last_members(keys, items) } else { sink.last_items(items) });
+        None
+    }
+    fn join(sink: &mut S, frame: &mut Frame<S::Prefix>, most: usize) -> (Option<S::Value>, usize) {
+        let (moved, done) = match (&mut frame.prefix, &mut frame.joined) {
+            (Some(prefix), Some(joined)) => sink.join(prefix, joined, most),
+            _ => (0, true),
         };
-        // A value is complete: hand it to its container, closing every
-        // container that ends here.
+        if !done {
+            return (None, moved);
+        }
+        let joined = match frame.joined.take() {
+            Some(joined) => joined,
+            None if frame.object => sink.last_members(Vec::new().drain(..), Vec::new().drain(..)),
+            None => sink.last_items(Vec::new().drain(..)),
+        };
+        (Some(sink.finish(frame.object, joined)), moved)
+    }
+}
+
+/// How much one [`Parser::run`] may do before it pauses: input bytes (every
+/// scan of a string, number or whitespace run stops at that many bytes past
+/// where the run started) and values made (a big integer counts
+/// [`BIG_INT_WEIGHT`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    pub bytes: usize,
+    pub values: usize,
+}
+
+impl Budget {
+    pub const UNLIMITED: Budget = Budget { bytes: usize::MAX, values: usize::MAX };
+}
+
+/// Values a big integer (19 to [`MAX_INTEGER_DIGITS`] digits) counts as in
+/// a [`Budget`]: its decimal conversion is quadratic, about 100 us at the
+/// limit, the time of some thousand small values.
+pub const BIG_INT_WEIGHT: usize = 1024;
+
+/// What one [`Parser::run`] ended with.
+#[derive(Debug, PartialEq)]
+pub enum Step<V> {
+    Done(V),
+    /// The budget is spent. `progressed` is false when the run could not
+    /// take even its first step within the budget (one string, number or
+    /// whitespace run longer than `Budget::bytes`): only an unlimited run
+    /// gets past it.
+    Paused { progressed: bool },
+}
+
+/// What the parser expects next; every state starts by skipping whitespace,
+/// so a run can pause at the start of any of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expect {
+    /// A value.
+    Value,
+    /// A value or `]` (just after `[`).
+    FirstItem,
+    /// A key or `}` (just after `{`).
+    FirstMember,
+    /// A key (after `,` in an object).
+    Key,
+    /// The `:` after a key.
+    Colon,
+    /// `,` or the closing bracket after a value, or the end of the input.
+    Separator,
+    /// Nothing from the input: the innermost container's closing bracket
+    /// was read, and its split members are being joined.
+    Join,
+}
+
+/// An open container.
+pub struct Frame<P> {
+    object: bool,
+    values_from: usize,
+    keys_from: usize,
+    /// The members before a suspension, folded by the sink.
+    prefix: Option<P>,
+    /// While a split container is finished ([`Expect::Join`]): the members
+    /// joined so far.
+    joined: Option<P>,
+}
+
+/// One open container of a suspended parse, outermost first.
+pub struct SuspendedFrame<P, K> {
+    pub object: bool,
+    /// Its members so far (`None`: none yet).
+    pub prefix: Option<P>,
+    /// Its joined part, while it is being finished ([`Expect::Join`]).
+    pub joined: Option<P>,
+    /// An object's key whose value is not complete yet.
+    pub key: Option<K>,
+}
+
+/// A paused parse with everything it built handed to the sink's own types,
+/// so it can be kept outside the parser (the NIF keeps it as terms) and
+/// resumed with [`Parser::resume`] on the same input.
+pub struct Suspended<V, P, K> {
+    pub pos: usize,
+    pub expect: Expect,
+    pub frames: Vec<SuspendedFrame<P, K>>,
+    /// The whole document's value, when only trailing whitespace is left to
+    /// check.
+    pub done: Option<V>,
+}
+
+impl<V, P, K> Suspended<V, P, K> {
+    /// Whether `expect` fits the innermost open container (and a finished
+    /// document is only kept while its trailing whitespace is checked).
+    fn is_consistent(&self) -> bool {
+        let innermost = self.frames.last();
+        let object = innermost.map(|frame| frame.object);
+        let pending_key = innermost.is_some_and(|frame| frame.key.is_some());
+        let keys_below = self.frames.iter().rev().skip(1).all(|frame| frame.object == frame.key.is_some());
+        keys_below
+            && match self.expect {
+                Expect::Value => self.done.is_none() && (object != Some(true) || pending_key),
+                Expect::FirstItem => self.done.is_none() && object == Some(false),
+                Expect::FirstMember | Expect::Key => self.done.is_none() && object == Some(true) && !pending_key,
+                Expect::Colon => self.done.is_none() && pending_key,
+                Expect::Separator => (innermost.is_none() == self.done.is_some()) && !pending_key,
+                Expect::Join => self.done.is_none() && innermost.is_some_and(|frame| frame.joined.is_some()),
+            }
+    }
+}
+
+/// A JSON parse that runs in budgeted steps ([`Parser::run`]) and can be
+/// suspended between them. `C` is [`Unsplit`] for a plain parse, [`Split`]
+/// for one that is suspended and resumed.
+pub struct Parser<'b, S: JsonSink, C: Closing<S>> {
+    reader: Reader<'b>,
+    expect: Expect,
+    max_depth: usize,
+    frames: Vec<Frame<C::Prefix>>,
+    values: Vec<S::Value>,
+    keys: Vec<S::Key>,
+}
+
+/// Why a state stopped before its end: a fault in the input, or a scan that
+/// reached the step's byte limit (the state is then retried from its start).
+enum Halt {
+    Fault(CorruptionReport),
+    Overrun,
+}
+
+impl From<CorruptionReport> for Halt {
+    fn from(report: CorruptionReport) -> Halt {
+        Halt::Fault(report)
+    }
+}
+
+impl<'b, S: JsonSink, C: Closing<S>> Parser<'b, S, C> {
+    /// A parse of `bytes` that may nest at most `max_depth` containers
+    /// (never more than [`MAX_DEPTH`]).
+    pub fn new(bytes: &'b [u8], max_depth: usize) -> Self {
+        Parser {
+            reader: Reader { bytes, pos: 0, end: bytes.len(), scratch: Vec::new() },
+            expect: Expect::Value,
+            max_depth: max_depth.min(MAX_DEPTH),
+            frames: Vec::new(),
+            values: Vec::new(),
+            keys: Vec::new(),
+        }
+    }
+
+    /// Parses until the document is done, a fault, or the budget is spent.
+    pub fn run(&mut self, sink: &mut S, budget: Budget) -> Result<Step<S::Value>, CorruptionReport> {
+        let started_at = self.reader.pos;
+        let byte_limit = started_at.saturating_add(budget.bytes);
+        self.reader.end = byte_limit.min(self.reader.bytes.len());
+        let mut made = 0usize;
         loop {
-            reader.skip_whitespace();
-            match frames.last() {
-                None => {
-                    if reader.pos != bytes.len() {
-                        return Err(reader.fault("trailing characters"));
-                    }
-                    return Ok(value);
-                }
-                Some(&Frame::Array { values_from }) => {
-                    values.push(value);
-                    match reader.peek() {
-                        Some(b',') => {
-                            reader.pos += 1;
-                            reader.skip_whitespace();
-                            continue 'value;
-                        }
-                        Some(b']') => {
-                            reader.pos += 1;
-                            frames.pop();
-                            value = sink.array(values.drain(values_from..));
-                        }
-                        None => return Err(reader.fault("unexpected end of input")),
-                        Some(_) => return Err(reader.fault("expected ',' or ']'")),
-                    }
-                }
-                Some(&Frame::Object { values_from, keys_from }) => {
-                    values.push(value);
-                    match reader.peek() {
-                        Some(b',') => {
-                            reader.pos += 1;
-                            reader.skip_whitespace();
-                            keys.push(reader.member_key(sink)?);
-                            continue 'value;
-                        }
-                        Some(b'}') => {
-                            reader.pos += 1;
-                            frames.pop();
-                            value = sink.object(keys.drain(keys_from..), values.drain(values_from..));
-                        }
-                        None => return Err(reader.fault("unexpected end of input")),
-                        Some(_) => return Err(reader.fault("expected ',' or '}'")),
-                    }
+            let progressed = self.reader.pos > started_at || made > 0;
+            if made >= budget.values || (self.reader.pos >= byte_limit && progressed) {
+                return Ok(Step::Paused { progressed });
+            }
+            let state_from = self.reader.pos;
+            match self.state(sink, &mut made, budget) {
+                Ok(Some(value)) => return Ok(Step::Done(value)),
+                Ok(None) => {}
+                Err(Halt::Fault(report)) => return Err(report),
+                Err(Halt::Overrun) => {
+                    self.reader.pos = state_from;
+                    return Ok(Step::Paused { progressed });
                 }
             }
         }
+    }
+
+    /// Handles one `expect` state; `Some` when the document is done.
+    fn state(&mut self, sink: &mut S, made: &mut usize, budget: Budget) -> Result<Option<S::Value>, Halt> {
+        if self.expect == Expect::Join {
+            self.join(sink, made, budget);
+            return Ok(None);
+        }
+        let reader = &mut self.reader;
+        reader.skip_whitespace()?;
+        match self.expect {
+            Expect::Join => {}
+            Expect::Value => {
+                let value = match reader.peek() {
+                    None => return Err(reader.fault("unexpected end of input").into()),
+                    Some(open @ (b'[' | b'{')) => {
+                        if self.frames.len() >= self.max_depth {
+                            return Err(reader.fault("nesting too deep").into());
+                        }
+                        reader.pos += 1;
+                        let object = open == b'{';
+                        self.frames.push(Frame {
+                            object,
+                            values_from: self.values.len(),
+                            keys_from: self.keys.len(),
+                            prefix: None,
+                            joined: None,
+                        });
+                        self.expect = if object { Expect::FirstMember } else { Expect::FirstItem };
+                        return Ok(None);
+                    }
+                    Some(b'"') => match reader.string()? {
+                        Text::Input(text) => sink.string(text),
+                        Text::Scratch if S::KEEPS_STRINGS && reader.scratch.len() >= HANDOVER_BYTES => {
+                            sink.string_owned(reader.take_scratch())
+                        }
+                        Text::Scratch => sink.string(reader.scratch_text()),
+                    },
+                    Some(b't') => reader.literal(b"true", sink.bool(true))?,
+                    Some(b'f') => reader.literal(b"false", sink.bool(false))?,
+                    Some(b'n') => reader.literal(b"null", sink.null())?,
+                    Some(b'-' | b'0'..=b'9') => reader.number(sink, made)?,
+                    Some(_) => return Err(reader.fault("unexpected character").into()),
+                };
+                self.complete(value, made);
+            }
+            Expect::FirstItem => {
+                if reader.peek() == Some(b']') {
+                    reader.pos += 1;
+                    self.close(sink, made);
+                } else {
+                    self.expect = Expect::Value;
+                }
+            }
+            Expect::FirstMember if reader.peek() == Some(b'}') => {
+                reader.pos += 1;
+                self.close(sink, made);
+            }
+            Expect::FirstMember | Expect::Key => {
+                if reader.peek() != Some(b'"') {
+                    let reason = if reader.peek().is_none() { "unexpected end of input" } else { "expected string key" };
+                    return Err(reader.fault(reason).into());
+                }
+                let key = match reader.string()? {
+                    Text::Input(text) => sink.key(text),
+                    Text::Scratch => sink.key(reader.scratch_text()),
+                };
+                self.keys.push(key);
+                self.expect = Expect::Colon;
+            }
+            Expect::Colon => match reader.peek() {
+                Some(b':') => {
+                    reader.pos += 1;
+                    self.expect = Expect::Value;
+                }
+                None => return Err(reader.fault("unexpected end of input").into()),
+                Some(_) => return Err(reader.fault("expected ':'").into()),
+            },
+            Expect::Separator => {
+                let Some(frame) = self.frames.last() else {
+                    if reader.pos != reader.bytes.len() {
+                        return Err(reader.fault("trailing characters").into());
+                    }
+                    return Ok(self.values.pop());
+                };
+                let (next, close, expected) = if frame.object {
+                    (Expect::Key, b'}', "expected ',' or '}'")
+                } else {
+                    (Expect::Value, b']', "expected ',' or ']'")
+                };
+                match reader.peek() {
+                    Some(b',') => {
+                        reader.pos += 1;
+                        self.expect = next;
+                    }
+                    Some(byte) if byte == close => {
+                        reader.pos += 1;
+                        self.close(sink, made);
+                    }
+                    None => return Err(reader.fault("unexpected end of input").into()),
+                    Some(_) => return Err(reader.fault(expected).into()),
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// A value is complete: it joins its container (or is the document).
+    fn complete(&mut self, value: S::Value, made: &mut usize) {
+        *made += 1;
+        self.values.push(value);
+        self.expect = Expect::Separator;
+    }
+
+    /// One bounded part of finishing the innermost (split) container.
+    fn join(&mut self, sink: &mut S, made: &mut usize, budget: Budget) {
+        let Some(frame) = self.frames.last_mut() else {
+            self.expect = Expect::Separator;
+            return;
+        };
+        let (value, moved) = C::join(sink, frame, budget.values.saturating_sub(*made).max(1));
+        *made += moved;
+        if let Some(value) = value {
+            self.frames.pop();
+            self.complete(value, made);
+        }
+    }
+
+    /// Closes the innermost container, whose closing bracket was just read
+    /// (a split one goes on to [`Expect::Join`]).
+    fn close(&mut self, sink: &mut S, made: &mut usize) {
+        let Some(frame) = self.frames.last_mut() else { return };
+        let items = self.values.drain(frame.values_from..);
+        let keys = self.keys.drain(frame.keys_from.min(self.keys.len())..);
+        match C::close(sink, frame, keys, items) {
+            Some(value) => {
+                self.frames.pop();
+                self.complete(value, made);
+            }
+            None => self.expect = Expect::Join,
+        }
+    }
+}
+
+impl<'b, S: PausingSink> Parser<'b, S, Split> {
+    /// Hands everything built so far to the sink's types: each open
+    /// container's members folded into its prefix.
+    pub fn suspend(mut self, sink: &mut S) -> Suspended<S::Value, S::Prefix, S::Key> {
+        let mut frames = Vec::with_capacity(self.frames.len());
+        while let Some(frame) = self.frames.pop() {
+            let open_keys = self.keys.len() - frame.keys_from;
+            let open_values = self.values.len() - frame.values_from;
+            let key = if open_keys > open_values { self.keys.pop() } else { None };
+            let items = self.values.drain(frame.values_from..);
+            let prefix = if frame.joined.is_some() {
+                frame.prefix
+            } else if frame.object {
+                Some(sink.fold_object(frame.prefix, self.keys.drain(frame.keys_from..), items))
+            } else {
+                Some(sink.fold_array(frame.prefix, items))
+            };
+            frames.push(SuspendedFrame { object: frame.object, prefix, joined: frame.joined, key });
+        }
+        frames.reverse();
+        Suspended { pos: self.reader.pos, expect: self.expect, frames, done: self.values.pop() }
+    }
+
+    /// Continues a suspended parse of the same `bytes`. `None` when the
+    /// state cannot belong to a parse of them (a position past the end, or
+    /// more containers than `max_depth`).
+    pub fn resume(bytes: &'b [u8], max_depth: usize, state: Suspended<S::Value, S::Prefix, S::Key>) -> Option<Self> {
+        let mut parser = Parser::new(bytes, max_depth);
+        if state.pos > bytes.len() || state.frames.len() > parser.max_depth || !state.is_consistent() {
+            return None;
+        }
+        parser.reader.pos = state.pos;
+        parser.expect = state.expect;
+        for frame in state.frames {
+            parser.frames.push(Frame {
+                object: frame.object,
+                values_from: parser.values.len(),
+                keys_from: parser.keys.len(),
+                prefix: frame.prefix,
+                joined: frame.joined,
+            });
+            parser.keys.extend(frame.key);
+        }
+        parser.values.extend(state.done);
+        Some(parser)
     }
 }
 
@@ -220,7 +575,11 @@ const HANDOVER_BYTES: usize = 64 * 1024;
 struct Reader<'a> {
     bytes: &'a [u8],
     pos: usize,
-    scratch: String,
+    /// Where this run's scans stop (`bytes.len()` when unlimited): a scan
+    /// that reaches it before the input ends is an [`Halt::Overrun`].
+    end: usize,
+    /// Unescaped text: UTF-8 once a string using it is checked.
+    scratch: Vec<u8>,
 }
 
 impl<'a> Reader<'a> {
@@ -236,10 +595,21 @@ impl<'a> Reader<'a> {
         CorruptionReport { offset, reason }
     }
 
-    fn skip_whitespace(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+    /// `Overrun` when a scan stopped at `cursor` only because of the run's
+    /// limit.
+    fn overran(&self, cursor: usize) -> Result<(), Halt> {
+        if cursor >= self.end && self.end < self.bytes.len() {
+            return Err(Halt::Overrun);
+        }
+        Ok(())
+    }
+
+    fn skip_whitespace(&mut self) -> Result<(), Halt> {
+        let end = self.end;
+        while self.pos < end && matches!(self.bytes[self.pos], b' ' | b'\t' | b'\n' | b'\r') {
             self.pos += 1;
         }
+        self.overran(self.pos)
     }
 
     fn literal<V>(&mut self, word: &[u8], value: V) -> Result<V, CorruptionReport> {
@@ -251,65 +621,74 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// An object member's key and the `:` after it; whitespace is skipped.
-    fn member_key<S: JsonSink>(&mut self, sink: &mut S) -> Result<S::Key, CorruptionReport> {
-        if self.peek() != Some(b'"') {
-            return Err(self.fault(if self.peek().is_none() { "unexpected end of input" } else { "expected string key" }));
-        }
-        let key = match self.string()? {
-            Text::Input(text) => sink.key(text),
-            Text::Scratch => sink.key(&self.scratch),
-        };
-        self.skip_whitespace();
-        match self.peek() {
-            Some(b':') => {
-                self.pos += 1;
-                self.skip_whitespace();
-                Ok(key)
+    /// The end of the run of plain string bytes from `cursor` (at most
+    /// `self.end`), eight bytes at a time, and whether it holds a byte with
+    /// its high bit set (not ASCII: its UTF-8 must be checked).
+    fn plain_run(&self, mut cursor: usize) -> (usize, bool) {
+        let bytes = &self.bytes[..self.end];
+        let mut high_bits = 0u64;
+        while let Some(chunk) = bytes.get(cursor..cursor + 8) {
+            let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+            let flags = special_flags(word);
+            if flags != 0 {
+                let plain = flags.trailing_zeros() / 8;
+                high_bits |= word & ((1u64 << (plain * 8)) - 1);
+                return (cursor + plain as usize, high_bits & HIGHS != 0);
             }
-            None => Err(self.fault("unexpected end of input")),
-            Some(_) => Err(self.fault("expected ':'")),
+            high_bits |= word;
+            cursor += 8;
         }
+        let mut tail_high_bits = 0u8;
+        while cursor < bytes.len() && !STRING_SPECIAL[bytes[cursor] as usize] {
+            tail_high_bits |= bytes[cursor];
+            cursor += 1;
+        }
+        (cursor, high_bits & HIGHS != 0 || tail_high_bits >= 0x80)
     }
 
     /// A string starting at the opening quote. Borrows the input when the
     /// string has no escapes; otherwise unescapes into the scratch buffer.
-    fn string(&mut self) -> Result<Text<'a>, CorruptionReport> {
+    fn string(&mut self) -> Result<Text<'a>, Halt> {
         let bytes = self.bytes;
         let start = self.pos + 1;
-        let mut cursor = start;
-        let mut high_bits = 0u8;
-        while cursor < bytes.len() && !STRING_SPECIAL[bytes[cursor] as usize] {
-            high_bits |= bytes[cursor];
-            cursor += 1;
-        }
+        let (cursor, non_ascii) = self.plain_run(start);
+        self.overran(cursor)?;
         match bytes.get(cursor) {
-            Some(b'"') if high_bits < 0x80 => {
+            Some(b'"') if !non_ascii => {
                 self.pos = cursor + 1;
                 // All ASCII: valid UTF-8 without a second pass.
                 Ok(Text::Input(ascii_segment(&bytes[start..cursor])))
             }
             Some(b'"') => {
                 self.pos = cursor + 1;
-                utf8_segment(bytes, start, cursor).map(Text::Input)
+                Ok(utf8_segment(bytes, start, cursor).map(Text::Input)?)
             }
-            Some(b'\\') => self.escaped_string(start, cursor),
-            Some(_) => Err(Self::fault_at(cursor, "control character in string")),
-            None => Err(Self::fault_at(cursor, "unterminated string")),
+            Some(b'\\') => self.escaped_string(start, cursor, non_ascii),
+            Some(_) => Err(Self::fault_at(cursor, "control character in string").into()),
+            None => Err(Self::fault_at(cursor, "unterminated string").into()),
         }
     }
 
-    fn escaped_string(&mut self, start: usize, first_escape: usize) -> Result<Text<'a>, CorruptionReport> {
+    /// A string with escapes, unescaped into the scratch buffer. Its UTF-8
+    /// is checked once, over the input between the quotes (an escape is
+    /// ASCII, so that is the same as checking each run between escapes),
+    /// and only when a byte has its high bit set; a fault found later in
+    /// the string is reported after any earlier invalid UTF-8.
+    fn escaped_string(&mut self, start: usize, first_escape: usize, mut non_ascii: bool) -> Result<Text<'a>, Halt> {
         let bytes = self.bytes;
+        let fault = |non_ascii: bool, report: CorruptionReport| -> Halt {
+            let earlier = if non_ascii { utf8_segment(bytes, start, report.offset).err() } else { None };
+            Halt::Fault(earlier.unwrap_or(report))
+        };
         self.scratch.clear();
-        self.scratch.push_str(utf8_segment(bytes, start, first_escape)?);
+        self.scratch.extend_from_slice(&bytes[start..first_escape]);
         let mut cursor = first_escape;
         loop {
             // cursor is at a backslash
             let escape_at = cursor;
             let code = match bytes.get(cursor + 1) {
                 Some(&code) => code,
-                None => return Err(Self::fault_at(cursor + 1, "unterminated string")),
+                None => return Err(fault(non_ascii, Self::fault_at(cursor + 1, "unterminated string"))),
             };
             cursor += 2;
             let decoded = match code {
@@ -322,48 +701,70 @@ impl<'a> Reader<'a> {
                 b'r' => '\r',
                 b't' => '\t',
                 b'u' => {
-                    let unit = hex4(bytes, cursor)?;
+                    let unit = hex4(bytes, cursor).map_err(|report| fault(non_ascii, report))?;
                     cursor += 4;
+                    let lone = || fault(non_ascii, Self::fault_at(escape_at, "lone surrogate escape"));
                     match unit {
                         0xD800..=0xDBFF => {
-                            let low = if bytes.get(cursor) == Some(&b'\\') && bytes.get(cursor + 1) == Some(&b'u') {
-                                hex4(bytes, cursor + 2)?
-                            } else {
-                                return Err(Self::fault_at(escape_at, "lone surrogate escape"));
-                            };
+                            if bytes.get(cursor) != Some(&b'\\') || bytes.get(cursor + 1) != Some(&b'u') {
+                                return Err(lone());
+                            }
+                            let low = hex4(bytes, cursor + 2).map_err(|report| fault(non_ascii, report))?;
                             if !(0xDC00..=0xDFFF).contains(&low) {
-                                return Err(Self::fault_at(escape_at, "lone surrogate escape"));
+                                return Err(lone());
                             }
                             cursor += 6;
                             let scalar = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
-                            char::from_u32(scalar).ok_or(Self::fault_at(escape_at, "lone surrogate escape"))?
+                            char::from_u32(scalar).ok_or_else(lone)?
                         }
-                        0xDC00..=0xDFFF => return Err(Self::fault_at(escape_at, "lone surrogate escape")),
-                        _ => char::from_u32(unit).ok_or(Self::fault_at(escape_at, "invalid escape"))?,
+                        0xDC00..=0xDFFF => return Err(lone()),
+                        _ => char::from_u32(unit)
+                            .ok_or_else(|| fault(non_ascii, Self::fault_at(escape_at, "invalid escape")))?,
                     }
                 }
-                _ => return Err(Self::fault_at(escape_at, "invalid escape")),
+                _ => return Err(fault(non_ascii, Self::fault_at(escape_at, "invalid escape"))),
             };
-            self.scratch.push(decoded);
+            let mut encoded = [0u8; 4];
+            self.scratch.extend_from_slice(decoded.encode_utf8(&mut encoded).as_bytes());
             let segment_start = cursor;
-            while cursor < bytes.len() && !STRING_SPECIAL[bytes[cursor] as usize] {
-                cursor += 1;
-            }
-            let segment = utf8_segment(bytes, segment_start, cursor)?;
-            self.scratch.push_str(segment);
+            let segment_non_ascii;
+            (cursor, segment_non_ascii) = self.plain_run(segment_start);
+            self.overran(cursor)?;
+            non_ascii |= segment_non_ascii;
+            self.scratch.extend_from_slice(&bytes[segment_start..cursor]);
             match bytes.get(cursor) {
                 Some(b'"') => {
+                    if non_ascii {
+                        utf8_segment(bytes, start, cursor)?;
+                    }
                     self.pos = cursor + 1;
                     return Ok(Text::Scratch);
                 }
                 Some(b'\\') => continue,
-                Some(_) => return Err(Self::fault_at(cursor, "control character in string")),
-                None => return Err(Self::fault_at(cursor, "unterminated string")),
+                Some(_) => return Err(fault(non_ascii, Self::fault_at(cursor, "control character in string"))),
+                None => return Err(fault(non_ascii, Self::fault_at(cursor, "unterminated string"))),
             }
         }
     }
 
-    fn number<S: JsonSink>(&mut self, sink: &mut S) -> Result<S::Value, CorruptionReport> {
+    /// The scratch buffer as text: only called after [`Reader::string`]
+    /// answered `Text::Scratch`, which it does only once the UTF-8 of the
+    /// string is checked.
+    fn scratch_text(&self) -> &str {
+        // SAFETY: see above; the escapes' own bytes are encoded chars.
+        unsafe { std::str::from_utf8_unchecked(&self.scratch) }
+    }
+
+    /// The scratch buffer handed over as a `String` (same condition as
+    /// [`Reader::scratch_text`]); the reader starts a new one.
+    fn take_scratch(&mut self) -> String {
+        // SAFETY: as for `scratch_text`.
+        unsafe { String::from_utf8_unchecked(std::mem::take(&mut self.scratch)) }
+    }
+
+    /// A number literal; `made` is charged [`BIG_INT_WEIGHT`] for an
+    /// integer beyond `i64`'s 18 safe digits.
+    fn number<S: JsonSink>(&mut self, sink: &mut S, made: &mut usize) -> Result<S::Value, Halt> {
         let bytes = self.bytes;
         let start = self.pos;
         let mut cursor = start;
@@ -374,17 +775,17 @@ impl<'a> Reader<'a> {
         let digits_from = cursor;
         match bytes.get(cursor) {
             Some(b'0') => cursor += 1,
-            Some(b'1'..=b'9') => cursor = skip_digits(bytes, cursor),
-            _ => return Err(Self::fault_at(cursor, "invalid number")),
+            Some(b'1'..=b'9') => cursor = self.skip_digits(cursor)?,
+            _ => return Err(Self::fault_at(cursor, "invalid number").into()),
         }
         let integer_digits = cursor - digits_from;
         let mut is_float = false;
         if bytes.get(cursor) == Some(&b'.') {
             cursor += 1;
             if !matches!(bytes.get(cursor), Some(b'0'..=b'9')) {
-                return Err(Self::fault_at(cursor, "invalid number"));
+                return Err(Self::fault_at(cursor, "invalid number").into());
             }
-            cursor = skip_digits(bytes, cursor);
+            cursor = self.skip_digits(cursor)?;
             is_float = true;
         }
         if let Some(b'e' | b'E') = bytes.get(cursor) {
@@ -393,9 +794,9 @@ impl<'a> Reader<'a> {
                 cursor += 1;
             }
             if !matches!(bytes.get(cursor), Some(b'0'..=b'9')) {
-                return Err(Self::fault_at(cursor, "invalid number"));
+                return Err(Self::fault_at(cursor, "invalid number").into());
             }
-            cursor = skip_digits(bytes, cursor);
+            cursor = self.skip_digits(cursor)?;
             is_float = true;
         }
         self.pos = cursor;
@@ -406,35 +807,38 @@ impl<'a> Reader<'a> {
                 return Ok(sink.int(if negative { -magnitude } else { magnitude }));
             }
             if integer_digits > MAX_INTEGER_DIGITS {
-                return Err(Self::fault_at(start, "integer too long"));
+                return Err(Self::fault_at(start, "integer too long").into());
             }
+            *made += BIG_INT_WEIGHT;
             return match BigInt::parse_bytes(text, 10) {
                 Some(big) => Ok(match i64::try_from(&big) {
                     Ok(small) => sink.int(small),
                     Err(_) => sink.big_int(big),
                 }),
-                None => Err(Self::fault_at(start, "invalid number")),
+                None => Err(Self::fault_at(start, "invalid number").into()),
             };
         }
         // The grammar above only admits ASCII, so the text is valid UTF-8.
         let parsed = std::str::from_utf8(text).ok().and_then(|t| t.parse::<f64>().ok());
         match parsed {
             Some(float) if float.is_finite() => Ok(sink.float(float)),
-            Some(_) => Err(Self::fault_at(start, "number out of range")),
-            None => Err(Self::fault_at(start, "invalid number")),
+            Some(_) => Err(Self::fault_at(start, "number out of range").into()),
+            None => Err(Self::fault_at(start, "invalid number").into()),
         }
     }
-}
 
-fn skip_digits(bytes: &[u8], mut cursor: usize) -> usize {
-    while let Some(b'0'..=b'9') = bytes.get(cursor) {
-        cursor += 1;
+    /// The end of the run of digits from `cursor`, within the run's limit.
+    fn skip_digits(&self, mut cursor: usize) -> Result<usize, Halt> {
+        while cursor < self.end && self.bytes[cursor].is_ascii_digit() {
+            cursor += 1;
+        }
+        self.overran(cursor)?;
+        Ok(cursor)
     }
-    cursor
 }
 
 fn utf8_segment(bytes: &[u8], from: usize, to: usize) -> Result<&str, CorruptionReport> {
-    std::str::from_utf8(&bytes[from..to])
+    simdutf8::compat::from_utf8(&bytes[from..to])
         .map_err(|error| CorruptionReport { offset: from + error.valid_up_to(), reason: "invalid utf-8" })
 }
 
