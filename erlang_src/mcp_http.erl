@@ -86,13 +86,16 @@
 -define(MAX_SESSION_ID_BYTES, 1024).
 -define(MAX_PROFILES, 100000).
 -define(ACCEPT, "application/json, text/event-stream").
+%% What one socket read may deliver: the body reaches the owner in chunks
+%% of up to this size (each a message counted by the actor's flood budget).
+-define(READ_BYTES, 262144).
 
 %% What the transport knows of an outbound message.
 -type rpc() :: {request, Id :: integer(), Method :: binary()} | notification | response.
 
 -record(stream, {rpc :: rpc(),
                  %% The `httpc' handler streaming the body, one chunk at a
-                 %% time (`httpc:stream_next/1').
+                 %% time (`next_chunk/2').
                  handler = none :: pid() | none,
                  %% `undefined' until the answer's headers arrived.
                  body = undefined :: undefined | {sse, mcp_event_stream:decoder()}
@@ -148,7 +151,11 @@ seal(Spec) -> Spec.
 -spec shown_url(binary() | string()) -> binary().
 shown_url(Url) ->
     case uri_string:parse(Url) of
-        #{} = Parts -> unicode:characters_to_binary(uri_string:recompose(maps:with([scheme, host, port, path], Parts)));
+        #{} = Parts ->
+            case unicode:characters_to_binary(uri_string:recompose(maps:with([scheme, host, port, path], Parts))) of
+                Shown when is_binary(Shown) -> Shown;
+                _ -> <<"(not a URL)">>
+            end;
         {error, _, _} -> <<"(not a URL)">>
     end.
 
@@ -178,7 +185,8 @@ start(Url, Scheme, Host, Headers, MaxBytes, Spec, Owner) ->
     case start_manager(1) of
         {ok, Manager} ->
             ok = httpc:set_options([{max_sessions, 64}, {max_keep_alive_length, 0},
-                                    {keep_alive_timeout, 60000}, {cookies, disabled}], Manager),
+                                    {keep_alive_timeout, 60000}, {cookies, disabled},
+                                    {socket_opts, [{recbuf, ?READ_BYTES}, {buffer, ?READ_BYTES}]}], Manager),
             {ok, #http{owner = Owner, ref = make_ref(), url = Url, manager = Manager,
                        headers = fun() -> Headers end,
                        http_options = http_options(Scheme, Host, Spec),
@@ -387,7 +395,11 @@ close_request(Id, #http{streams = Streams, waiting = Waiting, manager = Manager}
 -spec event(#http{}, term()) -> {ok, [mcp_transport:event()], #http{}} | not_mine.
 event(#http{streams = Streams} = Http, {http, {RequestId, stream_start, Headers, Handler}}) when is_map_key(RequestId, Streams) ->
     Stream = maps:get(RequestId, Streams),
-    next_chunk(RequestId, answer(RequestId, Stream#stream{handler = Handler}, {stream_start, Headers}, Http));
+    %% What arrived with the headers is held by the handler until it is
+    %% fed again (inets 8 streams it only on the next socket read, which
+    %% for an event stream may be never): an empty read feeds it.
+    Handler ! {httpc_handler, dummy, <<>>},
+    answer(RequestId, Stream#stream{handler = Handler}, {stream_start, Headers}, Http);
 event(#http{streams = Streams} = Http, {http, {RequestId, stream, Chunk}}) when is_map_key(RequestId, Streams) ->
     next_chunk(RequestId, answer(RequestId, maps:get(RequestId, Streams), {stream, Chunk}, Http));
 event(#http{streams = Streams} = Http, {http, {RequestId, Part, Value}}) when is_map_key(RequestId, Streams) ->
@@ -414,13 +426,13 @@ event(_Http, _Info) ->
 %% The body is read one chunk at a time: the next is asked for once this
 %% one is decoded, while the stream is still wanted, so at most one chunk
 %% per stream waits in the owner's mailbox.
-next_chunk(RequestId, {ok, Events, #http{streams = Streams} = Http} = Outcome) ->
+next_chunk(RequestId, {ok, Events, #http{streams = Streams}} = Outcome) ->
     case {Streams, [Fault || {fault, Fault} <- Events]} of
         {#{RequestId := #stream{handler = Handler}}, []} when is_pid(Handler) ->
             ok = httpc:stream_next(Handler),
             Outcome;
         _ ->
-            {ok, Events, Http}
+            Outcome
     end.
 
 %% One `httpc' message for an open request.

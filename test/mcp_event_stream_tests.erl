@@ -63,9 +63,7 @@ the_largest_event_is_accepted_test_() ->
     end}.
 
 new_refuses_bad_caps_test() ->
-    ?assertError(badarg, mcp_event_stream:new(0)),
-    ?assertError(badarg, mcp_event_stream:new(mcp_event_stream:max_event_bytes() + 1)),
-    ?assertError(badarg, mcp_event_stream:new(one)).
+    [?assertError(badarg, mcp_event_stream:new(Bad)) || Bad <- [0, -1, mcp_event_stream:max_event_bytes() + 1, 1.5, one]].
 
 %% The verdict (items and last id, or refused) does not depend on the
 %% chunking, under a small cap too.

@@ -60,7 +60,7 @@ generate_embedded_matches_golden() ->
     golden("example.gleam", Source),
     golden("example.surface", Surface),
     %% stderr: server and protocol, the listing, the plan table, the files
-    ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: server example 1\\.0\\.0, protocol 2025-06-18$", [multiline])),
+    ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: server example 1\\.0\\.0, protocol 2025-11-25$", [multiline])),
     ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: 8 tools listed$", [multiline])),
     ?assertMatch({match, _}, re:run(Stderr, "^  echo +typed$", [multiline])),
     ?assertMatch({match, _}, re:run(Stderr, "^  create_event +structured params +place: .+; attendees: .+$", [multiline])),

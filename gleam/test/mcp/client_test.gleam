@@ -43,7 +43,7 @@ pub fn example_server_end_to_end_test() {
   let assert Ok(#(
     client,
     InitializeResult(
-      protocol_version: "2025-06-18",
+      protocol_version: "2025-11-25",
       server_info: ServerInfo("example", "1.0.0"),
       ..,
     ),
