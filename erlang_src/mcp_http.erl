@@ -89,6 +89,7 @@
 %% What one socket read may deliver: the body reaches the owner in chunks
 %% of up to this size (each a message counted by the actor's flood budget).
 -define(READ_BYTES, 262144).
+-define(NUDGE_MS, 20).
 
 %% What the transport knows of an outbound message.
 -type rpc() :: {request, Id :: integer(), Method :: binary()} | notification | response.
@@ -106,7 +107,9 @@
                  last_message = none :: binary() | none,
                  %% Resumptions in a row that delivered no message.
                  resumptions = 0 :: non_neg_integer(),
-                 delivered = false :: boolean()}).
+                 delivered = false :: boolean(),
+                 %% A chunk of the body arrived (`nudge/2').
+                 fed = false :: boolean()}).
 
 -record(http, {owner :: pid(),
                ref :: reference(),
@@ -275,7 +278,7 @@ resolve_headers([{Name0, Value0} | Rest], Acc) ->
     Value = unicode:characters_to_binary(Value0),
     case is_binary(Name) andalso is_binary(Value) andalso token(Name) of
         false ->
-            {error, {bad_header, printable_name(Name0)}};
+            {error, {bad_header, printable_name(Name)}};
         true ->
             case expand(Value) of
                 {ok, Expanded} ->
@@ -395,13 +398,19 @@ close_request(Id, #http{streams = Streams, waiting = Waiting, manager = Manager}
 -spec event(#http{}, term()) -> {ok, [mcp_transport:event()], #http{}} | not_mine.
 event(#http{streams = Streams} = Http, {http, {RequestId, stream_start, Headers, Handler}}) when is_map_key(RequestId, Streams) ->
     Stream = maps:get(RequestId, Streams),
-    %% What arrived with the headers is held by the handler until it is
-    %% fed again (inets 8 streams it only on the next socket read, which
-    %% for an event stream may be never): an empty read feeds it.
-    Handler ! {httpc_handler, dummy, <<>>},
+    %% Body bytes that came with the headers are held by the handler until
+    %% its next socket read (inets 8), which for an event stream that then
+    %% waits may never come: if nothing arrived after `?NUDGE_MS', the
+    %% handler is fed an empty read (`nudge/2').
+    ok = httpc:stream_next(Handler),
+    _ = erlang:send_after(?NUDGE_MS, Http#http.owner, {mcp_http, Http#http.ref, {nudge, RequestId}}),
     answer(RequestId, Stream#stream{handler = Handler}, {stream_start, Headers}, Http);
+event(#http{ref = Ref} = Http, {mcp_http, Ref, {nudge, RequestId}}) ->
+    nudge(RequestId, Http),
+    {ok, [], Http};
 event(#http{streams = Streams} = Http, {http, {RequestId, stream, Chunk}}) when is_map_key(RequestId, Streams) ->
-    next_chunk(RequestId, answer(RequestId, maps:get(RequestId, Streams), {stream, Chunk}, Http));
+    Stream = maps:get(RequestId, Streams),
+    next_chunk(RequestId, answer(RequestId, Stream#stream{fed = true}, {stream, Chunk}, Http));
 event(#http{streams = Streams} = Http, {http, {RequestId, Part, Value}}) when is_map_key(RequestId, Streams) ->
     answer(RequestId, maps:get(RequestId, Streams), {Part, Value}, Http);
 event(#http{streams = Streams} = Http, {http, {RequestId, Reply}}) when is_map_key(RequestId, Streams) ->
@@ -422,6 +431,19 @@ event(#http{manager = Manager, deleted = Deleted} = Http, {'EXIT', Manager, Reas
     {ok, [{closed, Evidence}], Http};
 event(_Http, _Info) ->
     not_mine.
+
+%% The handler still waits with what came with the headers: an empty read
+%% makes it pass that on (its internal message for a read of its own). Only
+%% while it is mid-body, which it is until its first chunk or the end
+%% arrives.
+nudge(RequestId, #http{streams = Streams}) ->
+    case Streams of
+        #{RequestId := #stream{handler = Handler, fed = false}} when is_pid(Handler) ->
+            Handler ! {httpc_handler, dummy, <<>>},
+            ok;
+        _ ->
+            ok
+    end.
 
 %% The body is read one chunk at a time: the next is asked for once this
 %% one is decoded, while the stream is still wanted, so at most one chunk
@@ -573,7 +595,7 @@ resumable(#stream{retry_ms = Retry} = Stream, _Why, #http{ref = Ref, owner = Own
     Tag = make_ref(),
     _ = erlang:send_after(Retry, Owner, {mcp_http, Ref, {resume, Tag}}),
     Next = Stream#stream{resumptions = Stream#stream.resumptions + 1, body = undefined,
-                        delivered = false},
+                        delivered = false, handler = none, fed = false},
     {ok, [], Http#http{waiting = maps:put(Tag, Next, Http#http.waiting)}}.
 
 resume(#stream{last_event_id = LastEventId} = Stream, Http) ->
