@@ -90,11 +90,11 @@ answer(Socket, {reply, Status, Headers, Body}) ->
                   "\r\n", Body]);
 answer(Socket, {sse, Headers, Chunks}) ->
     start_sse(Socket, Headers),
-    [chunk(Socket, Chunk) || Chunk <- Chunks],
+    _ = [chunk(Socket, Chunk) || Chunk <- Chunks],
     send(Socket, "0\r\n\r\n");
 answer(Socket, {sse_forever, Headers, Chunks, Every}) ->
     start_sse(Socket, Headers),
-    [chunk(Socket, Chunk) || Chunk <- Chunks],
+    _ = [chunk(Socket, Chunk) || Chunk <- Chunks],
     forever(Socket, Every);
 answer(Socket, {raw, Bytes}) ->
     _ = gen_tcp:send(Socket, Bytes),
