@@ -41,7 +41,7 @@ run([Root]) ->
     end.
 
 print(Name, #{seq := Seq, p50 := P50, p99 := P99}, Raw) ->
-    io:format("~-22s ~10.0f ~9.2f ~9.2f ~14.2f~n", [Name, float(Seq), float(P50), float(P99), P50 / Raw]);
+    io:format("~-22s ~10.1f ~9.2f ~9.2f ~14.2f~n", [Name, float(Seq), float(P50), float(P99), P50 / Raw]);
 print(Name, Error, _Raw) ->
     io:format("~-22s ~p~n", [Name, Error]).
 

@@ -178,3 +178,52 @@ matches(Expected, Got) when is_tuple(Expected), is_tuple(Got), tuple_size(Expect
     lists:all(fun({E, G}) -> matches(E, G) end, lists:zip(tuple_to_list(Expected), tuple_to_list(Got)));
 matches(Same, Same) -> true;
 matches(Expected, Got) -> ?debugFmt("expected ~p, got ~p", [Expected, Got]), false.
+
+%%% ---------------------------------------------------------------- TLS
+
+%% A TLS server whose certificate no system CA signed. The attack: a
+%% client that does not verify completes the handshake with it. The
+%% defence: `mcp_http' verifies against the system's CA store, so the
+%% handshake fails, typed, before any request (or header) is written.
+tls_verifies_the_server_test_() ->
+    {timeout, 60, fun() ->
+        {ok, _} = application:ensure_all_started(ssl),
+        Key = [{key, {namedCurve, secp256r1}}],
+        #{server_config := ServerConfig} =
+            public_key:pkix_test_data(#{server_chain => #{root => Key, intermediates => [], peer => Key},
+                                        client_chain => #{root => Key, intermediates => [], peer => Key}}),
+        {ok, Listen} = ssl:listen(0, [binary, {active, false}, {reuseaddr, true}, {ip, {127, 0, 0, 1}}
+                                      | proplists:delete(cacerts, ServerConfig)]),
+        {ok, {_, Port}} = ssl:sockname(Listen),
+        Self = self(),
+        Acceptor = spawn_link(fun() -> tls_accept(Listen, Self) end),
+        try
+            {ok, Unverified} = ssl:connect({127, 0, 0, 1}, Port, [{verify, verify_none}, {active, false}], 5000),
+            ok = ssl:close(Unverified),
+            Url = "https://127.0.0.1:" ++ integer_to_list(Port) ++ "/mcp",
+            {ok, Client} = mcp_client:prepare(#{url => Url, headers => [{"Authorization", ?SECRET}]}, #{}),
+            ?assertMatch({error, {handshake_failed, {unavailable, {http_failed, _}}}}, mcp_client:connect(Client)),
+            shut_down_leaving_nothing(Client),
+            %% The server never read a byte of HTTP.
+            ?assertEqual([], [Bytes || {tls_request_bytes, Bytes} <- flush()])
+        after
+            unlink(Acceptor), exit(Acceptor, kill), ssl:close(Listen)
+        end
+    end}.
+
+tls_accept(Listen, Owner) ->
+    case ssl:transport_accept(Listen) of
+        {ok, Socket} ->
+            case ssl:handshake(Socket, 5000) of
+                {ok, Tls} ->
+                    case ssl:recv(Tls, 0, 2000) of
+                        {ok, Bytes} -> Owner ! {tls_request_bytes, Bytes};
+                        _ -> ok
+                    end;
+                _ ->
+                    ok
+            end,
+            tls_accept(Listen, Owner);
+        _ ->
+            ok
+    end.
