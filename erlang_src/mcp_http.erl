@@ -33,7 +33,12 @@
 %%     sent with every later request (a value that is not visible ASCII or
 %%     longer than 1,024 bytes is `{bad_session_id, Bytes}'), and
 %%     `MCP-Protocol-Version' once the handshake named it. A 404 to a
-%%     request carrying the session is `session_expired'. `terminate/1'
+%%     request carrying the session starts a new session, once per
+%%     connection (`renew/2': the actor's own `initialize' and
+%%     `notifications/initialized' sent again, their answers kept here); the
+%%     request is answered with the JSON-RPC error
+%%     `session_renewed_code()' and never replayed. A second 404 is
+%%     `session_expired'. `terminate/1'
 %%     DELETEs the session (bounded by `shutdown_timeout_ms'), then stops
 %%     the manager; its exit is the `{closed, {exited, {peer_down,
 %%     {http_session, Outcome}}}}' event.</li>
@@ -59,7 +64,8 @@
 -behaviour(mcp_transport).
 
 -export([open/2, send/2, event/2, terminate/1, os_pid/1]).
--export([default_retry_ms/0, max_retry_ms/0, max_resumptions/0, resolve_headers/1, seal/1, shown_url/1]).
+-export([default_retry_ms/0, max_retry_ms/0, max_resumptions/0, resolve_headers/1, seal/1, shown_url/1,
+         session_renewed_code/0]).
 -export_type([spec/0, fault/0]).
 
 -type spec() :: #{url := binary() | string(),
@@ -109,7 +115,10 @@
                  resumptions = 0 :: non_neg_integer(),
                  delivered = false :: boolean(),
                  %% A chunk of the body arrived (`nudge/2').
-                 fed = false :: boolean()}).
+                 fed = false :: boolean(),
+                 %% The `initialize' that starts a new session after a 404
+                 %% (`renew/2'), with the id of the request that met it.
+                 renew = none :: none | {failed, integer() | none}}).
 
 -record(http, {owner :: pid(),
                ref :: reference(),
@@ -126,7 +135,12 @@
                %% Streams waiting for their resumption, by timer tag.
                waiting = #{} :: #{reference() => #stream{}},
                offset = 0 :: non_neg_integer(),
-               deleted = no_session :: term()}).
+               deleted = no_session :: term(),
+               %% The actor's own `initialize' and `notifications/initialized',
+               %% sent again, once, when the session expires (`renew/2').
+               handshake = none :: binary() | none,
+               initialized = none :: binary() | none,
+               renewed = false :: boolean()}).
 
 %% @doc The wait before resuming a stream whose server gave no `retry:'.
 -spec default_retry_ms() -> pos_integer().
@@ -329,17 +343,24 @@ send(Http, Messages) ->
 
 post(Message, Http) ->
     Rpc = classify(Message),
-    Closed = case Rpc of
-                 notification -> close_cancelled(Message, Http);
-                 _ -> Http
-             end,
-    Request = {Closed#http.url, request_headers(Closed), "application/json", Message},
-    case request(post, Request, Closed) of
-        {ok, RequestId} ->
-            {ok, Closed#http{streams = maps:put(RequestId, #stream{rpc = Rpc}, Closed#http.streams)}};
-        {error, Reason} ->
-            {error, {http_failed, Reason}}
+    Kept = case Rpc of
+               {request, _, <<"initialize">>} -> Http#http{handshake = Message};
+               notification -> remembered(Message, close_cancelled(Message, Http));
+               _ -> Http
+           end,
+    post(Message, #stream{rpc = Rpc}, Kept).
+
+post(Message, Stream, Http) ->
+    Request = {Http#http.url, request_headers(Http), "application/json", Message},
+    case request(post, Request, Http) of
+        {ok, RequestId} -> {ok, keep(RequestId, Stream, Http)};
+        {error, Reason} -> {error, {http_failed, Reason}}
     end.
+
+remembered(<<"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"", _/binary>> = Message, Http) ->
+    Http#http{initialized = Message};
+remembered(_Message, Http) ->
+    Http.
 
 request(Method, Request, #http{http_options = HttpOptions, manager = Manager, owner = Owner}) ->
     httpc:request(Method, Request, HttpOptions,
@@ -470,7 +491,8 @@ answer(RequestId, #stream{body = {json, Parts, Size}} = Stream, {stream, Chunk},
         Total when Total > Max -> fault({line_too_long, Total}, Http);
         Total -> {ok, [], keep(RequestId, Stream#stream{body = {json, [Chunk | Parts], Total}}, Http)}
     end;
-answer(_RequestId, #stream{body = ignored}, {stream, _Chunk}, Http) ->
+answer(_RequestId, _Stream, {stream, _Chunk}, Http) ->
+    %% A body not read (ignored, or refused and being cancelled).
     {ok, [], Http};
 answer(RequestId, #stream{body = {json, Parts, _}} = Stream, {stream_end, _Headers}, Http) ->
     Body = iolist_to_binary(lists:reverse(Parts)),
@@ -498,11 +520,11 @@ started(RequestId, #stream{rpc = Rpc} = Stream, Headers, Http) ->
                        {_, _} -> ignored
                    end,
             case Body of
-                {wrong_type, Type} -> fault({content_type, Type}, WithSession);
+                {wrong_type, Type} -> fault({content_type, Type}, cancel(RequestId, WithSession));
                 _ -> {ok, [], keep(RequestId, Stream#stream{body = Body}, WithSession)}
             end;
         {error, Fault} ->
-            fault(Fault, Http)
+            fault(Fault, cancel(RequestId, Http))
     end.
 
 %% The session id the answer to `initialize' assigns.
@@ -546,6 +568,14 @@ deliver(Messages, Stream, Http, RequestId) ->
     {Events, Next, Last} = delivered(Messages, Stream, Http),
     {ok, Events, keep(RequestId, Stream#stream{last_message = Last, delivered = true, resumptions = 0}, Next)}.
 
+delivered(Messages, #stream{renew = {failed, Failed}, rpc = {request, Id, _}}, Http) ->
+    %% The answer to the new session's `initialize' is the transport's own.
+    case negotiated(Id, Messages, Http) of
+        #http{version = none} = Waiting ->
+            {[], Waiting, lists:last([none | Messages])};
+        Renewed ->
+            renewed(Failed, Renewed, lists:last(Messages))
+    end;
 delivered(Messages, #stream{rpc = Rpc}, #http{offset = Offset0} = Http) ->
     {Events, Offset} = lists:mapfoldl(fun(Message, At) -> {{message, At, Message}, At + byte_size(Message)} end,
                                       Offset0, Messages),
@@ -554,6 +584,30 @@ delivered(Messages, #stream{rpc = Rpc}, #http{offset = Offset0} = Http) ->
                     _ -> Http
                 end,
     {Events, Versioned#http{offset = Offset}, lists:last([none | Messages])}.
+
+%% The new session is open: `notifications/initialized' goes out again, and
+%% the request that met the 404 is answered with an error (never replayed).
+renewed(Failed, #http{initialized = Initialized} = Http, Last) ->
+    Posted = case Initialized of
+                 none -> {ok, Http};
+                 _ -> post(Initialized, #stream{rpc = notification}, Http)
+             end,
+    case {Posted, Failed} of
+        {{error, Fault}, _} ->
+            {[{fault, Fault}], Http, Last};
+        {{ok, Next}, none} ->
+            {[], Next, Last};
+        {{ok, #http{offset = Offset} = Next}, Id} ->
+            Error = mcp_json:encode(mcp_jsonrpc:error_response({id_int, Id}, session_renewed_code(),
+                                                               <<"the session expired and a new one was started; "
+                                                                 "the request was not replayed">>)),
+            {[{message, Offset, Error}], Next#http{offset = Offset + byte_size(Error)}, Last}
+    end.
+
+%% @doc The JSON-RPC error code a request gets when its session expired
+%% and the transport started a new one (the request is not replayed).
+-spec session_renewed_code() -> integer().
+session_renewed_code() -> -32001.
 
 %% The protocol version the server chose, from its answer to `initialize'.
 negotiated(Id, Messages, Http) ->
@@ -615,10 +669,34 @@ status(405, #stream{resumptions = N}, _Headers, Http) when N > 0 ->
 status(404, #stream{rpc = Rpc}, _Headers, #http{session = Session} = Http) when Session =/= none ->
     case Rpc of
         {request, _, <<"initialize">>} -> fault({http_status, 404}, Http);
-        _ -> fault(session_expired, Http)
+        _ -> renew(Rpc, Http)
     end;
 status(Status, _Stream, _Headers, Http) ->
     fault({http_status, Status}, Http).
+
+%% The session expired (404 to a request carrying it): once per
+%% connection, a new session is started with the actor's own `initialize';
+%% a second expiry, or one before the handshake was seen, is
+%% `session_expired'.
+renew(_Rpc, #http{renewed = true} = Http) ->
+    fault(session_expired, Http);
+renew(_Rpc, #http{handshake = none} = Http) ->
+    fault(session_expired, Http);
+renew(Rpc, #http{handshake = Initialize} = Http) ->
+    Failed = case Rpc of
+                 {request, Id, _} -> Id;
+                 _ -> none
+             end,
+    Fresh = Http#http{session = none, version = none, renewed = true},
+    case post(Initialize, #stream{rpc = classify(Initialize), renew = {failed, Failed}}, Fresh) of
+        {ok, Next} -> {ok, [], Next};
+        {error, Fault} -> fault(Fault, Fresh)
+    end.
+
+%% Stops reading a request's answer.
+cancel(RequestId, #http{manager = Manager} = Http) ->
+    ok = httpc:cancel_request(RequestId, Manager),
+    drop(RequestId, Http).
 
 keep(RequestId, Stream, Http) ->
     Http#http{streams = maps:put(RequestId, Stream, Http#http.streams)}.

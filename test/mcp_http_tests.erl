@@ -53,7 +53,12 @@ shut_down_leaving_nothing(Client) ->
 
 with_stub(Override, Test) ->
     Stub = mcp_http_stub:start(mcp(Override)),
-    try Test(mcp_http_stub:url(Stub)) after mcp_http_stub:stop(Stub) end.
+    try Test(mcp_http_stub:url(Stub)) after mcp_http_stub:stop(Stub), forget_requests(Stub) end.
+
+%% The stub's reports must not outlive the test in this process's mailbox
+%% (eunit runs later tests in it).
+forget_requests(#{pid := Pid} = Stub) ->
+    receive {stub_request, Pid, _} -> forget_requests(Stub) after 0 -> ok end.
 
 %%% ------------------------------------------------------- the happy path
 
@@ -138,7 +143,7 @@ hostile_test_() ->
          {"wrong id", fun(<<"tools/call">>, _) -> json({int, 999}, <<"{}">>, []); (_, _) -> default end,
           {call, call_timed_out}},
          {"expiring session", fun(<<"tools/call">>, _) -> {reply, 404, [], <<"gone">>}; (_, _) -> default end,
-          {call, {unavailable, session_expired}}},
+          {call, {server_error, {rpc_error, mcp_http:session_renewed_code(), any, none}}}},
          {"stream ends without the response or an id", fun(<<"tools/call">>, _) -> {sse, [], [<<": nothing\n\n">>]};
                                                           (_, _) -> default end,
           {call, {unavailable, {stream_lost, ended}}}},
@@ -163,7 +168,8 @@ hostile(Override, {Stage, Expected}) ->
         %% The other origin never saw a request (nor a header).
         ?assertEqual([], [R || {stub_request, Stub, R} <- flush(), Stub =:= maps:get(pid, Other)])
     after
-        mcp_http_stub:stop(Other)
+        mcp_http_stub:stop(Other),
+        forget_requests(Other)
     end.
 
 outcome(handshake, {error, {handshake_failed, Why}}) -> Why;
@@ -227,3 +233,42 @@ tls_accept(Listen, Owner) ->
         _ ->
             ok
     end.
+
+%%% ---------------------------------------------------- session renewal
+
+%% A 404 to a request carrying the session: a new session is started once
+%% (the actor's initialize and initialized sent again), the request is
+%% answered with an error and not replayed, later requests carry the new
+%% session; a second expiry ends the connection.
+session_renewal_test() ->
+    Sessions = counters:new(1, []),
+    Expire = counters:new(1, []),
+    Override = fun(<<"initialize">>, #{body := Body}) ->
+                       counters:add(Sessions, 1, 1),
+                       Session = "session-" ++ integer_to_list(counters:get(Sessions, 1)),
+                       {ok, {object, Members}} = mcp_json:decode(Body),
+                       {reply, 200, Headers, Json} = default(<<"initialize">>, proplists:get_value(<<"id">>, Members)),
+                       {reply, 200, lists:keystore("mcp-session-id", 1, Headers, {"mcp-session-id", Session}), Json};
+                  (<<"tools/call">>, _) ->
+                       case counters:get(Expire, 1) of
+                           0 -> default;
+                           _ -> counters:sub(Expire, 1, 1), {reply, 404, [], <<>>}
+                       end;
+                  (_, _) ->
+                       default
+               end,
+    with_stub(Override, fun(Url) ->
+        {ok, Client, _} = mcp_client:start(#{url => Url}, #{}),
+        counters:put(Expire, 1, 1),
+        Code = mcp_http:session_renewed_code(),
+        ?assertMatch({error, {server_error, {rpc_error, Code, _, none}}}, call(Client)),
+        _ = requests(),
+        ?assertMatch({ok, _}, call(Client)),
+        [#{headers := Headers}] = requests(),
+        ?assertEqual(<<"session-2">>, proplists:get_value(<<"mcp-session-id">>, Headers)),
+        %% The tools/call that met the 404 was sent once, never replayed.
+        counters:put(Expire, 1, 2),
+        ?assertEqual({error, {unavailable, session_expired}}, call(Client)),
+        shut_down_leaving_nothing(Client)
+    end).
+
