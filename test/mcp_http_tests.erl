@@ -194,7 +194,7 @@ matches(Expected, Got) -> ?debugFmt("expected ~p, got ~p", [Expected, Got]), fal
 tls_verifies_the_server_test_() ->
     {timeout, 60, fun() ->
         {ok, _} = application:ensure_all_started(ssl),
-        Key = [{key, {namedCurve, secp256r1}}],
+        Key = [{key, {namedCurve, {1, 2, 840, 10045, 3, 1, 7}}}],   % secp256r1
         #{server_config := ServerConfig} =
             public_key:pkix_test_data(#{server_chain => #{root => Key, intermediates => [], peer => Key},
                                         client_chain => #{root => Key, intermediates => [], peer => Key}}),
@@ -223,7 +223,7 @@ tls_accept(Listen, Owner) ->
             case ssl:handshake(Socket, 5000) of
                 {ok, Tls} ->
                     case ssl:recv(Tls, 0, 2000) of
-                        {ok, Bytes} -> Owner ! {tls_request_bytes, Bytes};
+                        {ok, Bytes} -> Owner ! {tls_request_bytes, Bytes}, ok;
                         _ -> ok
                     end;
                 _ ->
