@@ -79,6 +79,7 @@
                       | mcp_stdio:framing_fault()
                       | mcp_jsonrpc:message_fault()
                       | {flooded, Bytes :: non_neg_integer()}
+                      | mcp_http:fault()
                       | {write_failed, busy | closed | term()}
                       | stopped | retired | custodian_down
                       | {transport_failed, term()}
@@ -146,12 +147,18 @@ prepare(Spec, Options) ->
 %% (builder) is gone too; a connected one retires (kills its child, awaits
 %% its exit) when the custodian is gone.
 -spec prepare_owned(mcp_transport:spec(), options(), pid()) -> {ok, client()}.
-prepare_owned(Spec, Options, Custodian) when is_pid(Custodian) ->
+prepare_owned(Spec0, Options, Custodian) when is_pid(Custodian) ->
+    Spec = sealed(Spec0),
     Merged = merged_options(Options, [Spec, Options, Custodian]),
     {ok, Pid} = gen_statem:start(mcp_client_actor, {Spec, Merged, self(), Custodian}, []),
     {ok, handle(Pid, Merged)};
 prepare_owned(Spec, Options, Custodian) ->
-    error(badarg, [Spec, Options, Custodian]).
+    error(badarg, [sealed(Spec), Options, Custodian]).
+
+%% An HTTP spec's headers never travel in the clear past this point
+%% (`mcp_http:seal/1').
+sealed(#{url := _} = Spec) -> mcp_http:seal(Spec);
+sealed(Spec) -> Spec.
 
 %% The options with every default filled in; `badarg' (naming `Args') for
 %% options of the wrong type.
@@ -217,7 +224,8 @@ retired_after(Reason, Client) ->
 %% `shutdown_timeout_ms', before it ends; `child_spec/3' leaves the
 %% supervisor more than that.
 -spec start_link(mcp_transport:spec(), options()) -> {ok, pid()} | {error, start_error()}.
-start_link(Spec, Options) ->
+start_link(Spec0, Options) ->
+    Spec = sealed(Spec0),
     Merged = merged_options(Options, [Spec, Options]),
     {ok, Pid} = gen_statem:start_link(mcp_client_actor, {Spec, Merged, self(), self()}, []),
     Client = handle(Pid, Merged),
@@ -236,7 +244,8 @@ start_link(Spec, Options) ->
 %% A client whose server dies stays alive (answering `{unavailable,
 %% Reason}') until it is shut down: restarting it is the harness's choice.
 -spec child_spec(term(), mcp_transport:spec(), options()) -> supervisor:child_spec().
-child_spec(Id, Spec, Options) ->
+child_spec(Id, Spec0, Options) ->
+    Spec = sealed(Spec0),
     Merged = merged_options(Options, [Id, Spec, Options]),
     #{id => Id,
       start => {?MODULE, start_link, [Spec, Options]},

@@ -20,7 +20,7 @@
 -module(mcp_client_actor).
 -behaviour(gen_statem).
 
--export([callback_mode/0, init/1, terminate/3,
+-export([callback_mode/0, init/1, terminate/3, format_status/1,
          parked/3, handshaking/3, active/3, closing/3, dead/3]).
 -export([max_backlog/0, max_cursor_bytes/0]).
 
@@ -68,6 +68,13 @@ now_ms() -> erlang:monotonic_time(millisecond).
 %% elsewhere the actor only keeps its state or stops.
 
 callback_mode() -> state_functions.
+
+%% What a crash report or `sys:get_status' shows of the actor: its spec
+%% without headers (an HTTP spec's are sealed already, `mcp_client').
+format_status(Status) ->
+    maps:map(fun(data, #data{spec = #{url := Url}} = Data) -> Data#data{spec = #{url => Url}};
+                (_Key, Value) -> Value
+             end, Status).
 
 init({Spec, Options, Builder, Custodian}) ->
     process_flag(trap_exit, true),
@@ -494,6 +501,7 @@ flush_outbox(#data{outbox = Outbox, conn = Conn} = Data) ->
     write_outcome(mcp_transport:send(Conn, lists:reverse(Outbox)), Data#data{outbox = []}).
 
 write_outcome(ok, Data) -> {ok, Data};
+write_outcome({ok, Conn}, Data) -> {ok, Data#data{conn = Conn}};
 write_outcome({error, Reason}, Data) -> {close, {write_failed, Reason}, Data}.
 
 %% Answers every waiting caller with `Reason', latches it, requests the

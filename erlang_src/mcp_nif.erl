@@ -75,6 +75,10 @@
 -export([jail_seccomp_filter/1]).
 -nifs([jail_seccomp_filter/1]).
 
+%% ---- event streams (mcp_event_stream) ----
+-export([event_stream_new/1, event_stream_push/3, event_stream_push_dirty/2, event_stream_max_event_bytes/0]).
+-nifs([event_stream_new/1, event_stream_push/3, event_stream_push_dirty/2, event_stream_max_event_bytes/0]).
+
 -spec init() -> ok | {error, term()}.
 init() ->
     Path = library_path(),
@@ -161,3 +165,9 @@ child_watch_kill(_) -> not_loaded().
 
 %% jail
 jail_seccomp_filter(_UnixSockets) -> not_loaded().
+
+%% event streams
+event_stream_new(_) -> not_loaded().
+event_stream_push(_, _, _) -> not_loaded().
+event_stream_push_dirty(_, _) -> not_loaded().
+event_stream_max_event_bytes() -> not_loaded().

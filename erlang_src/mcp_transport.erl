@@ -18,8 +18,10 @@
 %% <li>`send(State, Messages)': `Messages' is a non-empty list of whole
 %%     messages, each iodata (compact JSON text, no raw newline, no
 %%     framing); the transport frames them and writes them in order, in one
-%%     write when it can. `ok' or `{error, Reason}'; it must never block the
-%%     actor.</li>
+%%     write when it can. `ok', `{ok, NewState}' (a transport whose state
+%%     changes with a write, such as `mcp_http''s requests in flight; the
+%%     actor keeps `NewState') or `{error, Reason}'; it must never block
+%%     the actor.</li>
 %% <li>`event(State, Info)' recognises a mailbox message as this
 %%     connection's: `{ok, Events, NewState}' (the actor keeps `NewState',
 %%     `Events' in order, possibly `[]') or `not_mine'. An event is
@@ -67,18 +69,18 @@
                    shutdown_grace_ms => non_neg_integer(),
                    jail => mcp_jail:spec(),
                    stderr => mcp_stderr:stderr()}.
--type spec() :: spawn() | {module(), term()}.
+-type spec() :: spawn() | mcp_http:spec() | {module(), term()}.
 -opaque connection() :: {module(), term()}.
 -type evidence() :: {exited, {status, non_neg_integer()} | {signal, pos_integer()}
                               | {peer_down, term()} | unknown}
                   | {unconfirmed, term()}.
 -type event() :: {message, StreamOffset :: non_neg_integer(), Line :: binary()}
-               | {fault, mcp_stdio:framing_fault()}
+               | {fault, mcp_stdio:framing_fault() | mcp_http:fault()}
                | {closed, evidence()}.
 -opaque framer() :: mcp_stdio:buffer() | broken.
 
 -callback open(Arg :: term(), Owner :: pid()) -> {ok, State :: term()} | {error, term()}.
--callback send(State :: term(), Messages :: [iodata(), ...]) -> ok | {error, term()}.
+-callback send(State :: term(), Messages :: [iodata(), ...]) -> ok | {ok, NewState :: term()} | {error, term()}.
 -callback event(State :: term(), Info :: term()) -> {ok, [event()], NewState :: term()} | not_mine.
 -callback terminate(State :: term()) -> ok.
 -callback os_pid(State :: term()) -> {ok, integer()} | none.
@@ -87,6 +89,8 @@
 -spec open(spec(), pid()) -> {ok, connection()} | {error, term()}.
 open(#{executable := _} = Spawn, Owner) ->
     open({mcp_port, Spawn}, Owner);
+open(#{url := _} = Remote, Owner) ->
+    open({mcp_http, Remote}, Owner);
 open({Module, Arg}, Owner) when is_atom(Module) ->
     case native_library_loaded() of
         true ->
@@ -109,9 +113,15 @@ open(Other, _Owner) ->
 native_library_loaded() ->
     erlang:module_loaded(mcp_nif) orelse code:ensure_loaded(mcp_nif) =:= {module, mcp_nif}.
 
-%% @doc Writes whole messages, in order (no framing: the transport adds it).
--spec send(connection(), [iodata(), ...]) -> ok | {error, term()}.
-send({Module, State}, Messages) -> Module:send(State, Messages).
+%% @doc Writes whole messages, in order (no framing: the transport adds it):
+%% `ok' when the connection is unchanged, `{ok, Next}' when the caller must
+%% keep `Next' in its place.
+-spec send(connection(), [iodata(), ...]) -> ok | {ok, connection()} | {error, term()}.
+send({Module, State}, Messages) ->
+    case Module:send(State, Messages) of
+        {ok, Next} -> {ok, {Module, Next}};
+        Outcome -> Outcome
+    end.
 
 %% @doc Recognises a mailbox message as this connection's events, or `not_mine'.
 -spec event(connection(), term()) -> {ok, [event()], connection()} | not_mine.

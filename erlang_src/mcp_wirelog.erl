@@ -75,15 +75,14 @@ open({Inner, Log}, Owner) ->
             Error
     end.
 
--spec send(#wire{}, [iodata(), ...]) -> ok | {error, term()}.
-send(#wire{inner = Inner, log = Log}, Messages) ->
+-spec send(#wire{}, [iodata(), ...]) -> ok | {ok, #wire{}} | {error, term()}.
+send(#wire{inner = Inner, log = Log} = Wire, Messages) ->
     [note(Log, {sent, shown_part(Message), iolist_size(Message)}) || Message <- Messages],
-    Result = mcp_transport:send(Inner, Messages),
-    case Result of
+    case mcp_transport:send(Inner, Messages) of
         ok -> ok;
-        {error, Reason} -> note(Log, {send_failed, Reason})
-    end,
-    Result.
+        {ok, Next} -> {ok, Wire#wire{inner = Next}};
+        {error, Reason} = Error -> note(Log, {send_failed, Reason}), Error
+    end.
 
 -spec event(#wire{}, term()) -> {ok, [mcp_transport:event()], #wire{}} | not_mine.
 event(#wire{inner = Inner, log = Log} = Wire, Info) ->
@@ -126,6 +125,8 @@ note(Log, What) ->
 
 command(#{executable := Executable} = Spawn) -> {argv, [Executable | maps:get(args, Spawn, [])]};
 command({mcp_port, Spawn}) -> command(Spawn);
+command(#{url := Url}) -> {url, mcp_http:shown_url(Url)};   % never a header, query or fragment
+command({mcp_http, Remote}) -> command(Remote);
 command({Module, _Arg}) when is_atom(Module) -> {module, Module};
 command(_Other) -> unknown.
 
@@ -172,6 +173,8 @@ report_dropped(At, #{dropped := Bytes} = State) ->
 
 record({spawn, {argv, Argv}}, At, State) ->
     print(At, ["spawn ", lists:join(" ", [shown(Arg, State) || Arg <- Argv])], State);
+record({spawn, {url, Url}}, At, State) ->
+    print(At, ["connect ", shown(Url, State)], State);
 record({spawn, {module, Module}}, At, State) ->
     print(At, ["open ", atom_to_list(Module)], State);
 record({spawn, unknown}, At, State) ->

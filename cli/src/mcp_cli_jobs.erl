@@ -1,14 +1,15 @@
 %% @doc Which servers a `bin/mcp-gen' command runs: the embedded example
 %% server, `-- COMMAND ARGS...', or entries of a `--config' file, each as a
-%% job (a spawn spec for `mcp_client', a label, and for a config entry the
-%% name its module is generated under).
+%% job (a spawn spec for `mcp_client', or `--url' and a config's remote
+%% entries an `mcp_http' spec; a label; and for a config entry the name its
+%% module is generated under).
 %%
 %% Rules:
 %% <ul>
 %% <li>`--config FILE --server NAME' runs that entry; a config with a single
 %%     entry runs it without `--server'.</li>
 %% <li>Several entries and no `--server': `generate --out DIR' runs every
-%%     stdio entry (the others come back as skipped, with why, for the
+%%     stdio and remote entry (the others come back as skipped, with why, for the
 %%     summary); every other command is a usage error naming the
 %%     choices.</li>
 %% <li>`--env NAME=VALUE' pairs are added after the entry's own `env' (so
@@ -26,7 +27,7 @@
 -export_type([job/0, skipped/0]).
 
 -type job() :: #{label := binary() | none,
-                 spec := mcp_transport:spawn(),
+                 spec := mcp_transport:spawn() | mcp_http:spec(),
                  name => binary()}.
 -type skipped() :: {unsupported | invalid, Name :: binary(), Why :: iolist()}.
 
@@ -36,6 +37,8 @@ resolve(#{server := embedded} = Command) ->
     {ok, [adjust(#{label => none, spec => embedded_spec()}, Command)], []};
 resolve(#{server := {command, Executable, Args}} = Command) ->
     {ok, [adjust(#{label => none, spec => #{executable => Executable, args => Args}}, Command)], []};
+resolve(#{server := {url, Url, Headers}}) ->
+    {ok, [#{label => none, spec => mcp_http:seal(#{url => Url, headers => Headers})}], []};
 resolve(#{server := {config, Path, Which}} = Command) ->
     case mcp_cli_config:read(Path) of
         {ok, Entries} -> choose(Entries, Which, Path, Command);
@@ -52,16 +55,17 @@ choose(Entries, {one, Name}, Path, Command) ->
         [] -> {error, ["config ", display(Path), " has no server ", name(Name), "; it has ", names(Entries)]}
     end;
 choose(Entries, all, Path, #{subcommand := generate, out := _} = Command) ->
-    case {[stdio_job(Name, Spec, Command) || {stdio, Name, Spec} <- Entries], maps:is_key(name, Command)} of
+    case {[job(Kind, Name, Spec, Command) || {Kind, Name, Spec} <- Entries, Kind =:= stdio orelse Kind =:= http],
+          maps:is_key(name, Command)} of
         {_, true} ->
             {usage_error, ["--name names one server, and config ", display(Path), " has ",
                            integer_to_list(length(Entries)), ": choose one with --server NAME, "
                            "or drop --name to name each module after its config key"]};
         {[], false} ->
-            {error, ["config ", display(Path), " has no stdio server to run: ",
+            {error, ["config ", display(Path), " has no server to run: ",
                      lists:join("; ", [[name(Name), " ", Why] || {_, Name, Why} <- Entries])]};
         {Jobs, false} ->
-            {ok, Jobs, [Skipped || {Kind, _, _} = Skipped <- Entries, Kind =/= stdio]}
+            {ok, Jobs, [Skipped || {Kind, _, _} = Skipped <- Entries, Kind =/= stdio, Kind =/= http]}
     end;
 choose(Entries, all, Path, #{subcommand := Subcommand}) ->
     {usage_error, ["config ", display(Path), " has ", integer_to_list(length(Entries)),
@@ -71,15 +75,20 @@ choose(Entries, all, Path, #{subcommand := Subcommand}) ->
                        _ -> ""
                    end]}.
 
-one({stdio, Name, Spec}, _Path, Command) ->
-    {ok, [stdio_job(Name, Spec, Command)], []};
+one({Kind, Name, Spec}, _Path, Command) when Kind =:= stdio; Kind =:= http ->
+    {ok, [job(Kind, Name, Spec, Command)], []};
 one({unsupported, Name, Why}, _Path, _Command) ->
     {error, ["server ", name(Name), " ", Why]};
 one({invalid, Name, Why}, Path, _Command) ->
     {error, ["server ", name(Name), " in config ", display(Path), " ", Why]}.
 
-stdio_job(Name, Spec, Command) ->
-    adjust(#{label => Name, name => Name, spec => Spec}, Command).
+%% A stdio entry with the command line's flags on top; a remote one as
+%% given (the process flags are usage errors with --url, and an entry's
+%% own stdio keys fail its open with a clear error).
+job(stdio, Name, Spec, Command) ->
+    adjust(#{label => Name, name => Name, spec => Spec}, Command);
+job(http, Name, Spec, _Command) ->
+    #{label => Name, name => Name, spec => mcp_http:seal(Spec)}.
 
 %% --env, --cwd, --grace, --stderr and --jail on top of the job's own spec.
 adjust(#{spec := Spec} = Job, #{env := Env} = Command) ->

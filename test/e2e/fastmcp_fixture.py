@@ -2,11 +2,16 @@
 end-to-end suite: tools/list split into pages, a huge result, a tool that
 sleeps past any sensible deadline, and a tool that exits the process mid-call.
 
-Run over stdio: `.venv/bin/python test/e2e/fastmcp_fixture.py`.
+Run over stdio: `.venv/bin/python test/e2e/fastmcp_fixture.py`; over
+Streamable HTTP on 127.0.0.1:PORT/mcp:
+`.venv/bin/python test/e2e/fastmcp_fixture.py http PORT sse|json|stateless`
+(answers as event streams, as JSON bodies, or as event streams without a
+session).
 """
 
 import asyncio
 import os
+import sys
 
 import mcp.types as types
 from mcp.server.fastmcp import FastMCP
@@ -68,4 +73,11 @@ async def list_tools_paged(request: types.ListToolsRequest) -> types.ListToolsRe
 
 
 if __name__ == "__main__":
-    server.run("stdio")
+    if sys.argv[1:2] == ["http"]:
+        port, variant = int(sys.argv[2]), sys.argv[3]
+        server.settings.port = port
+        server.settings.json_response = variant == "json"
+        server.settings.stateless_http = variant == "stateless"
+        server.run("streamable-http")
+    else:
+        server.run("stdio")

@@ -82,7 +82,7 @@ pub type ProtocolFault {
   UnsupportedVersion(requested: String, offered: String)
 }
 
-/// The version the client asks for: `"2025-06-18"`.
+/// The version the client asks for: `"2025-11-25"`.
 @external(erlang, "mcp_protocol", "requested_version")
 pub fn requested_version() -> String
 

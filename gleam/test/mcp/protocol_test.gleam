@@ -11,15 +11,15 @@ fn parsed(text: String) -> json.JsonValue {
 }
 
 pub fn versions_test() {
-  let assert "2025-06-18" = protocol.requested_version()
-  let assert ["2025-06-18", "2025-03-26", "2024-11-05"] =
+  let assert "2025-11-25" = protocol.requested_version()
+  let assert ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] =
     protocol.supported_versions()
 }
 
 pub fn initialize_params_declare_no_capabilities_test() {
   let assert Object(members) = protocol.initialize_params("me", "1.0")
   let assert [
-    #("protocolVersion", String("2025-06-18")),
+    #("protocolVersion", String("2025-11-25")),
     #("capabilities", Object([])),
     #(
       "clientInfo",
@@ -39,7 +39,7 @@ pub fn initialize_result_test() {
       "{\"protocolVersion\":\"2025-03-26\",\"capabilities\":{\"tools\":{\"listChanged\":true}},\"serverInfo\":{\"name\":\"srv\",\"version\":\"2\"}}",
     ))
   let assert Error(UnsupportedVersion(
-    requested: "2025-06-18",
+    requested: "2025-11-25",
     offered: "1999-01-01",
   )) =
     protocol.decode_initialize_result(parsed(

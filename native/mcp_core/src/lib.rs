@@ -16,6 +16,8 @@ pub mod jsonrpc;
 pub mod protocol;
 /// Newline-delimited stdio framing.
 pub mod stdio;
+/// Event-stream (`text/event-stream`) framing for Streamable HTTP.
+pub mod event_stream;
 
 // ---- code mode generator ----
 /// Schema planner: a raw `inputSchema` into typed parameters.

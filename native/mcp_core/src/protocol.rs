@@ -30,10 +30,10 @@ pub struct ToolDescriptor {
 }
 
 /// The protocol revision the client asks for.
-pub const REQUESTED_VERSION: &str = "2025-06-18";
+pub const REQUESTED_VERSION: &str = "2025-11-25";
 
 /// The revisions the client accepts, newest first.
-pub const SUPPORTED_VERSIONS: [&str; 3] = ["2025-06-18", "2025-03-26", "2024-11-05"];
+pub const SUPPORTED_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 /// `capabilities.tools` of an initialize result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

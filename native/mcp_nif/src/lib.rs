@@ -1,4 +1,5 @@
-//! mcp_nif: the NIF entry points. This file lists every `#[rustler::nif]`;
+//! mcp_nif: the NIF entry points. This file lists every `#[rustler::nif]`
+//! but the event-stream decoder's (`event_stream_nifs`, which holds a resource);
 //! each one only translates terms (helpers in the sibling modules) and calls
 //! `mcp_core` (or `mcp_os`). No rule lives here, and every atom is a fixed
 //! constant.
@@ -27,6 +28,7 @@
 mod atoms;
 mod child_watch_terms;
 mod codegen_terms;
+mod event_stream_nifs;
 mod interchange_terms;
 mod jail_terms;
 mod json_terms;

@@ -11,8 +11,8 @@ fn fault(path: &str, reason: &'static str) -> ProtocolFault {
 
 #[test]
 fn versions() {
-    assert_eq!(REQUESTED_VERSION, "2025-06-18");
-    assert_eq!(SUPPORTED_VERSIONS, ["2025-06-18", "2025-03-26", "2024-11-05"]);
+    assert_eq!(REQUESTED_VERSION, "2025-11-25");
+    assert_eq!(SUPPORTED_VERSIONS, ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]);
 }
 
 // ---- initialize -------------------------------------------------------------
@@ -65,7 +65,7 @@ fn unsupported_version_carries_both_sides() {
     let text = r#"{"protocolVersion":"2026-07-28","capabilities":{},"serverInfo":{"name":"s","version":"1"}}"#;
     assert_eq!(
         decode_initialize_result(&parse(text)),
-        Err(ProtocolFault::UnsupportedVersion { requested: "2025-06-18".into(), offered: "2026-07-28".into() })
+        Err(ProtocolFault::UnsupportedVersion { requested: "2025-11-25".into(), offered: "2026-07-28".into() })
     );
 }
 

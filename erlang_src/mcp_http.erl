@@ -1,0 +1,735 @@
+%% @doc The Streamable HTTP transport (MCP 2025-06-18 and 2025-11-25): one
+%% remote MCP server behind a URL, reached with OTP's `httpc'.
+%%
+%% Spec: `#{url := URL, headers => [{Name, Value}]}' plus the options of
+%% `spec()'. Each message the actor sends is one POST with `Accept:
+%% application/json, text/event-stream'; the answer is a JSON body (one
+%% message), an event stream (`mcp_event_stream': any number of messages,
+%% the response among them) or 202 (a notification or a response of ours).
+%%
+%% Invariants:
+%% <ul>
+%% <li>Every connection belongs to an `httpc' manager of this connection's
+%%     own (stand-alone, linked to the owner, no registered name), so
+%%     nothing is shared between clients and stopping it closes every
+%%     socket. Its profile name comes from a bounded pool (the lowest free
+%%     `mcp_http_N'), never from input. A new request never waits behind
+%%     an open stream: only idle keep-alive connections are reused.</li>
+%% <li>Header values (the spec's, after `${VAR}' is replaced by the
+%%     variable's value) live only inside a closure in the state, so no
+%%     printing of the state (crash reports, `sys:get_state') shows them;
+%%     errors name a header, never its value. They go only to the spec's
+%%     origin: no redirect is followed (a 3xx is `{http_status, Code}'). A
+%%     plain `http' URL to a host other than the loopback is refused when
+%%     headers are given, unless `allow_plaintext_headers => true'. TLS
+%%     verifies the peer against the system's CA store
+%%     (`public_key:cacerts_get/0') and the URL's host name.</li>
+%% <li>Every body is bounded: an event (data plus the line being read) and
+%%     a JSON body by `max_line_bytes' (default and at most
+%%     `mcp_stdio:max_line_bytes()'). `httpc' streams only 200 answers; the
+%%     body of any other status is read whole by `httpc' before it is
+%%     discarded, bounded by the request timeout only.</li>
+%% <li>The session: `Mcp-Session-Id' from the answer to `initialize' is
+%%     sent with every later request (a value that is not visible ASCII or
+%%     longer than 1,024 bytes is `{bad_session_id, Bytes}'), and
+%%     `MCP-Protocol-Version' once the handshake named it. A 404 to a
+%%     request carrying the session starts a new session, once per
+%%     connection (`renew/2': the actor's own `initialize' and
+%%     `notifications/initialized' sent again, their answers kept here); the
+%%     request is answered with the JSON-RPC error
+%%     `session_renewed_code()' and never replayed. A second 404 is
+%%     `session_expired'. `terminate/1'
+%%     DELETEs the session (bounded by `shutdown_timeout_ms'), then stops
+%%     the manager; its exit is the `{closed, {exited, {peer_down,
+%%     {http_session, Outcome}}}}' event.</li>
+%% <li>A request's stream that ends before its response, after an event
+%%     with an id, is resumed by a GET with `Last-Event-ID' once the
+%%     server's `retry:' delay (default `default_retry_ms()', at most
+%%     `max_retry_ms()') has passed, up to `max_resumptions()' times in a
+%%     row without a message; 405 to that GET means the server offers no
+%%     stream, and the request is left to its deadline. A stream that ends
+%%     without a way to resume is `{stream_lost, Reason}'. A cancelled
+%%     request's stream is closed.</li>
+%% <li>Faults close the connection with a typed reason: `{http_status,
+%%     Code}', `{content_type, Type}' (neither JSON nor an event stream),
+%%     `{http_failed, Reason}' (`httpc''s error: refused, timeout, TLS),
+%%     `{event_too_long, Bytes}', `{line_too_long, Bytes}',
+%%     `session_expired', `{bad_session_id, Bytes}', `{stream_lost,
+%%     Reason}'.</li>
+%% </ul>
+%% The `{message, Offset, Line}' events count `Offset' over the messages
+%% of the connection, end to end (the bytes of HTTP framing and of event
+%% fields are not counted).
+-module(mcp_http).
+-behaviour(mcp_transport).
+
+-export([open/2, send/2, event/2, terminate/1, os_pid/1]).
+-export([default_retry_ms/0, max_retry_ms/0, max_resumptions/0, resolve_headers/1, seal/1, shown_url/1,
+         session_renewed_code/0]).
+-export_type([spec/0, fault/0]).
+
+-type spec() :: #{url := binary() | string(),
+                  headers => [{binary() | string(), binary() | string()}] | sealed_headers(),
+                  max_line_bytes => pos_integer(),
+                  allow_plaintext_headers => boolean(),
+                  connect_timeout_ms => pos_integer(),
+                  shutdown_timeout_ms => pos_integer(),
+                  cacertfile => file:filename_all()}.
+%% The headers inside a closure: printing it shows no value (`seal/1').
+-type sealed_headers() :: fun(() -> [{binary() | string(), binary() | string()}]).
+-type fault() :: {http_status, non_neg_integer()}
+               | {content_type, binary()}
+               | {http_failed, term()}
+               | mcp_event_stream:fault()
+               | mcp_stdio:framing_fault()
+               | session_expired
+               | {bad_session_id, non_neg_integer()}
+               | {stream_lost, term()}.
+
+-define(DEFAULT_RETRY_MS, 1000).
+-define(MAX_RETRY_MS, 30000).
+-define(MAX_RESUMPTIONS, 3).
+-define(MAX_SESSION_ID_BYTES, 1024).
+-define(MAX_PROFILES, 100000).
+-define(ACCEPT, "application/json, text/event-stream").
+%% What one socket read may deliver: the body reaches the owner in chunks
+%% of up to this size (each a message counted by the actor's flood budget).
+-define(READ_BYTES, 262144).
+-define(NUDGE_MS, 20).
+
+%% What the transport knows of an outbound message.
+-type rpc() :: {request, Id :: integer(), Method :: binary()} | notification | response.
+
+-record(stream, {rpc :: rpc(),
+                 %% The `httpc' handler streaming the body, one chunk at a
+                 %% time (`next_chunk/2').
+                 handler = none :: pid() | none,
+                 %% `undefined' until the answer's headers arrived.
+                 body = undefined :: undefined | {sse, mcp_event_stream:decoder()}
+                                   | {json, [binary()], non_neg_integer()} | ignored,
+                 last_event_id = none :: binary() | none,
+                 retry_ms = ?DEFAULT_RETRY_MS :: non_neg_integer(),
+                 %% The newest message delivered: the response, if any.
+                 last_message = none :: binary() | none,
+                 %% Resumptions in a row that delivered no message.
+                 resumptions = 0 :: non_neg_integer(),
+                 delivered = false :: boolean(),
+                 %% A chunk of the body arrived (`nudge/2').
+                 fed = false :: boolean(),
+                 %% The `initialize' that starts a new session after a 404
+                 %% (`renew/2'), with the id of the request that met it.
+                 renew = none :: none | {failed, integer() | none}}).
+
+-record(http, {owner :: pid(),
+               ref :: reference(),
+               url :: string(),
+               manager :: pid(),
+               headers :: fun(() -> [{string(), string()}]),
+               http_options :: list(),
+               max_bytes :: pos_integer(),
+               shutdown_ms :: pos_integer(),
+               session = none :: string() | none,
+               version = none :: binary() | none,
+               %% Open requests by `httpc' request id.
+               streams = #{} :: #{reference() => #stream{}},
+               %% Streams waiting for their resumption, by timer tag.
+               waiting = #{} :: #{reference() => #stream{}},
+               offset = 0 :: non_neg_integer(),
+               deleted = no_session :: term(),
+               %% The actor's own `initialize' and `notifications/initialized',
+               %% sent again, once, when the session expires (`renew/2').
+               handshake = none :: binary() | none,
+               initialized = none :: binary() | none,
+               renewed = false :: boolean()}).
+
+%% @doc The wait before resuming a stream whose server gave no `retry:'.
+-spec default_retry_ms() -> pos_integer().
+default_retry_ms() -> ?DEFAULT_RETRY_MS.
+
+%% @doc The longest `retry:' honoured (a longer one waits this long).
+-spec max_retry_ms() -> pos_integer().
+max_retry_ms() -> ?MAX_RETRY_MS.
+
+%% @doc Resumptions in a row, without a message, before `{stream_lost, _}'.
+-spec max_resumptions() -> pos_integer().
+max_resumptions() -> ?MAX_RESUMPTIONS.
+
+%%% ---------------------------------------------------------------- open
+
+%% @doc The spec with its headers inside a closure, so that neither the
+%% spec nor any state, error or report holding it prints a header value
+%% (`mcp_client' seals every spec it is given; `open/2' takes either form).
+-spec seal(spec()) -> spec().
+seal(#{headers := Headers} = Spec) when is_list(Headers) -> Spec#{headers := fun() -> Headers end};
+seal(Spec) -> Spec.
+
+%% @doc The URL as logs show it: scheme, host, port and path, without a
+%% query or fragment (which may carry a token).
+-spec shown_url(binary() | string()) -> binary().
+shown_url(Url) ->
+    case uri_string:parse(Url) of
+        #{} = Parts ->
+            case unicode:characters_to_binary(uri_string:recompose(maps:with([scheme, host, port, path], Parts))) of
+                Shown when is_binary(Shown) -> Shown;
+                _ -> <<"(not a URL)">>
+            end;
+        {error, _, _} -> <<"(not a URL)">>
+    end.
+
+-spec open(spec(), pid()) -> {ok, #http{}} | {error, term()}.
+open(#{url := Url} = Spec, Owner) when Owner =:= self() ->
+    case [Key || Key <- [jail, env, executable, args, cd, inherit_env, stderr], is_map_key(Key, Spec)] of
+        [] -> open_checked(unicode:characters_to_list(Url), Spec, Owner);
+        Keys -> {error, {not_for_http, Keys}}
+    end;
+open(Spec, _Owner) ->
+    {error, {bad_http_spec, maps:without([headers], Spec)}}.
+
+open_checked(Url, Spec, Owner) ->
+    MaxBytes = max_bytes(maps:get(max_line_bytes, Spec, mcp_stdio:max_line_bytes())),
+    case {target(Url), resolve_headers(unsealed(maps:get(headers, Spec, [])))} of
+        {{error, _} = Error, _} -> Error;
+        {_, {error, _} = Error} -> Error;
+        {{ok, Scheme, Host}, {ok, Headers}} ->
+            case plaintext_refused(Scheme, Host, Headers, Spec) of
+                true -> {error, {plaintext_headers, list_to_binary(Host)}};
+                false -> start(Url, Scheme, Host, Headers, MaxBytes, Spec, Owner)
+            end
+    end.
+
+start(Url, Scheme, Host, Headers, MaxBytes, Spec, Owner) ->
+    _ = application:ensure_all_started(ssl),
+    case start_manager(1) of
+        {ok, Manager} ->
+            ok = httpc:set_options([{max_sessions, 64}, {max_keep_alive_length, 0},
+                                    {keep_alive_timeout, 60000}, {cookies, disabled},
+                                    {socket_opts, [{recbuf, ?READ_BYTES}, {buffer, ?READ_BYTES}]}], Manager),
+            {ok, #http{owner = Owner, ref = make_ref(), url = Url, manager = Manager,
+                       headers = fun() -> Headers end,
+                       http_options = http_options(Scheme, Host, Spec),
+                       max_bytes = MaxBytes,
+                       shutdown_ms = maps:get(shutdown_timeout_ms, Spec, 5000)}};
+        {error, Reason} ->
+            {error, {http_client_failed, Reason}}
+    end.
+
+unsealed(Headers) when is_function(Headers, 0) -> Headers();
+unsealed(Headers) -> Headers.
+
+max_bytes(Bytes) when is_integer(Bytes), Bytes >= 1 ->
+    case Bytes =< mcp_stdio:max_line_bytes() of
+        true -> Bytes;
+        false -> error(badarg, [Bytes])
+    end;
+max_bytes(Other) -> error(badarg, [Other]).
+
+%% A stand-alone `httpc' manager linked to the owner. Its profile name must
+%% be unique among live managers (it names ETS tables): the lowest free
+%% `mcp_http_N', so the atoms made are bounded by the peak number of live
+%% clients.
+start_manager(N) when N > ?MAX_PROFILES ->
+    {error, too_many_clients};
+start_manager(N) ->
+    Profile = list_to_atom("mcp_http_" ++ integer_to_list(N)),
+    case inets:start(httpc, [{profile, Profile}], stand_alone) of
+        {ok, Manager} -> {ok, Manager};
+        {error, _} -> start_manager(N + 1)
+    end.
+
+target(Url) ->
+    case uri_string:parse(Url) of
+        #{userinfo := _} ->
+            {error, {bad_url, userinfo_not_allowed}};
+        #{scheme := Scheme, host := Host} when Host =/= "" ->
+            case string:lowercase(Scheme) of
+                "http" -> {ok, http, Host};
+                "https" -> {ok, https, Host};
+                _ -> {error, {bad_url, unsupported_scheme}}
+            end;
+        _ ->
+            {error, {bad_url, not_absolute}}
+    end.
+
+plaintext_refused(http, Host, [_ | _], Spec) ->
+    not maps:get(allow_plaintext_headers, Spec, false) andalso not loopback(Host);
+plaintext_refused(_, _, _, _) ->
+    false.
+
+loopback("localhost") -> true;
+loopback(Host) ->
+    case inet:parse_address(string:trim(Host, both, "[]")) of
+        {ok, {127, _, _, _}} -> true;
+        {ok, {0, 0, 0, 0, 0, 0, 0, 1}} -> true;
+        _ -> false
+    end.
+
+http_options(http, _Host, Spec) ->
+    [{autoredirect, false}, {connect_timeout, maps:get(connect_timeout_ms, Spec, 30000)}];
+http_options(https, Host, Spec) ->
+    CaCerts = case Spec of
+                  #{cacertfile := File} -> [{cacertfile, File}];
+                  _ -> [{cacerts, public_key:cacerts_get()}]
+              end,
+    Tls = [{verify, verify_peer}, {depth, 10}, {server_name_indication, Host},
+           {customize_hostname_check, [{match_fun, public_key:pkix_verify_hostname_match_fun(https)}]}
+           | CaCerts],
+    [{ssl, Tls} | http_options(http, Host, Spec)].
+
+%% @doc The spec's headers as `httpc' sends them: each `${NAME}' in a value
+%% replaced by the environment variable's value. A name that is not an
+%% HTTP token, a value holding CR, LF or NUL, or an unset variable is an
+%% error naming the header or the variable, never the value.
+-spec resolve_headers([{binary() | string(), binary() | string()}]) ->
+          {ok, [{string(), string()}]}
+          | {error, {bad_header, binary()} | {header_variable_unset, binary()}}.
+resolve_headers(Headers) ->
+    resolve_headers(Headers, []).
+
+resolve_headers([], Acc) ->
+    {ok, lists:reverse(Acc)};
+resolve_headers([{Name0, Value0} | Rest], Acc) ->
+    Name = unicode:characters_to_binary(Name0),
+    Value = unicode:characters_to_binary(Value0),
+    case is_binary(Name) andalso is_binary(Value) andalso token(Name) of
+        false ->
+            {error, {bad_header, printable_name(Name)}};
+        true ->
+            case expand(Value) of
+                {ok, Expanded} ->
+                    case binary:match(Expanded, [<<"\r">>, <<"\n">>, <<0>>]) of
+                        nomatch -> resolve_headers(Rest, [{binary_to_list(Name), binary_to_list(Expanded)} | Acc]);
+                        _ -> {error, {bad_header, Name}}
+                    end;
+                {error, _} = Error ->
+                    Error
+            end
+    end;
+resolve_headers([_ | _], _Acc) ->
+    {error, {bad_header, <<>>}}.
+
+printable_name(Name) when is_binary(Name) -> Name;
+printable_name(_) -> <<>>.
+
+token(<<>>) -> false;
+token(Name) -> lists:all(fun token_char/1, binary_to_list(Name)).
+
+token_char(C) when C >= $a, C =< $z; C >= $A, C =< $Z; C >= $0, C =< $9 -> true;
+token_char(C) -> lists:member(C, "!#$%&'*+-.^_`|~").
+
+expand(Value) ->
+    case re:run(Value, "\\$\\{([A-Za-z_][A-Za-z0-9_]*)\\}", [{capture, all, binary}]) of
+        nomatch ->
+            {ok, Value};
+        {match, [Whole, Name]} ->
+            case os:getenv(binary_to_list(Name)) of
+                false ->
+                    {error, {header_variable_unset, Name}};
+                Set ->
+                    [Before, After] = binary:split(Value, Whole),
+                    case expand(After) of
+                        {ok, Rest} -> {ok, <<Before/binary, (unicode:characters_to_binary(Set))/binary, Rest/binary>>};
+                        {error, _} = Error -> Error
+                    end
+            end
+    end.
+
+%%% ---------------------------------------------------------------- send
+
+-spec send(#http{}, [iodata(), ...]) -> {ok, #http{}} | {error, term()}.
+send(Http, Messages) ->
+    lists:foldl(fun(Message, {ok, Acc}) -> post(iolist_to_binary(Message), Acc);
+                   (_Message, Error) -> Error
+                end, {ok, Http}, Messages).
+
+post(Message, Http) ->
+    Rpc = classify(Message),
+    Kept = case Rpc of
+               {request, _, <<"initialize">>} -> Http#http{handshake = Message};
+               notification -> remembered(Message, close_cancelled(Message, Http));
+               _ -> Http
+           end,
+    post(Message, #stream{rpc = Rpc}, Kept).
+
+post(Message, Stream, Http) ->
+    Request = {Http#http.url, request_headers(Http), "application/json", Message},
+    case request(post, Request, Http) of
+        {ok, RequestId} -> {ok, keep(RequestId, Stream, Http)};
+        {error, Reason} -> {error, {http_failed, Reason}}
+    end.
+
+remembered(<<"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"", _/binary>> = Message, Http) ->
+    Http#http{initialized = Message};
+remembered(_Message, Http) ->
+    Http.
+
+request(Method, Request, #http{http_options = HttpOptions, manager = Manager, owner = Owner}) ->
+    httpc:request(Method, Request, HttpOptions,
+                  [{sync, false}, {stream, {self, once}}, {receiver, Owner}, {body_format, binary}], Manager).
+
+request_headers(#http{headers = Headers, session = Session, version = Version}) ->
+    [{"accept", ?ACCEPT}]
+        ++ [{"mcp-session-id", Session} || Session =/= none]
+        ++ [{"mcp-protocol-version", binary_to_list(Version)} || Version =/= none]
+        ++ Headers().
+
+%% The actor's own messages start with the envelope in a fixed order
+%% (`mcp_jsonrpc'): a request is `{"jsonrpc":"2.0","id":N,"method":"M"',
+%% a notification `{"jsonrpc":"2.0","method":', anything else a response.
+classify(<<"{\"jsonrpc\":\"2.0\",\"id\":", Rest/binary>>) ->
+    case string:to_integer(Rest) of
+        {Id, <<",\"method\":\"", Named/binary>>} when is_integer(Id) ->
+            [Method | _] = binary:split(Named, <<"\"">>),
+            {request, Id, Method};
+        _ ->
+            response
+    end;
+classify(<<"{\"jsonrpc\":\"2.0\",\"method\":", _/binary>>) ->
+    notification;
+classify(_) ->
+    response.
+
+%% A `notifications/cancelled' closes the cancelled request's stream.
+close_cancelled(<<"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\"", _/binary>> = Message, Http) ->
+    case mcp_json:decode(Message) of
+        {ok, {object, Members}} ->
+            case proplists:get_value(<<"params">>, Members) of
+                {object, Params} ->
+                    case proplists:get_value(<<"requestId">>, Params) of
+                        {int, Id} -> close_request(Id, Http);
+                        _ -> Http
+                    end;
+                _ -> Http
+            end;
+        _ -> Http
+    end;
+close_cancelled(_Message, Http) ->
+    Http.
+
+close_request(Id, #http{streams = Streams, waiting = Waiting, manager = Manager} = Http) ->
+    Of = fun(_, #stream{rpc = {request, I, _}}) -> I =:= Id;
+            (_, _) -> false
+         end,
+    Open = maps:keys(maps:filter(Of, Streams)),
+    [ok = httpc:cancel_request(RequestId, Manager) || RequestId <- Open],
+    Http#http{streams = maps:without(Open, Streams),
+              waiting = maps:filter(fun(Tag, Stream) -> not Of(Tag, Stream) end, Waiting)}.
+
+%%% --------------------------------------------------------------- event
+
+-spec event(#http{}, term()) -> {ok, [mcp_transport:event()], #http{}} | not_mine.
+event(#http{streams = Streams} = Http, {http, {RequestId, stream_start, Headers, Handler}}) when is_map_key(RequestId, Streams) ->
+    Stream = maps:get(RequestId, Streams),
+    %% Body bytes that came with the headers are held by the handler until
+    %% its next socket read (inets 8), which for an event stream that then
+    %% waits may never come: if nothing arrived after `?NUDGE_MS', the
+    %% handler is fed an empty read (`nudge/2').
+    ok = httpc:stream_next(Handler),
+    _ = erlang:send_after(?NUDGE_MS, Http#http.owner, {mcp_http, Http#http.ref, {nudge, RequestId}}),
+    answer(RequestId, Stream#stream{handler = Handler}, {stream_start, Headers}, Http);
+event(#http{ref = Ref} = Http, {mcp_http, Ref, {nudge, RequestId}}) ->
+    nudge(RequestId, Http),
+    {ok, [], Http};
+event(#http{streams = Streams} = Http, {http, {RequestId, stream, Chunk}}) when is_map_key(RequestId, Streams) ->
+    Stream = maps:get(RequestId, Streams),
+    next_chunk(RequestId, answer(RequestId, Stream#stream{fed = true}, {stream, Chunk}, Http));
+event(#http{streams = Streams} = Http, {http, {RequestId, Part, Value}}) when is_map_key(RequestId, Streams) ->
+    answer(RequestId, maps:get(RequestId, Streams), {Part, Value}, Http);
+event(#http{streams = Streams} = Http, {http, {RequestId, Reply}}) when is_map_key(RequestId, Streams) ->
+    answer(RequestId, maps:get(RequestId, Streams), Reply, Http);
+event(#http{ref = Ref, waiting = Waiting} = Http, {mcp_http, Ref, {resume, Tag}}) ->
+    case maps:take(Tag, Waiting) of
+        {Stream, Rest} -> resume(Stream, Http#http{waiting = Rest});
+        error -> {ok, [], Http}
+    end;
+event(#http{ref = Ref} = Http, {mcp_http, Ref, {deleted, Reply}}) ->
+    exit(Http#http.manager, shutdown),
+    {ok, [], Http#http{deleted = deletion_outcome(Reply)}};
+event(#http{manager = Manager, deleted = Deleted} = Http, {'EXIT', Manager, Reason}) ->
+    Evidence = case Reason of
+                   shutdown -> {exited, {peer_down, {http_session, Deleted}}};
+                   _ -> {unconfirmed, {http_client_down, Reason}}
+               end,
+    {ok, [{closed, Evidence}], Http};
+event(_Http, _Info) ->
+    not_mine.
+
+%% The handler still waits with what came with the headers: an empty read
+%% makes it pass that on (its internal message for a read of its own). Only
+%% while it is mid-body, which it is until its first chunk or the end
+%% arrives.
+nudge(RequestId, #http{streams = Streams}) ->
+    case Streams of
+        #{RequestId := #stream{handler = Handler, fed = false}} when is_pid(Handler) ->
+            Handler ! {httpc_handler, dummy, <<>>},
+            ok;
+        _ ->
+            ok
+    end.
+
+%% The body is read one chunk at a time: the next is asked for once this
+%% one is decoded, while the stream is still wanted, so at most one chunk
+%% per stream waits in the owner's mailbox.
+next_chunk(RequestId, {ok, Events, #http{streams = Streams}} = Outcome) ->
+    case {Streams, [Fault || {fault, Fault} <- Events]} of
+        {#{RequestId := #stream{handler = Handler}}, []} when is_pid(Handler) ->
+            ok = httpc:stream_next(Handler),
+            Outcome;
+        _ ->
+            Outcome
+    end.
+
+%% One `httpc' message for an open request.
+answer(RequestId, Stream, {stream_start, Headers}, Http) ->
+    started(RequestId, Stream, Headers, Http);
+answer(RequestId, #stream{body = {sse, Decoder}} = Stream, {stream, Chunk}, Http) ->
+    case mcp_event_stream:push(Decoder, Chunk) of
+        {ok, Items, LastEventId} -> events(RequestId, Stream#stream{last_event_id = LastEventId}, Items, Http);
+        {error, Fault} -> fault(Fault, Http)
+    end;
+answer(RequestId, #stream{body = {json, Parts, Size}} = Stream, {stream, Chunk}, #http{max_bytes = Max} = Http) ->
+    case Size + byte_size(Chunk) of
+        Total when Total > Max -> fault({line_too_long, Total}, Http);
+        Total -> {ok, [], keep(RequestId, Stream#stream{body = {json, [Chunk | Parts], Total}}, Http)}
+    end;
+answer(_RequestId, _Stream, {stream, _Chunk}, Http) ->
+    %% A body not read (ignored, or refused and being cancelled).
+    {ok, [], Http};
+answer(RequestId, #stream{body = {json, Parts, _}} = Stream, {stream_end, _Headers}, Http) ->
+    Body = iolist_to_binary(lists:reverse(Parts)),
+    {Events, Next, _Last} = delivered([Body], Stream, drop(RequestId, Http)),
+    {ok, Events, Next};
+answer(RequestId, #stream{body = {sse, _}} = Stream, {stream_end, _Headers}, Http) ->
+    ended(Stream, ended, drop(RequestId, Http));
+answer(RequestId, _Stream, {stream_end, _Headers}, Http) ->
+    {ok, [], drop(RequestId, Http)};
+answer(RequestId, Stream, {{_Version, Status, _Phrase}, Headers, _Body}, Http) ->
+    status(Status, Stream, Headers, drop(RequestId, Http));
+answer(RequestId, #stream{body = {sse, _}} = Stream, {error, Reason}, Http) ->
+    ended(Stream, Reason, drop(RequestId, Http));
+answer(_RequestId, _Stream, {error, Reason}, Http) ->
+    fault({http_failed, Reason}, Http).
+
+%% The headers of a 200 answer (the only status `httpc' streams).
+started(RequestId, #stream{rpc = Rpc} = Stream, Headers, Http) ->
+    case session(Rpc, Headers, Http) of
+        {ok, WithSession} ->
+            Body = case {Rpc, content_type(Headers)} of
+                       {{request, _, _}, <<"text/event-stream">>} -> {sse, mcp_event_stream:new(Http#http.max_bytes)};
+                       {{request, _, _}, <<"application/json">>} -> {json, [], 0};
+                       {{request, _, _}, Other} -> {wrong_type, Other};
+                       {_, _} -> ignored
+                   end,
+            case Body of
+                {wrong_type, Type} -> fault({content_type, Type}, cancel(RequestId, WithSession));
+                _ -> {ok, [], keep(RequestId, Stream#stream{body = Body}, WithSession)}
+            end;
+        {error, Fault} ->
+            fault(Fault, cancel(RequestId, Http))
+    end.
+
+%% The session id the answer to `initialize' assigns.
+session({request, _, <<"initialize">>}, Headers, Http) ->
+    case header("mcp-session-id", Headers) of
+        none -> {ok, Http};
+        Id ->
+            case length(Id) =< ?MAX_SESSION_ID_BYTES andalso lists:all(fun(C) -> C >= 16#21 andalso C =< 16#7E end, Id) of
+                true -> {ok, Http#http{session = Id}};
+                false -> {error, {bad_session_id, length(Id)}}
+            end
+    end;
+session(_Rpc, _Headers, Http) ->
+    {ok, Http}.
+
+content_type(Headers) ->
+    case header("content-type", Headers) of
+        none -> <<>>;
+        Value ->
+            [Type | _] = string:split(Value, ";"),
+            unicode:characters_to_binary(string:lowercase(string:trim(Type)))
+    end.
+
+header(Name, Headers) ->
+    case lists:keyfind(Name, 1, [{string:lowercase(N), V} || {N, V} <- Headers]) of
+        {_, Value} -> Value;
+        false -> none
+    end.
+
+%% The event stream's items: messages are delivered, `retry:' is kept.
+events(RequestId, Stream, Items, Http) ->
+    Retry = lists:foldl(fun({retry, Ms}, _) -> min(Ms, ?MAX_RETRY_MS);
+                           (_, Ms) -> Ms
+                        end, Stream#stream.retry_ms, Items),
+    Messages = [Data || {event, Type, Data} <- Items, Data =/= <<>>, Type =:= <<>> orelse Type =:= <<"message">>],
+    deliver(Messages, Stream#stream{retry_ms = Retry}, keep(RequestId, Stream, Http), RequestId).
+
+deliver([], Stream, Http, RequestId) ->
+    {ok, [], keep(RequestId, Stream, Http)};
+deliver(Messages, Stream, Http, RequestId) ->
+    {Events, Next, Last} = delivered(Messages, Stream, Http),
+    {ok, Events, keep(RequestId, Stream#stream{last_message = Last, delivered = true, resumptions = 0}, Next)}.
+
+delivered(Messages, #stream{renew = {failed, Failed}, rpc = {request, Id, _}}, Http) ->
+    %% The answer to the new session's `initialize' is the transport's own.
+    case negotiated(Id, Messages, Http) of
+        #http{version = none} = Waiting ->
+            {[], Waiting, lists:last([none | Messages])};
+        Renewed ->
+            renewed(Failed, Renewed, lists:last(Messages))
+    end;
+delivered(Messages, #stream{rpc = Rpc}, #http{offset = Offset0} = Http) ->
+    {Events, Offset} = lists:mapfoldl(fun(Message, At) -> {{message, At, Message}, At + byte_size(Message)} end,
+                                      Offset0, Messages),
+    Versioned = case Rpc of
+                    {request, Id, <<"initialize">>} -> negotiated(Id, Messages, Http);
+                    _ -> Http
+                end,
+    {Events, Versioned#http{offset = Offset}, lists:last([none | Messages])}.
+
+%% The new session is open: `notifications/initialized' goes out again, and
+%% the request that met the 404 is answered with an error (never replayed).
+renewed(Failed, #http{initialized = Initialized} = Http, Last) ->
+    Posted = case Initialized of
+                 none -> {ok, Http};
+                 _ -> post(Initialized, #stream{rpc = notification}, Http)
+             end,
+    case {Posted, Failed} of
+        {{error, Fault}, _} ->
+            {[{fault, Fault}], Http, Last};
+        {{ok, Next}, none} ->
+            {[], Next, Last};
+        {{ok, #http{offset = Offset} = Next}, Id} ->
+            Error = mcp_json:encode(mcp_jsonrpc:error_response({id_int, Id}, session_renewed_code(),
+                                                               <<"the session expired and a new one was started; "
+                                                                 "the request was not replayed">>)),
+            {[{message, Offset, Error}], Next#http{offset = Offset + byte_size(Error)}, Last}
+    end.
+
+%% @doc The JSON-RPC error code a request gets when its session expired
+%% and the transport started a new one (the request is not replayed).
+-spec session_renewed_code() -> integer().
+session_renewed_code() -> -32001.
+
+%% The protocol version the server chose, from its answer to `initialize'.
+negotiated(Id, Messages, Http) ->
+    lists:foldl(fun(Message, Acc) ->
+                        case mcp_jsonrpc:decode(Message) of
+                            {ok, {response, {id_int, Id}, {ok, {object, Result}}}} ->
+                                case proplists:get_value(<<"protocolVersion">>, Result) of
+                                    {string, Version} -> Acc#http{version = Version};
+                                    _ -> Acc
+                                end;
+                            _ -> Acc
+                        end
+                end, Http, Messages).
+
+%% A request's event stream ended (`Why': `ended' or `httpc''s error):
+%% nothing more to do once its response came; otherwise it is resumed
+%% when it can be.
+ended(#stream{rpc = {request, Id, _}} = Stream, Why, Http) ->
+    case answered(Id, Stream) of
+        true -> {ok, [], Http};
+        false -> resumable(Stream, Why, Http)
+    end;
+ended(_Stream, _Why, Http) ->
+    {ok, [], Http}.
+
+answered(Id, #stream{last_message = Last}) when is_binary(Last) ->
+    case mcp_jsonrpc:decode(Last) of
+        {ok, {response, {id_int, Id}, _}} -> true;
+        _ -> false
+    end;
+answered(_Id, _Stream) ->
+    false.
+
+resumable(#stream{last_event_id = none}, Why, Http) ->
+    fault({stream_lost, Why}, Http);
+resumable(#stream{resumptions = N}, Why, Http) when N >= ?MAX_RESUMPTIONS ->
+    fault({stream_lost, Why}, Http);
+resumable(#stream{retry_ms = Retry} = Stream, _Why, #http{ref = Ref, owner = Owner} = Http) ->
+    Tag = make_ref(),
+    _ = erlang:send_after(Retry, Owner, {mcp_http, Ref, {resume, Tag}}),
+    Next = Stream#stream{resumptions = Stream#stream.resumptions + 1, body = undefined,
+                        delivered = false, handler = none, fed = false},
+    {ok, [], Http#http{waiting = maps:put(Tag, Next, Http#http.waiting)}}.
+
+resume(#stream{last_event_id = LastEventId} = Stream, Http) ->
+    Headers = [{"last-event-id", binary_to_list(LastEventId)} | request_headers(Http)],
+    case request(get, {Http#http.url, lists:keystore("accept", 1, Headers, {"accept", "text/event-stream"})}, Http) of
+        {ok, RequestId} -> {ok, [], keep(RequestId, Stream, Http)};
+        {error, Reason} -> fault({http_failed, Reason}, Http)
+    end.
+
+%% A whole (not streamed) answer: any status but 200. A 2xx (202 for a
+%% notification or a response of ours) carries nothing to read.
+status(Status, _Stream, _Headers, Http) when Status >= 200, Status < 300 ->
+    {ok, [], Http};
+status(405, #stream{resumptions = N}, _Headers, Http) when N > 0 ->
+    %% No stream to resume from: the request is left to its deadline.
+    {ok, [], Http};
+status(404, #stream{rpc = Rpc}, _Headers, #http{session = Session} = Http) when Session =/= none ->
+    case Rpc of
+        {request, _, <<"initialize">>} -> fault({http_status, 404}, Http);
+        _ -> renew(Rpc, Http)
+    end;
+status(Status, _Stream, _Headers, Http) ->
+    fault({http_status, Status}, Http).
+
+%% The session expired (404 to a request carrying it): once per
+%% connection, a new session is started with the actor's own `initialize';
+%% a second expiry, or one before the handshake was seen, is
+%% `session_expired'.
+renew(_Rpc, #http{renewed = true} = Http) ->
+    fault(session_expired, Http);
+renew(_Rpc, #http{handshake = none} = Http) ->
+    fault(session_expired, Http);
+renew(Rpc, #http{handshake = Initialize} = Http) ->
+    Failed = case Rpc of
+                 {request, Id, _} -> Id;
+                 _ -> none
+             end,
+    Fresh = Http#http{session = none, version = none, renewed = true},
+    case post(Initialize, #stream{rpc = classify(Initialize), renew = {failed, Failed}}, Fresh) of
+        {ok, Next} -> {ok, [], Next};
+        {error, Fault} -> fault(Fault, Fresh)
+    end.
+
+%% Stops reading a request's answer.
+cancel(RequestId, #http{manager = Manager} = Http) ->
+    ok = httpc:cancel_request(RequestId, Manager),
+    drop(RequestId, Http).
+
+keep(RequestId, Stream, Http) ->
+    Http#http{streams = maps:put(RequestId, Stream, Http#http.streams)}.
+
+drop(RequestId, Http) ->
+    Http#http{streams = maps:remove(RequestId, Http#http.streams)}.
+
+fault(Fault, Http) ->
+    {ok, [{fault, Fault}], Http}.
+
+%% What the DELETE's `httpc' reply says of the session.
+deletion_outcome({_RequestId, {{_, Status, _}, _Headers, _Body}}) when Status >= 200, Status < 300 -> deleted;
+deletion_outcome({_RequestId, {{_, Status, _}, _Headers, _Body}}) -> {status, Status};
+deletion_outcome({_RequestId, {error, Reason}}) -> {failed, Reason};
+deletion_outcome(_Other) -> {failed, unknown}.
+
+%%% ----------------------------------------------------------- terminate
+
+%% @doc Closes every stream, DELETEs the session when there is one
+%% (bounded by `shutdown_timeout_ms'), then stops the manager; its exit is
+%% the proof (`event/2').
+-spec terminate(#http{}) -> ok.
+terminate(#http{session = none, manager = Manager}) ->
+    exit(Manager, shutdown),
+    ok;
+terminate(#http{ref = Ref, owner = Owner, manager = Manager, url = Url, shutdown_ms = Timeout} = Http) ->
+    Receiver = fun(Reply) -> Owner ! {mcp_http, Ref, {deleted, Reply}} end,
+    case httpc:request(delete, {Url, request_headers(Http)},
+                       [{timeout, max(1, Timeout div 2)} | Http#http.http_options],
+                       [{sync, false}, {receiver, Receiver}, {body_format, binary}], Manager) of
+        {ok, _RequestId} -> ok;
+        {error, _} -> exit(Manager, shutdown), ok
+    end.
+
+-spec os_pid(#http{}) -> none.
+os_pid(_) -> none.

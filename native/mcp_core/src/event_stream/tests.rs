@@ -1,0 +1,156 @@
+use super::*;
+use proptest::prelude::*;
+
+fn decode_capped(chunks: &[&[u8]], max_event_bytes: usize) -> Result<(Vec<Item>, Option<Vec<u8>>), EventStreamFault> {
+    let mut decoder = Decoder::with_max_event_bytes(max_event_bytes);
+    let mut items = Vec::new();
+    for chunk in chunks {
+        items.extend(decoder.push(chunk)?);
+    }
+    Ok((items, decoder.last_event_id().map(<[u8]>::to_vec)))
+}
+
+fn decode(chunks: &[&[u8]]) -> Result<(Vec<Item>, Option<Vec<u8>>), EventStreamFault> {
+    decode_capped(chunks, MAX_EVENT_BYTES)
+}
+
+fn event(kind: &str, data: &str) -> Item {
+    Item::Event { kind: kind.as_bytes().to_vec(), data: data.as_bytes().to_vec() }
+}
+
+fn chunkings(stream: &[u8], cuts: &[prop::sample::Index]) -> Vec<Vec<Vec<u8>>> {
+    let mut offsets: Vec<usize> = cuts.iter().map(|cut| cut.index(stream.len() + 1)).collect();
+    offsets.extend([0, stream.len()]);
+    offsets.sort_unstable();
+    vec![
+        vec![stream.to_vec()],
+        offsets.windows(2).map(|w| stream[w[0]..w[1]].to_vec()).collect(),
+        stream.chunks(1).map(<[u8]>::to_vec).collect(),
+    ]
+}
+
+/// A recorded server-everything response: a priming event (id and empty
+/// data), then the JSON-RPC response, each event on its own id.
+const RECORDED: &[u8] = b"id: 1/0\ndata: \n\nevent: message\nid: 1/1\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n";
+
+#[test]
+fn recorded_stream_whole_and_one_byte_at_a_time() {
+    let expected = (vec![event("", ""), event("message", "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}")], Some(b"1/1".to_vec()));
+    assert_eq!(decode(&[RECORDED]).unwrap(), expected);
+    let bytes: Vec<&[u8]> = RECORDED.chunks(1).collect();
+    assert_eq!(decode(&bytes).unwrap(), expected);
+}
+
+#[test]
+fn line_ends_crlf_lf_and_lone_cr() {
+    let expected = vec![event("", "a\nb\nc")];
+    for stream in [&b"data:a\r\ndata:b\ndata:c\r\r"[..], b"data:a\rdata:b\r\ndata:c\n\n"] {
+        assert_eq!(decode(&[stream]).unwrap().0, expected);
+    }
+    // A CR ending one chunk and an LF opening the next are one line end.
+    assert_eq!(decode(&[b"data:a\r", b"\n", b"\r", b"\ndata:b\n\n"]).unwrap().0, vec![event("", "a"), event("", "b")]);
+}
+
+#[test]
+fn fields_comments_and_the_leading_space() {
+    let stream = b": a comment\ndata:  two spaces\nignored: x\ndata\nevent:custom\n\n";
+    assert_eq!(decode(&[stream]).unwrap().0, vec![event("custom", " two spaces\n")]);
+}
+
+#[test]
+fn an_event_without_data_is_not_dispatched_but_sets_the_id() {
+    assert_eq!(decode(&[b"id: 7\nevent: x\n\n"]).unwrap(), (vec![], Some(b"7".to_vec())));
+    // The type does not leak into the next event.
+    assert_eq!(decode(&[b"event: x\n\ndata: y\n\n"]).unwrap().0, vec![event("", "y")]);
+}
+
+#[test]
+fn the_id_persists_and_an_id_with_nul_is_ignored() {
+    assert_eq!(decode(&[b"id: 1\ndata: a\n\ndata: b\n\n"]).unwrap().1, Some(b"1".to_vec()));
+    assert_eq!(decode(&[b"id: 1\n\nid: 2\x003\n\n"]).unwrap().1, Some(b"1".to_vec()));
+    assert_eq!(decode(&[b"id\n\n"]).unwrap().1, Some(Vec::new()));
+    // The id counts once its event is dispatched, not before.
+    assert_eq!(decode(&[b"id: 1\ndata: a\n\nid: 2\ndata: b\n"]).unwrap().1, Some(b"1".to_vec()));
+}
+
+#[test]
+fn retry_takes_digits_only_and_saturates() {
+    assert_eq!(decode(&[b"retry: 500\n"]).unwrap().0, vec![Item::Retry(500)]);
+    assert_eq!(decode(&[b"retry: 5x\nretry:\nretry: -1\n"]).unwrap().0, vec![]);
+    assert_eq!(decode(&[b"retry: 99999999999999999999999\n"]).unwrap().0, vec![Item::Retry(u64::MAX)]);
+}
+
+#[test]
+fn a_bom_at_the_start_is_skipped_once() {
+    let stream = b"\xEF\xBB\xBFdata: a\n\n";
+    assert_eq!(decode(&[stream]).unwrap().0, vec![event("", "a")]);
+    let bytes: Vec<&[u8]> = stream.chunks(1).collect();
+    assert_eq!(decode(&bytes).unwrap().0, vec![event("", "a")]);
+    // A second BOM is part of the field name, so the line is ignored.
+    assert_eq!(decode(&[b"\xEF\xBB\xBF\xEF\xBB\xBFdata: a\n\n"]).unwrap().0, vec![]);
+    // A broken BOM prefix is kept as line content.
+    assert_eq!(decode(&[b"\xEF", b"data: a\n\n"]).unwrap().0, vec![]);
+    assert_eq!(decode(&[b"\xEF\xBB", b"\ndata: a\n\n"]).unwrap().0, vec![event("", "a")]);
+}
+
+#[test]
+fn the_cap_both_sides() {
+    // "data: " + 4 bytes: the line is 10 bytes; then data holds 5 bytes.
+    assert!(decode_capped(&[b"data: abcd\n\n"], 10).is_ok());
+    assert_eq!(decode_capped(&[b"data: abcd\n\n"], 9), Err(EventStreamFault::EventTooLong { bytes: 10 }));
+    // The held data counts towards the next line: 5 + 10.
+    assert!(decode_capped(&[b"data: abcd\ndata: abcd\n\n"], 15).is_ok());
+    assert_eq!(decode_capped(&[b"data: abcd\ndata: abcd\n\n"], 14), Err(EventStreamFault::EventTooLong { bytes: 15 }));
+    // A pending line is refused before it ends, and a broken decoder stays broken.
+    let mut decoder = Decoder::with_max_event_bytes(4);
+    assert_eq!(decoder.push(b": endless"), Err(EventStreamFault::EventTooLong { bytes: 9 }));
+    assert_eq!(decoder.push(b"\n\n"), Err(EventStreamFault::EventTooLong { bytes: 9 }));
+    // A dispatch frees the budget.
+    assert!(decode_capped(&[b"data: abcd\n\ndata: abcd\n\n"], 10).is_ok());
+    assert_eq!(Decoder::with_max_event_bytes(usize::MAX).max_event_bytes, MAX_EVENT_BYTES);
+}
+
+proptest! {
+    #[test]
+    fn any_chunking_yields_the_items_of_the_whole(
+        stream in prop::collection::vec(prop_oneof![
+            Just(b'\n'), Just(b'\r'), Just(b':'), Just(b' '), Just(b'a'), Just(0xEF), any::<u8>(),
+            Just(b'd'), Just(b'i')], 0..200),
+        fields in prop::collection::vec(prop_oneof![
+            Just(&b"data: x\n"[..]), Just(&b"id: 1\r\n"[..]), Just(&b"retry: 10\r"[..]), Just(&b"event: e\n"[..]), Just(&b"\n"[..]), Just(&b": c\n"[..])], 0..20),
+        cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..10),
+    ) {
+        let mut stream = stream;
+        for field in fields {
+            stream.extend_from_slice(field);
+        }
+        let whole = decode(&[&stream]).unwrap();
+        for chunks in chunkings(&stream, &cuts) {
+            let chunks: Vec<&[u8]> = chunks.iter().map(Vec::as_slice).collect();
+            prop_assert_eq!(&decode(&chunks).unwrap(), &whole);
+        }
+    }
+
+    /// Whether a capped stream is refused does not depend on the chunking.
+    #[test]
+    fn a_capped_stream_is_judged_the_same_whatever_the_chunking(
+        cap in 1usize..24,
+        stream in prop::collection::vec(prop_oneof![
+            Just(&b"data: xx"[..]), Just(&b"\n"[..]), Just(&b"\r"[..]), Just(&b"x"[..]), Just(&b": c"[..])], 0..60),
+        cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..10),
+    ) {
+        let stream = stream.concat();
+        let whole = decode_capped(&[&stream], cap);
+        for chunks in chunkings(&stream, &cuts) {
+            let chunks: Vec<&[u8]> = chunks.iter().map(Vec::as_slice).collect();
+            let decoded = decode_capped(&chunks, cap);
+            prop_assert_eq!(decoded.is_ok(), whole.is_ok());
+            if let Ok(decoded) = decoded {
+                prop_assert_eq!(Ok(decoded), whole.clone());
+            }
+        }
+        if whole.is_ok() {
+            prop_assert_eq!(&whole, &decode(&[&stream]));
+        }
+    }
+}
