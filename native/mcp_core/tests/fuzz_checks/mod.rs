@@ -16,6 +16,7 @@ use mcp_core::json::{self, Json};
 use mcp_core::jsonrpc::{self, MessageFault};
 use mcp_core::protocol::read::{read, Expect, LineFault as ReadFault};
 use mcp_core::protocol;
+use mcp_core::event_stream::{Decoder, EventStreamFault, Item, MAX_EVENT_BYTES};
 use mcp_core::stdio::{self, Buffer, FramingFault, MAX_LINE_BYTES};
 
 /// A fuzz target's name (its `[[bin]]` in `fuzz/Cargo.toml` and its corpus
@@ -35,6 +36,7 @@ pub const TARGETS: &[Target] = &[
     ("msgpack_decode", msgpack_decode),
     ("msgpack_to_json_line", msgpack_to_json_line),
     ("json_to_msgpack_bytes", json_to_msgpack_bytes),
+    ("event_stream_push", event_stream_push),
 ];
 
 /// JSON parse is total; whatever parses re-encodes and re-parses to itself.
@@ -207,4 +209,48 @@ pub fn json_to_msgpack_bytes(text: &[u8]) {
         assert_eq!(interchange::to_json(&value).ok(), json::parse(text).ok());
     }
     assert_eq!(fast, slow());
+}
+
+type DecodedEvents = (Vec<Item>, Option<Vec<u8>>);
+
+fn push_events(mut decoder: Decoder, chunks: &[&[u8]]) -> Result<DecodedEvents, EventStreamFault> {
+    let mut items = Vec::new();
+    for chunk in chunks {
+        items.extend(decoder.push(chunk)?);
+    }
+    Ok((items, decoder.last_event_id().map(<[u8]>::to_vec)))
+}
+
+/// Event-stream decoding is total and independent of chunking: the input
+/// is cut at offsets taken from its first bytes, and the items and last
+/// event id must equal those of the whole stream and of the stream fed one
+/// byte at a time. Under a small cap (from the first byte), whether the
+/// stream is refused does not depend on the chunking either.
+pub fn event_stream_push(bytes: &[u8]) {
+    let (cuts, stream) = bytes.split_at(bytes.len().min(8));
+    let mut chunks = Vec::new();
+    let mut rest = stream;
+    for &cut in cuts {
+        let (chunk, tail) = rest.split_at((cut as usize).min(rest.len()));
+        chunks.push(chunk);
+        rest = tail;
+    }
+    chunks.push(rest);
+    let whole = push_events(Decoder::new(), &[stream]).expect("a short stream decodes");
+    assert_eq!(push_events(Decoder::new(), &chunks).expect("a short stream decodes"), whole);
+    let one_byte: Vec<&[u8]> = stream.chunks(1).collect();
+    assert_eq!(push_events(Decoder::new(), &one_byte).expect("a short stream decodes"), whole);
+    for item in &whole.0 {
+        if let Item::Event { data, .. } = item {
+            assert!(data.len() <= MAX_EVENT_BYTES);
+        }
+    }
+    let cap = usize::from(cuts.first().copied().unwrap_or(0)) % 64 + 1;
+    let capped = push_events(Decoder::with_max_event_bytes(cap), &[stream]);
+    for framing in [&chunks, &one_byte] {
+        assert_eq!(push_events(Decoder::with_max_event_bytes(cap), framing).is_ok(), capped.is_ok());
+    }
+    if let Ok(decoded) = capped {
+        assert_eq!(decoded, whole);
+    }
 }
