@@ -84,6 +84,7 @@
                       | mcp_stdio:framing_fault()
                       | mcp_jsonrpc:message_fault()
                       | {flooded, Bytes :: non_neg_integer()}
+                      | mcp_http:fault()
                       | {write_failed, busy | closed | term()}
                       | stopped | retired | custodian_down
                       | {transport_failed, term()}

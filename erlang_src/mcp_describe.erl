@@ -50,6 +50,18 @@ start_error({transport_failed, {bad_stderr, Why}}) ->
     ["the server was not started: ", bad_stderr(Why)];
 start_error({transport_failed, {bad_jail, Why}}) ->
     ["the server was not started: the jail is not valid: ", bad_jail(Why)];
+start_error({transport_failed, {not_for_http, Keys}}) ->
+    ["a remote server (url) is not a process: ", lists:join(", ", [words(Key) || Key <- Keys]),
+     " cannot apply to it"];
+start_error({transport_failed, {plaintext_headers, Host}}) ->
+    ["headers are never sent in plaintext to ", name(Host),
+     ", which is not this machine: use https (or allow_plaintext_headers)"];
+start_error({transport_failed, {header_variable_unset, Name}}) ->
+    ["a header names the environment variable ", name(Name), ", which is not set"];
+start_error({transport_failed, {bad_header, Name}}) ->
+    ["the header ", name(Name), " is not a valid HTTP header (a token name, a value without CR, LF or NUL)"];
+start_error({transport_failed, {bad_url, Why}}) ->
+    ["the URL is not usable: ", words(Why), " (an absolute http or https URL, without user:password@)"];
 start_error({transport_failed, Reason}) ->
     ["could not start the server: ", words(Reason)];
 start_error({handshake_failed, {unavailable, Death}}) ->
@@ -175,6 +187,21 @@ death({write_failed, closed}) ->
 death({flooded, Bytes}) when is_integer(Bytes) ->
     io_lib:format("the server sent more than the client can process: ~b bytes of its output "
                   "were waiting, past the client's budget, so it was stopped", [Bytes]);
+death({http_status, Status}) when is_integer(Status) ->
+    io_lib:format("the server answered HTTP ~b", [Status]);
+death({content_type, Type}) ->
+    ["the server answered with content type ", name(Type), ", neither JSON nor an event stream"];
+death({http_failed, Reason}) ->
+    ["the HTTP request failed: ", words(Reason)];
+death({event_too_long, Bytes}) when is_integer(Bytes) ->
+    io_lib:format("the server sent an event of at least ~b bytes, more than one message may hold "
+                  "(max_line_bytes: ~b unless set lower)", [Bytes, mcp_stdio:max_line_bytes()]);
+death(session_expired) ->
+    "the server no longer knows the session (HTTP 404 to a request carrying it)";
+death({bad_session_id, Bytes}) when is_integer(Bytes) ->
+    io_lib:format("the server assigned a session id of ~b bytes that is not visible ASCII of at most 1024", [Bytes]);
+death({stream_lost, Reason}) ->
+    ["the server's event stream ended before its response and could not be resumed (", words(Reason), ")"];
 death(stopped) ->
     "the client was stopped";
 death(retired) ->
@@ -215,6 +242,14 @@ evidence_clause({exited, {signal, Signal}}) ->
     [" killed by ", signal(Signal)];
 evidence_clause({exited, unknown}) ->
     " (its exit was witnessed after its pipe closed, which lost the exit status)";
+evidence_clause({exited, {peer_down, {http_session, deleted}}}) ->
+    " (its HTTP session was ended with DELETE and every connection closed)";
+evidence_clause({exited, {peer_down, {http_session, no_session}}}) ->
+    " (it kept no HTTP session; every connection closed)";
+evidence_clause({exited, {peer_down, {http_session, {status, Status}}}}) when is_integer(Status) ->
+    io_lib:format(" (it answered the session's DELETE with HTTP ~b; every connection closed)", [Status]);
+evidence_clause({exited, {peer_down, {http_session, {failed, Reason}}}}) ->
+    [" (the session's DELETE failed: ", words(Reason), "; every connection closed)"];
 evidence_clause({exited, {peer_down, Reason}}) ->
     [" (its peer process ended: ", words(Reason), ")"];
 evidence_clause({exited, Reason}) ->

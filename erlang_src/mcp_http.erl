@@ -33,7 +33,12 @@
 %%     sent with every later request (a value that is not visible ASCII or
 %%     longer than 1,024 bytes is `{bad_session_id, Bytes}'), and
 %%     `MCP-Protocol-Version' once the handshake named it. A 404 to a
-%%     request carrying the session is `session_expired'. `terminate/1'
+%%     request carrying the session starts a new session, once per
+%%     connection (`renew/2': the actor's own `initialize' and
+%%     `notifications/initialized' sent again, their answers kept here); the
+%%     request is answered with the JSON-RPC error
+%%     `session_renewed_code()' and never replayed. A second 404 is
+%%     `session_expired'. `terminate/1'
 %%     DELETEs the session (bounded by `shutdown_timeout_ms'), then stops
 %%     the manager; its exit is the `{closed, {exited, {peer_down,
 %%     {http_session, Outcome}}}}' event.</li>
@@ -66,7 +71,8 @@
 -behaviour(mcp_transport).
 
 -export([open/2, send/2, event/2, terminate/1, os_pid/1, takes_headers/0]).
--export([default_retry_ms/0, max_retry_ms/0, max_resumptions/0, resolve_headers/1, seal/1, shown_url/1]).
+-export([default_retry_ms/0, max_retry_ms/0, max_resumptions/0, resolve_headers/1, seal/1, shown_url/1,
+         session_renewed_code/0]).
 -export_type([spec/0, fault/0]).
 
 -type spec() :: #{url := binary() | string(),
@@ -96,13 +102,15 @@
 %% What one socket read may deliver: the body reaches the owner in chunks
 %% of up to this size (each a message counted by the actor's flood budget).
 -define(READ_BYTES, 262144).
+-define(NUDGE_MS, 20).
 
 %% What the transport knows of an outbound message.
 -type rpc() :: {request, Id :: integer(), Method :: binary()} | notification | response.
 
 -record(stream, {rpc :: rpc(),
-                 %% Sent with headers of its own (the stateless revision).
-                 headed = false :: boolean(),
+                 %% The headers of its own it was sent with (a headed
+                 %% message's: the stateless revision).
+                 headers = [] :: [mcp_request_headers:header()],
                  %% The `httpc' handler streaming the body, one chunk at a
                  %% time (`next_chunk/2').
                  handler = none :: pid() | none,
@@ -115,7 +123,12 @@
                  last_message = none :: binary() | none,
                  %% Resumptions in a row that delivered no message.
                  resumptions = 0 :: non_neg_integer(),
-                 delivered = false :: boolean()}).
+                 delivered = false :: boolean(),
+                 %% A chunk of the body arrived (`nudge/2').
+                 fed = false :: boolean(),
+                 %% The `initialize' that starts a new session after a 404
+                 %% (`renew/2'), with the id of the request that met it.
+                 renew = none :: none | {failed, integer() | none}}).
 
 -record(http, {owner :: pid(),
                ref :: reference(),
@@ -132,7 +145,12 @@
                %% Streams waiting for their resumption, by timer tag.
                waiting = #{} :: #{reference() => #stream{}},
                offset = 0 :: non_neg_integer(),
-               deleted = no_session :: term()}).
+               deleted = no_session :: term(),
+               %% The actor's own `initialize' and `notifications/initialized',
+               %% sent again, once, when the session expires (`renew/2').
+               handshake = none :: binary() | none,
+               initialized = none :: binary() | none,
+               renewed = false :: boolean()}).
 
 %% @doc The wait before resuming a stream whose server gave no `retry:'.
 -spec default_retry_ms() -> pos_integer().
@@ -284,7 +302,7 @@ resolve_headers([{Name0, Value0} | Rest], Acc) ->
     Value = unicode:characters_to_binary(Value0),
     case is_binary(Name) andalso is_binary(Value) andalso token(Name) of
         false ->
-            {error, {bad_header, printable_name(Name0)}};
+            {error, {bad_header, printable_name(Name)}};
         true ->
             case expand(Value) of
                 {ok, Expanded} ->
@@ -333,29 +351,31 @@ takes_headers() -> true.
 
 -spec send(#http{}, [mcp_transport:message(), ...]) -> {ok, #http{}} | {error, term()}.
 send(Http, Messages) ->
-    lists:foldl(fun({headed, Headers, Message}, {ok, Acc}) -> post(iolist_to_binary(Message), {headed, Headers}, Acc);
-                   (Message, {ok, Acc}) -> post(iolist_to_binary(Message), plain, Acc);
+    lists:foldl(fun({headed, Headers, Message}, {ok, Acc}) -> outbound(iolist_to_binary(Message), Headers, Acc);
+                   (Message, {ok, Acc}) -> outbound(iolist_to_binary(Message), [], Acc);
                    (_Message, Error) -> Error
                 end, {ok, Http}, Messages).
 
-post(Message, Headed, Http) ->
+outbound(Message, Extra, Http) ->
     Rpc = classify(Message),
-    Closed = case Rpc of
-                 notification -> close_cancelled(Message, Http);
-                 _ -> Http
-             end,
-    Extra = case Headed of
-                {headed, Given} -> Given;
-                plain -> []
-            end,
-    Request = {Closed#http.url, request_headers(Closed) ++ Extra, "application/json", Message},
-    case request(post, Request, Closed) of
-        {ok, RequestId} ->
-            Stream = #stream{rpc = Rpc, headed = Headed =/= plain},
-            {ok, Closed#http{streams = maps:put(RequestId, Stream, Closed#http.streams)}};
-        {error, Reason} ->
-            {error, {http_failed, Reason}}
+    Kept = case Rpc of
+               {request, _, <<"initialize">>} -> Http#http{handshake = Message};
+               notification -> remembered(Message, close_cancelled(Message, Http));
+               _ -> Http
+           end,
+    post(Message, #stream{rpc = Rpc, headers = Extra}, Kept).
+
+post(Message, #stream{headers = Extra} = Stream, Http) ->
+    Request = {Http#http.url, request_headers(Http) ++ Extra, "application/json", Message},
+    case request(post, Request, Http) of
+        {ok, RequestId} -> {ok, keep(RequestId, Stream, Http)};
+        {error, Reason} -> {error, {http_failed, Reason}}
     end.
+
+remembered(<<"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"", _/binary>> = Message, Http) ->
+    Http#http{initialized = Message};
+remembered(_Message, Http) ->
+    Http.
 
 request(Method, Request, #http{http_options = HttpOptions, manager = Manager, owner = Owner}) ->
     httpc:request(Method, Request, HttpOptions,
@@ -414,13 +434,19 @@ close_request(Id, #http{streams = Streams, waiting = Waiting, manager = Manager}
 -spec event(#http{}, term()) -> {ok, [mcp_transport:event()], #http{}} | not_mine.
 event(#http{streams = Streams} = Http, {http, {RequestId, stream_start, Headers, Handler}}) when is_map_key(RequestId, Streams) ->
     Stream = maps:get(RequestId, Streams),
-    %% What arrived with the headers is held by the handler until it is
-    %% fed again (inets 8 streams it only on the next socket read, which
-    %% for an event stream may be never): an empty read feeds it.
-    Handler ! {httpc_handler, dummy, <<>>},
+    %% Body bytes that came with the headers are held by the handler until
+    %% its next socket read (inets 8), which for an event stream that then
+    %% waits may never come: if nothing arrived after `?NUDGE_MS', the
+    %% handler is fed an empty read (`nudge/2').
+    ok = httpc:stream_next(Handler),
+    _ = erlang:send_after(?NUDGE_MS, Http#http.owner, {mcp_http, Http#http.ref, {nudge, RequestId}}),
     answer(RequestId, Stream#stream{handler = Handler}, {stream_start, Headers}, Http);
+event(#http{ref = Ref} = Http, {mcp_http, Ref, {nudge, RequestId}}) ->
+    nudge(RequestId, Http),
+    {ok, [], Http};
 event(#http{streams = Streams} = Http, {http, {RequestId, stream, Chunk}}) when is_map_key(RequestId, Streams) ->
-    next_chunk(RequestId, answer(RequestId, maps:get(RequestId, Streams), {stream, Chunk}, Http));
+    Stream = maps:get(RequestId, Streams),
+    next_chunk(RequestId, answer(RequestId, Stream#stream{fed = true}, {stream, Chunk}, Http));
 event(#http{streams = Streams} = Http, {http, {RequestId, Part, Value}}) when is_map_key(RequestId, Streams) ->
     answer(RequestId, maps:get(RequestId, Streams), {Part, Value}, Http);
 event(#http{streams = Streams} = Http, {http, {RequestId, Reply}}) when is_map_key(RequestId, Streams) ->
@@ -441,6 +467,19 @@ event(#http{manager = Manager, deleted = Deleted} = Http, {'EXIT', Manager, Reas
     {ok, [{closed, Evidence}], Http};
 event(_Http, _Info) ->
     not_mine.
+
+%% The handler still waits with what came with the headers: an empty read
+%% makes it pass that on (its internal message for a read of its own). Only
+%% while it is mid-body, which it is until its first chunk or the end
+%% arrives.
+nudge(RequestId, #http{streams = Streams}) ->
+    case Streams of
+        #{RequestId := #stream{handler = Handler, fed = false}} when is_pid(Handler) ->
+            Handler ! {httpc_handler, dummy, <<>>},
+            ok;
+        _ ->
+            ok
+    end.
 
 %% The body is read one chunk at a time: the next is asked for once this
 %% one is decoded, while the stream is still wanted, so at most one chunk
@@ -467,7 +506,8 @@ answer(RequestId, #stream{body = {json, Parts, Size}} = Stream, {stream, Chunk},
         Total when Total > Max -> fault({line_too_long, Total}, Http);
         Total -> {ok, [], keep(RequestId, Stream#stream{body = {json, [Chunk | Parts], Total}}, Http)}
     end;
-answer(_RequestId, #stream{body = ignored}, {stream, _Chunk}, Http) ->
+answer(_RequestId, _Stream, {stream, _Chunk}, Http) ->
+    %% A body not read (ignored, or refused and being cancelled).
     {ok, [], Http};
 answer(RequestId, #stream{body = {json, Parts, _}} = Stream, {stream_end, _Headers}, Http) ->
     Body = iolist_to_binary(lists:reverse(Parts)),
@@ -477,7 +517,7 @@ answer(RequestId, #stream{body = {sse, _}} = Stream, {stream_end, _Headers}, Htt
     ended(Stream, ended, drop(RequestId, Http));
 answer(RequestId, _Stream, {stream_end, _Headers}, Http) ->
     {ok, [], drop(RequestId, Http)};
-answer(RequestId, #stream{headed = true, rpc = {request, Id, _}}, {{_Version, Status, _Phrase}, Headers, Body}, Http)
+answer(RequestId, #stream{headers = [_ | _], rpc = {request, Id, _}}, {{_Version, Status, _Phrase}, Headers, Body}, Http)
   when Status < 200; Status >= 300 ->
     refused(Id, Status, Headers, Body, drop(RequestId, Http));
 answer(RequestId, Stream, {{_Version, Status, _Phrase}, Headers, _Body}, Http) ->
@@ -498,11 +538,11 @@ started(RequestId, #stream{rpc = Rpc} = Stream, Headers, Http) ->
                        {_, _} -> ignored
                    end,
             case Body of
-                {wrong_type, Type} -> fault({content_type, Type}, WithSession);
+                {wrong_type, Type} -> fault({content_type, Type}, cancel(RequestId, WithSession));
                 _ -> {ok, [], keep(RequestId, Stream#stream{body = Body}, WithSession)}
             end;
         {error, Fault} ->
-            fault(Fault, Http)
+            fault(Fault, cancel(RequestId, Http))
     end.
 
 %% The session id the answer to `initialize' assigns.
@@ -546,6 +586,14 @@ deliver(Messages, Stream, Http, RequestId) ->
     {Events, Next, Last} = delivered(Messages, Stream, Http),
     {ok, Events, keep(RequestId, Stream#stream{last_message = Last, delivered = true, resumptions = 0}, Next)}.
 
+delivered(Messages, #stream{renew = {failed, Failed}, rpc = {request, Id, _}}, Http) ->
+    %% The answer to the new session's `initialize' is the transport's own.
+    case negotiated(Id, Messages, Http) of
+        #http{version = none} = Waiting ->
+            {[], Waiting, lists:last([none | Messages])};
+        Renewed ->
+            renewed(Failed, Renewed, lists:last(Messages))
+    end;
 delivered(Messages, #stream{rpc = Rpc}, #http{offset = Offset0} = Http) ->
     {Events, Offset} = lists:mapfoldl(fun(Message, At) -> {{message, At, Message}, At + byte_size(Message)} end,
                                       Offset0, Messages),
@@ -554,6 +602,30 @@ delivered(Messages, #stream{rpc = Rpc}, #http{offset = Offset0} = Http) ->
                     _ -> Http
                 end,
     {Events, Versioned#http{offset = Offset}, lists:last([none | Messages])}.
+
+%% The new session is open: `notifications/initialized' goes out again, and
+%% the request that met the 404 is answered with an error (never replayed).
+renewed(Failed, #http{initialized = Initialized} = Http, Last) ->
+    Posted = case Initialized of
+                 none -> {ok, Http};
+                 _ -> post(Initialized, #stream{rpc = notification}, Http)
+             end,
+    case {Posted, Failed} of
+        {{error, Fault}, _} ->
+            {[{fault, Fault}], Http, Last};
+        {{ok, Next}, none} ->
+            {[], Next, Last};
+        {{ok, #http{offset = Offset} = Next}, Id} ->
+            Error = mcp_json:encode(mcp_jsonrpc:error_response({id_int, Id}, session_renewed_code(),
+                                                               <<"the session expired and a new one was started; "
+                                                                 "the request was not replayed">>)),
+            {[{message, Offset, Error}], Next#http{offset = Offset + byte_size(Error)}, Last}
+    end.
+
+%% @doc The JSON-RPC error code a request gets when its session expired
+%% and the transport started a new one (the request is not replayed).
+-spec session_renewed_code() -> integer().
+session_renewed_code() -> -32001.
 
 %% The protocol version the server chose, from its answer to `initialize'.
 negotiated(Id, Messages, Http) ->
@@ -595,7 +667,7 @@ resumable(#stream{retry_ms = Retry} = Stream, _Why, #http{ref = Ref, owner = Own
     Tag = make_ref(),
     _ = erlang:send_after(Retry, Owner, {mcp_http, Ref, {resume, Tag}}),
     Next = Stream#stream{resumptions = Stream#stream.resumptions + 1, body = undefined,
-                        delivered = false},
+                        delivered = false, handler = none, fed = false},
     {ok, [], Http#http{waiting = maps:put(Tag, Next, Http#http.waiting)}}.
 
 resume(#stream{last_event_id = LastEventId} = Stream, Http) ->
@@ -615,7 +687,7 @@ status(405, #stream{resumptions = N}, _Headers, Http) when N > 0 ->
 status(404, #stream{rpc = Rpc}, _Headers, #http{session = Session} = Http) when Session =/= none ->
     case Rpc of
         {request, _, <<"initialize">>} -> fault({http_status, 404}, Http);
-        _ -> fault(session_expired, Http)
+        _ -> renew(Rpc, Http)
     end;
 status(Status, _Stream, _Headers, Http) ->
     fault({http_status, Status}, Http).
@@ -638,6 +710,30 @@ response_to(Id, Body) ->
         {ok, {response, {id_int, Id}, _}} -> true;
         _ -> false
     end.
+
+%% The session expired (404 to a request carrying it): once per
+%% connection, a new session is started with the actor's own `initialize';
+%% a second expiry, or one before the handshake was seen, is
+%% `session_expired'.
+renew(_Rpc, #http{renewed = true} = Http) ->
+    fault(session_expired, Http);
+renew(_Rpc, #http{handshake = none} = Http) ->
+    fault(session_expired, Http);
+renew(Rpc, #http{handshake = Initialize} = Http) ->
+    Failed = case Rpc of
+                 {request, Id, _} -> Id;
+                 _ -> none
+             end,
+    Fresh = Http#http{session = none, version = none, renewed = true},
+    case post(Initialize, #stream{rpc = classify(Initialize), renew = {failed, Failed}}, Fresh) of
+        {ok, Next} -> {ok, [], Next};
+        {error, Fault} -> fault(Fault, Fresh)
+    end.
+
+%% Stops reading a request's answer.
+cancel(RequestId, #http{manager = Manager} = Http) ->
+    ok = httpc:cancel_request(RequestId, Manager),
+    drop(RequestId, Http).
 
 keep(RequestId, Stream, Http) ->
     Http#http{streams = maps:put(RequestId, Stream, Http#http.streams)}.

@@ -29,7 +29,12 @@ stop(#{process := Process, os_pid := OsPid}) ->
     _ = os:cmd("kill -9 -- -" ++ integer_to_list(OsPid) ++ " " ++ integer_to_list(OsPid) ++ " 2>/dev/null"),
     receive {Process, {exit_status, _}} -> ok after 5000 -> ok end,
     catch port_close(Process),
-    ok.
+    flush(Process).
+
+%% The server's output, collected by the port's owner, must not outlive
+%% the peer in that process's mailbox (eunit reuses it for later tests).
+flush(Process) ->
+    receive {Process, _} -> flush(Process) after 0 -> ok end.
 
 free_port() ->
     {ok, Listen} = gen_tcp:listen(0, [{ip, {127, 0, 0, 1}}]),

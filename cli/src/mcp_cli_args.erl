@@ -195,11 +195,11 @@ server(Flags, ServerPart) ->
 headers(Given) ->
     Split = [case string:split(Header, ":") of
                  [Name, Value] when Name =/= "" -> {string:trim(Name), string:trim(Value, leading)};
-                 [Name | _] -> {error, Name}
+                 _ -> error
              end || Header <- Given],
-    case [Name || {error, Name} <- Split] of
-        [] -> {ok, Split};
-        [Name | _] -> {error, ["--header takes 'Name: Value', not ", Name, " without a colon"]}
+    case lists:member(error, Split) of
+        false -> {ok, Split};
+        true -> {error, "--header takes 'Name: Value' (one was given without a name and a colon; not shown)"}
     end.
 
 server(none, none, none) -> {ok, #{server => embedded}};

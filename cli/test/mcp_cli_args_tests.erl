@@ -124,3 +124,21 @@ stderr_flag_test() ->
     {run, #{stderr := {file, Relative}}} = mcp_cli_args:parse(["list", "--stderr", "srv.log"]),
     ?assertEqual(filename:absname("srv.log"), Relative),
     ?assertMatch({usage_error, _, _}, mcp_cli_args:parse(["list", "--stderr", ""])).
+
+%% --url with repeated --header 'Name: Value' (the value as given: a
+%% ${VAR} is resolved when the client connects).
+url_and_headers_test() ->
+    ?assertMatch({run, #{server := {url, "http://h/mcp", [{"Authorization", "Bearer ${T}"}, {"X-A", "b: c"}]}}},
+                 mcp_cli_args:parse(["call", "t", "--url", "http://h/mcp", "--header", "Authorization: Bearer ${T}",
+                                     "--header=X-A:b: c"])),
+    ?assertMatch({run, #{server := {url, "u", []}}}, mcp_cli_args:parse(["list", "--url", "u"])).
+
+url_refusals_name_no_header_value_test() ->
+    Refused = fun(Args) -> {usage_error, Why, _} = mcp_cli_args:parse(Args), lists:flatten(io_lib:format("~ts", [Why])) end,
+    ?assertEqual("--header needs --url", Refused(["list", "--header", "A: secret"])),
+    ?assertEqual("--header takes 'Name: Value' (one was given without a name and a colon; not shown)",
+                 Refused(["list", "--url", "u", "--header", "secret"])),
+    ?assertEqual("--env applies to a server mcp-gen runs, not to --url", Refused(["list", "--url", "u", "--env", "A=b"])),
+    ?assertEqual("--jail applies to a server mcp-gen runs, not to --url", Refused(["list", "--url", "u", "--jail"])),
+    ?assertEqual("--url and -- COMMAND are alternatives: give one", Refused(["list", "--url", "u", "--", "srv"])),
+    ?assertEqual("--url must not be empty", Refused(["list", "--url", ""])).

@@ -17,8 +17,8 @@ mcp_servers_shape_test() ->
 
 vscode_servers_shape_test() ->
     ?assertMatch({ok, [{stdio, <<"a">>, #{executable := <<"srv">>}},
-                       {unsupported, <<"web">>, _}, {unsupported, <<"events">>, _},
-                       {unsupported, <<"remote">>, _}]},
+                       {http, <<"web">>, #{url := <<"https://x">>, headers := []}}, {unsupported, <<"events">>, _},
+                       {http, <<"remote">>, #{url := <<"https://x">>}}]},
                  parse(<<"{\"inputs\": [], \"servers\": {"
                          "\"a\": {\"type\": \"stdio\", \"command\": \"srv\"},"
                          "\"web\": {\"type\": \"http\", \"url\": \"https://x\"},"
@@ -26,8 +26,20 @@ vscode_servers_shape_test() ->
                          "\"remote\": {\"url\": \"https://x\"}}}">>)).
 
 unsupported_entries_say_why_test() ->
-    {ok, [{unsupported, <<"web">>, Why}]} = parse(<<"{\"mcpServers\": {\"web\": {\"type\": \"http\"}}}">>),
-    ?assertEqual("uses the \"http\" transport; mcp-gen speaks stdio only", flat(Why)).
+    {ok, [{unsupported, <<"web">>, Why}]} = parse(<<"{\"mcpServers\": {\"web\": {\"type\": \"sse\"}}}">>),
+    ?assertEqual("uses the \"sse\" transport; mcp-gen speaks stdio and http", flat(Why)).
+
+%% A remote entry: its headers as given (a `${VAR}' is resolved when the
+%% client connects), and the errors name the header, not its value.
+remote_entries_test() ->
+    ?assertEqual({ok, [{http, <<"r">>, #{url => <<"https://h/mcp">>,
+                                         headers => [{<<"Authorization">>, <<"Bearer ${TOKEN}">>}]}}]},
+                 parse(<<"{\"mcpServers\": {\"r\": {\"type\": \"http\", \"url\": \"https://h/mcp\","
+                         " \"headers\": {\"Authorization\": \"Bearer ${TOKEN}\"}}}}">>)),
+    {ok, [{invalid, <<"r">>, Bad}]} = parse(<<"{\"mcpServers\": {\"r\": {\"url\": \"u\", \"headers\": {\"X\": 1}}}}">>),
+    ?assertEqual("has a \"headers\" entry X whose value is not a string", flat(Bad)),
+    {ok, [{invalid, <<"r">>, NoUrl}]} = parse(<<"{\"mcpServers\": {\"r\": {\"type\": \"http\"}}}">>),
+    ?assertEqual("has no \"url\"", flat(NoUrl)).
 
 invalid_entries_say_why_test_() ->
     Cases = [{<<"{}">>, "has no \"command\""},

@@ -39,11 +39,18 @@ one_server_of_a_config_test() ->
                                                   #{env => [{"K", "cli"}], cwd => "/cli"})))
     end).
 
-every_stdio_server_for_generate_out_test() ->
+every_server_for_generate_out_test() ->
     with_config(?TWO, fun(Path) ->
-        {ok, [#{label := <<"a">>}, #{label := <<"b">>}], [{unsupported, <<"web">>, _}]} =
-            mcp_cli_jobs:resolve(command(generate, {config, Path, all}, #{out => "/o"}))
+        {ok, [#{label := <<"a">>}, #{label := <<"b">>}, #{label := <<"web">>, spec := Remote}], []} =
+            mcp_cli_jobs:resolve(command(generate, {config, Path, all}, #{out => "/o"})),
+        %% A remote entry's headers are sealed (mcp_http:seal/1).
+        ?assertMatch(#{url := <<"https://x">>, headers := Sealed} when is_function(Sealed, 0), Remote)
     end).
+
+url_and_its_headers_test() ->
+    ?assertMatch({ok, [#{label := none, spec := #{url := "http://h/mcp", headers := Sealed}}], []}
+                     when is_function(Sealed, 0),
+                 mcp_cli_jobs:resolve(command(list, {url, "http://h/mcp", [{"X", "v"}]}, #{}))).
 
 several_servers_need_a_choice_test() ->
     with_config(?TWO, fun(Path) ->
@@ -64,16 +71,14 @@ errors_name_the_server_test() ->
     with_config(?TWO, fun(Path) ->
         {error, Missing} = mcp_cli_jobs:resolve(command(list, {config, Path, {one, <<"c">>}}, #{})),
         ?assertMatch({match, _}, re:run(Missing, "has no server c; it has a, b, web$")),
-        {error, Remote} = mcp_cli_jobs:resolve(command(list, {config, Path, {one, <<"web">>}}, #{})),
-        ?assertEqual("server web is a remote server (a \"url\"); mcp-gen speaks stdio only", flat(Remote))
+        {ok, [#{label := <<"web">>, spec := #{url := _}}], []} =
+            mcp_cli_jobs:resolve(command(list, {config, Path, {one, <<"web">>}}, #{}))
     end),
-    with_config(<<"{\"mcpServers\": {\"x\": {\"url\": \"u\"}, \"y\": {}}}">>, fun(Path) ->
+    with_config(<<"{\"mcpServers\": {\"x\": {\"type\": \"sse\", \"url\": \"u\"}, \"y\": {}}}">>, fun(Path) ->
         {error, None} = mcp_cli_jobs:resolve(command(generate, {config, Path, all}, #{out => "/o"})),
-        ?assertMatch({match, _}, re:run(None, "has no stdio server to run: x is a remote server .*; y has no \"command\"$"))
+        ?assertMatch({match, _}, re:run(None, "has no server to run: x uses the \"sse\" transport.*; y has no \"command\"$"))
     end),
     ?assertMatch({error, _}, mcp_cli_jobs:resolve(command(list, {config, "/nonexistent.json", all}, #{}))).
-
-flat(IoData) -> unicode:characters_to_list(IoData).
 
 jail_flags_reach_the_spawn_spec_test() ->
     ?assertMatch({ok, [#{spec := #{jail := #{net := true}}}], []},

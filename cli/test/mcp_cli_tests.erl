@@ -231,8 +231,8 @@ config_file(Extra) ->
                                                                   {string, <<"stdio">>}]}}]}},
                {<<"python">>, {object, [{<<"command">>, {string, path(Root, ".venv/bin/python")}},
                                         {<<"args">>, {array, [{string, path(Root, "test/e2e/fastmcp_fixture.py")}]}}]}},
-               {<<"remote">>, {object, [{<<"type">>, {string, <<"http">>}},
-                                        {<<"url">>, {string, <<"https://example.invalid/mcp">>}}]}}
+               {<<"remote">>, {object, [{<<"type">>, {string, <<"sse">>}},
+                                        {<<"url">>, {string, <<"https://example.invalid/sse">>}}]}}
                | Extra],
     Path = temp_path("cfg.json"),
     ok = file:write_file(Path, mcp_json:encode({object, [{<<"mcpServers">>, {object, Servers}}]})),
@@ -249,7 +249,7 @@ generate_config_runs_every_server_with_a_summary() ->
     ?assertMatch({match, _}, re:run(Stderr, "^  example +8 +6 +1 +1 +\\d+\\.\\d s +wrote .*example\\.gleam$", [multiline])),
     ?assertMatch({match, _}, re:run(Stderr, "^  everything +\\d+ .* wrote .*everything\\.gleam$", [multiline])),
     ?assertMatch({match, _}, re:run(Stderr, "^  python +9 +9 +0 +0 +\\d+\\.\\d s +wrote .*python\\.gleam$", [multiline])),
-    ?assertMatch({match, _}, re:run(Stderr, "^  remote +- .* not run: uses the \"http\" transport; mcp-gen speaks stdio only$", [multiline])),
+    ?assertMatch({match, _}, re:run(Stderr, "^  remote +- .* not run: uses the \"sse\" transport; mcp-gen speaks stdio and http$", [multiline])),
     ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: python: 9 tools listed$", [multiline])).
 
 generate_config_names_the_servers_that_failed() ->
@@ -271,7 +271,7 @@ config_with_several_servers_needs_a_choice() ->
     ?assertMatch({match, _}, re:run(Stderr, "has 4 servers \\(example, everything, python, remote\\): "
                                             "choose one with --server NAME$", [multiline])),
     {1, _, Remote} = mcp_gen(["list", "--config", Cfg, "--server", "remote"]),
-    ?assertEqual(<<"mcp-gen: server remote uses the \"http\" transport; mcp-gen speaks stdio only">>, last_line(Remote)).
+    ?assertEqual(<<"mcp-gen: server remote uses the \"sse\" transport; mcp-gen speaks stdio and http">>, last_line(Remote)).
 
 list_json_of_a_config_server() ->
     {Status, Stdout, _} = mcp_gen(["list", "--config", config_file([]), "--server", "everything", "--json"]),

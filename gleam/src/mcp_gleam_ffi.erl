@@ -144,6 +144,9 @@ spec({port_transport, {spawn, Executable, Args, Env, Cwd, InheritEnv, MaxLineByt
               env => [{Name, env_value(Value)} || {Name, Value} <- Env]},
     Optional = [{cd, Cwd}, {max_line_bytes, MaxLineBytes}, {jail, jail(Jail)}],
     maps:merge(Spawn, maps:from_list([{Key, Value} || {Key, {some, Value}} <- Optional]));
+spec({http_transport, {remote, Url, Headers, MaxLineBytes}}) ->
+    Remote = #{url => Url, headers => Headers},
+    mcp_http:seal(maps:merge(Remote, maps:from_list([{max_line_bytes, Max} || {some, Max} <- [MaxLineBytes]])));
 spec({channel_transport, Start}) ->
     {mcp_channel, Start}.
 
@@ -217,6 +220,13 @@ death_reason({line_too_long, Bytes} = Reason) when is_integer(Bytes) -> Reason;
 death_reason({malformed_message, _} = Fault) -> {invalid_message, Fault};
 death_reason({bad_message, _} = Fault) -> {invalid_message, Fault};
 death_reason({flooded, Bytes} = Reason) when is_integer(Bytes) -> Reason;
+death_reason({http_status, Code}) when is_integer(Code) -> {http_failed, {http_status, Code}};
+death_reason({content_type, Type}) when is_binary(Type) -> {http_failed, {unexpected_content_type, Type}};
+death_reason({http_failed, Reason}) -> {http_failed, {request_failed, words(Reason)}};
+death_reason({event_too_long, Bytes}) when is_integer(Bytes) -> {http_failed, {event_too_long, Bytes}};
+death_reason(session_expired) -> {http_failed, session_expired};
+death_reason({bad_session_id, Bytes}) when is_integer(Bytes) -> {http_failed, {bad_session_id, Bytes}};
+death_reason({stream_lost, Reason}) -> {http_failed, {stream_lost, words(Reason)}};
 death_reason({client_down, noproc}) -> client_gone;
 death_reason({client_down, Reason}) -> {client_down, words(Reason)};
 death_reason(tools_not_declared) -> handshake_without_tools;
@@ -300,6 +310,9 @@ erl_death({handshake_version_unsupported, Requested, Offered}) ->
     {version_unsupported, Requested, Offered};
 erl_death({handshake_request_failed, Error}) -> {handshake_failed, erl_client_error(Error)};
 erl_death(client_gone) -> {client_down, noproc};
+erl_death({http_failed, {unexpected_content_type, Type}}) -> {content_type, Type};
+erl_death({http_failed, {request_failed, Reason}}) -> {http_failed, Reason};
+erl_death({http_failed, Fault}) -> Fault;
 erl_death(Reason) -> Reason.
 
 erl_evidence({exit_code, Code}) -> {status, Code};

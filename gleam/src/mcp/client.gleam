@@ -133,6 +133,8 @@ pub type DeathReason {
   InvalidMessage(MessageFault)
   /// The server sent more unprocessed input than the client's budget.
   Flooded(bytes: Int)
+  /// A remote server's HTTP answer could not be used.
+  HttpFailed(HttpFault)
   /// The handshake failed: the server did not declare the `tools`
   /// capability (`connect` answered `ToolsNotDeclared`).
   HandshakeWithoutTools
@@ -149,6 +151,26 @@ pub type DeathReason {
   /// The client's process ended while the call waited; `reason` is its exit
   /// reason in words.
   ClientDown(reason: String)
+}
+
+/// What went wrong with a remote server's HTTP answer (`mcp_http:fault()`).
+pub type HttpFault {
+  /// A status other than 2xx (a redirect is one: none is followed).
+  HttpStatus(code: Int)
+  /// A content type that is neither JSON nor an event stream.
+  UnexpectedContentType(content_type: String)
+  /// The request itself failed (refused, reset, TLS, timeout), in words.
+  RequestFailed(reason: String)
+  /// An event longer than the cap (16 MiB, or the remote's `max_line_bytes`).
+  EventTooLong(bytes: Int)
+  /// The server answered 404 to a request carrying the session.
+  SessionExpired
+  /// The session id the server assigned is not visible ASCII of at most
+  /// 1,024 bytes.
+  BadSessionId(bytes: Int)
+  /// A request's event stream ended before its response and could not be
+  /// resumed; `reason` in words.
+  StreamLost(reason: String)
 }
 
 /// Why a write to the server failed.

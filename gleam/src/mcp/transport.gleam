@@ -1,6 +1,7 @@
 //// The seam the client is written against (`mcp_transport`): which server
 //// to run and how to reach it. Production servers are OS processes behind an
-//// Erlang port (`PortTransport`, `mcp_port`); `ChannelTransport` runs the
+//// Erlang port (`PortTransport`, `mcp_port`) or remote servers over
+//// Streamable HTTP (`HttpTransport`, `mcp_http`); `ChannelTransport` runs the
 //// server as a peer BEAM process (`mcp_channel`), which is how the client's
 //// behaviour is tested without an OS process.
 ////
@@ -108,11 +109,33 @@ pub type EnvValue {
   Unset
 }
 
+/// A remote server over Streamable HTTP (`mcp_http`, `docs/client.md`).
+pub type Remote {
+  Remote(
+    /// An absolute `http` or `https` URL, without `user:password@`.
+    url: String,
+    /// Sent with every request, to this URL's origin only. `${NAME}` in a
+    /// value is the environment variable `NAME` (unset: the start fails
+    /// naming it). Values are never printed, logged or put in an error;
+    /// a plain `http` URL to a host other than the loopback refuses them.
+    headers: List(#(String, String)),
+    /// `Some(n)` refuses an event or JSON body longer than `n` bytes (1 to
+    /// `stdio.max_line_bytes()`); `None` keeps that maximum, 16 MiB.
+    max_line_bytes: Option(Int),
+  )
+}
+
+/// A remote server at `url`, without headers, with the default cap.
+pub fn remote(url: String) -> Remote {
+  Remote(url: url, headers: [], max_line_bytes: None)
+}
+
 /// A peer process standing in for a server, talking through a `Channel`.
 pub type Channel
 
 pub type Transport {
   PortTransport(Spawn)
+  HttpTransport(Remote)
   /// `start` runs inside the client actor when it connects; it starts the
   /// peer, hands it the channel and returns its pid, or says why it could
   /// not (`client.PeerStartFailed(reason)`).

@@ -1,6 +1,7 @@
 //// The client end to end from Gleam: the bundled example server (an
 //// escript), npm server-everything (installed by the test setup), a missing
-//// executable, and a channel peer that never answers.
+//// executable, a channel peer that never answers, and remote servers that
+//// cannot be reached or may not be sent headers.
 
 import gleam/erlang/process
 import gleam/int
@@ -9,8 +10,9 @@ import gleam/option.{None, Some}
 import gleam/string
 import mcp/client.{
   BadTransportSpec, CallTimedOut, ClientAlreadyGone, ClientGone,
-  ExecutableNotFound, ExitCode, Exited, HandshakeFailed, KilledBySignal,
-  LineTooLong, NoResource, PeerDown, PeerStartFailed, ShutdownTimeoutOutOfRange,
+  ExecutableNotFound, ExitCode, Exited, HandshakeFailed, HttpFailed,
+  KilledBySignal, LineTooLong, NoResource, OtherTransportFailure, PeerDown,
+  PeerStartFailed, RequestFailed, ShutdownTimeoutOutOfRange,
   TimeoutOptionOutOfRange, TimeoutOutOfRange, TransportFailed, Unavailable,
   UnencodableArguments,
 }
@@ -20,7 +22,7 @@ import mcp/protocol.{
   CallToolResult, InitializeResult, MsgpackCallToolResult, ServerInfo, Text,
 }
 import mcp/test_support
-import mcp/transport.{ChannelTransport, PortTransport}
+import mcp/transport.{ChannelTransport, HttpTransport, PortTransport, Remote}
 
 fn example_server() -> transport.Transport {
   PortTransport(test_support.example_server())
@@ -131,6 +133,30 @@ pub fn server_everything_test() {
     client.call_tool(client, "echo", Object([#("message", String("hi"))]), 5000)
   let assert "Echo: hi" = text
   let assert Ok(Exited(_)) = client.shutdown(client, 5000)
+}
+
+/// Nothing listens on port 1: the handshake's POST fails, typed.
+pub fn unreachable_remote_server_test() {
+  let assert Error(HandshakeFailed(Unavailable(HttpFailed(RequestFailed(_))))) =
+    client.start(
+      HttpTransport(transport.remote("http://127.0.0.1:1/mcp")),
+      client.default_options(),
+    )
+}
+
+/// Headers never go in plaintext to a host other than the loopback, and
+/// the refusal names the host, not the header's value.
+pub fn plaintext_headers_to_another_host_are_refused_test() {
+  let remote =
+    Remote(
+      url: "http://192.0.2.1/mcp",
+      headers: [#("Authorization", "Bearer secret-value")],
+      max_line_bytes: None,
+    )
+  let assert Error(TransportFailed(OtherTransportFailure(description))) =
+    client.start(HttpTransport(remote), client.default_options())
+  let assert False = string.contains(description, "secret-value")
+  let assert True = string.contains(description, "192.0.2.1")
 }
 
 pub fn missing_executable_test() {

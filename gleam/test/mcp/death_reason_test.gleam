@@ -7,12 +7,13 @@ import gleam/dynamic.{type Dynamic}
 import gleam/erlang/atom.{type Atom}
 import gleam/list
 import mcp/client.{
-  CallTimedOut, ClientDown, ClientGone, CustodianDown, ExecutableNotFound,
-  ExitCode, Flooded, HandshakeRequestFailed, HandshakeVersionUnsupported,
-  HandshakeWithoutTools, InputBacklogFull, InvalidMessage, InvalidUtf8,
-  KilledBySignal, LineTooLong, NotConnected, OpenFailed, OtherWriteFailure,
-  PeerDown, Proven, Retired, StatusUnknown, Stopped, TransportEnded, Unavailable,
-  Unconfirmed, WriteAfterClose, WriteFailed,
+  BadSessionId, CallTimedOut, ClientDown, ClientGone, CustodianDown,
+  EventTooLong, ExecutableNotFound, ExitCode, Flooded, HandshakeRequestFailed,
+  HandshakeVersionUnsupported, HandshakeWithoutTools, HttpFailed, HttpStatus,
+  InputBacklogFull, InvalidMessage, InvalidUtf8, KilledBySignal, LineTooLong,
+  NotConnected, OpenFailed, OtherWriteFailure, PeerDown, Proven, RequestFailed,
+  Retired, SessionExpired, StatusUnknown, Stopped, StreamLost, TransportEnded,
+  Unavailable, Unconfirmed, UnexpectedContentType, WriteAfterClose, WriteFailed,
 }
 import mcp/json.{CorruptionReport}
 import mcp/jsonrpc.{BadMessage, MalformedMessage}
@@ -98,6 +99,19 @@ fn cases() -> List(#(Dynamic, client.DeathReason)) {
       InvalidMessage(BadMessage("id is null")),
     ),
     #(term(#(a("flooded"), 1000)), Flooded(1000)),
+    #(term(#(a("http_status"), 500)), HttpFailed(HttpStatus(500))),
+    #(
+      term(#(a("content_type"), "text/html")),
+      HttpFailed(UnexpectedContentType("text/html")),
+    ),
+    #(
+      term(#(a("http_failed"), a("timeout"))),
+      HttpFailed(RequestFailed("timeout")),
+    ),
+    #(term(#(a("event_too_long"), 99)), HttpFailed(EventTooLong(99))),
+    #(term(a("session_expired")), HttpFailed(SessionExpired)),
+    #(term(#(a("bad_session_id"), 2000)), HttpFailed(BadSessionId(2000))),
+    #(term(#(a("stream_lost"), a("ended"))), HttpFailed(StreamLost("ended"))),
     #(term(a("tools_not_declared")), HandshakeWithoutTools),
     #(
       term(#(a("version_unsupported"), "2025-06-18", "1999-01-01")),

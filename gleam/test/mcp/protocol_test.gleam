@@ -19,7 +19,7 @@ pub fn versions_test() {
 pub fn initialize_params_declare_no_capabilities_test() {
   let assert Object(members) = protocol.initialize_params("me", "1.0")
   let assert [
-    #("protocolVersion", String("2025-06-18")),
+    #("protocolVersion", String("2025-11-25")),
     #("capabilities", Object([])),
     #(
       "clientInfo",

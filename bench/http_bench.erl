@@ -1,0 +1,101 @@
+%% @doc Remote round trips: sequential `tools/call' echo calls against
+%% server-everything over Streamable HTTP (`streamableHttp', event-stream
+%% answers, a session), p50/p99 latency and calls per second, for
+%% `mcp_client' (a fresh VM per flag set: default, and busy-wait off), a raw
+%% keep-alive client (`clients/http_raw_client.py': Python's http.client,
+%% no validation) and the official TypeScript SDK client
+%% (`clients/ts_http_client.mjs'), one after the other against the same
+%% server, in one run. Prints each p50 as a ratio to the raw client's.
+-module(http_bench).
+-export([run/1, ours_main/1]).
+
+-define(CALLS, 1000).
+-define(QUIET_VM, "+sbwt none +sbwtdcpu none +sbwtdio none").
+
+run([Root]) ->
+    Node = os:find_executable("node"),
+    Server = filename:join(Root, "bench/node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
+    Port = free_port(),
+    Process = open_port({spawn_executable, Node}, [{args, [Server, "streamableHttp"]},
+                                                   {env, [{"PORT", integer_to_list(Port)}]},
+                                                   exit_status, use_stdio, stderr_to_stdout, hide]),
+    {os_pid, OsPid} = erlang:port_info(Process, os_pid),
+    try
+        ok = await_listening(Port, 100),
+        Url = "http://127.0.0.1:" ++ integer_to_list(Port) ++ "/mcp",
+        Args = "{\"message\":\"hello\"}",
+        Rows = [{"mcp (default flags)", ours(Root, "", Url)},
+                {"mcp (busy-wait off)", ours(Root, ?QUIET_VM, Url)},
+                {"raw keep-alive (py)", external([filename:join(Root, ".venv/bin/python"),
+                                                  filename:join(Root, "bench/clients/http_raw_client.py"),
+                                                  Url, "echo", Args, integer_to_list(?CALLS)])},
+                {"ts-sdk", external([Node, filename:join(Root, "bench/clients/ts_http_client.mjs"),
+                                     Url, "echo", Args, integer_to_list(?CALLS)])}],
+        io:format("~n== Remote round trips: server-everything over Streamable HTTP (~b sequential echo calls) ==~n", [?CALLS]),
+        io:format("~-22s ~10s ~9s ~9s ~14s~n", ["client", "seq/s", "p50 ms", "p99 ms", "p50 / raw"]),
+        #{p50 := Raw} = proplists:get_value("raw keep-alive (py)", Rows),
+        [print(Name, R, Raw) || {Name, R} <- Rows],
+        ok
+    after
+        os:cmd("kill -9 " ++ integer_to_list(OsPid))
+    end.
+
+print(Name, #{seq := Seq, p50 := P50, p99 := P99}, Raw) ->
+    io:format("~-22s ~10.1f ~9.2f ~9.2f ~14.2f~n", [Name, float(Seq), float(P50), float(P99), P50 / Raw]);
+print(Name, Error, _Raw) ->
+    io:format("~-22s ~p~n", [Name, Error]).
+
+ours(Root, Flags, Url) ->
+    Erl = os:find_executable("erl"),
+    Paths = [filename:join(Root, "_build/default/lib/mcp/ebin"), filename:join(Root, "bench/_build")],
+    Eval = lists:flatten(io_lib:format("http_bench:ours_main(~p), halt().", [[Url]])),
+    external([Erl, "-noshell" | string:lexemes(Flags, " ")] ++ ["-pa" | Paths] ++ ["-eval", Eval]).
+
+%% In the child VM: the round trips, printed as one JSON line.
+ours_main([Url]) ->
+    {ok, Client, _} = mcp_client:start(#{url => Url}, #{}),
+    Arguments = {object, [{<<"message">>, {string, <<"hello">>}}]},
+    Call = fun() -> {ok, _} = mcp_client:call_tool(Client, <<"echo">>, Arguments, 5000) end,
+    [Call() || _ <- lists:seq(1, 50)],
+    Started = erlang:monotonic_time(microsecond),
+    Latencies = lists:sort([begin
+                                T = erlang:monotonic_time(microsecond),
+                                Call(),
+                                (erlang:monotonic_time(microsecond) - T) / 1000
+                            end || _ <- lists:seq(1, ?CALLS)]),
+    Seconds = (erlang:monotonic_time(microsecond) - Started) / 1.0e6,
+    Pct = fun(P) -> lists:nth(min(?CALLS, trunc(?CALLS * P) + 1), Latencies) end,
+    {ok, _} = mcp_client:shutdown(Client, 5000),
+    io:format("{\"sequential_per_s\":~f,\"p50_ms\":~f,\"p99_ms\":~f}~n", [?CALLS / Seconds, Pct(0.5), Pct(0.99)]).
+
+external([Exe | Args]) ->
+    Port = open_port({spawn_executable, Exe}, [{args, Args}, binary, exit_status, use_stdio, {line, 65536}]),
+    collect(Port, []).
+
+collect(Port, Lines) ->
+    receive
+        {Port, {data, {eol, Line}}} -> collect(Port, [Line | Lines]);
+        {Port, {data, {noeol, _}}} -> collect(Port, Lines);
+        {Port, {exit_status, 0}} -> parse(Lines);
+        {Port, {exit_status, S}} -> {error, {exit_status, S}}
+    after 300000 -> {error, timeout}
+    end.
+
+parse([Last | _]) ->
+    {ok, {object, Members}} = mcp_json:decode(Last),
+    Num = fun(K) -> case proplists:get_value(K, Members) of {float, F} -> F; {int, I} -> I end end,
+    #{seq => Num(<<"sequential_per_s">>), p50 => Num(<<"p50_ms">>), p99 => Num(<<"p99_ms">>)};
+parse([]) -> {error, no_output}.
+
+free_port() ->
+    {ok, Listen} = gen_tcp:listen(0, [{ip, {127, 0, 0, 1}}]),
+    {ok, Port} = inet:port(Listen),
+    ok = gen_tcp:close(Listen),
+    Port.
+
+await_listening(_Port, 0) -> error(server_not_listening);
+await_listening(Port, Tries) ->
+    case gen_tcp:connect({127, 0, 0, 1}, Port, [], 200) of
+        {ok, Socket} -> gen_tcp:close(Socket), ok;
+        {error, _} -> timer:sleep(100), await_listening(Port, Tries - 1)
+    end.

@@ -1,0 +1,274 @@
+%% The HTTP transport against a scriptable server (`mcp_http_stub'):
+%% secrets never shown, the spec's checks, and hostile servers, each of
+%% which must end in a typed error in bounded time with nothing left behind
+%% (the transport's `httpc' manager and its connections gone).
+-module(mcp_http_tests).
+
+-include_lib("eunit/include/eunit.hrl").
+
+-define(SECRET, "s3cr3t-value").
+
+%%% ------------------------------------------------------------ a server
+
+%% A minimal MCP server: JSON answers, a session id, 202 for notifications;
+%% `Override(Method, Request)' may answer instead (`default' otherwise).
+mcp(Override) ->
+    fun(#{method := 'DELETE'}) -> {reply, 200, [], <<>>};
+       (#{method := 'GET'}) -> {reply, 405, [], <<>>};
+       (#{body := Body} = Request) ->
+            {ok, {object, Members}} = mcp_json:decode(Body),
+            Method = case proplists:get_value(<<"method">>, Members) of
+                         {string, M} -> M;
+                         _ -> response
+                     end,
+            case Override(Method, Request) of
+                default -> default(Method, proplists:get_value(<<"id">>, Members));
+                Answer -> Answer
+            end
+    end.
+
+default(<<"initialize">>, Id) ->
+    json(Id, <<"{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"tools\":{}},"
+               "\"serverInfo\":{\"name\":\"stub\",\"version\":\"1\"}}">>, [{"mcp-session-id", "session-1"}]);
+default(<<"tools/call">>, Id) ->
+    json(Id, <<"{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}">>, []);
+default(_Other, undefined) ->
+    {reply, 202, [], <<>>};
+default(_Other, Id) ->
+    json(Id, <<"{}">>, []).
+
+json({int, Id}, Result, Headers) ->
+    {reply, 200, [{"content-type", "application/json"} | Headers],
+     [<<"{\"jsonrpc\":\"2.0\",\"id\":">>, integer_to_binary(Id), <<",\"result\":">>, Result, <<"}">>]}.
+
+call(Client) -> mcp_client:call_tool(Client, <<"t">>, {object, []}, 2000).
+
+%% The client's actor and everything it linked (the `httpc' manager) are
+%% gone once it is shut down.
+shut_down_leaving_nothing(Client) ->
+    Pid = mcp_client:pid(Client),
+    {links, Linked} = process_info(Pid, links),
+    _ = mcp_client:shutdown(Client, 5000),
+    ?assertEqual([], [P || P <- [Pid | Linked], is_pid(P), is_process_alive(P)]).
+
+with_stub(Override, Test) ->
+    Stub = mcp_http_stub:start(mcp(Override)),
+    try Test(mcp_http_stub:url(Stub)) after mcp_http_stub:stop(Stub), forget_requests(Stub) end.
+
+%% The stub's reports must not outlive the test in this process's mailbox
+%% (eunit runs later tests in it).
+forget_requests(#{pid := Pid} = Stub) ->
+    receive {stub_request, Pid, _} -> forget_requests(Stub) after 0 -> ok end.
+
+%%% ------------------------------------------------------- the happy path
+
+session_and_headers_test() ->
+    os:putenv("MCP_HTTP_TEST_TOKEN", ?SECRET),
+    with_stub(fun(_, _) -> default end, fun(Url) ->
+        {ok, Client, _} = mcp_client:start(#{url => Url, headers => [{"Authorization", "Bearer ${MCP_HTTP_TEST_TOKEN}"}]}, #{}),
+        ?assertMatch({ok, {call_tool_result, [{text, <<"ok">>}], false, none}}, call(Client)),
+        %% The header reached the server, resolved; after the handshake
+        %% the session and the negotiated version went with every request.
+        Requests = requests(),
+        [?assertEqual(<<"Bearer ", ?SECRET>>, proplists:get_value(<<"authorization">>, H)) || #{headers := H} <- Requests],
+        [#{headers := First} | Later] = Requests,
+        ?assertEqual(undefined, proplists:get_value(<<"mcp-session-id">>, First)),
+        [?assertEqual({<<"session-1">>, <<"2025-11-25">>},
+                      {proplists:get_value(<<"mcp-session-id">>, H), proplists:get_value(<<"mcp-protocol-version">>, H)})
+         || #{headers := H} <- Later],
+        shut_down_leaving_nothing(Client),
+        ?assertMatch([#{method := 'DELETE'}], requests())
+    end).
+
+requests() ->
+    receive {stub_request, _, Request} -> [Request | requests()] after 200 -> [] end.
+
+%%% ------------------------------------------------------------ secrets
+
+%% The attack: printing a spec, or the actor's status, shows what it holds.
+%% The defence: the spec's headers are sealed, and the actor's status
+%% shows its spec without them.
+a_header_value_is_never_shown_test() ->
+    Spec = #{url => "http://127.0.0.1:1/mcp", headers => [{"Authorization", ?SECRET}]},
+    ?assertNotEqual(nomatch, string:find(io_lib:format("~p", [Spec]), ?SECRET)),
+    ?assertEqual(nomatch, string:find(io_lib:format("~p", [mcp_http:seal(Spec)]), ?SECRET)),
+    with_stub(fun(_, _) -> default end, fun(Url) ->
+        {ok, Client, _} = mcp_client:start(#{url => Url, headers => [{"Authorization", ?SECRET}]}, #{}),
+        Status = sys:get_status(mcp_client:pid(Client)),
+        ?assertEqual(nomatch, string:find(io_lib:format("~p", [Status]), ?SECRET)),
+        ?assertEqual(nomatch, string:find(io_lib:format("~p", [sys:get_state(mcp_client:pid(Client))]), ?SECRET)),
+        shut_down_leaving_nothing(Client)
+    end).
+
+start_errors_name_no_value_test_() ->
+    os:unsetenv("MCP_HTTP_TEST_UNSET"),
+    Start = fun(Spec) -> mcp_client:start(Spec, #{}) end,
+    [?_assertEqual({error, {transport_failed, {header_variable_unset, <<"MCP_HTTP_TEST_UNSET">>}}},
+                   Start(#{url => "http://127.0.0.1:1/mcp", headers => [{"X", "a ${MCP_HTTP_TEST_UNSET}"}]})),
+     ?_assertEqual({error, {transport_failed, {bad_header, <<"X">>}}},
+                   Start(#{url => "http://127.0.0.1:1/mcp", headers => [{"X", ?SECRET "\r\nInjected: 1"}]})),
+     ?_assertEqual({error, {transport_failed, {bad_header, <<"Bad Name">>}}},
+                   Start(#{url => "http://127.0.0.1:1/mcp", headers => [{"Bad Name", "v"}]})),
+     %% Plaintext to another host: refused before any connection.
+     ?_assertEqual({error, {transport_failed, {plaintext_headers, <<"192.0.2.1">>}}},
+                   Start(#{url => "http://192.0.2.1/mcp", headers => [{"Authorization", ?SECRET}]})),
+     ?_assertEqual({error, {transport_failed, {not_for_http, [jail, env]}}},
+                   Start(#{url => "http://127.0.0.1:1/mcp", jail => true, env => []})),
+     ?_assertEqual({error, {transport_failed, {bad_url, userinfo_not_allowed}}},
+                   Start(#{url => "http://user:" ?SECRET "@127.0.0.1:1/mcp"})),
+     ?_assertEqual({error, {transport_failed, {bad_url, unsupported_scheme}}},
+                   Start(#{url => "ftp://127.0.0.1/mcp"}))].
+
+%%% ---------------------------------------------------- hostile servers
+
+%% Each case: the error, within the hang guard, and nothing left behind.
+hostile_test_() ->
+    Big = binary:copy(<<"x">>, 2048),
+    Cases =
+        [{"redirect to another origin", fun(_, _) -> {reply, 307, [{"location", "http://127.0.0.2:9/mcp"}], <<>>} end,
+          {handshake, {unavailable, {http_status, 307}}}},
+         {"HTML", fun(_, _) -> {reply, 200, [{"content-type", "text/html"}], <<"<html></html>">>} end,
+          {handshake, {unavailable, {content_type, <<"text/html">>}}}},
+         {"garbage body", fun(_, _) -> {reply, 200, [{"content-type", "application/json"}], <<"%%%">>} end,
+          {handshake, {unavailable, {malformed_message, {corruption_report, 0, any}}}}},
+         {"not HTTP", fun(_, _) -> {raw, <<"SSH-2.0-OpenSSH\r\n\r\n">>} end,
+          {handshake, {unavailable, {http_failed, any}}}},
+         {"giant body", fun(_, _) -> {reply, 200, [{"content-type", "application/json"}], Big} end,
+          {handshake, {unavailable, {line_too_long, any}}}},
+         {"giant event", fun(_, _) -> {sse, [], [<<"data: ">>, Big, <<"\n\n">>]} end,
+          {handshake, {unavailable, {event_too_long, any}}}},
+         {"slow headers", fun(_, _) -> hold end, {handshake, call_timed_out}},
+         {"endless stream", fun(<<"tools/call">>, _) -> {sse_forever, [], [], 5}; (_, _) -> default end,
+          {call, call_timed_out}},
+         {"wrong id", fun(<<"tools/call">>, _) -> json({int, 999}, <<"{}">>, []); (_, _) -> default end,
+          {call, call_timed_out}},
+         {"expiring session", fun(<<"tools/call">>, _) -> {reply, 404, [], <<"gone">>}; (_, _) -> default end,
+          {call, {server_error, {rpc_error, mcp_http:session_renewed_code(), any, none}}}},
+         {"stream ends without the response or an id", fun(<<"tools/call">>, _) -> {sse, [], [<<": nothing\n\n">>]};
+                                                          (_, _) -> default end,
+          {call, {unavailable, {stream_lost, ended}}}},
+         {"server error status", fun(<<"tools/call">>, _) -> {reply, 500, [], <<"oops">>}; (_, _) -> default end,
+          {call, {unavailable, {http_status, 500}}}}],
+    [{Name, {timeout, 30, fun() -> hostile(Override, Expected) end}} || {Name, Override, Expected} <- Cases].
+
+hostile(Override, {Stage, Expected}) ->
+    Other = mcp_http_stub:start(fun(_) -> {reply, 200, [], <<>>} end, {127, 0, 0, 2}),
+    try
+        with_stub(Override, fun(Url) ->
+            Spec = #{url => Url, headers => [{"Authorization", ?SECRET}], max_line_bytes => 1024},
+            {ok, Client} = mcp_client:prepare(Spec, #{handshake_timeout_ms => 1000}),
+            Handshake = mcp_client:connect(Client),
+            Outcome = case Stage of
+                          handshake -> Handshake;
+                          call -> {ok, _} = Handshake, call(Client)
+                      end,
+            ?assert(matches({error, Stage, Expected}, {error, Stage, outcome(Stage, Outcome)})),
+            shut_down_leaving_nothing(Client)
+        end),
+        %% The other origin never saw a request (nor a header).
+        ?assertEqual([], [R || {stub_request, Stub, R} <- flush(), Stub =:= maps:get(pid, Other)])
+    after
+        mcp_http_stub:stop(Other),
+        forget_requests(Other)
+    end.
+
+outcome(handshake, {error, {handshake_failed, Why}}) -> Why;
+outcome(call, {error, Why}) -> Why;
+outcome(_, Other) -> {unexpected, Other}.
+
+flush() -> receive M -> [M | flush()] after 0 -> [] end.
+
+%% `any' in the expected term matches anything.
+matches(any, _) -> true;
+matches(Expected, Got) when is_tuple(Expected), is_tuple(Got), tuple_size(Expected) =:= tuple_size(Got) ->
+    lists:all(fun({E, G}) -> matches(E, G) end, lists:zip(tuple_to_list(Expected), tuple_to_list(Got)));
+matches(Same, Same) -> true;
+matches(Expected, Got) -> ?debugFmt("expected ~p, got ~p", [Expected, Got]), false.
+
+%%% ---------------------------------------------------------------- TLS
+
+%% A TLS server whose certificate no system CA signed. The attack: a
+%% client that does not verify completes the handshake with it. The
+%% defence: `mcp_http' verifies against the system's CA store, so the
+%% handshake fails, typed, before any request (or header) is written.
+tls_verifies_the_server_test_() ->
+    {timeout, 60, fun() ->
+        {ok, _} = application:ensure_all_started(ssl),
+        Key = [{key, {namedCurve, {1, 2, 840, 10045, 3, 1, 7}}}],   % secp256r1
+        #{server_config := ServerConfig} =
+            public_key:pkix_test_data(#{server_chain => #{root => Key, intermediates => [], peer => Key},
+                                        client_chain => #{root => Key, intermediates => [], peer => Key}}),
+        {ok, Listen} = ssl:listen(0, [binary, {active, false}, {reuseaddr, true}, {ip, {127, 0, 0, 1}}
+                                      | proplists:delete(cacerts, ServerConfig)]),
+        {ok, {_, Port}} = ssl:sockname(Listen),
+        Self = self(),
+        Acceptor = spawn_link(fun() -> tls_accept(Listen, Self) end),
+        try
+            {ok, Unverified} = ssl:connect({127, 0, 0, 1}, Port, [{verify, verify_none}, {active, false}], 5000),
+            ok = ssl:close(Unverified),
+            Url = "https://127.0.0.1:" ++ integer_to_list(Port) ++ "/mcp",
+            {ok, Client} = mcp_client:prepare(#{url => Url, headers => [{"Authorization", ?SECRET}]}, #{}),
+            ?assertMatch({error, {handshake_failed, {unavailable, {http_failed, _}}}}, mcp_client:connect(Client)),
+            shut_down_leaving_nothing(Client),
+            %% The server never read a byte of HTTP.
+            ?assertEqual([], [Bytes || {tls_request_bytes, Bytes} <- flush()])
+        after
+            unlink(Acceptor), exit(Acceptor, kill), ssl:close(Listen)
+        end
+    end}.
+
+tls_accept(Listen, Owner) ->
+    case ssl:transport_accept(Listen) of
+        {ok, Socket} ->
+            case ssl:handshake(Socket, 5000) of
+                {ok, Tls} ->
+                    case ssl:recv(Tls, 0, 2000) of
+                        {ok, Bytes} -> Owner ! {tls_request_bytes, Bytes}, ok;
+                        _ -> ok
+                    end;
+                _ ->
+                    ok
+            end,
+            tls_accept(Listen, Owner);
+        _ ->
+            ok
+    end.
+
+%%% ---------------------------------------------------- session renewal
+
+%% A 404 to a request carrying the session: a new session is started once
+%% (the actor's initialize and initialized sent again), the request is
+%% answered with an error and not replayed, later requests carry the new
+%% session; a second expiry ends the connection.
+session_renewal_test() ->
+    Sessions = counters:new(1, []),
+    Expire = counters:new(1, []),
+    Override = fun(<<"initialize">>, #{body := Body}) ->
+                       counters:add(Sessions, 1, 1),
+                       Session = "session-" ++ integer_to_list(counters:get(Sessions, 1)),
+                       {ok, {object, Members}} = mcp_json:decode(Body),
+                       {reply, 200, Headers, Json} = default(<<"initialize">>, proplists:get_value(<<"id">>, Members)),
+                       {reply, 200, lists:keystore("mcp-session-id", 1, Headers, {"mcp-session-id", Session}), Json};
+                  (<<"tools/call">>, _) ->
+                       case counters:get(Expire, 1) of
+                           0 -> default;
+                           _ -> counters:sub(Expire, 1, 1), {reply, 404, [], <<>>}
+                       end;
+                  (_, _) ->
+                       default
+               end,
+    with_stub(Override, fun(Url) ->
+        {ok, Client, _} = mcp_client:start(#{url => Url}, #{}),
+        counters:put(Expire, 1, 1),
+        Code = mcp_http:session_renewed_code(),
+        ?assertMatch({error, {server_error, {rpc_error, Code, _, none}}}, call(Client)),
+        _ = requests(),
+        ?assertMatch({ok, _}, call(Client)),
+        [#{headers := Headers}] = requests(),
+        ?assertEqual(<<"session-2">>, proplists:get_value(<<"mcp-session-id">>, Headers)),
+        %% The tools/call that met the 404 was sent once, never replayed.
+        counters:put(Expire, 1, 2),
+        ?assertEqual({error, {unavailable, session_expired}}, call(Client)),
+        shut_down_leaving_nothing(Client)
+    end).
+
