@@ -54,7 +54,7 @@
 -module(mcp_client).
 
 -export([prepare/2, prepare_owned/3, connect/1, start/2, start_link/2, child_spec/3, handle/1, pid/1,
-         list_tools/1, list_tools/2, call_tool/4, call_tool_msgpack/4, ping/2,
+         list_tools/1, list_tools/2, left_out_tools/1, call_tool/4, call_tool_msgpack/4, ping/2,
          stop/1, shutdown/2, os_pid/1,
          max_tool_pages/0, max_timeout_ms/0, default_options/0]).
 -export_type([client/0, options/0, client_error/0, death_reason/0, start_error/0,
@@ -66,7 +66,12 @@
                  shutdown_ms :: non_neg_integer()}).
 -opaque client() :: #client{}.
 
+%% `era': `handshake' (the default: `initialize', revisions 2025-11-25
+%% down to 2024-11-05), `modern' (the stateless revision 2026-07-28 only:
+%% `server/discover', `_meta' on every request) or `auto' (probe
+%% `server/discover', fall back to `initialize'); `mcp_client_actor'.
 -type options() :: #{client_info => {Name :: binary(), Version :: binary()},
+                     era => handshake | modern | auto,
                      handshake_timeout_ms => non_neg_integer(),
                      list_timeout_ms => non_neg_integer(),
                      shutdown_timeout_ms => non_neg_integer()}.
@@ -92,7 +97,9 @@
                       | call_timed_out
                       | {server_error, mcp_jsonrpc:rpc_error()}
                       | {result_malformed, mcp_protocol:protocol_fault()}
-                      | too_many_pages.
+                      | too_many_pages
+                      | {request_refused, Reason :: term()}
+                      | {tool_left_out, Why :: binary()}.
 -type start_error() :: {transport_failed, Reason :: term()}
                      | {handshake_failed, client_error()}
                      | {version_unsupported, Requested :: binary(), Offered :: binary()}
@@ -176,8 +183,9 @@ handle(Pid, Options) ->
             shutdown_ms = maps:get(shutdown_timeout_ms, Options)}.
 
 valid_options(#{client_info := {Name, Version}, handshake_timeout_ms := Handshake,
-                list_timeout_ms := List, shutdown_timeout_ms := Shutdown}) ->
+                list_timeout_ms := List, shutdown_timeout_ms := Shutdown} = Options) ->
     is_binary(Name) andalso is_binary(Version)
+        andalso lists:member(maps:get(era, Options, handshake), [handshake, modern, auto])
         andalso lists:all(fun(T) -> ?IS_TIMEOUT(T) end, [Handshake, List, Shutdown]);
 valid_options(_) ->
     false.
@@ -280,6 +288,16 @@ list_tools(#client{list_ms = Timeout} = Client) ->
           {ok, [mcp_protocol:tool_descriptor()]} | {error, client_error()}.
 list_tools(Client, Timeout) when ?IS_TIMEOUT(Timeout) ->
     request(Client, {list_tools, Timeout}, Timeout).
+
+%% @doc The tools the last listing left out, each with why: in the modern
+%% era, those whose `x-mcp-header' annotations are invalid
+%% (`mcp_request_headers'); always `[]' in the handshake era.
+-spec left_out_tools(client()) -> {ok, [{Name :: binary(), Why :: binary()}]} | {error, client_error()}.
+left_out_tools(Client) ->
+    case request(Client, left_out_tools, 0) of
+        {error, unknown_request} -> {ok, []};
+        Reply -> Reply
+    end.
 
 %% @doc One `tools/call'. Arguments that are not a `json()' term raise
 %% `badarg' in the caller (the actor and its other callers are unaffected).

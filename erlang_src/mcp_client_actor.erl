@@ -3,8 +3,8 @@
 %% promises it keeps are that module's invariants.
 %%
 %% States: `parked' (prepared, no transport, no OS process), `handshaking'
-%% (transport open, `initialize' in flight; other requests wait for its
-%% end), `active' (connected), `closing' (dead: the
+%% (transport open, `initialize' or the `server/discover' probe in flight;
+%% other requests wait for its end), `active' (connected), `closing' (dead: the
 %% peer was told to terminate and the actor awaits the transport's own proof
 %% that it ended), `dead' (the reason and the evidence are latched; every call
 %% answers `{unavailable, Reason}' at once).
@@ -17,6 +17,18 @@
 %% The requests in flight live in `mcp_request_table' (a value); this module
 %% keeps the states and performs the effects: transport writes, timers,
 %% monitors and replies.
+%%
+%% Eras (the `era' option, `docs/client.md'): `handshake' connects with
+%% `initialize' as ever; `modern' probes `server/discover' and speaks the
+%% stateless revision (`mcp_modern': `_meta' on every request, no
+%% `notifications/initialized', a `ping' is a `server/discover', HTTP
+%% request headers by `mcp_request_headers'); `auto' probes and falls back
+%% to `initialize' on the same connection on anything that is not a
+%% discover result naming the revision. A `-32022' naming the revision is
+%% re-probed once. In the modern era the tools' `x-mcp-header' maps come
+%% from the connection's last listing: a call before any listing lists
+%% first (same deadline), a tool left out for invalid annotations is
+%% refused without a request (`{tool_left_out, Reason}').
 -module(mcp_client_actor).
 -behaviour(gen_statem).
 
@@ -49,6 +61,12 @@ max_cursor_bytes() -> ?MAX_CURSOR_BYTES.
                %% Messages waiting for the next `flush_outbox', newest first.
                outbox = [] :: [iodata()],
                reason :: term(),
+               %% The wire in use: `handshake', or `modern' from the probe on.
+               era = handshake :: handshake | modern,
+               %% Modern era: each listed tool's header map, once listed.
+               tool_headers = unlisted :: unlisted | #{binary() => mcp_request_headers:header_map()},
+               %% Modern era: tools the last listing left out, with why.
+               left_out = [] :: [{binary(), binary()}],
                evidence :: term(),
                retirees = [] :: [gen_statem:from()],
                stop_when_closed = false :: boolean()}).
@@ -112,11 +130,17 @@ handshaking(Type, Content, Data) ->
 active({call, From}, {list_tools, Timeout}, Data) ->
     after_request(send_request(From, {list, 0, [], []}, deadline(Timeout), <<"tools/list">>,
                                 {some, mcp_protocol:tools_list_params(none)}, Data));
+active({call, From}, {call_tool, Name, Arguments, Timeout, Kind}, #data{era = modern, tool_headers = unlisted} = Data) ->
+    after_request(send_request(From, {list_then_call, {Name, Arguments, Kind}, 0, [], []}, deadline(Timeout),
+                                <<"tools/list">>, {some, mcp_protocol:tools_list_params(none)}, Data));
 active({call, From}, {call_tool, Name, Arguments, Timeout, Kind}, Data) ->
-    after_request(send_request(From, Kind, deadline(Timeout), <<"tools/call">>,
-                                {some, mcp_protocol:tools_call_params(Name, Arguments)}, Data));
+    after_request(call(From, {Name, Arguments, Kind}, deadline(Timeout), Data));
+active({call, From}, {ping, Timeout}, #data{era = modern} = Data) ->
+    after_request(send_request(From, ping, deadline(Timeout), <<"server/discover">>, none, Data));
 active({call, From}, {ping, Timeout}, Data) ->
     after_request(send_request(From, ping, deadline(Timeout), <<"ping">>, none, Data));
+active({call, From}, left_out_tools, #data{left_out = LeftOut}) ->
+    {keep_state_and_data, [{reply, From, {ok, LeftOut}}]};
 active(Type, Content, Data) ->
     live(Type, Content, active, Data).
 
@@ -271,12 +295,14 @@ custodian_gone(_Live, Data) -> close_with(custodian_down, Data#data{stop_when_cl
 open_transport(From, #data{spec = Spec, options = Options} = Data) ->
     case mcp_transport:open(Spec, self()) of
         {ok, Conn} ->
-            {Name, Version} = maps:get(client_info, Options),
-            Params = {some, mcp_protocol:initialize_params(Name, Version)},
-            Timeout = maps:get(handshake_timeout_ms, Options),
-            case send_request(From, handshake, deadline(Timeout), <<"initialize">>, Params,
-                               Data#data{conn = Conn}) of
-                {ok, Sent} -> {next_state, handshaking, Sent};
+            Deadline = deadline(maps:get(handshake_timeout_ms, Options)),
+            Opened = Data#data{conn = Conn},
+            Sent = case maps:get(era, Options, handshake) of
+                       handshake -> initialize(From, Deadline, Opened);
+                       Mode -> probe(From, Mode, false, Deadline, Opened)
+                   end,
+            case Sent of
+                {ok, Sending} -> {next_state, handshaking, Sending};
                 {close, Reason, Failed} -> close_with(Reason, Failed)
             end;
         {error, Reason} ->
@@ -284,6 +310,59 @@ open_transport(From, #data{spec = Spec, options = Options} = Data) ->
             {next_state, dead, Data#data{reason = Failure, evidence = no_resource},
              [{reply, From, {error, Failure}}]}
     end.
+
+initialize(From, Deadline, #data{options = Options} = Data) ->
+    {Name, Version} = maps:get(client_info, Options),
+    send_request(From, handshake, Deadline, <<"initialize">>,
+                 {some, mcp_protocol:initialize_params(Name, Version)}, Data#data{era = handshake}).
+
+%% The `server/discover' probe. In `auto' it has half the handshake's time,
+%% so that the fallback to `initialize' has the rest.
+probe(From, Mode, Reprobed, HandshakeDeadline, Data) ->
+    Deadline = case Mode of
+                   auto -> now_ms() + max(0, HandshakeDeadline - now_ms()) div 2;
+                   modern -> HandshakeDeadline
+               end,
+    send_request(From, {discover, Mode, Reprobed, HandshakeDeadline}, Deadline, <<"server/discover">>, none,
+                 Data#data{era = modern}).
+
+%% The probe's answer: `{ok, Result}', `{error, RpcError}', `{rejected,
+%% Reason}' (the transport's) or `timed_out'.
+probe_settled({ok, Result}, {discover, Mode, _, HandshakeDeadline}, From, Data) ->
+    case mcp_modern:decode_discover(Result) of
+        {ok, {initialize_result, _, {some, _}, _, _} = Initialized} ->
+            gen_statem:reply(From, {ok, Initialized}),
+            {connected, Data};
+        {ok, _WithoutTools} ->
+            handshake_failed(tools_not_declared, From, Data);
+        {error, _} when Mode =:= auto ->
+            initialize(From, HandshakeDeadline, Data);
+        {error, {version_unsupported, Requested, Offered}} ->
+            handshake_failed({version_unsupported, Requested, Offered}, From, Data);
+        {error, Fault} ->
+            handshake_failed({handshake_failed, {result_malformed, Fault}}, From, Data)
+    end;
+probe_settled({error, RpcError}, {discover, Mode, false, HandshakeDeadline}, From, Data) ->
+    case mcp_modern:mutual_version(RpcError) of
+        true -> probe(From, Mode, true, HandshakeDeadline, Data);
+        false -> probe_failed({server_error, RpcError}, Mode, HandshakeDeadline, From, Data)
+    end;
+probe_settled({error, RpcError}, {discover, Mode, true, HandshakeDeadline}, From, Data) ->
+    probe_failed({server_error, RpcError}, Mode, HandshakeDeadline, From, Data);
+probe_settled({rejected, Reason}, {discover, Mode, _, HandshakeDeadline}, From, Data) ->
+    probe_failed({request_refused, Reason}, Mode, HandshakeDeadline, From, Data);
+probe_settled(timed_out, {discover, Mode, _, HandshakeDeadline}, From, Data) ->
+    probe_failed(call_timed_out, Mode, HandshakeDeadline, From, Data).
+
+probe_failed(_Error, auto, HandshakeDeadline, From, Data) ->
+    initialize(From, HandshakeDeadline, Data);
+probe_failed({server_error, RpcError} = Error, modern, _, From, Data) ->
+    case mcp_modern:offered_versions(RpcError) of
+        {ok, Offered} -> handshake_failed({version_unsupported, mcp_modern:version(), Offered}, From, Data);
+        none -> handshake_failed({handshake_failed, Error}, From, Data)
+    end;
+probe_failed(Error, modern, _, From, Data) ->
+    handshake_failed({handshake_failed, Error}, From, Data).
 
 handshake_settled({ok, {initialize_result, _Version, {some, _Tools}, _Info, _Instructions} = Initialized},
                   From, Data) ->
@@ -314,14 +393,15 @@ deadline(Timeout) -> now_ms() + Timeout.
 %% The one path of a request: mints its id, writes it, and records it with
 %% its deadline timer and its caller's monitor; a failed write answers the
 %% caller and closes. Arguments that are not JSON are raised in the caller.
-send_request(From, Kind, Deadline, Method, Params, #data{requests = Requests} = Data) ->
+send_request(From, Kind, Deadline, Method, Params0, #data{requests = Requests} = Data) ->
     Id = mcp_request_table:next_id(Requests),
+    Params = with_meta(Params0, Data),
     case encoded(mcp_jsonrpc:request({id_int, Id}, Method, Params)) of
         {error, Reason} ->
             gen_statem:reply(From, {caller_error, Reason}),
             {ok, Data};
-        {ok, Message} ->
-            case transmit(Message, Data) of
+        {ok, Bytes} ->
+            case transmit(headed(Bytes, Method, Params, Data), Data) of
                 {ok, Sent} ->
                     Request = #{from => From, kind => Kind, deadline => Deadline,
                                 timer => erlang:start_timer(Deadline, self(), {expire, Id}, [{abs, true}]),
@@ -332,6 +412,43 @@ send_request(From, Kind, Deadline, Method, Params, #data{requests = Requests} = 
                     {close, Reason, Failed}
             end
     end.
+
+%% The modern era's `_meta', on every request.
+with_meta(Params, #data{era = modern, options = Options}) ->
+    Capabilities = {object, []},
+    mcp_modern:with_meta(Params, mcp_modern:meta(maps:get(client_info, Options), Capabilities));
+with_meta(Params, _Data) ->
+    Params.
+
+%% The modern era's HTTP request headers: the standard ones, the revision,
+%% and a tool call's `Mcp-Param-*' from the tool's header map.
+headed(Bytes, Method, Params, #data{era = modern, tool_headers = Maps}) ->
+    Mirrored = case {Method, Params} of
+                   {<<"tools/call">>, {some, {object, [{<<"name">>, {string, Name}}, {<<"arguments">>, Arguments} | _]}}}
+                     when is_map(Maps), is_map_key(Name, Maps) ->
+                       mcp_request_headers:param_headers(maps:get(Name, Maps), Arguments);
+                   _ ->
+                       []
+               end,
+    Version = binary_to_list(mcp_modern:version()),
+    {headed, [{"mcp-protocol-version", Version} | mcp_request_headers:standard(Method, Params)] ++ Mirrored, Bytes};
+headed(Bytes, _Method, _Params, _Data) ->
+    Bytes.
+
+%% A tool call; in the modern era a tool the listing left out is refused
+%% here, without a request.
+call(From, {Name, Arguments, Kind}, Deadline, #data{era = modern, left_out = LeftOut} = Data) ->
+    case lists:keyfind(Name, 1, LeftOut) of
+        {_, Why} ->
+            gen_statem:reply(From, {error, {tool_left_out, Why}}),
+            {ok, Data};
+        false ->
+            send_request(From, Kind, Deadline, <<"tools/call">>,
+                         {some, mcp_protocol:tools_call_params(Name, Arguments)}, Data)
+    end;
+call(From, {Name, Arguments, Kind}, Deadline, Data) ->
+    send_request(From, Kind, Deadline, <<"tools/call">>,
+                 {some, mcp_protocol:tools_call_params(Name, Arguments)}, Data).
 
 encoded(Message) ->
     try
@@ -362,16 +479,18 @@ caller_gone(#{id := Id} = Entry, Data) ->
 
 %% `notifications/cancelled' for a request the client gave up.
 cancel(Id, Reason, Data) ->
-    Cancelled = mcp_jsonrpc:notification(
-                  <<"notifications/cancelled">>,
-                  {some, {object, [{<<"requestId">>, {int, Id}}, {<<"reason">>, {string, Reason}}]}}),
-    write(Cancelled, Data).
+    Params = {some, {object, [{<<"requestId">>, {int, Id}}, {<<"reason">>, {string, Reason}}]}},
+    {ok, Bytes} = encoded(mcp_jsonrpc:notification(<<"notifications/cancelled">>, Params)),
+    transmit(headed(Bytes, <<"notifications/cancelled">>, Params, Data), Data).
 
 expire(Id, Timer, #data{requests = Requests} = Data) ->
     case mcp_request_table:expire(Requests, Id, Timer) of
         {#{kind := handshake, from := From} = Entry, Rest} ->
             release(Entry),
             handshake_failed({handshake_failed, call_timed_out}, From, Data#data{requests = Rest});
+        {#{kind := {discover, _, _, _} = Kind, from := From} = Entry, Rest} ->
+            release(Entry),
+            probe_settled(timed_out, Kind, From, Data#data{requests = Rest});
         {#{from := From} = Entry, Rest} ->
             release(Entry),
             gen_statem:reply(From, {error, call_timed_out}),
@@ -392,14 +511,35 @@ answered(Id, Reply, #data{requests = Requests} = Data) ->
 
 settled(handshake, Reply, From, _Deadline, Data) ->
     handshake_settled(Reply, From, Data);
-settled({list, _, _, _}, {ok, {tools_page, _, {some, Cursor}}}, From, _Deadline, Data)
+settled({discover, _, _, _} = Kind, Reply, From, _Deadline, Data) ->
+    probe_settled(Reply, Kind, From, Data);
+settled({list_then_call, Call, _Pages, Acc, _Seen}, {ok, {tools_page, Tools, none}}, From, Deadline, Data) ->
+    {_Kept, Listed} = listed(lists:append(lists:reverse([Tools | Acc])), Data),
+    call(From, Call, Deadline, Listed);
+settled({list_then_call, Call, Pages, Acc, Seen}, {ok, {tools_page, _, {some, _}}} = Page, From, Deadline, Data) ->
+    next_page(fun(P, A, S) -> {list_then_call, Call, P, A, S} end, {Pages, Acc, Seen}, Page, From, Deadline, Data);
+settled({list, Pages, Acc, Seen}, {ok, {tools_page, _, {some, _}}} = Page, From, Deadline, Data) ->
+    next_page(fun(P, A, S) -> {list, P, A, S} end, {Pages, Acc, Seen}, Page, From, Deadline, Data);
+settled({list, _Pages, Acc, _Seen}, {ok, {tools_page, Tools, none}}, From, _Deadline, Data) ->
+    {Kept, Listed} = listed(lists:append(lists:reverse([Tools | Acc])), Data),
+    gen_statem:reply(From, {ok, Kept}),
+    {ok, Listed};
+settled(_Kind, Reply, From, _Deadline, Data) ->
+    %% A call's `{ok, Result}', a ping's `ok', or a server error or
+    %% malformed result, already in the caller's shape.
+    gen_statem:reply(From, Reply),
+    {ok, Data}.
+
+%% The next page of a listing (`Kind' makes the request kind of the pages,
+%% tools and cursor digests so far).
+next_page(_Kind, _Progress, {ok, {tools_page, _, {some, Cursor}}}, From, _Deadline, Data)
   when byte_size(Cursor) > ?MAX_CURSOR_BYTES ->
     %% The client echoes a cursor back: bounded, its echo (encoding, digest)
     %% stays far below a millisecond on the actor's scheduler.
     gen_statem:reply(From, {error, {result_malformed, {protocol_fault, <<"$.nextCursor">>,
                                                        <<"longer than ", (integer_to_binary(?MAX_CURSOR_BYTES))/binary, " bytes">>}}}),
     {ok, Data};
-settled({list, Pages, Acc, Seen}, {ok, {tools_page, Tools, {some, Cursor}}}, From, Deadline, Data) ->
+next_page(Kind, {Pages, Acc, Seen}, {ok, {tools_page, Tools, {some, Cursor}}}, From, Deadline, Data) ->
     %% Cursors are kept as digests: up to 64 KiB each.
     Digest = erlang:md5(Cursor),
     case Pages + 1 >= mcp_client:max_tool_pages() orelse lists:member(Digest, Seen) of
@@ -407,18 +547,19 @@ settled({list, Pages, Acc, Seen}, {ok, {tools_page, Tools, {some, Cursor}}}, Fro
             gen_statem:reply(From, {error, too_many_pages}),
             {ok, Data};
         false ->
-            Kind = {list, Pages + 1, [Tools | Acc], [Digest | Seen]},
-            send_request(From, Kind, Deadline, <<"tools/list">>,
+            send_request(From, Kind(Pages + 1, [Tools | Acc], [Digest | Seen]), Deadline, <<"tools/list">>,
                          {some, mcp_protocol:tools_list_params({some, Cursor})}, Data)
-    end;
-settled({list, _Pages, Acc, _Seen}, {ok, {tools_page, Tools, none}}, From, _Deadline, Data) ->
-    gen_statem:reply(From, {ok, lists:append(lists:reverse([Tools | Acc]))}),
-    {ok, Data};
-settled(_Kind, Reply, From, _Deadline, Data) ->
-    %% A call's `{ok, Result}', a ping's `ok', or a server error or
-    %% malformed result, already in the caller's shape.
-    gen_statem:reply(From, Reply),
-    {ok, Data}.
+    end.
+
+%% A whole listing: in the modern era the tools with invalid `x-mcp-header'
+%% annotations are left out and each kept tool's header map is kept.
+listed(Tools, #data{era = modern} = Data) ->
+    {Kept, LeftOut} = mcp_request_headers:split_tools(Tools),
+    {[Tool || {Tool, _} <- Kept],
+     Data#data{tool_headers = maps:from_list([{element(2, Tool), Map} || {Tool, Map} <- Kept]),
+               left_out = LeftOut}};
+listed(Tools, Data) ->
+    {Tools, Data}.
 
 %%% ------------------------------------------------------------- inbound
 
@@ -433,6 +574,12 @@ inbound([{message, Offset, Line} | Rest], {Progress, Data}) ->
         {connected, Next} -> inbound(Rest, {connected, Next});
         {close, _, _} = Close -> Close
     end;
+inbound([{rejected, Id, Reason} | Rest], {Progress, Data}) ->
+    case rejected(Id, Reason, Data) of
+        {ok, Next} -> inbound(Rest, {Progress, Next});
+        {connected, Next} -> inbound(Rest, {connected, Next});
+        {close, _, _} = Close -> Close
+    end;
 inbound([{fault, Fault} | _], {_, Data}) ->
     {close, Fault, Data};
 inbound([{closed, Evidence} | _], {_, Data}) ->
@@ -442,9 +589,34 @@ message(Offset, Line, #data{requests = Requests} = Data) ->
     case mcp_protocol:read(Line, mcp_request_table:expected(Requests)) of
         {answer, Id, Reply} -> answered(Id, Reply, Data);
         {reply, Response} -> transmit(Response, Data);
-        ignored -> {ok, Data};
+        ignored ->
+            case mcp_request_table:raw(Requests, any) of
+                true -> raw_answer(Line, Data);
+                false -> {ok, Data}
+            end;
         {error, {invalid_utf8, At}} -> {close, {invalid_utf8, Offset + At}, Data};
         {error, Fault} -> {close, Fault, Data}
+    end.
+
+%% A line read again for a probe's id, whose result the actor reads itself
+%% (only while a probe is pending; the line was validated already).
+raw_answer(Line, #data{requests = Requests} = Data) ->
+    case mcp_jsonrpc:decode(Line) of
+        {ok, {response, {id_int, Id}, Outcome}} ->
+            case mcp_request_table:raw(Requests, Id) of
+                true -> answered(Id, Outcome, Data);
+                false -> {ok, Data}
+            end;
+        _ ->
+            {ok, Data}
+    end.
+
+%% A request the transport refused to carry (`mcp_transport'): its caller
+%% gets `{request_refused, Reason}', a probe moves on.
+rejected(Id, Reason, #data{requests = Requests} = Data) ->
+    case mcp_request_table:raw(Requests, Id) of
+        true -> answered(Id, {rejected, Reason}, Data);
+        false -> answered(Id, {error, {request_refused, Reason}}, Data)
     end.
 
 %% The flood budget, checked at every transport event: past

@@ -57,13 +57,20 @@
 %%     `session_expired', `{bad_session_id, Bytes}', `{stream_lost,
 %%     Reason}'.</li>
 %% </ul>
+%% A headed message (`mcp_transport:message()', the stateless revision's)
+%% is POSTed with its headers after the spec's own; an answer to its
+%% request with a status other than 2xx is not a fault: a JSON body that
+%% is the response to that request is delivered as a message (a
+%% `-32022' comes so), anything else is `{rejected, Id, {http_status,
+%% Code}}' and the connection stays open.
+%%
 %% The `{message, Offset, Line}' events count `Offset' over the messages
 %% of the connection, end to end (the bytes of HTTP framing and of event
 %% fields are not counted).
 -module(mcp_http).
 -behaviour(mcp_transport).
 
--export([open/2, send/2, event/2, terminate/1, os_pid/1]).
+-export([open/2, send/2, event/2, terminate/1, os_pid/1, takes_headers/0]).
 -export([default_retry_ms/0, max_retry_ms/0, max_resumptions/0, resolve_headers/1, seal/1, shown_url/1,
          session_renewed_code/0]).
 -export_type([spec/0, fault/0]).
@@ -101,6 +108,9 @@
 -type rpc() :: {request, Id :: integer(), Method :: binary()} | notification | response.
 
 -record(stream, {rpc :: rpc(),
+                 %% The headers of its own it was sent with (a headed
+                 %% message's: the stateless revision).
+                 headers = [] :: [mcp_request_headers:header()],
                  %% The `httpc' handler streaming the body, one chunk at a
                  %% time (`next_chunk/2').
                  handler = none :: pid() | none,
@@ -335,23 +345,28 @@ expand(Value) ->
 
 %%% ---------------------------------------------------------------- send
 
--spec send(#http{}, [iodata(), ...]) -> {ok, #http{}} | {error, term()}.
+%% @doc Headed messages come with their headers (`mcp_transport').
+-spec takes_headers() -> true.
+takes_headers() -> true.
+
+-spec send(#http{}, [mcp_transport:message(), ...]) -> {ok, #http{}} | {error, term()}.
 send(Http, Messages) ->
-    lists:foldl(fun(Message, {ok, Acc}) -> post(iolist_to_binary(Message), Acc);
+    lists:foldl(fun({headed, Headers, Message}, {ok, Acc}) -> outbound(iolist_to_binary(Message), Headers, Acc);
+                   (Message, {ok, Acc}) -> outbound(iolist_to_binary(Message), [], Acc);
                    (_Message, Error) -> Error
                 end, {ok, Http}, Messages).
 
-post(Message, Http) ->
+outbound(Message, Extra, Http) ->
     Rpc = classify(Message),
     Kept = case Rpc of
                {request, _, <<"initialize">>} -> Http#http{handshake = Message};
                notification -> remembered(Message, close_cancelled(Message, Http));
                _ -> Http
            end,
-    post(Message, #stream{rpc = Rpc}, Kept).
+    post(Message, #stream{rpc = Rpc, headers = Extra}, Kept).
 
-post(Message, Stream, Http) ->
-    Request = {Http#http.url, request_headers(Http), "application/json", Message},
+post(Message, #stream{headers = Extra} = Stream, Http) ->
+    Request = {Http#http.url, request_headers(Http) ++ Extra, "application/json", Message},
     case request(post, Request, Http) of
         {ok, RequestId} -> {ok, keep(RequestId, Stream, Http)};
         {error, Reason} -> {error, {http_failed, Reason}}
@@ -502,6 +517,9 @@ answer(RequestId, #stream{body = {sse, _}} = Stream, {stream_end, _Headers}, Htt
     ended(Stream, ended, drop(RequestId, Http));
 answer(RequestId, _Stream, {stream_end, _Headers}, Http) ->
     {ok, [], drop(RequestId, Http)};
+answer(RequestId, #stream{headers = [_ | _], rpc = {request, Id, _}}, {{_Version, Status, _Phrase}, Headers, Body}, Http)
+  when Status < 200; Status >= 300 ->
+    refused(Id, Status, Headers, Body, drop(RequestId, Http));
 answer(RequestId, Stream, {{_Version, Status, _Phrase}, Headers, _Body}, Http) ->
     status(Status, Stream, Headers, drop(RequestId, Http));
 answer(RequestId, #stream{body = {sse, _}} = Stream, {error, Reason}, Http) ->
@@ -673,6 +691,25 @@ status(404, #stream{rpc = Rpc}, _Headers, #http{session = Session} = Http) when 
     end;
 status(Status, _Stream, _Headers, Http) ->
     fault({http_status, Status}, Http).
+
+%% A headed request answered with a status other than 2xx: its response,
+%% when the body is one, or else its rejection.
+refused(Id, Status, Headers, Body, #http{max_bytes = Max} = Http) ->
+    Response = content_type(Headers) =:= <<"application/json">> andalso is_binary(Body)
+        andalso byte_size(Body) =< Max andalso response_to(Id, Body),
+    case Response of
+        true ->
+            {Events, Next, _Last} = delivered([Body], #stream{rpc = response}, Http),
+            {ok, Events, Next};
+        false ->
+            {ok, [{rejected, Id, {http_status, Status}}], Http}
+    end.
+
+response_to(Id, Body) ->
+    case mcp_jsonrpc:decode(Body) of
+        {ok, {response, {id_int, Id}, _}} -> true;
+        _ -> false
+    end.
 
 %% The session expired (404 to a request carrying it): once per
 %% connection, a new session is started with the actor's own `initialize';

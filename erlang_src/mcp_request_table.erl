@@ -11,7 +11,8 @@
 %% Invariants (asserted by `mcp_request_table_tests'):
 %% <ul>
 %% <li>Every pending id has exactly one entry and one expectation; the
-%%     expectation map (`expected/1') has exactly the pending ids, which is
+%%     expectation map (`expected/1') has exactly the pending ids but the
+%%     probes the actor reads itself (`raw/2'), which is
 %%     what `mcp_protocol:read/2' decodes responses against.</li>
 %% <li>Every caller monitor names exactly one pending id, and every entry
 %%     with a monitor is found by it; the handshake has none.</li>
@@ -23,16 +24,20 @@
 %% </ul>
 -module(mcp_request_table).
 
--export([new/0, next_id/1, add/2, expected/1, settle/2, expire/3, caller_gone/2,
+-export([new/0, next_id/1, add/2, expected/1, raw/2, settle/2, expire/3, caller_gone/2,
          drain/1, size/1, monitors/1]).
 -export_type([table/0, entry/0, kind/0]).
 
 %% What a request is: the handshake's `initialize', a `tools/call' (`call',
 %% or `call_msgpack' when its `structuredContent' is wanted as a msgpack
-%% value), a `ping', or a page of `tools/list' with the pages so far
-%% (newest first) and the digests of the cursors already followed.
+%% value), a `ping', a page of `tools/list' with the pages so far
+%% (newest first) and the digests of the cursors already followed (then
+%% answered, or, `list_then_call', followed by the call it was listed for),
+%% or a `server/discover' probe (`mcp_modern').
 -type kind() :: handshake | call | call_msgpack | ping
-              | {list, Pages :: non_neg_integer(), Acc :: [[term()]], Seen :: [binary()]}.
+              | {list, Pages :: non_neg_integer(), Acc :: [[term()]], Seen :: [binary()]}
+              | {list_then_call, Call :: term(), Pages :: non_neg_integer(), Acc :: [[term()]], Seen :: [binary()]}
+              | {discover, Mode :: modern | auto, Reprobed :: boolean(), HandshakeDeadline :: integer()}.
 
 -type entry() :: #{id := pos_integer(),
                    from := gen_statem:from(),
@@ -44,6 +49,8 @@
 -record(table, {next_id = 1 :: pos_integer(),
                 entries = #{} :: #{pos_integer() => entry()},
                 expected = #{} :: #{pos_integer() => mcp_protocol:expectation()},
+                %% Ids whose response the actor reads itself (`raw/2').
+                raw = #{} :: #{pos_integer() => true},
                 callers = #{} :: #{reference() => pos_integer()}}).
 -opaque table() :: #table{}.
 
@@ -58,11 +65,16 @@ next_id(#table{next_id = Id}) -> Id.
 %% `id' is set here.
 -spec add(table(), #{from := gen_statem:from(), kind := kind(), deadline := integer(),
                      timer := reference(), monitor := reference() | none}) -> table().
-add(#table{next_id = Id, entries = Entries, expected = Expected, callers = Callers} = Table,
+add(#table{next_id = Id, entries = Entries, expected = Expected, raw = Raw, callers = Callers} = Table,
     #{kind := Kind, monitor := Monitor} = Request) ->
+    {NextExpected, NextRaw} = case expectation(Kind) of
+                                  raw -> {Expected, Raw#{Id => true}};
+                                  Expectation -> {Expected#{Id => Expectation}, Raw}
+                              end,
     Table#table{next_id = Id + 1,
                 entries = Entries#{Id => Request#{id => Id}},
-                expected = Expected#{Id => expectation(Kind)},
+                expected = NextExpected,
+                raw = NextRaw,
                 callers = case Monitor of
                               none -> Callers;
                               _ -> Callers#{Monitor => Id}
@@ -71,6 +83,13 @@ add(#table{next_id = Id, entries = Entries, expected = Expected, callers = Calle
 %% @doc What each pending id's result is decoded as.
 -spec expected(table()) -> #{pos_integer() => mcp_protocol:expectation()}.
 expected(#table{expected = Expected}) -> Expected.
+
+%% @doc Whether `Id' is pending with a result the actor reads itself (a
+%% `server/discover' probe: its result is not one the core decodes, so it is
+%% not in `expected/1'); `any' asks whether any such id is pending.
+-spec raw(table(), pos_integer() | any) -> boolean().
+raw(#table{raw = Raw}, any) -> map_size(Raw) > 0;
+raw(#table{raw = Raw}, Id) -> is_map_key(Id, Raw).
 
 %% @doc Takes the entry of a response's id out, or `none' (unknown or
 %% already gone).
@@ -111,12 +130,15 @@ monitors(#table{callers = Callers}) -> maps:keys(Callers).
 -spec size(table()) -> non_neg_integer().
 size(#table{entries = Entries}) -> map_size(Entries).
 
-forget(#{id := Id, monitor := Monitor}, #table{expected = Expected, callers = Callers} = Table) ->
-    Table#table{expected = maps:remove(Id, Expected), callers = maps:remove(Monitor, Callers)}.
+forget(#{id := Id, monitor := Monitor}, #table{expected = Expected, raw = Raw, callers = Callers} = Table) ->
+    Table#table{expected = maps:remove(Id, Expected), raw = maps:remove(Id, Raw),
+                callers = maps:remove(Monitor, Callers)}.
 
 %% What `mcp_protocol:read/2' decodes a response to each kind as.
 expectation(handshake) -> initialize;
 expectation({list, _, _, _}) -> tools_page;
+expectation({list_then_call, _, _, _, _}) -> tools_page;
+expectation({discover, _, _, _}) -> raw;
 expectation(call) -> call_tool;
 expectation(call_msgpack) -> call_tool_msgpack;
 expectation(ping) -> ping.

@@ -21,7 +21,11 @@
 %%     write when it can. `ok', `{ok, NewState}' (a transport whose state
 %%     changes with a write, such as `mcp_http''s requests in flight; the
 %%     actor keeps `NewState') or `{error, Reason}'; it must never block
-%%     the actor.</li>
+%%     the actor. A message of the stateless revision may come as
+%%     `{headed, Headers, Bytes}' (`message()'): the HTTP request headers
+%%     it asks for (`mcp_request_headers'). Only a transport exporting
+%%     `takes_headers/0' is given that form; every other one gets the
+%%     bytes alone.</li>
 %% <li>`event(State, Info)' recognises a mailbox message as this
 %%     connection's: `{ok, Events, NewState}' (the actor keeps `NewState',
 %%     `Events' in order, possibly `[]') or `not_mine'. An event is
@@ -30,7 +34,9 @@
 %%     everything the server wrote, which the actor uses to name where bytes
 %%     that are not UTF-8 start), `{fault, {line_too_long, Bytes}}' (the
 %%     stream cannot be framed; nothing follows but `closed'), or
-%%     `{closed, Evidence}'.</li>
+%%     `{closed, Evidence}', or `{rejected, Id, Reason}' (a transport that
+%%     refused to carry the request `Id' of a headed message, such as an
+%%     HTTP status without a response; the connection stays open).</li>
 %% <li>`terminate(State)' only <em>requests</em> the end of the peer; it
 %%     never closes the connection. The one proof that the peer is gone is
 %%     the `{closed, Evidence}' event, and after it the connection is inert:
@@ -57,8 +63,8 @@
 -module(mcp_transport).
 
 -export([open/2, send/2, event/2, terminate/1, os_pid/1]).
--export([framer/0, framer/1, frame/2]).
--export_type([spec/0, spawn/0, connection/0, event/0, evidence/0, framer/0]).
+-export([framer/0, framer/1, frame/2, message_bytes/1]).
+-export_type([spec/0, spawn/0, connection/0, event/0, evidence/0, framer/0, message/0]).
 
 -type spawn() :: #{executable := file:filename_all(),
                    args => [binary() | string()],
@@ -76,11 +82,13 @@
                   | {unconfirmed, term()}.
 -type event() :: {message, StreamOffset :: non_neg_integer(), Line :: binary()}
                | {fault, mcp_stdio:framing_fault() | mcp_http:fault()}
+               | {rejected, Id :: integer(), Reason :: term()}
                | {closed, evidence()}.
+-type message() :: iodata() | {headed, [mcp_request_headers:header()], iodata()}.
 -opaque framer() :: mcp_stdio:buffer() | broken.
 
 -callback open(Arg :: term(), Owner :: pid()) -> {ok, State :: term()} | {error, term()}.
--callback send(State :: term(), Messages :: [iodata(), ...]) -> ok | {ok, NewState :: term()} | {error, term()}.
+-callback send(State :: term(), Messages :: [message(), ...]) -> ok | {ok, NewState :: term()} | {error, term()}.
 -callback event(State :: term(), Info :: term()) -> {ok, [event()], NewState :: term()} | not_mine.
 -callback terminate(State :: term()) -> ok.
 -callback os_pid(State :: term()) -> {ok, integer()} | none.
@@ -116,9 +124,13 @@ native_library_loaded() ->
 %% @doc Writes whole messages, in order (no framing: the transport adds it):
 %% `ok' when the connection is unchanged, `{ok, Next}' when the caller must
 %% keep `Next' in its place.
--spec send(connection(), [iodata(), ...]) -> ok | {ok, connection()} | {error, term()}.
+-spec send(connection(), [message(), ...]) -> ok | {ok, connection()} | {error, term()}.
 send({Module, State}, Messages) ->
-    case Module:send(State, Messages) of
+    Given = case erlang:function_exported(Module, takes_headers, 0) of
+                true -> Messages;
+                false -> [message_bytes(Message) || Message <- Messages]
+            end,
+    case Module:send(State, Given) of
         {ok, Next} -> {ok, {Module, Next}};
         Outcome -> Outcome
     end.
@@ -139,6 +151,11 @@ terminate({Module, State}) -> Module:terminate(State).
 %% @doc The OS pid behind the connection, when there is one (diagnostics, tests).
 -spec os_pid(connection()) -> {ok, integer()} | none.
 os_pid({Module, State}) -> Module:os_pid(State).
+
+%% @doc A message's bytes, without the headers it may come with.
+-spec message_bytes(message()) -> iodata().
+message_bytes({headed, _Headers, Bytes}) -> Bytes;
+message_bytes(Bytes) -> Bytes.
 
 %% @doc A newline-delimited framer for a transport's inbound bytes
 %% (`mcp_stdio' rules: the 16 MiB line cap, `\r\n', empty lines skipped).

@@ -29,7 +29,7 @@
 -behaviour(mcp_transport).
 
 -export([spec/2, start_log/1, stop_log/1, max_log_queue/0, max_shown_bytes/0]).
--export([open/2, send/2, event/2, terminate/1, os_pid/1]).
+-export([open/2, send/2, event/2, terminate/1, os_pid/1, takes_headers/0]).
 -export_type([log/0, log_options/0]).
 
 -opaque log() :: pid().
@@ -75,9 +75,14 @@ open({Inner, Log}, Owner) ->
             Error
     end.
 
--spec send(#wire{}, [iodata(), ...]) -> ok | {ok, #wire{}} | {error, term()}.
+%% @doc Headed messages pass to the wrapped transport as they are.
+-spec takes_headers() -> true.
+takes_headers() -> true.
+
+-spec send(#wire{}, [mcp_transport:message(), ...]) -> ok | {ok, #wire{}} | {error, term()}.
 send(#wire{inner = Inner, log = Log} = Wire, Messages) ->
-    [note(Log, {sent, shown_part(Message), iolist_size(Message)}) || Message <- Messages],
+    [note(Log, {sent, shown_part(Bytes), iolist_size(Bytes)})
+     || Message <- Messages, Bytes <- [mcp_transport:message_bytes(Message)]],
     case mcp_transport:send(Inner, Messages) of
         ok -> ok;
         {ok, Next} -> {ok, Wire#wire{inner = Next}};

@@ -1,0 +1,142 @@
+%% The eras (`era' option): the stateless revision's probe, `_meta', the
+%% `-32022' re-probe, `auto''s fallback, and the handshake era unchanged,
+%% against `mcp_fake_server' on the in-process channel.
+-module(mcp_modern_tests).
+-include_lib("eunit/include/eunit.hrl").
+
+-define(V, <<"2026-07-28">>).
+
+discover_result(Versions) ->
+    {object, [{<<"resultType">>, {string, <<"complete">>}},
+              {<<"supportedVersions">>, {array, [{string, V} || V <- Versions]}},
+              {<<"capabilities">>, {object, [{<<"tools">>, {object, []}}]}},
+              {<<"serverInfo">>, {object, [{<<"name">>, {string, <<"modern">>}},
+                                           {<<"version">>, {string, <<"9">>}}]}}]}.
+
+error_line(Id, Code, Data) ->
+    {send, {object, [{<<"jsonrpc">>, {string, <<"2.0">>}}, {<<"id">>, Id},
+                     {<<"error">>, {object, [{<<"code">>, {int, Code}}, {<<"message">>, {string, <<"no">>}}
+                                             | [{<<"data">>, D} || D <- [Data], D =/= none]]}}]}}.
+
+%% A modern server: answers discover, tools/list and tools/call.
+modern({request, Id, <<"server/discover">>, _}) -> [{reply, Id, discover_result([?V])}];
+modern({request, Id, <<"tools/list">>, _}) ->
+    [{reply, Id, mcp_fake_server:tools_page([mcp_fake_server:tool(<<"echo">>)], none)}];
+modern({request, Id, <<"tools/call">>, _}) -> [{reply, Id, mcp_fake_server:text_result(<<"ok">>)}];
+modern(_) -> [].
+
+%% A handshake-only server: unknown methods are -32601.
+handshake_only({request, Id, <<"server/discover">>, _}) -> [error_line(Id, -32601, none)];
+handshake_only(Message) -> mcp_fake_server:default(Message).
+
+start(Handler, Era) ->
+    flush(),
+    mcp_client:start(mcp_fake_server:spec(Handler), #{era => Era, handshake_timeout_ms => 2000}).
+
+%% What earlier tests' servers sent is not this test's.
+flush() ->
+    receive {fake_server, _, _} -> flush() after 0 -> ok end.
+
+received() ->
+    receive {fake_server, _, Message} -> Message after 2000 -> error(nothing_received) end.
+
+meta_of({request, _, _, {object, Members}}) ->
+    {_, {object, Meta}} = lists:keyfind(<<"_meta">>, 1, Members),
+    Meta.
+
+modern_era_probes_and_sends_meta_on_every_request_test() ->
+    {ok, Client, {initialize_result, ?V, {some, _}, {server_info, <<"modern">>, <<"9">>}, none}} = start(fun modern/1, modern),
+    Probe = received(),
+    ?assertMatch({request, _, <<"server/discover">>, _}, Probe),
+    ?assertEqual({string, ?V}, proplists:get_value(<<"io.modelcontextprotocol/protocolVersion">>, meta_of(Probe))),
+    ?assertMatch({object, [_, _]}, proplists:get_value(<<"io.modelcontextprotocol/clientInfo">>, meta_of(Probe))),
+    ?assertEqual({object, []}, proplists:get_value(<<"io.modelcontextprotocol/clientCapabilities">>, meta_of(Probe))),
+    {ok, {call_tool_result, [{text, <<"ok">>}], false, none}} = mcp_client:call_tool(Client, <<"echo">>, {object, []}, 2000),
+    %% The call came after a listing (the tools' header maps), both with _meta, and no `initialized'.
+    List = received(),
+    ?assertMatch({request, _, <<"tools/list">>, _}, List),
+    Call = received(),
+    ?assertMatch({request, _, <<"tools/call">>, _}, Call),
+    ?assertEqual({string, ?V}, proplists:get_value(<<"io.modelcontextprotocol/protocolVersion">>, meta_of(Call))),
+    ok = mcp_client:ping(Client, 2000),
+    ?assertMatch({request, _, <<"server/discover">>, _}, received()),
+    {ok, _} = mcp_client:shutdown(Client, 2000).
+
+handshake_era_is_unchanged_test() ->
+    {ok, Client, _} = start(fun mcp_fake_server:default/1, handshake),
+    ?assertMatch({request, _, <<"initialize">>, {object, _}}, received()),
+    ?assertMatch({notification, <<"notifications/initialized">>, _}, received()),
+    {ok, [_]} = mcp_client:list_tools(Client),
+    {request, _, <<"tools/list">>, {object, Params}} = received(),
+    ?assertEqual(false, lists:keymember(<<"_meta">>, 1, Params)),
+    {ok, _} = mcp_client:shutdown(Client, 2000).
+
+auto_falls_back_to_initialize_test() ->
+    {ok, Client, {initialize_result, Version, _, _, _}} = start(fun handshake_only/1, auto),
+    ?assertNotEqual(?V, Version),
+    ?assertMatch({request, _, <<"server/discover">>, _}, received()),
+    ?assertMatch({request, _, <<"initialize">>, _}, received()),
+    {ok, [_]} = mcp_client:list_tools(Client),
+    {ok, _} = mcp_client:shutdown(Client, 2000).
+
+auto_stays_modern_with_a_modern_server_test() ->
+    {ok, Client, {initialize_result, ?V, _, _, _}} = start(fun modern/1, auto),
+    {ok, [_]} = mcp_client:list_tools(Client),
+    {ok, _} = mcp_client:shutdown(Client, 2000).
+
+modern_era_refuses_a_handshake_only_server_test() ->
+    ?assertMatch({error, {handshake_failed, {server_error, {rpc_error, -32601, _, _}}}},
+                 start(fun handshake_only/1, modern)).
+
+unsupported_version_naming_ours_is_reprobed_once_test() ->
+    Counter = counters:new(1, []),
+    Supported = {object, [{<<"supported">>, {array, [{string, ?V}]}}, {<<"requested">>, {string, ?V}}]},
+    Handler = fun({request, Id, <<"server/discover">>, _} = M) ->
+                      counters:add(Counter, 1, 1),
+                      case counters:get(Counter, 1) of
+                          1 -> [error_line(Id, -32022, Supported)];
+                          _ -> modern(M)
+                      end;
+                 (M) -> modern(M)
+              end,
+    {ok, Client, {initialize_result, ?V, _, _, _}} = start(Handler, modern),
+    ?assertEqual(2, counters:get(Counter, 1)),
+    {ok, _} = mcp_client:shutdown(Client, 2000).
+
+unsupported_version_twice_is_version_unsupported_test() ->
+    Supported = {object, [{<<"supported">>, {array, [{string, ?V}]}}]},
+    Handler = fun({request, Id, <<"server/discover">>, _}) -> [error_line(Id, -32022, Supported)];
+                 (M) -> modern(M)
+              end,
+    ?assertMatch({error, {version_unsupported, ?V, ?V}}, start(Handler, modern)).
+
+unsupported_version_without_ours_is_not_reprobed_test() ->
+    Other = {object, [{<<"supported">>, {array, [{string, <<"2099-01-01">>}]}}]},
+    Handler = fun({request, Id, <<"server/discover">>, _}) -> [error_line(Id, -32022, Other)];
+                 (M) -> modern(M)
+              end,
+    ?assertMatch({error, {version_unsupported, ?V, <<"2099-01-01">>}}, start(Handler, modern)),
+    ?assertMatch({request, _, <<"server/discover">>, _}, received()),
+    receive {fake_server, _, {request, _, <<"server/discover">>, _}} -> error(reprobed) after 200 -> ok end.
+
+auto_falls_back_when_the_probe_is_never_answered_test() ->
+    Silent = fun({request, _, <<"server/discover">>, _}) -> [];
+                (M) -> mcp_fake_server:default(M)
+             end,
+    {ok, Client, {initialize_result, Version, _, _, _}} = start(Silent, auto),
+    ?assertNotEqual(?V, Version),
+    {ok, _} = mcp_client:shutdown(Client, 2000).
+
+a_discover_result_without_our_version_is_not_modern_test() ->
+    Old = fun({request, Id, <<"server/discover">>, _}) -> [{reply, Id, discover_result([<<"2099-01-01">>])}];
+             (M) -> mcp_fake_server:default(M)
+          end,
+    ?assertMatch({error, {version_unsupported, ?V, <<"2099-01-01">>}}, start(Old, modern)),
+    {ok, Client, {initialize_result, Version, _, _, _}} = start(Old, auto),
+    ?assertNotEqual(?V, Version),
+    {ok, _} = mcp_client:shutdown(Client, 2000).
+
+era_must_be_one_of_three_test() ->
+    %% Built at run time: the type checker would otherwise refuse the call.
+    Unknown = list_to_atom("stateless"),
+    ?assertError(badarg, mcp_client:prepare(mcp_fake_server:spec(fun modern/1), #{era => Unknown})).
