@@ -200,7 +200,9 @@ client_error({unavailable, Reason}) -> {unavailable, death_reason(Reason)};
 client_error(call_timed_out) -> call_timed_out;
 client_error({server_error, _} = Error) -> Error;
 client_error({result_malformed, _} = Error) -> Error;
-client_error(too_many_pages) -> too_many_pages.
+client_error(too_many_pages) -> too_many_pages;
+client_error({request_refused, Reason}) -> {request_refused, words(Reason)};
+client_error({tool_left_out, Why}) when is_binary(Why) -> {tool_left_out, Why}.
 
 transport_failure({executable_not_found, Executable}) ->
     {executable_not_found, text(Executable)};

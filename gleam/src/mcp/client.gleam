@@ -50,6 +50,12 @@ pub type ClientError {
   /// or an integer longer than `json.max_integer_digits()` digits. Nothing
   /// was sent.
   UnencodableArguments
+  /// A remote server refused the request without answering it (an HTTP
+  /// status with no JSON-RPC response); `reason` says how, in words.
+  RequestRefused(reason: String)
+  /// The tool was left out of the listing (its `x-mcp-header` annotations
+  /// are invalid), so no call of it is sent; `why` says what is wrong.
+  ToolLeftOut(why: String)
 }
 
 pub type StartError {
