@@ -83,7 +83,7 @@ ours(Root, Flags, Main, Exe, Args, Tool, ArgsJson) ->
     Paths = [filename:join(Root, "_build/default/lib/mcp/ebin"), filename:join(Root, "bench/_build")],
     Eval = lists:flatten(io_lib:format("client_bench:~s(~p), halt().",
                                        [Main, [Exe, Args, binary_to_list(Tool), ArgsJson]])),
-    external([Erl, "-noshell" | string:lexemes(Flags, " ")] ++ ["-pa" | Paths] ++ ["-eval", Eval], nocommand).
+    bench_peer:run([Erl, "-noshell" | string:lexemes(Flags, " ")] ++ ["-pa" | Paths] ++ ["-eval", Eval]).
 
 %% In the child VM: the round trips, printed as one JSON line.
 ours_main([Exe, Args, Tool, ArgsJson]) ->
@@ -196,31 +196,7 @@ raw_client(Root) ->
     Binary.
 
 external([Exe | Args], Tool, ArgsJson, Command) ->
-    external([Exe | Args ++ [binary_to_list(Tool), ArgsJson, integer_to_list(?CALLS), "--" | Command]], nocommand).
-
-external([Exe | Args], nocommand) ->
-    Port = open_port({spawn_executable, Exe}, [{args, Args}, binary, exit_status, use_stdio, {line, 65536}]),
-    collect(Port, []).
-
-collect(Port, Lines) ->
-    receive
-        {Port, {data, {eol, Line}}} -> collect(Port, [Line | Lines]);
-        {Port, {data, {noeol, _}}} -> collect(Port, Lines);
-        {Port, {exit_status, 0}} -> parse(Lines);
-        {Port, {exit_status, S}} -> {error, {exit_status, S}}
-    after 300000 -> {error, timeout}
-    end.
-
-parse([Last | _]) ->
-    {ok, {object, Members}} = mcp_json:decode(Last),
-    Num = fun(K) -> case proplists:get_value(K, Members) of {float, F} -> F; {int, I} -> I end end,
-    Cpu = case proplists:is_defined(<<"cpu_us_per_call">>, Members) of
-              true -> #{cpu => Num(<<"cpu_us_per_call">>)};
-              false -> #{}
-          end,
-    Cpu#{seq => Num(<<"sequential_per_s">>), p50 => Num(<<"p50_ms">>), p99 => Num(<<"p99_ms">>),
-         conc => Num(<<"concurrent_per_s">>)};
-parse([]) -> {error, no_output}.
+    bench_peer:run([Exe | Args ++ [binary_to_list(Tool), ArgsJson, integer_to_list(?CALLS), "--" | Command]]).
 
 %% One 1.1 MB tools/call response: the actor's whole inbound path for it
 %% (`mcp_protocol:read/2', which decodes the result as the pending id

@@ -26,10 +26,10 @@ run([Root]) ->
         Args = "{\"message\":\"hello\"}",
         Rows = [{"mcp (default flags)", ours(Root, "", Url)},
                 {"mcp (busy-wait off)", ours(Root, ?QUIET_VM, Url)},
-                {"raw keep-alive (py)", external([filename:join(Root, ".venv/bin/python"),
+                {"raw keep-alive (py)", bench_peer:run([filename:join(Root, ".venv/bin/python"),
                                                   filename:join(Root, "bench/clients/http_raw_client.py"),
                                                   Url, "echo", Args, integer_to_list(?CALLS)])},
-                {"ts-sdk", external([Node, filename:join(Root, "bench/clients/ts_http_client.mjs"),
+                {"ts-sdk", bench_peer:run([Node, filename:join(Root, "bench/clients/ts_http_client.mjs"),
                                      Url, "echo", Args, integer_to_list(?CALLS)])}],
         io:format("~n== Remote round trips: server-everything over Streamable HTTP (~b sequential echo calls) ==~n", [?CALLS]),
         io:format("~-22s ~10s ~9s ~9s ~14s~n", ["client", "seq/s", "p50 ms", "p99 ms", "p50 / raw"]),
@@ -49,7 +49,7 @@ ours(Root, Flags, Url) ->
     Erl = os:find_executable("erl"),
     Paths = [filename:join(Root, "_build/default/lib/mcp/ebin"), filename:join(Root, "bench/_build")],
     Eval = lists:flatten(io_lib:format("http_bench:ours_main(~p), halt().", [[Url]])),
-    external([Erl, "-noshell" | string:lexemes(Flags, " ")] ++ ["-pa" | Paths] ++ ["-eval", Eval]).
+    bench_peer:run([Erl, "-noshell" | string:lexemes(Flags, " ")] ++ ["-pa" | Paths] ++ ["-eval", Eval]).
 
 %% In the child VM: the round trips, printed as one JSON line.
 ours_main([Url]) ->
@@ -68,24 +68,6 @@ ours_main([Url]) ->
     {ok, _} = mcp_client:shutdown(Client, 5000),
     io:format("{\"sequential_per_s\":~f,\"p50_ms\":~f,\"p99_ms\":~f}~n", [?CALLS / Seconds, Pct(0.5), Pct(0.99)]).
 
-external([Exe | Args]) ->
-    Port = open_port({spawn_executable, Exe}, [{args, Args}, binary, exit_status, use_stdio, {line, 65536}]),
-    collect(Port, []).
-
-collect(Port, Lines) ->
-    receive
-        {Port, {data, {eol, Line}}} -> collect(Port, [Line | Lines]);
-        {Port, {data, {noeol, _}}} -> collect(Port, Lines);
-        {Port, {exit_status, 0}} -> parse(Lines);
-        {Port, {exit_status, S}} -> {error, {exit_status, S}}
-    after 300000 -> {error, timeout}
-    end.
-
-parse([Last | _]) ->
-    {ok, {object, Members}} = mcp_json:decode(Last),
-    Num = fun(K) -> case proplists:get_value(K, Members) of {float, F} -> F; {int, I} -> I end end,
-    #{seq => Num(<<"sequential_per_s">>), p50 => Num(<<"p50_ms">>), p99 => Num(<<"p99_ms">>)};
-parse([]) -> {error, no_output}.
 
 free_port() ->
     {ok, Listen} = gen_tcp:listen(0, [{ip, {127, 0, 0, 1}}]),

@@ -72,6 +72,28 @@ pub fn jsonrpc_decode(bytes: &[u8]) {
     }
 }
 
+/// A fuzz input read as a stream and the ways to feed it: up to eight
+/// leading bytes are cut offsets, the rest is the stream, cut at those
+/// offsets into `chunks`.
+struct Chunked<'a> {
+    cuts: &'a [u8],
+    stream: &'a [u8],
+    chunks: Vec<&'a [u8]>,
+}
+
+fn chunked(bytes: &[u8]) -> Chunked<'_> {
+    let (cuts, stream) = bytes.split_at(bytes.len().min(8));
+    let mut chunks = Vec::new();
+    let mut rest = stream;
+    for &cut in cuts {
+        let (chunk, tail) = rest.split_at((cut as usize).min(rest.len()));
+        chunks.push(chunk);
+        rest = tail;
+    }
+    chunks.push(rest);
+    Chunked { cuts, stream, chunks }
+}
+
 fn push_all(mut buffer: Buffer, chunks: &[&[u8]]) -> Result<Vec<Vec<u8>>, FramingFault> {
     let mut lines = Vec::new();
     for chunk in chunks {
@@ -86,15 +108,7 @@ fn push_all(mut buffer: Buffer, chunks: &[&[u8]]) -> Result<Vec<Vec<u8>>, Framin
 /// small cap (from the first byte), whether the stream is refused does not
 /// depend on the chunking either.
 pub fn stdio_push(bytes: &[u8]) {
-    let (cuts, stream) = bytes.split_at(bytes.len().min(8));
-    let mut chunks = Vec::new();
-    let mut rest = stream;
-    for &cut in cuts {
-        let (chunk, tail) = rest.split_at((cut as usize).min(rest.len()));
-        chunks.push(chunk);
-        rest = tail;
-    }
-    chunks.push(rest);
+    let Chunked { cuts, stream, chunks } = chunked(bytes);
     let whole = push_all(Buffer::new(), &[stream]).expect("a short stream frames");
     assert_eq!(push_all(Buffer::new(), &chunks).expect("a short stream frames"), whole);
     let one_byte: Vec<&[u8]> = stream.chunks(1).collect();
@@ -227,15 +241,7 @@ fn push_events(mut decoder: Decoder, chunks: &[&[u8]]) -> Result<DecodedEvents, 
 /// byte at a time. Under a small cap (from the first byte), whether the
 /// stream is refused does not depend on the chunking either.
 pub fn event_stream_push(bytes: &[u8]) {
-    let (cuts, stream) = bytes.split_at(bytes.len().min(8));
-    let mut chunks = Vec::new();
-    let mut rest = stream;
-    for &cut in cuts {
-        let (chunk, tail) = rest.split_at((cut as usize).min(rest.len()));
-        chunks.push(chunk);
-        rest = tail;
-    }
-    chunks.push(rest);
+    let Chunked { cuts, stream, chunks } = chunked(bytes);
     let whole = push_events(Decoder::new(), &[stream]).expect("a short stream decodes");
     assert_eq!(push_events(Decoder::new(), &chunks).expect("a short stream decodes"), whole);
     let one_byte: Vec<&[u8]> = stream.chunks(1).collect();
