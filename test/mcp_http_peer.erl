@@ -1,6 +1,7 @@
 %% @doc Test helper: a real MCP server listening on a free loopback port,
 %% started as an OS process behind a port (so its exit is seen), and killed
-%% with its process group at the end.
+%% with its process group at the end (`stop/1' fails when it cannot
+%% prove the server gone).
 -module(mcp_http_peer).
 
 -export([start/2, url/1, stop/1, free_port/0]).
@@ -26,9 +27,12 @@ start(Executable, Args) ->
 url(#{port := Port}) -> "http://127.0.0.1:" ++ integer_to_list(Port) ++ "/mcp".
 
 stop(#{process := Process, os_pid := OsPid}) ->
-    _ = os:cmd("kill -9 -- -" ++ integer_to_list(OsPid) ++ " " ++ integer_to_list(OsPid) ++ " 2>/dev/null"),
-    receive {Process, {exit_status, _}} -> ok after 5000 -> ok end,
-    catch port_close(Process),
+    _ = os:cmd("kill -s KILL -- -" ++ integer_to_list(OsPid) ++ " " ++ integer_to_list(OsPid) ++ " 2>/dev/null"),
+    %% The exit status is the proof the server is gone; without it the
+    %% server would outlive the suite, so its absence fails the test.
+    receive {Process, {exit_status, _}} -> ok
+    after 5000 -> catch port_close(Process), error({peer_outlived_kill, OsPid})
+    end,
     flush(Process).
 
 %% The server's output, collected by the port's owner, must not outlive

@@ -2,7 +2,8 @@
 -module(mcp_test_ffi).
 -export([rescue/1, bytes_of/2, os_process_alive/1, build_lib_dir/0, checkout_dir/0, read_text/1,
          describe_disagreements/0, term/1, death_reason/1, death_reasons_uncovered/1,
-         death_reason_examples/0, death_reason_disagreements/0]).
+         death_reason_examples/0, death_reason_disagreements/0,
+         everything_over_http/0, stop_http_peer/1]).
 
 %% Runs Fun; `{error, Class}' (a binary) if it raised.
 rescue(Fun) ->
@@ -129,3 +130,13 @@ death_reason_disagreement(Reason) ->
         Class:Why -> [unicode:characters_to_binary(
                         io_lib:format("~p: not translated (~p:~p)", [Reason, Class, Why]))]
     end.
+
+%% server-everything serving Streamable HTTP on a free loopback port
+%% (`mcp_http_peer', shared with the EUnit suites): its URL and the peer
+%% to hand to `stop_http_peer/1'.
+everything_over_http() ->
+    Server = "../test/e2e/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    Peer = mcp_http_peer:start(os:find_executable("node"), [Server, "streamableHttp"]),
+    {unicode:characters_to_binary(mcp_http_peer:url(Peer)), Peer}.
+
+stop_http_peer(Peer) -> mcp_http_peer:stop(Peer).

@@ -1,0 +1,1 @@
+../../test/mcp_http_peer.erl
