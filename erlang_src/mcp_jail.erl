@@ -32,7 +32,11 @@
 %%     `mcp_nif') always applies: socket families other than INET, INET6
 %%     and NETLINK (and Unix, with `unix_sockets => true'), datagram socket
 %%     pairs, io_uring, keyrings, tracing and foreign ABIs are
-%%     refused.</li>
+%%     refused. When the kernel has Landlock the server runs through the
+%%     launcher `priv/mcp-landlock', which allows writes only beneath the
+%%     write grants, the tmpfs mounts, `/dev' and `/proc' (a FIFO on a
+%%     read-only mount refuses the open); a launcher missing from `priv'
+%%     is `jail_unavailable', never a jail without it.</li>
 %% <li>The port's child stays the witness: the child is
 %%     `/bin/sh', which opens the filter file as fd 3 and `exec's bwrap (the
 %%     same pid); bwrap exits with its jailed child's status, or 128 + N
@@ -75,7 +79,8 @@
                                         | {probe_failed, Status :: integer(), Output :: binary()}
                                         | probe_timed_out
                                         | {unsupported_architecture, string()}
-                                        | {filter_not_written, string(), term()}}.
+                                        | {filter_not_written, string(), term()}
+                                        | {launcher_missing, file:filename_all()}}.
 
 %% How long the availability probe (a jailed `exit 0', ~20 ms) may take.
 -define(PROBE_TIMEOUT_MS, 10000).
@@ -84,6 +89,8 @@
 %% The shell that gives bwrap the filter as fd 3, then becomes bwrap.
 -define(SHELL, "/bin/sh").
 -define(FILTER_FD_SCRIPT, "exec \"$@\" 3<\"$0\"").
+%% Where the Landlock launcher appears inside the jail (the private /run).
+-define(LAUNCHER_IN_JAIL, "/run/mcp-landlock").
 
 -define(OPTIONS, [write, read, deny, net, unix_sockets, bwrap]).
 
@@ -134,21 +141,43 @@ command(Jail, Target) ->
 -spec profile(spec(), target()) -> {ok, [string() | binary()]} | {error, bad_jail()}.
 profile(Jail, Target) ->
     case options(Jail) of
-        {ok, Options} -> arguments(Options, Target);
+        {ok, Options} ->
+            case arguments(Options, Target) of
+                {ok, Arguments, _Mounts} -> {ok, Arguments};
+                {error, _} = Error -> Error
+            end;
         {error, _} = Error -> Error
     end.
 
 wrapped(Bwrap, #{unix_sockets := UnixSockets} = Options, Target) ->
-    case {arguments(Options, Target), filter_file(UnixSockets)} of
-        {{ok, Arguments}, {ok, Filter}} ->
-            {ok, ?SHELL, ["-c", ?FILTER_FD_SCRIPT, Filter, Bwrap | Arguments]
-                          ++ ["--seccomp", "3" | command_line(Target)]};
-        {{error, _} = Error, _} -> Error;
-        {_, {error, _} = Error} -> Error
+    case {arguments(Options, Target), filter_file(UnixSockets), landlock()} of
+        {{ok, Arguments, Mounts}, {ok, Filter}, {ok, Landlock}} ->
+            {Bind, Launch} = launcher(Landlock, Mounts),
+            {ok, ?SHELL, ["-c", ?FILTER_FD_SCRIPT, Filter, Bwrap | Arguments] ++ Bind
+                          ++ ["--seccomp", "3", "--" | Launch] ++ command_line(Target)};
+        {{error, _} = Error, _, _} -> Error;
+        {_, {error, _} = Error, _} -> Error;
+        {_, _, {error, _} = Error} -> Error
     end.
 
 command_line(#{executable := Executable, args := Args}) ->
-    ["--", Executable | Args].
+    [Executable | Args].
+
+%% The launcher bound into the jail and the words that run the server
+%% through it, allowed to write beneath `writable/1' alone; nothing when
+%% the kernel has no Landlock.
+launcher(none, _Mounts) ->
+    {[], []};
+launcher({launcher, Path}, Mounts) ->
+    {["--ro-bind", Path, ?LAUNCHER_IN_JAIL],
+     [?LAUNCHER_IN_JAIL | lists:append([["--writable", Dir] || Dir <- writable(Mounts)])] ++ ["--"]}.
+
+%% Where the jail meant writes to go: the write grants, the private and
+%% hiding tmpfs mounts, the jail's own /dev and /proc. Everywhere else is
+%% a read-only mount, which stops writes to files but not to a FIFO; the
+%% launcher's Landlock rules stop those too.
+writable(Mounts) ->
+    [Path || {Kind, Path} <- Mounts, Kind =:= bind orelse Kind =:= tmpfs] ++ ["/dev", "/proc"].
 
 %%% ------------------------------------------------------------ the spec
 
@@ -294,10 +323,10 @@ arguments(Options, #{executable := Executable, env := Env} = Target) ->
         {false, {given, Dir}} ->
             case hidden(Dir, Mounts) of
                 true -> {error, {bad_jail, {cd_hidden, Dir}}};
-                false -> {ok, profile_arguments(Options, Mounts, Env) ++ ["--chdir", Dir]}
+                false -> {ok, profile_arguments(Options, Mounts, Env) ++ ["--chdir", Dir], Mounts}
             end;
         {false, none} ->
-            {ok, profile_arguments(Options, Mounts, Env)}
+            {ok, profile_arguments(Options, Mounts, Env), Mounts}
     end.
 
 profile_arguments(Options, Mounts, Env) ->
@@ -539,6 +568,50 @@ probe_output(Port, Output, Deadline) ->
     end.
 
 term_text(Term) -> unicode:characters_to_binary(io_lib:format("~0p", [Term])).
+
+%%% ------------------------------------------------------------ Landlock
+
+%% Whether jails run the server through the launcher (`priv/mcp-landlock',
+%% native/mcp_os): asked once per VM, by the launcher itself, which prints
+%% the kernel's Landlock ABI (0: none, and jails run without it, as
+%% docs/jail.md says). A launcher missing from `priv' is a broken build,
+%% an error rather than a weaker jail.
+landlock() ->
+    Key = {?MODULE, landlock},
+    case persistent_term:get(Key, unknown) of
+        unknown ->
+            case ask_landlock(mcp_nif:priv_file("mcp-landlock")) of
+                {ok, Landlock} -> persistent_term:put(Key, Landlock), {ok, Landlock};
+                {error, _} = Error -> Error
+            end;
+        Landlock ->
+            {ok, Landlock}
+    end.
+
+ask_landlock(Path) ->
+    case filelib:is_regular(Path) of
+        false ->
+            {error, {jail_unavailable, {launcher_missing, Path}}};
+        true ->
+            {Pid, Monitor} = spawn_monitor(fun() -> exit({abi, launcher_abi(Path)}) end),
+            receive
+                {'DOWN', Monitor, process, Pid, {abi, Abi}} when is_integer(Abi), Abi >= 1 -> {ok, {launcher, Path}};
+                {'DOWN', Monitor, process, Pid, {abi, 0}} -> {ok, none};
+                {'DOWN', Monitor, process, Pid, Other} -> {error, {jail_unavailable, {probe_failed, -1, term_text(Other)}}}
+            end
+    end.
+
+launcher_abi(Path) ->
+    Port = open_port({spawn_executable, Path}, [{args, ["--abi"]}, {line, 64}, exit_status, hide]),
+    launcher_abi(Port, none).
+
+launcher_abi(Port, Abi) ->
+    receive
+        {Port, {data, {eol, Line}}} -> launcher_abi(Port, list_to_integer(string:trim(Line)));
+        {Port, {exit_status, 0}} when is_integer(Abi) -> Abi;
+        {Port, {exit_status, Status}} -> {launcher_failed, Status}
+    after ?PROBE_TIMEOUT_MS -> launcher_timed_out
+    end.
 
 %%% ------------------------------------------------------------ the filter file
 

@@ -13,6 +13,8 @@
 
 -on_load(init/0).
 
+-export([priv_file/1]).
+
 %% mcp_json
 -export([json_decode/3, json_encode/4]).
 -nifs([json_decode/3, json_encode/4]).
@@ -90,13 +92,19 @@ init() ->
 %% The library path the loader tries (without the `.so' extension).
 -spec library_path() -> file:filename_all().
 library_path() ->
+    priv_file("libmcp_nif").
+
+%% @doc The path of `Name' in the `mcp' application's `priv' directory (the
+%% NIF library, the jail's launcher), found as the library is.
+-spec priv_file(string()) -> file:filename_all().
+priv_file(Name) ->
     Dir = case code:priv_dir(mcp) of
               {error, bad_name} ->
                   filename:join([filename:dirname(code:which(?MODULE)), "..", "priv"]);
               PrivDir ->
                   PrivDir
           end,
-    filename:join(Dir, "libmcp_nif").
+    filename:join(Dir, Name).
 
 not_loaded() -> erlang:nif_error({mcp_nif_not_loaded, library_path()}).
 

@@ -10,13 +10,15 @@
 %% - the caller's session keyring;
 %% - tracing the jail's init (or any process) and reading its memory;
 %% - credentials created, or replaced by a rename, after the jail started;
-%% - AF_VSOCK, which no namespace separates from the host.
+%% - AF_VSOCK, which no namespace separates from the host;
+%% - a FIFO on a read-only mount, whose writes reach the host program
+%%   reading it.
 -module(mcp_jail_redteam_tests).
 
 -include_lib("eunit/include/eunit.hrl").
 -include_lib("kernel/include/file.hrl").
 
--import(mcp_jail_tests, [hostile/2, probe/3, with_client/2, in_scratch/1, plant/2]).
+-import(mcp_jail_tests, [hostile/2, probe/3, with_client/2, in_scratch/1, plant/2, jail/1, python/0]).
 
 -define(TIMEOUT, 10000).
 
@@ -175,6 +177,47 @@ vsock_test_() ->
     {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
         ?assertEqual({[<<"ok">>], [<<"error:EAFNOSUPPORT">>]}, both(Scratch, true, [{vsock, []}]))
     end))}.
+
+%%% ------------------------------------------------------------ FIFOs
+
+%% A read-only mount stops writes to files, not to a FIFO: the jail's
+%% mounts alone (`mcp_jail:profile/2', run by bwrap without the launcher)
+%% let a server write into a FIFO a host program reads (a shell's or an
+%% editor's control FIFO, say). The jail runs the server through the
+%% Landlock launcher, which refuses the open.
+fifo_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        Fifo = filename:join(Scratch, "control.fifo"),
+        "" = os:cmd("mkfifo '" ++ Fifo ++ "'"),
+        Jail = jail(#{read => [Scratch]}),
+        Write = [{write_fifo, [{path, Fifo}, {text, "planted"}]}],
+        %% Unjailed the write arrives; jailed it is refused and nothing does.
+        ?assertEqual({{[<<"ok">>], [<<"error:EACCES">>]}, <<"planted">>},
+                     read_fifo(Fifo, fun() -> both(Scratch, Jail, Write) end)),
+        {ok, Mounts} = mcp_jail:profile(Jail, #{executable => python(), args => [], env => []}),
+        Script = "import os; os.write(os.open('" ++ Fifo ++ "', os.O_WRONLY | os.O_NONBLOCK), b'through')",
+        {Status, Got} = read_fifo(Fifo, fun() ->
+            Port = open_port({spawn_executable, os:find_executable("bwrap")},
+                             [{args, Mounts ++ ["--", python(), "-c", Script]}, exit_status, hide]),
+            receive {Port, {exit_status, S}} -> S after ?TIMEOUT -> timeout end
+        end),
+        ?assertEqual({0, <<"through">>}, {Status, Got})
+    end))}.
+
+%% Runs `Fun' while a host program holds `Fifo' open for reading; answers
+%% what `Fun' answered and what the program read meanwhile.
+read_fifo(Fifo, Fun) ->
+    Reader = open_port({spawn, "cat <> '" ++ Fifo ++ "'"}, [binary, hide]),
+    {os_pid, OsPid} = erlang:port_info(Reader, os_pid),
+    Result = Fun(),
+    timer:sleep(200),
+    Got = iolist_to_binary(drain(Reader)),
+    _ = os:cmd("kill -s KILL " ++ integer_to_list(OsPid)),
+    catch port_close(Reader),
+    {Result, Got}.
+
+drain(Port) ->
+    receive {Port, {data, Bytes}} -> [Bytes | drain(Port)] after 0 -> [] end.
 
 %%% ------------------------------------------------------------ git hooks
 

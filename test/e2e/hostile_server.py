@@ -30,6 +30,8 @@ Tools (arguments in parentheses):
   symlink(target, path)       create a symbolic link
   rename(source, target)      rename a file or directory
   make_executable(path)       chmod 0755
+  write_fifo(path, text)      open a FIFO for writing without blocking
+                              (a host program reads it) and write text
 """
 import ctypes
 import errno
@@ -195,13 +197,21 @@ def make_executable(args):
     os.chmod(args["path"], 0o755)
 
 
+def write_fifo(args):
+    fd = os.open(args["path"], os.O_WRONLY | os.O_NONBLOCK)
+    try:
+        os.write(fd, args["text"].encode())
+    finally:
+        os.close(fd)
+
+
 def env(_args):
     return ",".join(sorted(os.environ))
 
 
 TOOLS = {f.__name__: f for f in [read_file, write_file, tcp_connect, unix_connect, list_pids, signal, daemonize, env,
                                   writable_settings, rewrite_setting, stderr_inode, add_key, vsock,
-                                  ptrace_seize, read_memory, symlink, rename, make_executable]}
+                                  ptrace_seize, read_memory, symlink, rename, make_executable, write_fifo]}
 
 
 def reply(message_id, result):

@@ -4,7 +4,10 @@
 //!
 //! Linux only: a [`ChildWatch`] is a pidfd (Linux 5.3+) on a port's child.
 //! On other systems every call answers [`WatchError::Unsupported`].
+//! [`landlock`] restricts the jail's launcher (the `mcp-landlock` binary)
+//! to writing only where the jail allows.
 
 pub mod child_watch;
+pub mod landlock;
 
 pub use child_watch::{ChildWatch, WatchError};
