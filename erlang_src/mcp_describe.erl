@@ -204,6 +204,9 @@ death({http_failed, Reason}) ->
 death({event_too_long, Bytes}) when is_integer(Bytes) ->
     io_lib:format("the server sent an event of at least ~b bytes, more than one message may hold "
                   "(max_line_bytes: ~b unless set lower)", [Bytes, mcp_stdio:max_line_bytes()]);
+death({response_too_large, Bytes}) when is_integer(Bytes) ->
+    io_lib:format("the server's answer held ~b bytes before it could be read as a message (endless "
+                  "headers, or the body of a status other than 200), more than max_line_bytes allows", [Bytes]);
 death(session_expired) ->
     "the server no longer knows the session (HTTP 404 to a request carrying it)";
 death({bad_session_id, Bytes}) when is_integer(Bytes) ->

@@ -26,9 +26,13 @@
 %%     (`public_key:cacerts_get/0') and the URL's host name.</li>
 %% <li>Every body is bounded: an event (data plus the line being read) and
 %%     a JSON body by `max_line_bytes' (default and at most
-%%     `mcp_stdio:max_line_bytes()'). `httpc' streams only 200 answers; the
-%%     body of any other status is read whole by `httpc' before it is
-%%     discarded, bounded by the request timeout only.</li>
+%%     `mcp_stdio:max_line_bytes()'). `httpc' streams only 200 answers and
+%%     reads the headers, and the whole body of any other status, with no
+%%     limit of its own: while a request waits for its answer's headers its
+%%     handler is measured (`mcp_http_watch'), and past twice our request
+%%     plus twice `max_line_bytes' plus 1 MiB the request is cancelled and
+%%     the connection fails with `{response_too_large, Bytes}' (the bound:
+%%     that, plus what arrives in `mcp_http_watch:interval_ms()').</li>
 %% <li>The session: `Mcp-Session-Id' from the answer to `initialize' is
 %%     sent with every later request (a value that is not visible ASCII or
 %%     longer than 1,024 bytes is `{bad_session_id, Bytes}'), and
@@ -54,6 +58,7 @@
 %%     Code}', `{content_type, Type}' (neither JSON nor an event stream),
 %%     `{http_failed, Reason}' (`httpc''s error: refused, timeout, TLS),
 %%     `{event_too_long, Bytes}', `{line_too_long, Bytes}',
+%%     `{response_too_large, Bytes}',
 %%     `session_expired', `{bad_session_id, Bytes}', `{stream_lost,
 %%     Reason}'.</li>
 %% </ul>
@@ -91,7 +96,8 @@
                | mcp_stdio:framing_fault()
                | session_expired
                | {bad_session_id, non_neg_integer()}
-               | {stream_lost, term()}.
+               | {stream_lost, term()}
+               | {response_too_large, non_neg_integer()}.
 
 -define(DEFAULT_RETRY_MS, 1000).
 -define(MAX_RETRY_MS, 30000).
@@ -103,6 +109,8 @@
 %% of up to this size (each a message counted by the actor's flood budget).
 -define(READ_BYTES, 262144).
 -define(NUDGE_MS, 20).
+%% What an `httpc' handler holds beyond the bodies (`allowance/2').
+-define(HANDLER_SLACK_BYTES, 1048576).
 
 %% What the transport knows of an outbound message.
 -type rpc() :: {request, Id :: integer(), Method :: binary()} | notification | response.
@@ -128,12 +136,19 @@
                  fed = false :: boolean(),
                  %% The `initialize' that starts a new session after a 404
                  %% (`renew/2'), with the id of the request that met it.
-                 renew = none :: none | {failed, integer() | none}}).
+                 renew = none :: none | {failed, integer() | none},
+                 %% The bytes of the request's own body (what its `httpc'
+                 %% handler holds of ours: `watch/1').
+                 sent = 0 :: non_neg_integer()}).
 
 -record(http, {owner :: pid(),
                ref :: reference(),
                url :: string(),
                manager :: pid(),
+               %% The manager's handler table (`mcp_http_watch').
+               handler_table :: atom(),
+               %% A `watch' timer is armed.
+               watching = false :: boolean(),
                headers :: fun(() -> [{string(), string()}]),
                http_options :: list(),
                max_bytes :: pos_integer(),
@@ -210,11 +225,12 @@ open_checked(Url, Spec, Owner) ->
 start(Url, Scheme, Host, Headers, MaxBytes, Spec, Owner) ->
     _ = application:ensure_all_started(ssl),
     case start_manager(1) of
-        {ok, Manager} ->
+        {ok, Manager, Profile} ->
             ok = httpc:set_options([{max_sessions, 64}, {max_keep_alive_length, 0},
                                     {keep_alive_timeout, 60000}, {cookies, disabled},
                                     {socket_opts, [{recbuf, ?READ_BYTES}, {buffer, ?READ_BYTES}]}], Manager),
             {ok, #http{owner = Owner, ref = make_ref(), url = Url, manager = Manager,
+                       handler_table = mcp_http_watch:handler_table(Profile),
                        headers = fun() -> Headers end,
                        http_options = http_options(Scheme, Host, Spec),
                        max_bytes = MaxBytes,
@@ -242,7 +258,7 @@ start_manager(N) when N > ?MAX_PROFILES ->
 start_manager(N) ->
     Profile = list_to_atom("mcp_http_" ++ integer_to_list(N)),
     case inets:start(httpc, [{profile, Profile}], stand_alone) of
-        {ok, Manager} -> {ok, Manager};
+        {ok, Manager} -> {ok, Manager, Profile};
         {error, _} -> start_manager(N + 1)
     end.
 
@@ -368,7 +384,7 @@ outbound(Message, Extra, Http) ->
 post(Message, #stream{headers = Extra} = Stream, Http) ->
     Request = {Http#http.url, request_headers(Http) ++ Extra, "application/json", Message},
     case request(post, Request, Http) of
-        {ok, RequestId} -> {ok, keep(RequestId, Stream, Http)};
+        {ok, RequestId} -> {ok, keep(RequestId, Stream#stream{sent = iolist_size(Message)}, Http)};
         {error, Reason} -> {error, {http_failed, Reason}}
     end.
 
@@ -441,6 +457,8 @@ event(#http{streams = Streams} = Http, {http, {RequestId, stream_start, Headers,
     ok = httpc:stream_next(Handler),
     _ = erlang:send_after(?NUDGE_MS, Http#http.owner, {mcp_http, Http#http.ref, {nudge, RequestId}}),
     answer(RequestId, Stream#stream{handler = Handler}, {stream_start, Headers}, Http);
+event(#http{ref = Ref} = Http, {mcp_http, Ref, watch}) ->
+    watch(Http#http{watching = false});
 event(#http{ref = Ref} = Http, {mcp_http, Ref, {nudge, RequestId}}) ->
     nudge(RequestId, Http),
     {ok, [], Http};
@@ -673,7 +691,7 @@ resumable(#stream{retry_ms = Retry} = Stream, _Why, #http{ref = Ref, owner = Own
 resume(#stream{last_event_id = LastEventId} = Stream, Http) ->
     Headers = [{"last-event-id", binary_to_list(LastEventId)} | request_headers(Http)],
     case request(get, {Http#http.url, lists:keystore("accept", 1, Headers, {"accept", "text/event-stream"})}, Http) of
-        {ok, RequestId} -> {ok, [], keep(RequestId, Stream, Http)};
+        {ok, RequestId} -> {ok, [], keep(RequestId, Stream#stream{handler = none, sent = 0}, Http)};
         {error, Reason} -> fault({http_failed, Reason}, Http)
     end.
 
@@ -736,13 +754,50 @@ cancel(RequestId, #http{manager = Manager} = Http) ->
     drop(RequestId, Http).
 
 keep(RequestId, Stream, Http) ->
-    Http#http{streams = maps:put(RequestId, Stream, Http#http.streams)}.
+    watched(Http#http{streams = maps:put(RequestId, Stream, Http#http.streams)}).
 
 drop(RequestId, Http) ->
     Http#http{streams = maps:remove(RequestId, Http#http.streams)}.
 
 fault(Fault, Http) ->
     {ok, [{fault, Fault}], Http}.
+
+%%% ------------------------------------------------- answers held by httpc
+
+%% Requests whose answer's headers have not arrived are measured every
+%% `mcp_http_watch:interval_ms()' (armed by `keep/3', while there are
+%% any): their `httpc' handler reads the headers, and the whole body of any
+%% status but 200, with no limit of its own. A request whose handler holds
+%% more than its allowance is cancelled (the handler stops, its socket
+%% closes) and the connection fails with `{response_too_large, Bytes}'.
+watched(#http{watching = true} = Http) ->
+    Http;
+watched(#http{streams = Streams, owner = Owner, ref = Ref} = Http) ->
+    case awaiting_headers(Streams) of
+        [] -> Http;
+        [_ | _] ->
+            _ = erlang:send_after(mcp_http_watch:interval_ms(), Owner, {mcp_http, Ref, watch}),
+            Http#http{watching = true}
+    end.
+
+watch(#http{streams = Streams, handler_table = Table} = Http) ->
+    Over = [{RequestId, Held} || {RequestId, Stream} <- awaiting_headers(Streams),
+                                 {ok, Held} <- [mcp_http_watch:held_bytes(Table, RequestId)],
+                                 Held > allowance(Stream, Http)],
+    case Over of
+        [] -> {ok, [], watched(Http)};
+        [{RequestId, Held} | _] -> fault({response_too_large, Held}, cancel(RequestId, Http))
+    end.
+
+awaiting_headers(Streams) ->
+    [{RequestId, Stream} || {RequestId, #stream{handler = none} = Stream} <- maps:to_list(Streams)].
+
+%% What a handler may hold before its answer is handed over: our request
+%% and an answer of `max_line_bytes', each twice (a binary being appended
+%% to may be allocated at up to twice its size), and ?HANDLER_SLACK_BYTES
+%% for the process itself, its socket buffers and the headers.
+allowance(#stream{sent = Sent}, #http{max_bytes = Max}) ->
+    2 * (Sent + Max) + ?HANDLER_SLACK_BYTES.
 
 %% What the DELETE's `httpc' reply says of the session.
 deletion_outcome({_RequestId, {{_, Status, _}, _Headers, _Body}}) when Status >= 200, Status < 300 -> deleted;

@@ -28,6 +28,7 @@ deaths() ->
      {write_failed, busy},
      {write_failed, closed},
      {flooded, 33554432},
+     {response_too_large, 3145728},
      stopped, retired, custodian_down, not_connected,
      {client_down, noproc},
      tools_not_declared,

@@ -9,7 +9,8 @@
 %% `{sse, Headers, Chunks}' (chunked event stream, then the end),
 %% `{sse_forever, Headers, Chunks, Every}' (the chunks, then `: ping' every
 %% `Every' ms until the client goes), `{raw, Bytes}' (then close), `hold'
-%% (never answer).
+%% (never answer), `{endless_body, Status}' (a body without end after the
+%% headers), `endless_headers' (header lines without end).
 -module(mcp_http_stub).
 
 -export([start/1, start/2, port/1, url/1, stop/1]).
@@ -100,7 +101,20 @@ answer(Socket, {raw, Bytes}) ->
     _ = gen_tcp:send(Socket, Bytes),
     close;
 answer(_Socket, hold) ->
-    receive after infinity -> close end.
+    receive after infinity -> close end;
+answer(Socket, {endless_body, Status}) ->
+    _ = gen_tcp:send(Socket, [status_line(Status), header_lines([{"content-length", "100000000000"}]), "\r\n"]),
+    endless(Socket, binary:copy(<<"x">>, 65536));
+answer(Socket, endless_headers) ->
+    _ = gen_tcp:send(Socket, status_line(200)),
+    endless(Socket, iolist_to_binary([header_lines([{"x-filler", binary:copy(<<"y">>, 1000)}]) || _ <- lists:seq(1, 64)])).
+
+%% `Bytes' again and again until the client goes.
+endless(Socket, Bytes) ->
+    case gen_tcp:send(Socket, Bytes) of
+        ok -> endless(Socket, Bytes);
+        {error, _} -> close
+    end.
 
 start_sse(Socket, Headers) ->
     send(Socket, [status_line(200), header_lines([{"content-type", "text/event-stream"},

@@ -148,7 +148,13 @@ hostile_test_() ->
                                                           (_, _) -> default end,
           {call, {unavailable, {stream_lost, ended}}}},
          {"server error status", fun(<<"tools/call">>, _) -> {reply, 500, [], <<"oops">>}; (_, _) -> default end,
-          {call, {unavailable, {http_status, 500}}}}],
+          {call, {unavailable, {http_status, 500}}}},
+         {"endless error body", fun(_, _) -> {endless_body, 500} end,
+          {handshake, {unavailable, {response_too_large, any}}}},
+         {"endless headers", fun(_, _) -> endless_headers end,
+          {handshake, {unavailable, {response_too_large, any}}}},
+         {"endless error body to a call", fun(<<"tools/call">>, _) -> {endless_body, 503}; (_, _) -> default end,
+          {call, {unavailable, {response_too_large, any}}}}],
     [{Name, {timeout, 30, fun() -> hostile(Override, Expected) end}} || {Name, Override, Expected} <- Cases].
 
 hostile(Override, {Stage, Expected}) ->
@@ -184,6 +190,28 @@ matches(Expected, Got) when is_tuple(Expected), is_tuple(Got), tuple_size(Expect
     lists:all(fun({E, G}) -> matches(E, G) end, lists:zip(tuple_to_list(Expected), tuple_to_list(Got)));
 matches(Same, Same) -> true;
 matches(Expected, Got) -> ?debugFmt("expected ~p, got ~p", [Expected, Got]), false.
+
+%% What the transport guards against: `httpc' alone keeps reading an
+%% answer it does not stream (any status but 200) into its handler, with
+%% no limit, for as long as the request lives.
+httpc_alone_holds_an_endless_body_test_() ->
+    {timeout, 30, fun() ->
+        Stub = mcp_http_stub:start(fun(_) -> {endless_body, 500} end),
+        {ok, Manager} = inets:start(httpc, [{profile, mcp_http_tests_profile}], stand_alone),
+        try
+            {ok, RequestId} = httpc:request(post, {mcp_http_stub:url(Stub), [], "application/json", <<"{}">>}, [],
+                                            [{sync, false}, {stream, {self, once}}, {body_format, binary}], Manager),
+            timer:sleep(500),
+            Table = mcp_http_watch:handler_table(mcp_http_tests_profile),
+            {ok, Held} = mcp_http_watch:held_bytes(Table, RequestId),
+            ?assert(Held > 8 * 1048576),
+            ok = httpc:cancel_request(RequestId, Manager)
+        after
+            inets:stop(httpc, Manager),
+            mcp_http_stub:stop(Stub),
+            forget_requests(Stub)
+        end
+    end}.
 
 %%% ---------------------------------------------------------------- TLS
 

@@ -240,6 +240,7 @@ death_reason({http_status, Code}) when is_integer(Code) -> {http_failed, {http_s
 death_reason({content_type, Type}) when is_binary(Type) -> {http_failed, {unexpected_content_type, Type}};
 death_reason({http_failed, Reason}) -> {http_failed, {request_failed, words(Reason)}};
 death_reason({event_too_long, Bytes}) when is_integer(Bytes) -> {http_failed, {event_too_long, Bytes}};
+death_reason({response_too_large, Bytes}) when is_integer(Bytes) -> {http_failed, {response_too_large, Bytes}};
 death_reason(session_expired) -> {http_failed, session_expired};
 death_reason({bad_session_id, Bytes}) when is_integer(Bytes) -> {http_failed, {bad_session_id, Bytes}};
 death_reason({stream_lost, Reason}) -> {http_failed, {stream_lost, words(Reason)}};

@@ -173,6 +173,10 @@ pub type HttpFault {
   RequestFailed(reason: String)
   /// An event longer than the cap (16 MiB, or the remote's `max_line_bytes`).
   EventTooLong(bytes: Int)
+  /// What the HTTP client held of an answer it could not yet hand over
+  /// (endless headers, or the body of a status other than 200) passed the
+  /// allowance `max_line_bytes` sets.
+  ResponseTooLarge(bytes: Int)
   /// The server answered 404 to a request carrying the session.
   SessionExpired
   /// The session id the server assigned is not visible ASCII of at most

@@ -12,8 +12,9 @@ import mcp/client.{
   HandshakeVersionUnsupported, HandshakeWithoutTools, HttpFailed, HttpStatus,
   InputBacklogFull, InvalidMessage, InvalidUtf8, KilledBySignal, LineTooLong,
   NotConnected, OpenFailed, OtherWriteFailure, PeerDown, Proven, RequestFailed,
-  Retired, SessionExpired, StatusUnknown, Stopped, StreamLost, TransportEnded,
-  Unavailable, Unconfirmed, UnexpectedContentType, WriteAfterClose, WriteFailed,
+  ResponseTooLarge, Retired, SessionExpired, StatusUnknown, Stopped, StreamLost,
+  TransportEnded, Unavailable, Unconfirmed, UnexpectedContentType,
+  WriteAfterClose, WriteFailed,
 }
 import mcp/json.{CorruptionReport}
 import mcp/jsonrpc.{BadMessage, MalformedMessage}
@@ -109,6 +110,10 @@ fn cases() -> List(#(Dynamic, client.DeathReason)) {
       HttpFailed(RequestFailed("timeout")),
     ),
     #(term(#(a("event_too_long"), 99)), HttpFailed(EventTooLong(99))),
+    #(
+      term(#(a("response_too_large"), 3_145_728)),
+      HttpFailed(ResponseTooLarge(3_145_728)),
+    ),
     #(term(a("session_expired")), HttpFailed(SessionExpired)),
     #(term(#(a("bad_session_id"), 2000)), HttpFailed(BadSessionId(2000))),
     #(term(#(a("stream_lost"), a("ended"))), HttpFailed(StreamLost("ended"))),
