@@ -14,8 +14,8 @@
 -on_load(init/0).
 
 %% mcp_json
--export([json_decode/3, json_encode/4]).
--nifs([json_decode/3, json_encode/4]).
+-export([json_decode/4, json_encode/4]).
+-nifs([json_decode/4, json_encode/4]).
 -export([json_max_depth/0, json_max_integer_digits/0]).
 -nifs([json_max_depth/0, json_max_integer_digits/0]).
 
@@ -100,7 +100,7 @@ library_path() ->
 
 not_loaded() -> erlang:nif_error({mcp_nif_not_loaded, library_path()}).
 
-json_decode(_, _, _) -> not_loaded().
+json_decode(_, _, _, _) -> not_loaded().
 json_encode(_, _, _, _) -> not_loaded().
 json_max_depth() -> not_loaded().
 json_max_integer_digits() -> not_loaded().
