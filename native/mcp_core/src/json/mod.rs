@@ -27,8 +27,7 @@ pub use parse::{
 pub use repeats::Repeats;
 pub use value::Json;
 pub use write::{
-    next_special, to_bytes, write, write_big_int, write_float, write_int, write_string, write_utf8_string, EncodeError, NotUtf8,
-    Output,
+    to_bytes, write, write_big_int, write_float, write_int, write_string, write_utf8_string, EncodeError, NotUtf8, Output,
 };
 
 /// Deepest container nesting the parsers and encoders accept.

@@ -1,8 +1,10 @@
 //! `mcp_json:encode/1` in steps on the caller's scheduler.
 //!
 //! The walk reads terms with raw `enif_*` calls (tags compared as words,
-//! list cells walked directly) and writes into a binary the VM will own
-//! ([`BinaryOutput`]: no `Vec` copied at the end). Each step writes within
+//! list cells walked directly) and writes into a [`BinaryOutput`]: the
+//! thread's reused scratch buffer while the text is short (copied into its
+//! binary at the end), then a binary the VM will own (handed over without a
+//! copy). Each step writes within
 //! a [`Budget`] (output bytes, values); a string or key is measured before
 //! its UTF-8 check and copy, a big integer is charged before it is read.
 //! When the budget is spent the output moves into a resource and the walk
@@ -387,43 +389,125 @@ impl<'o, 'a> Writer<'o, 'a> {
     }
 }
 
-/// Output written straight into a binary the VM will own: grown by
-/// doubling, shrunk to its length and handed over without a copy.
+/// Where an encode writes. It starts in the thread's scratch buffer
+/// ([`SCRATCH_BYTES`], reused from call to call, so a small encode
+/// allocates only its binary, copied from it at the end); a text that
+/// outgrows it moves once into a binary the VM will own, grown by doubling,
+/// shrunk to its length and handed over without a copy. The scratch buffer
+/// is the one buffer a thread keeps, and it is bounded.
 pub struct BinaryOutput {
-    binary: OwnedBinary,
+    store: Store,
     len: usize,
 }
 
-const INITIAL_CAPACITY: usize = 1024;
+enum Store {
+    /// The written bytes are the first `len` bytes of the buffer's spare
+    /// capacity (its own length stays 0: all of it is ours to write).
+    Scratch(Vec<u8>),
+    Binary(OwnedBinary),
+}
+
+/// Size of the buffer each thread keeps for its next encode.
+const SCRATCH_BYTES: usize = 16 * 1024;
+
+thread_local! {
+    static SCRATCH: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
 
 impl BinaryOutput {
     fn new() -> BinaryOutput {
-        BinaryOutput { binary: OwnedBinary::new(INITIAL_CAPACITY), len: 0 }
+        let mut scratch = SCRATCH.take();
+        scratch.clear();
+        scratch.reserve_exact(SCRATCH_BYTES);
+        BinaryOutput { store: Store::Scratch(scratch), len: 0 }
     }
 
+    fn capacity(&self) -> usize {
+        match &self.store {
+            Store::Scratch(buffer) => buffer.capacity(),
+            Store::Binary(binary) => binary.len(),
+        }
+    }
+
+    /// The buffer's first `capacity()` bytes, written or not.
+    fn room(&mut self) -> *mut u8 {
+        match &mut self.store {
+            Store::Scratch(buffer) => buffer.as_mut_ptr(),
+            Store::Binary(binary) => binary.as_mut_slice().as_mut_ptr(),
+        }
+    }
+
+    #[inline]
     fn make_room(&mut self, extra: usize) {
         let needed = self.len + extra;
-        if needed > self.binary.len() {
-            self.binary.realloc_or_copy(needed.max(self.binary.len() * 2));
+        if needed > self.capacity() {
+            self.grow(needed);
+        }
+    }
+
+    #[cold]
+    fn grow(&mut self, needed: usize) {
+        let capacity = needed.max(self.capacity() * 2);
+        match &mut self.store {
+            Store::Binary(binary) => {
+                binary.realloc_or_copy(capacity);
+            }
+            Store::Scratch(buffer) => {
+                let mut binary = OwnedBinary::new(capacity);
+                // SAFETY: the first `len` bytes of the spare capacity were written.
+                let written = unsafe { std::slice::from_raw_parts(buffer.as_ptr(), self.len) };
+                binary.as_mut_slice()[..self.len].copy_from_slice(written);
+                let scratch = std::mem::take(buffer);
+                SCRATCH.set(scratch);
+                self.store = Store::Binary(binary);
+            }
         }
     }
 
     fn finish(mut self, env: Env<'_>) -> Term<'_> {
-        self.binary.realloc_or_copy(self.len);
-        self.binary.release(env).to_term(env)
+        match std::mem::replace(&mut self.store, Store::Scratch(Vec::new())) {
+            Store::Scratch(buffer) => {
+                // SAFETY: the first `len` bytes of the spare capacity were written.
+                let term = super::binary_term(env, unsafe { std::slice::from_raw_parts(buffer.as_ptr(), self.len) });
+                SCRATCH.set(buffer);
+                term
+            }
+            Store::Binary(mut binary) => {
+                binary.realloc_or_copy(self.len);
+                binary.release(env).to_term(env)
+            }
+        }
     }
 }
 
 impl Output for BinaryOutput {
+    fn reserve(&mut self, extra: usize) {
+        self.make_room(extra);
+    }
+
+    #[inline]
     fn push(&mut self, byte: u8) {
         self.make_room(1);
-        self.binary.as_mut_slice()[self.len] = byte;
+        // SAFETY: room for one byte at `len` (made above).
+        unsafe { *self.room().add(self.len) = byte };
         self.len += 1;
     }
 
+    #[inline]
     fn extend(&mut self, bytes: &[u8]) {
         self.make_room(bytes.len());
-        self.binary.as_mut_slice()[self.len..self.len + bytes.len()].copy_from_slice(bytes);
+        // SAFETY: room for `bytes.len()` bytes at `len` (made above), in a
+        // buffer `bytes` is not part of.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.room().add(self.len), bytes.len()) };
         self.len += bytes.len();
+    }
+
+    #[inline]
+    fn push_word(&mut self, word: [u8; 8], count: usize) {
+        assert!(count <= word.len());
+        self.make_room(word.len());
+        // SAFETY: room for eight bytes at `len` (made above).
+        unsafe { std::ptr::write_unaligned(self.room().add(self.len).cast::<[u8; 8]>(), word) };
+        self.len += count;
     }
 }
