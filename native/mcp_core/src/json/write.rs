@@ -155,6 +155,7 @@ const WORD: usize = 8;
 /// go a word at a time, each word stored whole and the length advanced past
 /// its plain bytes only; a run past [`LONG_RUN`] is found first and copied
 /// in one `memcpy`.
+#[inline]
 fn copy_plain<O: Output>(out: &mut O, bytes: &[u8], from: usize) -> usize {
     let mut at = from;
     while let Some(chunk) = bytes.get(at..at + WORD) {
@@ -191,6 +192,7 @@ const LONG_RUN: usize = 8 * WORD;
 
 /// The index of the first byte at or after `from` that is not plain
 /// (`bytes.len()` when none), a word at a time.
+#[inline]
 fn plain_end(bytes: &[u8], from: usize) -> usize {
     let mut at = from;
     while let Some(chunk) = bytes.get(at..at + WORD) {
@@ -204,6 +206,7 @@ fn plain_end(bytes: &[u8], from: usize) -> usize {
 }
 
 /// How many of the first `count` bytes of `word` (little-endian) are plain.
+#[inline]
 fn plain_bytes(word: u64, count: usize) -> usize {
     let flags = special_flags(word);
     if flags == 0 {
@@ -214,6 +217,7 @@ fn plain_bytes(word: u64, count: usize) -> usize {
 }
 
 /// Appends the first `count` bytes of the little-endian `word`.
+#[inline]
 fn store_word<O: Output>(out: &mut O, word: u64, count: usize) {
     out.push_word(word.to_le_bytes(), count);
 }
@@ -231,8 +235,12 @@ pub fn write_float<O: Output>(out: &mut O, float: f64) -> Result<(), EncodeError
 
 /// Appends an integer in decimal.
 pub fn write_int<O: Output>(out: &mut O, int: i64) {
-    let mut text = [0u8; 24];
     let mut magnitude = int.unsigned_abs();
+    if int >= 0 && magnitude < 10 {
+        out.push(b'0' + magnitude as u8);
+        return;
+    }
+    let mut text = [0u8; 24];
     let digits = magnitude.checked_ilog10().unwrap_or(0) as usize + 1;
     let sign = usize::from(int < 0);
     text[0] = b'-';

@@ -25,7 +25,7 @@ use std::sync::Mutex;
 /// Encodes `value` (plus `\n` when `newline`), `budget` per step; `None`
 /// for a term outside `json()` (the caller raises `badarg`).
 pub fn start<'a>(env: Env<'a>, value: Term<'a>, newline: bool, budget: Budget) -> Option<Term<'a>> {
-    let walk = Walk { frames: Vec::new(), next: Some(value.as_c_arg()) };
+    let walk = Walk { frames: Walk::spare_frames(), next: Some(value.as_c_arg()) };
     step(env, walk, BinaryOutput::new(), None, newline, budget)
 }
 
@@ -44,6 +44,27 @@ struct Frame {
 struct Walk {
     frames: Vec<Frame>,
     next: Option<ErlNifTerm>,
+}
+
+thread_local! {
+    /// The frame stack of the thread's last walk, emptied, for the next one
+    /// (at most `MAX_DEPTH` frames: a few KiB).
+    static SPARE_FRAMES: std::cell::Cell<Vec<Frame>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+impl Walk {
+    /// An empty frame stack, without allocating when the thread has one.
+    fn spare_frames() -> Vec<Frame> {
+        SPARE_FRAMES.take()
+    }
+}
+
+impl Drop for Walk {
+    fn drop(&mut self) {
+        let mut frames = std::mem::take(&mut self.frames);
+        frames.clear();
+        SPARE_FRAMES.set(frames);
+    }
 }
 
 enum Stop {
@@ -130,7 +151,7 @@ fn walk_term(env: Env<'_>, walk: &Walk) -> ErlNifTerm {
 fn read_walk(env: Env<'_>, term: ErlNifTerm) -> Option<Walk> {
     let raw = Raw::new(env);
     let [frames_term, next] = raw.elements::<2>(term)?;
-    let mut frames = Vec::new();
+    let mut frames = Walk::spare_frames();
     let mut rest = frames_term;
     while let Some((frame, tail)) = raw.cell(rest) {
         let [list, object, first] = raw.elements::<3>(frame)?;
