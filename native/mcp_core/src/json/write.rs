@@ -188,7 +188,7 @@ fn copy_plain<O: Output>(out: &mut O, bytes: &[u8], from: usize) -> usize {
 }
 
 /// Bytes of plain text after which [`copy_plain`] switches to one copy.
-const LONG_RUN: usize = 8 * WORD;
+const LONG_RUN: usize = 2 * WORD;
 
 /// The index of the first byte at or after `from` that is not plain
 /// (`bytes.len()` when none), a word at a time.

@@ -418,8 +418,17 @@ impl<'o, 'a> Writer<'o, 'a> {
 /// is the one buffer a thread keeps, and it is bounded.
 pub struct BinaryOutput {
     store: Store,
+    /// The start of `store`'s buffer and its size: `len` bytes written,
+    /// the rest free. (Both buffers are on the heap: moving `self` does not
+    /// move them.)
+    room: *mut u8,
+    capacity: usize,
     len: usize,
 }
+
+// SAFETY: `room` points into memory `store` owns, which moves between
+// threads with it (a paused encode may resume on another scheduler).
+unsafe impl Send for BinaryOutput {}
 
 enum Store {
     /// The written bytes are the first `len` bytes of the buffer's spare
@@ -440,35 +449,20 @@ impl BinaryOutput {
         let mut scratch = SCRATCH.take();
         scratch.clear();
         scratch.reserve_exact(SCRATCH_BYTES);
-        BinaryOutput { store: Store::Scratch(scratch), len: 0 }
-    }
-
-    fn capacity(&self) -> usize {
-        match &self.store {
-            Store::Scratch(buffer) => buffer.capacity(),
-            Store::Binary(binary) => binary.len(),
-        }
-    }
-
-    /// The buffer's first `capacity()` bytes, written or not.
-    fn room(&mut self) -> *mut u8 {
-        match &mut self.store {
-            Store::Scratch(buffer) => buffer.as_mut_ptr(),
-            Store::Binary(binary) => binary.as_mut_slice().as_mut_ptr(),
-        }
+        let (room, capacity) = (scratch.as_mut_ptr(), scratch.capacity());
+        BinaryOutput { store: Store::Scratch(scratch), room, capacity, len: 0 }
     }
 
     #[inline]
     fn make_room(&mut self, extra: usize) {
-        let needed = self.len + extra;
-        if needed > self.capacity() {
-            self.grow(needed);
+        if extra > self.capacity - self.len {
+            self.grow(self.len + extra);
         }
     }
 
     #[cold]
     fn grow(&mut self, needed: usize) {
-        let capacity = needed.max(self.capacity() * 2);
+        let capacity = needed.max(self.capacity * 2);
         match &mut self.store {
             Store::Binary(binary) => {
                 binary.realloc_or_copy(capacity);
@@ -478,10 +472,13 @@ impl BinaryOutput {
                 // SAFETY: the first `len` bytes of the spare capacity were written.
                 let written = unsafe { std::slice::from_raw_parts(buffer.as_ptr(), self.len) };
                 binary.as_mut_slice()[..self.len].copy_from_slice(written);
-                let scratch = std::mem::take(buffer);
-                SCRATCH.set(scratch);
+                SCRATCH.set(std::mem::take(buffer));
                 self.store = Store::Binary(binary);
             }
+        }
+        if let Store::Binary(binary) = &mut self.store {
+            self.capacity = binary.len();
+            self.room = binary.as_mut_slice().as_mut_ptr();
         }
     }
 
@@ -510,7 +507,7 @@ impl Output for BinaryOutput {
     fn push(&mut self, byte: u8) {
         self.make_room(1);
         // SAFETY: room for one byte at `len` (made above).
-        unsafe { *self.room().add(self.len) = byte };
+        unsafe { *self.room.add(self.len) = byte };
         self.len += 1;
     }
 
@@ -519,7 +516,7 @@ impl Output for BinaryOutput {
         self.make_room(bytes.len());
         // SAFETY: room for `bytes.len()` bytes at `len` (made above), in a
         // buffer `bytes` is not part of.
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.room().add(self.len), bytes.len()) };
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.room.add(self.len), bytes.len()) };
         self.len += bytes.len();
     }
 
@@ -528,7 +525,7 @@ impl Output for BinaryOutput {
         assert!(count <= word.len());
         self.make_room(word.len());
         // SAFETY: room for eight bytes at `len` (made above).
-        unsafe { std::ptr::write_unaligned(self.room().add(self.len).cast::<[u8; 8]>(), word) };
+        unsafe { std::ptr::write_unaligned(self.room.add(self.len).cast::<[u8; 8]>(), word) };
         self.len += count;
     }
 }
