@@ -52,8 +52,14 @@ max_integer_digits() -> mcp_nif:json_max_integer_digits().
 -spec dirty_threshold() -> pos_integer().
 dirty_threshold() -> ?DIRTY_THRESHOLD.
 
+%% A line of at least this many bytes is decoded with repeated short keys
+%% and strings made once per step and shared (two 10 KiB tables; docs/json.md,
+%% "Shared repeats"): the same value, with less heap.
+-define(REPEATS_FROM_BYTES, 2048).
+
 -spec decode(binary()) -> {ok, json()} | {error, corruption_report()}.
-decode(Line) when is_binary(Line) -> mcp_nif:json_decode(Line, ?JSON_STEP_BYTES, ?JSON_STEP_VALUES).
+decode(Line) when is_binary(Line) ->
+    mcp_nif:json_decode(Line, ?JSON_STEP_BYTES, ?JSON_STEP_VALUES, byte_size(Line) >= ?REPEATS_FROM_BYTES).
 
 %% @doc Compact JSON text, written in steps: every string and key is
 %% measured (at its raw size) and every integer charged against the step's

@@ -16,8 +16,8 @@
 -export([priv_file/1]).
 
 %% mcp_json
--export([json_decode/3, json_encode/4]).
--nifs([json_decode/3, json_encode/4]).
+-export([json_decode/4, json_encode/4]).
+-nifs([json_decode/4, json_encode/4]).
 -export([json_max_depth/0, json_max_integer_digits/0]).
 -nifs([json_max_depth/0, json_max_integer_digits/0]).
 
@@ -108,7 +108,7 @@ priv_file(Name) ->
 
 not_loaded() -> erlang:nif_error({mcp_nif_not_loaded, library_path()}).
 
-json_decode(_, _, _) -> not_loaded().
+json_decode(_, _, _, _) -> not_loaded().
 json_encode(_, _, _, _) -> not_loaded().
 json_max_depth() -> not_loaded().
 json_max_integer_digits() -> not_loaded().

@@ -73,8 +73,8 @@ depth_limit_both_sides_test() ->
 hundred_thousand_brackets_in_any_step_size_test() ->
     Open = binary:copy(<<"[">>, 100000),
     Max = mcp_json:max_depth(),
-    ?assertMatch({error, {corruption_report, Max, _}}, mcp_nif:json_decode(Open, 1 bsl 40, 1 bsl 40)),
-    ?assertMatch({error, {corruption_report, Max, _}}, mcp_nif:json_decode(Open, 1, 1)),
+    ?assertMatch({error, {corruption_report, Max, _}}, mcp_nif:json_decode(Open, 1 bsl 40, 1 bsl 40, true)),
+    ?assertMatch({error, {corruption_report, Max, _}}, mcp_nif:json_decode(Open, 1, 1, false)),
     ?assertMatch({error, {corruption_report, Max, _}}, mcp_json:decode(Open)).
 
 wrap(V, 0) -> V;
@@ -153,7 +153,7 @@ large_values_are_written_in_steps_and_agree_test() ->
     ?assertEqual(Encoded, mcp_nif:json_encode(Big, false, 1 bsl 40, 1 bsl 40)),
     ?assertEqual(<<Encoded/binary, "\n">>, mcp_json:encode_line(Big)),
     ?assertEqual({ok, Big}, mcp_json:decode(Encoded)),
-    ?assertEqual({ok, Big}, mcp_nif:json_decode(Encoded, 1 bsl 40, 1 bsl 40)).
+    ?assertEqual({ok, Big}, mcp_nif:json_decode(Encoded, 1 bsl 40, 1 bsl 40, false)).
 
 %% The json() term of a long line is at most 20 times the line (8 bytes a
 %% word): `[0,0,...]' and maximal nesting reach it (5 words per 2 bytes),
@@ -232,20 +232,59 @@ integer_digit_limit_property_test_() ->
     {timeout, 120,
      ?_assert(proper:quickcheck(prop_integers_encode_up_to_the_digit_limit(), [{numtests, 300}, {to_file, user}]))}.
 
-%% PropEr: the step size changes where a call yields, never its answer.
-%% Decoding a generated document, or one with a byte replaced or its end cut
-%% off, in steps of a few bytes and values gives the default call's exact
-%% answer (terms, or the corruption report with its offset); encoding in
-%% small steps gives the same bytes.
+%% PropEr: the step size changes where a call yields, never its answer, and
+%% neither does sharing repeated keys and strings. Decoding a generated
+%% document, or one with a byte replaced or its end cut off, in steps of a
+%% few bytes and values, with and without shared repeats, gives the default
+%% call's exact answer (terms, or the corruption report with its offset);
+%% encoding in small steps gives the same bytes.
 prop_steps_give_the_same_answers() ->
-    ?FORALL({V, StepBytes, StepValues, Mutation},
-            {json_value(), range(1, 64), range(1, 16), oneof([none, {replace, range(0, 1000), range(0, 255)}, {cut, range(0, 1000)}])},
+    ?FORALL({V, StepBytes, StepValues, Repeats, Mutation},
+            {json_value(), range(1, 64), range(1, 16), boolean(),
+             oneof([none, {replace, range(0, 1000), range(0, 255)}, {cut, range(0, 1000)}])},
         begin
             Encoded = mcp_json:encode(V),
             Line = mutate(Encoded, Mutation),
             mcp_nif:json_encode(V, false, StepBytes, StepValues) =:= Encoded
-                andalso mcp_nif:json_decode(Line, StepBytes, StepValues) =:= mcp_json:decode(Line)
+                andalso mcp_nif:json_decode(Line, StepBytes, StepValues, Repeats) =:= mcp_json:decode(Line)
         end).
+
+%% PropEr: sharing repeats gives the answer of making every term afresh, on
+%% documents built from few distinct short keys and strings (so most are
+%% repeats, and slots are shared by different texts), whole or mutated.
+prop_shared_repeats_give_the_same_answers() ->
+    Text = oneof([<<>>, <<"id">>, <<"type">>, <<"é"/utf8>>, <<"a\"b">>, <<"text">>,
+                  binary:copy(<<"k">>, 24), binary:copy(<<"k">>, 25), utf8(3)]),
+    Leaf = oneof([null, {int, integer()}, {string, Text}]),
+    Doc = ?LET(Items, list({object, list({Text, oneof([Leaf, {object, list({Text, Leaf})}])})}), {array, Items}),
+    ?FORALL({V, Mutation}, {Doc, oneof([none, {replace, range(0, 1000), range(0, 255)}, {cut, range(0, 1000)}])},
+        begin
+            Line = mutate(mcp_json:encode(V), Mutation),
+            Fresh = mcp_nif:json_decode(Line, 1 bsl 40, 1 bsl 40, false),
+            Fresh =:= mcp_nif:json_decode(Line, 1 bsl 40, 1 bsl 40, true)
+                andalso Fresh =:= mcp_nif:json_decode(Line, 7, 5, true)
+                andalso (Mutation =/= none orelse Fresh =:= {ok, V})
+        end).
+
+shared_repeats_property_test_() ->
+    {timeout, 120,
+     ?_assert(proper:quickcheck(prop_shared_repeats_give_the_same_answers(), [{numtests, 500}, {to_file, user}]))}.
+
+%% Shared repeats are what they claim: a document of 1,000 objects with the
+%% same two keys and one short string takes less heap than its flat size
+%% (`erts_debug:size/1' counts a shared subterm once), and the same without
+%% them (each key its own binary).
+repeated_keys_are_shared_test() ->
+    Line = mcp_json:encode({array, [{object, [{<<"type">>, {string, <<"text">>}}, {<<"n">>, {int, N}}]}
+                                    || N <- lists:seq(1, 1000)]}),
+    {ok, Shared} = mcp_nif:json_decode(Line, 1 bsl 40, 1 bsl 40, true),
+    {ok, Fresh} = mcp_nif:json_decode(Line, 1 bsl 40, 1 bsl 40, false),
+    ?assertEqual(Fresh, Shared),
+    ?assertEqual(erts_debug:flat_size(Fresh), erts_debug:size(Fresh)),
+    ?assert(erts_debug:size(Shared) < erts_debug:flat_size(Shared) * 3 div 4, {erts_debug:size(Shared), erts_debug:flat_size(Shared)}),
+    ?assertMatch({ok, _}, mcp_json:decode(Line)),
+    {ok, Default} = mcp_json:decode(Line),
+    ?assert(erts_debug:size(Default) < erts_debug:flat_size(Default)).
 
 mutate(Line, none) -> Line;
 mutate(Line, {replace, At, Byte}) when At < byte_size(Line) ->

@@ -202,6 +202,49 @@ fn arbitrary_json() -> impl Strategy<Value = Json> {
     })
 }
 
+/// The writer's escaping, one character at a time: what the word-at-a-time
+/// writer must produce.
+fn escaped_one_by_one(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+proptest! {
+    /// Strings of every length around the eight-byte words, with specials
+    /// anywhere (first, last, adjacent), and long plain runs with one
+    /// special after them, appended after arbitrary output.
+    #[test]
+    fn strings_are_written_as_escaped_one_by_one(
+        before in "[a-z]{0,9}",
+        text in "([a-z0-9 é日😀]|[\"\\\\\u{0}-\u{1f}\u{7f}]){0,40}|[a-z ]{60,140}[\"\\n\u{1}]?[a-z]{0,12}",
+    ) {
+        let mut out = before.clone().into_bytes();
+        json::write_string(&mut out, &text);
+        prop_assert_eq!(String::from_utf8(out).unwrap(), format!("{before}{}", escaped_one_by_one(&text)));
+    }
+
+    #[test]
+    fn integers_are_written_in_decimal(int in prop_oneof![any::<i64>(), -1000i64..1000, Just(i64::MIN), Just(i64::MAX)]) {
+        let mut out = b"x".to_vec();
+        json::write_int(&mut out, int);
+        prop_assert_eq!(String::from_utf8(out).unwrap(), format!("x{int}"));
+    }
+}
+
 proptest! {
     #[test]
     fn encode_then_parse_is_identity(value in arbitrary_json()) {

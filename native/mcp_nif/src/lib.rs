@@ -104,9 +104,9 @@ const fn is_dirty_twin_name(name: &str, dirty: &str) -> bool {
 /// `step_bytes` input bytes and `step_values` values on the caller's
 /// scheduler (`json_terms::decode`).
 #[rustler::nif]
-fn json_decode<'a>(env: Env<'a>, line: Binary<'a>, step_bytes: usize, step_values: usize) -> Term<'a> {
+fn json_decode<'a>(env: Env<'a>, line: Binary<'a>, step_bytes: usize, step_values: usize, repeats: bool) -> Term<'a> {
     let budget = mcp_core::json::Budget { bytes: step_bytes, values: step_values.max(1) };
-    json_terms::decode::start(env, line.to_term(env), line.as_slice(), budget)
+    json_terms::decode::start(env, line.to_term(env), line.as_slice(), budget, repeats)
 }
 
 /// The core's nesting limit, the one definition `mcp_json:max_depth/0` and

@@ -16,6 +16,7 @@
 //!   never holds a raw newline.
 
 mod parse;
+mod repeats;
 mod value;
 mod write;
 
@@ -23,10 +24,10 @@ pub use parse::{
     parse, parse_with, parse_within, Budget, Closing, CorruptionReport, Expect, JsonSink, Parser, PausingSink, Split, Step,
     Suspended, SuspendedFrame, TreeSink, Unsplit, BIG_INT_WEIGHT,
 };
+pub use repeats::Repeats;
 pub use value::Json;
 pub use write::{
-    next_special, to_bytes, write, write_big_int, write_float, write_int, write_string, write_utf8_string, EncodeError, NotUtf8,
-    Output,
+    to_bytes, write, write_big_int, write_float, write_int, write_string, write_utf8_string, EncodeError, NotUtf8, Output,
 };
 
 /// Deepest container nesting the parsers and encoders accept.

@@ -71,19 +71,38 @@ fn write_nested(out: &mut Vec<u8>, value: &Json, depth: usize) -> Result<(), Enc
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
-/// Where the writer's bytes go: a `Vec<u8>`, or (in the NIF) a binary the
-/// VM will own, written in place.
+/// Where the writer's bytes go: a `Vec<u8>`, or (in the NIF) a buffer that
+/// becomes a binary.
 pub trait Output {
+    /// Makes room for `extra` more bytes (a hint: every write below still
+    /// makes its own room).
+    fn reserve(&mut self, extra: usize);
     fn push(&mut self, byte: u8);
     fn extend(&mut self, bytes: &[u8]);
+    /// Appends `word[..count]` (`count` at most 8); may store all eight
+    /// bytes into spare room past the end, which stays unwritten text.
+    fn push_word(&mut self, word: [u8; 8], count: usize);
 }
 
 impl Output for Vec<u8> {
+    fn reserve(&mut self, extra: usize) {
+        Vec::reserve(self, extra);
+    }
     fn push(&mut self, byte: u8) {
         Vec::push(self, byte);
     }
     fn extend(&mut self, bytes: &[u8]) {
         self.extend_from_slice(bytes);
+    }
+    fn push_word(&mut self, word: [u8; 8], count: usize) {
+        assert!(count <= word.len());
+        Vec::reserve(self, word.len());
+        // SAFETY: eight bytes of spare capacity (reserved above) are
+        // written, and the length grows by at most that many.
+        unsafe {
+            std::ptr::write_unaligned(self.as_mut_ptr().add(self.len()).cast::<[u8; 8]>(), word);
+            self.set_len(self.len() + count);
+        }
     }
 }
 
@@ -108,12 +127,13 @@ pub struct NotUtf8;
 
 fn write_string_bytes<O: Output>(out: &mut O, bytes: &[u8]) {
     out.push(b'"');
-    let mut run_start = 0;
+    let mut at = 0;
     loop {
-        let special = next_special(bytes, run_start);
-        out.extend(&bytes[run_start..special]);
-        let Some(&byte) = bytes.get(special) else { break };
-        run_start = special + 1;
+        // Room for the rest as it is, the closing quote and a word of slack.
+        out.reserve(bytes.len() - at + 1 + WORD);
+        at = copy_plain(out, bytes, at);
+        let Some(&byte) = bytes.get(at) else { break };
+        at += 1;
         match byte {
             b'"' => out.extend(b"\\\""),
             b'\\' => out.extend(b"\\\\"),
@@ -128,21 +148,78 @@ fn write_string_bytes<O: Output>(out: &mut O, bytes: &[u8]) {
     out.push(b'"');
 }
 
-/// The index of the first byte at or after `from` that a JSON string
-/// cannot carry raw (`bytes.len()` when none), eight bytes at a time.
-pub fn next_special(bytes: &[u8], from: usize) -> usize {
+const WORD: usize = 8;
+
+/// Copies `bytes[from..]` up to the first byte a JSON string cannot carry
+/// raw and returns that byte's index (`bytes.len()` when none). Short runs
+/// go a word at a time, each word stored whole and the length advanced past
+/// its plain bytes only; a run past [`LONG_RUN`] is found first and copied
+/// in one `memcpy`.
+#[inline]
+fn copy_plain<O: Output>(out: &mut O, bytes: &[u8], from: usize) -> usize {
     let mut at = from;
-    while let Some(chunk) = bytes.get(at..at + 8) {
-        let flags = special_flags(u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8])));
-        if flags != 0 {
-            return at + (flags.trailing_zeros() / 8) as usize;
+    while let Some(chunk) = bytes.get(at..at + WORD) {
+        if at - from == LONG_RUN {
+            let end = plain_end(bytes, at);
+            out.extend(&bytes[at..end]);
+            return end;
         }
-        at += 8;
+        let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; WORD]));
+        let plain = plain_bytes(word, WORD);
+        store_word(out, word, plain);
+        at += plain;
+        if plain < WORD {
+            return at;
+        }
     }
-    while at < bytes.len() && !STRING_SPECIAL[bytes[at] as usize] {
-        at += 1;
+    let rest = &bytes[at..];
+    if rest.is_empty() {
+        return at;
     }
-    at
+    // The last 1-7 bytes, padded with spaces (plain) to a word.
+    let mut word = u64::from_le_bytes([b' '; WORD]);
+    for (index, &byte) in rest.iter().enumerate() {
+        let shift = 8 * index;
+        word = (word & !(0xff << shift)) | (u64::from(byte) << shift);
+    }
+    let plain = plain_bytes(word, rest.len());
+    store_word(out, word, plain);
+    at + plain
+}
+
+/// Bytes of plain text after which [`copy_plain`] switches to one copy.
+const LONG_RUN: usize = 2 * WORD;
+
+/// The index of the first byte at or after `from` that is not plain
+/// (`bytes.len()` when none), a word at a time.
+#[inline]
+fn plain_end(bytes: &[u8], from: usize) -> usize {
+    let mut at = from;
+    while let Some(chunk) = bytes.get(at..at + WORD) {
+        let plain = plain_bytes(u64::from_le_bytes(chunk.try_into().unwrap_or([0; WORD])), WORD);
+        at += plain;
+        if plain < WORD {
+            return at;
+        }
+    }
+    at + bytes[at..].iter().take_while(|byte| !STRING_SPECIAL[usize::from(**byte)]).count()
+}
+
+/// How many of the first `count` bytes of `word` (little-endian) are plain.
+#[inline]
+fn plain_bytes(word: u64, count: usize) -> usize {
+    let flags = special_flags(word);
+    if flags == 0 {
+        count
+    } else {
+        ((flags.trailing_zeros() / 8) as usize).min(count)
+    }
+}
+
+/// Appends the first `count` bytes of the little-endian `word`.
+#[inline]
+fn store_word<O: Output>(out: &mut O, word: u64, count: usize) {
+    out.push_word(word.to_le_bytes(), count);
 }
 
 /// Appends a finite float in shortest round-trip form; the text always
@@ -158,21 +235,23 @@ pub fn write_float<O: Output>(out: &mut O, float: f64) -> Result<(), EncodeError
 
 /// Appends an integer in decimal.
 pub fn write_int<O: Output>(out: &mut O, int: i64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
     let mut magnitude = int.unsigned_abs();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (magnitude % 10) as u8;
+    if int >= 0 && magnitude < 10 {
+        out.push(b'0' + magnitude as u8);
+        return;
+    }
+    let mut text = [0u8; 24];
+    let digits = magnitude.checked_ilog10().unwrap_or(0) as usize + 1;
+    let sign = usize::from(int < 0);
+    text[0] = b'-';
+    for at in (sign..sign + digits).rev() {
+        text[at] = b'0' + (magnitude % 10) as u8;
         magnitude /= 10;
-        if magnitude == 0 {
-            break;
-        }
     }
-    if int < 0 {
-        out.push(b'-');
+    let len = sign + digits;
+    for (index, word) in text.chunks_exact(WORD).enumerate().take(len.div_ceil(WORD)) {
+        out.push_word(word.try_into().unwrap_or([0; WORD]), (len - index * WORD).min(WORD));
     }
-    out.extend(&digits[at..]);
 }
 
 /// Appends a big integer in decimal.

@@ -19,14 +19,31 @@ use std::vec::Drain;
 
 type TermParser<'b, 'a> = Parser<'b, TermSink<'a>, Split>;
 
-/// Decodes `line` (the binary term) within `budget` per step.
-pub fn start<'a>(env: Env<'a>, line: Term<'a>, bytes: &[u8], budget: Budget) -> Term<'a> {
-    let mut sink = TermSink::new(env);
+/// Decodes `line` (the binary term) within `budget` per step; `repeats`:
+/// each step makes a repeated short key or string once and shares it
+/// (`TermSink::with_repeats`), which changes no answer.
+pub fn start<'a>(env: Env<'a>, line: Term<'a>, bytes: &[u8], budget: Budget, repeats: bool) -> Term<'a> {
+    let mut sink = sink(env, repeats);
     let parser: TermParser<'_, 'a> = Parser::new(bytes, MAX_DEPTH);
-    step(env, &mut sink, parser, line, budget)
+    step(env, &mut sink, parser, line, budget, repeats)
 }
 
-fn step<'a>(env: Env<'a>, sink: &mut TermSink<'a>, mut parser: TermParser<'_, 'a>, line: Term<'a>, budget: Budget) -> Term<'a> {
+fn sink(env: Env<'_>, repeats: bool) -> TermSink<'_> {
+    if repeats {
+        TermSink::with_repeats(env)
+    } else {
+        TermSink::new(env)
+    }
+}
+
+fn step<'a>(
+    env: Env<'a>,
+    sink: &mut TermSink<'a>,
+    mut parser: TermParser<'_, 'a>,
+    line: Term<'a>,
+    budget: Budget,
+    repeats: bool,
+) -> Term<'a> {
     let outcome = parser.run(sink, budget);
     if budget != Budget::UNLIMITED {
         super::charge_timeslice(env, budget.bytes.min(line_len(line)));
@@ -40,7 +57,7 @@ fn step<'a>(env: Env<'a>, sink: &mut TermSink<'a>, mut parser: TermParser<'_, 'a
             // A step that could not pass one token finishes unlimited, dirty.
             let (continuation, next) =
                 if progressed { (Continuation::Normal, budget) } else { (Continuation::Dirty, Budget::UNLIMITED) };
-            let budget_term = (next.bytes, next.values).encode(env).as_c_arg();
+            let budget_term = (next.bytes, next.values, repeats).encode(env).as_c_arg();
             reschedule(env, c"json_decode_step", continuation, decode_step, &[line.as_c_arg(), state, budget_term])
         }
     }
@@ -54,8 +71,8 @@ fn error<'a>(env: Env<'a>, report: &CorruptionReport) -> Term<'a> {
     (atoms::error(), corruption_report_term(env, report)).encode(env)
 }
 
-/// The continuation: `[Line, State, {Bytes, Values}]` (the budget is
-/// unlimited on a dirty scheduler).
+/// The continuation: `[Line, State, {Bytes, Values, Repeats}]` (the budget
+/// is unlimited on a dirty scheduler).
 unsafe extern "C" fn decode_step(raw_env: *mut ErlNifEnv, argc: c_int, argv: *const ErlNifTerm) -> ErlNifTerm {
     let marker = ();
     // SAFETY: the VM calls this with a valid env for the call.
@@ -68,11 +85,11 @@ unsafe extern "C" fn decode_step(raw_env: *mut ErlNifEnv, argc: c_int, argv: *co
         let args = unsafe { std::slice::from_raw_parts(argv, 3) };
         let line = unsafe { Term::new(env, args[0]) };
         let bytes = super::bytes(line).ok()?;
-        let (bytes_budget, values) = unsafe { Term::new(env, args[2]) }.decode::<(usize, usize)>().ok()?;
-        let mut sink = TermSink::new(env);
+        let (bytes_budget, values, repeats) = unsafe { Term::new(env, args[2]) }.decode::<(usize, usize, bool)>().ok()?;
+        let mut sink = sink(env, repeats);
         let state = read_state(&sink.build, args[1])?;
         let parser = Parser::resume(bytes, MAX_DEPTH, state)?;
-        Some(step(env, &mut sink, parser, line, Budget { bytes: bytes_budget, values }))
+        Some(step(env, &mut sink, parser, line, Budget { bytes: bytes_budget, values }, repeats))
     })
 }
 

@@ -1,8 +1,10 @@
 //! `mcp_json:encode/1` in steps on the caller's scheduler.
 //!
 //! The walk reads terms with raw `enif_*` calls (tags compared as words,
-//! list cells walked directly) and writes into a binary the VM will own
-//! ([`BinaryOutput`]: no `Vec` copied at the end). Each step writes within
+//! list cells walked directly) and writes into a [`BinaryOutput`]: the
+//! thread's reused scratch buffer while the text is short (copied into its
+//! binary at the end), then a binary the VM will own (handed over without a
+//! copy). Each step writes within
 //! a [`Budget`] (output bytes, values); a string or key is measured before
 //! its UTF-8 check and copy, a big integer is charged before it is read.
 //! When the budget is spent the output moves into a resource and the walk
@@ -23,7 +25,7 @@ use std::sync::Mutex;
 /// Encodes `value` (plus `\n` when `newline`), `budget` per step; `None`
 /// for a term outside `json()` (the caller raises `badarg`).
 pub fn start<'a>(env: Env<'a>, value: Term<'a>, newline: bool, budget: Budget) -> Option<Term<'a>> {
-    let walk = Walk { frames: Vec::new(), next: Some(value.as_c_arg()) };
+    let walk = Walk { frames: Walk::spare_frames(), next: Some(value.as_c_arg()) };
     step(env, walk, BinaryOutput::new(), None, newline, budget)
 }
 
@@ -42,6 +44,27 @@ struct Frame {
 struct Walk {
     frames: Vec<Frame>,
     next: Option<ErlNifTerm>,
+}
+
+thread_local! {
+    /// The frame stack of the thread's last walk, emptied, for the next one
+    /// (at most `MAX_DEPTH` frames: a few KiB).
+    static SPARE_FRAMES: std::cell::Cell<Vec<Frame>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+impl Walk {
+    /// An empty frame stack, without allocating when the thread has one.
+    fn spare_frames() -> Vec<Frame> {
+        SPARE_FRAMES.take()
+    }
+}
+
+impl Drop for Walk {
+    fn drop(&mut self) {
+        let mut frames = std::mem::take(&mut self.frames);
+        frames.clear();
+        SPARE_FRAMES.set(frames);
+    }
 }
 
 enum Stop {
@@ -128,7 +151,7 @@ fn walk_term(env: Env<'_>, walk: &Walk) -> ErlNifTerm {
 fn read_walk(env: Env<'_>, term: ErlNifTerm) -> Option<Walk> {
     let raw = Raw::new(env);
     let [frames_term, next] = raw.elements::<2>(term)?;
-    let mut frames = Vec::new();
+    let mut frames = Walk::spare_frames();
     let mut rest = frames_term;
     while let Some((frame, tail)) = raw.cell(rest) {
         let [list, object, first] = raw.elements::<3>(frame)?;
@@ -387,43 +410,122 @@ impl<'o, 'a> Writer<'o, 'a> {
     }
 }
 
-/// Output written straight into a binary the VM will own: grown by
-/// doubling, shrunk to its length and handed over without a copy.
+/// Where an encode writes. It starts in the thread's scratch buffer
+/// ([`SCRATCH_BYTES`], reused from call to call, so a small encode
+/// allocates only its binary, copied from it at the end); a text that
+/// outgrows it moves once into a binary the VM will own, grown by doubling,
+/// shrunk to its length and handed over without a copy. The scratch buffer
+/// is the one buffer a thread keeps, and it is bounded.
 pub struct BinaryOutput {
-    binary: OwnedBinary,
+    store: Store,
+    /// The start of `store`'s buffer and its size: `len` bytes written,
+    /// the rest free. (Both buffers are on the heap: moving `self` does not
+    /// move them.)
+    room: *mut u8,
+    capacity: usize,
     len: usize,
 }
 
-const INITIAL_CAPACITY: usize = 1024;
+// SAFETY: `room` points into memory `store` owns, which moves between
+// threads with it (a paused encode may resume on another scheduler).
+unsafe impl Send for BinaryOutput {}
+
+enum Store {
+    /// The written bytes are the first `len` bytes of the buffer's spare
+    /// capacity (its own length stays 0: all of it is ours to write).
+    Scratch(Vec<u8>),
+    Binary(OwnedBinary),
+}
+
+/// Size of the buffer each thread keeps for its next encode.
+const SCRATCH_BYTES: usize = 16 * 1024;
+
+thread_local! {
+    static SCRATCH: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
 
 impl BinaryOutput {
     fn new() -> BinaryOutput {
-        BinaryOutput { binary: OwnedBinary::new(INITIAL_CAPACITY), len: 0 }
+        let mut scratch = SCRATCH.take();
+        scratch.clear();
+        scratch.reserve_exact(SCRATCH_BYTES);
+        let (room, capacity) = (scratch.as_mut_ptr(), scratch.capacity());
+        BinaryOutput { store: Store::Scratch(scratch), room, capacity, len: 0 }
     }
 
+    #[inline]
     fn make_room(&mut self, extra: usize) {
-        let needed = self.len + extra;
-        if needed > self.binary.len() {
-            self.binary.realloc_or_copy(needed.max(self.binary.len() * 2));
+        if extra > self.capacity - self.len {
+            self.grow(self.len + extra);
+        }
+    }
+
+    #[cold]
+    fn grow(&mut self, needed: usize) {
+        let capacity = needed.max(self.capacity * 2);
+        match &mut self.store {
+            Store::Binary(binary) => {
+                binary.realloc_or_copy(capacity);
+            }
+            Store::Scratch(buffer) => {
+                let mut binary = OwnedBinary::new(capacity);
+                // SAFETY: the first `len` bytes of the spare capacity were written.
+                let written = unsafe { std::slice::from_raw_parts(buffer.as_ptr(), self.len) };
+                binary.as_mut_slice()[..self.len].copy_from_slice(written);
+                SCRATCH.set(std::mem::take(buffer));
+                self.store = Store::Binary(binary);
+            }
+        }
+        if let Store::Binary(binary) = &mut self.store {
+            self.capacity = binary.len();
+            self.room = binary.as_mut_slice().as_mut_ptr();
         }
     }
 
     fn finish(mut self, env: Env<'_>) -> Term<'_> {
-        self.binary.realloc_or_copy(self.len);
-        self.binary.release(env).to_term(env)
+        match std::mem::replace(&mut self.store, Store::Scratch(Vec::new())) {
+            Store::Scratch(buffer) => {
+                // SAFETY: the first `len` bytes of the spare capacity were written.
+                let term = super::binary_term(env, unsafe { std::slice::from_raw_parts(buffer.as_ptr(), self.len) });
+                SCRATCH.set(buffer);
+                term
+            }
+            Store::Binary(mut binary) => {
+                binary.realloc_or_copy(self.len);
+                binary.release(env).to_term(env)
+            }
+        }
     }
 }
 
 impl Output for BinaryOutput {
+    fn reserve(&mut self, extra: usize) {
+        self.make_room(extra);
+    }
+
+    #[inline]
     fn push(&mut self, byte: u8) {
         self.make_room(1);
-        self.binary.as_mut_slice()[self.len] = byte;
+        // SAFETY: room for one byte at `len` (made above).
+        unsafe { *self.room.add(self.len) = byte };
         self.len += 1;
     }
 
+    #[inline]
     fn extend(&mut self, bytes: &[u8]) {
         self.make_room(bytes.len());
-        self.binary.as_mut_slice()[self.len..self.len + bytes.len()].copy_from_slice(bytes);
+        // SAFETY: room for `bytes.len()` bytes at `len` (made above), in a
+        // buffer `bytes` is not part of.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.room.add(self.len), bytes.len()) };
         self.len += bytes.len();
+    }
+
+    #[inline]
+    fn push_word(&mut self, word: [u8; 8], count: usize) {
+        assert!(count <= word.len());
+        self.make_room(word.len());
+        // SAFETY: room for eight bytes at `len` (made above).
+        unsafe { std::ptr::write_unaligned(self.room.add(self.len).cast::<[u8; 8]>(), word) };
+        self.len += count;
     }
 }
