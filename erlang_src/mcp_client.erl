@@ -145,7 +145,8 @@ max_timeout_ms() -> ?MAX_TIMEOUT_MS.
 -spec default_options() -> #{client_info := {binary(), binary()},
                              handshake_timeout_ms := non_neg_integer(),
                              list_timeout_ms := non_neg_integer(),
-                             shutdown_timeout_ms := non_neg_integer()}.
+                             shutdown_timeout_ms := non_neg_integer(),
+                             input_timeout_ms := non_neg_integer()}.
 default_options() ->
     #{client_info => {<<"mcp-erlang">>, <<"0.1.0">>},
       handshake_timeout_ms => 30000,

@@ -86,7 +86,7 @@ answer_one(_Handler, unsupported) ->
 %% {}}' (the defaults are added by `with_defaults/2') when every required
 %% property has a default, `decline' otherwise. The command line's
 %% `--elicit defaults'.
--spec accept_defaults(request()) -> answer().
+-spec accept_defaults(request()) -> {accept, json()} | decline.
 accept_defaults({elicitation_request, _Message, {object, Schema}}) ->
     Defaults = [Name || {Name, {object, Property}} <- properties(Schema), member(<<"default">>, Property) =/= none],
     Required = case member(<<"required">>, Schema) of
