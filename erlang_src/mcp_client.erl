@@ -70,8 +70,15 @@
 %% down to 2024-11-05), `modern' (the stateless revision 2026-07-28 only:
 %% `server/discover', `_meta' on every request) or `auto' (probe
 %% `server/discover', fall back to `initialize'); `mcp_client_actor'.
+%% `input_handler': answers the server's elicitation requests (a
+%% handshake-era `elicitation/create', a modern-era `input_required' tool
+%% result), run in a process of its own for at most `input_timeout_ms'
+%% per round (`mcp_input'); without one the client declares no
+%% elicitation capability and refuses them.
 -type options() :: #{client_info => {Name :: binary(), Version :: binary()},
                      era => handshake | modern | auto,
+                     input_handler => mcp_input:handler(),
+                     input_timeout_ms => non_neg_integer(),
                      handshake_timeout_ms => non_neg_integer(),
                      list_timeout_ms => non_neg_integer(),
                      shutdown_timeout_ms => non_neg_integer()}.
@@ -99,7 +106,10 @@
                       | {result_malformed, mcp_protocol:protocol_fault()}
                       | too_many_pages
                       | {request_refused, Reason :: term()}
-                      | {tool_left_out, Why :: binary()}.
+                      | {tool_left_out, Why :: binary()}
+                      | no_input_handler
+                      | {input_unsupported, Method :: binary()}
+                      | {too_many_input_rounds, Max :: pos_integer()}.
 -type start_error() :: {transport_failed, Reason :: term()}
                      | {handshake_failed, client_error()}
                      | {version_unsupported, Requested :: binary(), Offered :: binary()}
@@ -135,12 +145,14 @@ max_timeout_ms() -> ?MAX_TIMEOUT_MS.
 -spec default_options() -> #{client_info := {binary(), binary()},
                              handshake_timeout_ms := non_neg_integer(),
                              list_timeout_ms := non_neg_integer(),
-                             shutdown_timeout_ms := non_neg_integer()}.
+                             shutdown_timeout_ms := non_neg_integer(),
+                             input_timeout_ms := non_neg_integer()}.
 default_options() ->
     #{client_info => {<<"mcp-erlang">>, <<"0.1.0">>},
       handshake_timeout_ms => 30000,
       list_timeout_ms => 30000,
-      shutdown_timeout_ms => 5000}.
+      shutdown_timeout_ms => 5000,
+      input_timeout_ms => 300000}.
 
 %% @doc A parked client: an actor holding the spec, no transport, no OS
 %% process. The caller is both its builder and its custodian.
@@ -183,10 +195,11 @@ handle(Pid, Options) ->
             shutdown_ms = maps:get(shutdown_timeout_ms, Options)}.
 
 valid_options(#{client_info := {Name, Version}, handshake_timeout_ms := Handshake,
-                list_timeout_ms := List, shutdown_timeout_ms := Shutdown} = Options) ->
+                list_timeout_ms := List, shutdown_timeout_ms := Shutdown, input_timeout_ms := Input} = Options) ->
     is_binary(Name) andalso is_binary(Version)
         andalso lists:member(maps:get(era, Options, handshake), [handshake, modern, auto])
-        andalso lists:all(fun(T) -> ?IS_TIMEOUT(T) end, [Handshake, List, Shutdown]);
+        andalso is_function(maps:get(input_handler, Options, fun(_) -> decline end), 1)
+        andalso lists:all(fun(T) -> ?IS_TIMEOUT(T) end, [Handshake, List, Shutdown, Input]);
 valid_options(_) ->
     false.
 

@@ -34,13 +34,16 @@
 
 -export([callback_mode/0, init/1, terminate/3, format_status/1,
          parked/3, handshaking/3, active/3, closing/3, dead/3]).
--export([max_backlog/0, max_cursor_bytes/0]).
+-export([max_backlog/0, max_cursor_bytes/0, max_input_rounds/0]).
 
 %% The flood budget: queued messages in the actor's mailbox (a port delivers
 %% at most 64 KiB per message, so at most 32 MiB of unread server output).
 -define(MAX_BACKLOG, 512).
 %% The longest `nextCursor' echoed back (the `tools/list' fault beyond it).
 -define(MAX_CURSOR_BYTES, 65536).
+%% The `input_required' rounds one tool call may take: the retries it
+%% sends with answers; one more `input_required' is `too_many_input_rounds'.
+-define(MAX_INPUT_ROUNDS, 8).
 
 %% @doc The flood budget: messages queued in the actor's mailbox past which
 %% the connection ends with `{flooded, Bytes}'.
@@ -50,6 +53,12 @@ max_backlog() -> ?MAX_BACKLOG.
 %% @doc The longest `nextCursor', in bytes, the actor echoes back.
 -spec max_cursor_bytes() -> pos_integer().
 max_cursor_bytes() -> ?MAX_CURSOR_BYTES.
+
+%% @doc The `input_required' rounds a tool call may answer: the retries
+%% it sends; one more `input_required' fails the call with
+%% `{too_many_input_rounds, Max}'.
+-spec max_input_rounds() -> pos_integer().
+max_input_rounds() -> ?MAX_INPUT_ROUNDS.
 
 -record(data, {spec :: mcp_transport:spec(),
                options :: map(),
@@ -67,9 +76,20 @@ max_cursor_bytes() -> ?MAX_CURSOR_BYTES.
                tool_headers = unlisted :: unlisted | #{binary() => mcp_request_headers:header_map()},
                %% Modern era: tools the last listing left out, with why.
                left_out = [] :: [{binary(), binary()}],
+               %% The input handler's runs in flight, by the monitor of the
+               %% process running it (`mcp_input').
+               inputs = #{} :: #{reference() => input_run()},
                evidence :: term(),
                retirees = [] :: [gen_statem:from()],
                stop_when_closed = false :: boolean()}).
+
+%% One run of the input handler: the process, its timer, and what its
+%% answers are for (a server's `elicitation/create', or a tool call's
+%% next round).
+-type input_run() :: #{pid := pid(), timer := reference(), count := non_neg_integer(),
+                       for := {server_request, mcp_jsonrpc:id()}
+                            | {tool_call, gen_statem:from(), term(), {binary(), term()}, pos_integer(),
+                               integer(), [binary()], {some, term()} | none}}.
 
 now_ms() -> erlang:monotonic_time(millisecond).
 
@@ -155,6 +175,11 @@ live(info, flush_outbox, _State, Data) ->
     after_request(flush_outbox(Data));
 live(info, {timeout, Timer, {expire, Id}}, _State, Data) ->
     after_request(expire(Id, Timer, Data));
+live(info, {'DOWN', Monitor, process, _, Outcome}, _State, #data{inputs = Inputs} = Data)
+  when is_map_key(Monitor, Inputs) ->
+    after_request(input_done(Monitor, Outcome, Data));
+live(info, {timeout, _Timer, {input_expired, Monitor}}, _State, Data) ->
+    after_request(input_expired(Monitor, Data));
 live(info, {'DOWN', Monitor, process, _, _} = Down, State, #data{requests = Requests} = Data) ->
     case mcp_request_table:caller_gone(Requests, Monitor) of
         {Entry, Rest} -> after_request(caller_gone(Entry, Data#data{requests = Rest}));
@@ -313,8 +338,10 @@ open_transport(From, #data{spec = Spec, options = Options} = Data) ->
 
 initialize(From, Deadline, #data{options = Options} = Data) ->
     {Name, Version} = maps:get(client_info, Options),
-    send_request(From, handshake, Deadline, <<"initialize">>,
-                 {some, mcp_protocol:initialize_params(Name, Version)}, Data#data{era = handshake}).
+    Params = mcp_protocol:initialize_params(Name, Version, capabilities(Options)),
+    send_request(From, handshake, Deadline, <<"initialize">>, {some, Params}, Data#data{era = handshake}).
+
+capabilities(Options) -> mcp_input:capabilities(maps:get(input_handler, Options, none)).
 
 %% The `server/discover' probe. In `auto' it has half the handshake's time,
 %% so that the fallback to `initialize' has the rest.
@@ -415,8 +442,7 @@ send_request(From, Kind, Deadline, Method, Params0, #data{requests = Requests} =
 
 %% The modern era's `_meta', on every request.
 with_meta(Params, #data{era = modern, options = Options}) ->
-    Capabilities = {object, []},
-    mcp_modern:with_meta(Params, mcp_modern:meta(maps:get(client_info, Options), Capabilities));
+    mcp_modern:with_meta(Params, mcp_modern:meta(maps:get(client_info, Options), capabilities(Options)));
 with_meta(Params, _Data) ->
     Params.
 
@@ -443,11 +469,11 @@ call(From, {Name, Arguments, Kind}, Deadline, #data{era = modern, left_out = Lef
             gen_statem:reply(From, {error, {tool_left_out, Why}}),
             {ok, Data};
         false ->
-            send_request(From, Kind, Deadline, <<"tools/call">>,
+            send_request(From, {tool_call, Kind, {Name, Arguments}, 0}, Deadline, <<"tools/call">>,
                          {some, mcp_protocol:tools_call_params(Name, Arguments)}, Data)
     end;
 call(From, {Name, Arguments, Kind}, Deadline, Data) ->
-    send_request(From, Kind, Deadline, <<"tools/call">>,
+    send_request(From, {tool_call, Kind, {Name, Arguments}, 0}, Deadline, <<"tools/call">>,
                  {some, mcp_protocol:tools_call_params(Name, Arguments)}, Data).
 
 encoded(Message) ->
@@ -524,6 +550,8 @@ settled({list, _Pages, Acc, _Seen}, {ok, {tools_page, Tools, none}}, From, _Dead
     {Kept, Listed} = listed(lists:append(lists:reverse([Tools | Acc])), Data),
     gen_statem:reply(From, {ok, Kept}),
     {ok, Listed};
+settled({tool_call, _, _, _} = Kind, {ok, {input_required, Result}}, From, Deadline, Data) ->
+    input_required(Kind, Result, From, Deadline, Data);
 settled(_Kind, Reply, From, _Deadline, Data) ->
     %% A call's `{ok, Result}', a ping's `ok', or a server error or
     %% malformed result, already in the caller's shape.
@@ -561,6 +589,113 @@ listed(Tools, #data{era = modern} = Data) ->
 listed(Tools, Data) ->
     {Tools, Data}.
 
+%%% ---------------------------------------------------------------- input
+%%
+%% The input handler is caller code: it runs in a process of its own,
+%% linked (it dies with the actor) and monitored (its exit reason carries
+%% its answers, `mcp_input:answer_all/2'), for at most
+%% `input_timeout_ms' and, for a tool call, not past the call's deadline.
+%% A handler that crashes answers `decline'; one that runs out of time
+%% `cancel' (killed); the actor serves everything else meanwhile.
+
+%% A server request the core answered `-32601' (or a `ping'): with an
+%% input handler, an `elicitation/create' goes to the handler instead.
+server_request(Line, Response, #data{options = #{input_handler := Handler}} = Data) ->
+    case mcp_jsonrpc:decode(Line) of
+        {ok, {server_request, Id, <<"elicitation/create">>, {some, Params}}} ->
+            Request = case mcp_input:request(Params) of
+                          {ok, Elicitation} -> Elicitation;
+                          unsupported -> unsupported
+                      end,
+            {ok, run_input(Handler, [Request], {server_request, Id}, none, Data)};
+        _ ->
+            transmit(Response, Data)
+    end;
+server_request(_Line, Response, Data) ->
+    transmit(Response, Data).
+
+%% Starts the handler on `Requests'; `Deadline' (or `none') bounds it
+%% beside `input_timeout_ms'.
+run_input(Handler, Requests, For, Deadline, #data{options = Options, inputs = Inputs} = Data) ->
+    {Pid, Monitor} = spawn_opt(fun() -> exit({input_answers, mcp_input:answer_all(Handler, Requests)}) end,
+                               [link, monitor]),
+    Limit = now_ms() + maps:get(input_timeout_ms, Options),
+    Until = case Deadline of
+                none -> Limit;
+                _ -> min(Limit, Deadline)
+            end,
+    Timer = erlang:start_timer(Until, self(), {input_expired, Monitor}, [{abs, true}]),
+    Data#data{inputs = Inputs#{Monitor => #{pid => Pid, timer => Timer, count => length(Requests), for => For}}}.
+
+%% Takes a run out: its timer cancelled, its process (if alive) killed and
+%% its monitor dropped; gives what it was for.
+stop_input(Monitor, #{pid := Pid, timer := Timer, for := For}) ->
+    _ = erlang:cancel_timer(Timer, [{async, true}, {info, false}]),
+    unlink(Pid),
+    exit(Pid, kill),
+    erlang:demonitor(Monitor, [flush]),
+    For.
+
+input_done(Monitor, Outcome, #data{inputs = Inputs} = Data) ->
+    {#{count := Count, timer := Timer, for := For}, Rest} = maps:take(Monitor, Inputs),
+    _ = erlang:cancel_timer(Timer, [{async, true}, {info, false}]),
+    Answers = case Outcome of
+                  {input_answers, Given} when length(Given) =:= Count -> Given;
+                  _ -> lists:duplicate(Count, mcp_input:result(decline, none))
+              end,
+    answered_input(For, Answers, Data#data{inputs = Rest}).
+
+input_expired(Monitor, #data{inputs = Inputs} = Data) ->
+    case maps:take(Monitor, Inputs) of
+        {#{count := Count} = Run, Rest} ->
+            For = stop_input(Monitor, Run),
+            answered_input(For, lists:duplicate(Count, mcp_input:result(cancel, none)), Data#data{inputs = Rest});
+        error ->
+            {ok, Data}
+    end.
+
+%% The handler's answers go where they were asked for: the server
+%% request's response, or the tool call's retry (a new id, the answers
+%% under their keys, the state echoed).
+answered_input({server_request, Id}, [Answer], Data) ->
+    write(mcp_jsonrpc:result_response(Id, Answer), Data);
+answered_input({tool_call, From, Kind, {Name, Arguments}, Round, Deadline, Keys, State}, Answers, Data) ->
+    case now_ms() >= Deadline of
+        true ->
+            gen_statem:reply(From, {error, call_timed_out}),
+            {ok, Data};
+        false ->
+            Params = mcp_input:retry_params(Name, Arguments, lists:zip(Keys, Answers), State),
+            send_request(From, {tool_call, Kind, {Name, Arguments}, Round}, Deadline, <<"tools/call">>,
+                         {some, Params}, Data)
+    end.
+
+%% A tool call answered `input_required': a round more, if the limit and
+%% a handler allow.
+input_required({tool_call, Kind, Call, Round}, Result, From, Deadline, #data{options = Options} = Data) ->
+    case mcp_input:read_input_required(Result) of
+        {error, Fault} ->
+            gen_statem:reply(From, {error, {result_malformed, Fault}}),
+            {ok, Data};
+        {ok, _} when Round >= ?MAX_INPUT_ROUNDS ->
+            gen_statem:reply(From, {error, {too_many_input_rounds, ?MAX_INPUT_ROUNDS}}),
+            {ok, Data};
+        {ok, {input_required, Requests, State}} ->
+            case {[Method || {_, {unsupported, Method}} <- Requests], Requests, maps:find(input_handler, Options)} of
+                {[Method | _], _, _} ->
+                    gen_statem:reply(From, {error, {input_unsupported, Method}}),
+                    {ok, Data};
+                {[], [], _} ->
+                    answered_input({tool_call, From, Kind, Call, Round + 1, Deadline, [], State}, [], Data);
+                {[], _, error} ->
+                    gen_statem:reply(From, {error, no_input_handler}),
+                    {ok, Data};
+                {[], _, {ok, Handler}} ->
+                    For = {tool_call, From, Kind, Call, Round + 1, Deadline, [Key || {Key, _} <- Requests], State},
+                    {ok, run_input(Handler, [Request || {_, Request} <- Requests], For, Deadline, Data)}
+            end
+    end.
+
 %%% ------------------------------------------------------------- inbound
 
 %% The transport's events, in order, while live. `{Progress, Data}' where
@@ -588,7 +723,7 @@ inbound([{closed, Evidence} | _], {_, Data}) ->
 message(Offset, Line, #data{requests = Requests} = Data) ->
     case mcp_protocol:read(Line, mcp_request_table:expected(Requests)) of
         {answer, Id, Reply} -> answered(Id, Reply, Data);
-        {reply, Response} -> transmit(Response, Data);
+        {reply, Response} -> server_request(Line, Response, Data);
         ignored ->
             case mcp_request_table:raw(Requests, any) of
                 true -> raw_answer(Line, Data);
@@ -684,13 +819,19 @@ close_with(Reason, #data{conn = Conn} = Data) ->
     {next_state, closing, Answered#data{outbox = [], reason = Reason}}.
 
 %% Every request in flight answered with `Reason'; the table left empty.
-answer_pending(Reason, #data{requests = Requests} = Data) ->
+answer_pending(Reason, #data{requests = Requests, inputs = Inputs} = Data) ->
     {Entries, Empty} = mcp_request_table:drain(Requests),
     lists:foreach(fun(#{from := From, kind := Kind} = Entry) ->
                           release(Entry),
                           gen_statem:reply(From, unavailable_reply(Kind, Reason))
                   end, Entries),
-    Data#data{requests = Empty}.
+    maps:foreach(fun(Monitor, Run) ->
+                         case stop_input(Monitor, Run) of
+                             {tool_call, From, _, _, _, _, _, _} -> gen_statem:reply(From, {error, {unavailable, Reason}});
+                             {server_request, _} -> ok
+                         end
+                 end, Inputs),
+    Data#data{requests = Empty, inputs = #{}}.
 
 unavailable_reply(handshake, Reason) -> {error, {handshake_failed, {unavailable, Reason}}};
 unavailable_reply(_Kind, Reason) -> {error, {unavailable, Reason}}.

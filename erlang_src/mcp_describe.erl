@@ -160,6 +160,12 @@ client_error({request_refused, {http_status, Status}}) when is_integer(Status) -
     io_lib:format("the server refused the request with HTTP status ~b and no response", [Status]);
 client_error({tool_left_out, Why}) ->
     ["the tool is left out: ", text(Why)];
+client_error(no_input_handler) ->
+    "the server asked for input (elicitation) and no input handler is given (mcp-gen: --elicit defaults)";
+client_error({input_unsupported, Method}) ->
+    ["the server asked for input the client does not give: ", name(Method)];
+client_error({too_many_input_rounds, Max}) when is_integer(Max) ->
+    io_lib:format("the server asked for input more than ~b times in one call", [Max]);
 client_error(Other) ->
     ["the request failed: ", words(Other)].
 

@@ -20,7 +20,7 @@
 -module(mcp_protocol).
 
 -export([requested_version/0, supported_versions/0,
-         initialize_params/2, decode_initialize_result/1,
+         initialize_params/2, initialize_params/3, decode_initialize_result/1,
          tools_list_params/1, decode_tools_page/1,
          tools_call_params/2, decode_call_tool_result/1, read/2]).
 -export_type([initialize_result/0, tools_capability/0, server_info/0, tool_descriptor/0,
@@ -54,7 +54,10 @@
 -type protocol_fault() :: {protocol_fault, Path :: binary(), Reason :: binary()}
                         | {unsupported_version, Requested :: binary(), Offered :: binary()}.
 -type expectation() :: initialize | tools_page | call_tool | call_tool_msgpack | ping.
--type answer() :: {ok, initialize_result() | tools_page() | call_tool_result() | msgpack_call_tool_result()}
+%% `{input_required, Result}': a `tools/call' result whose `resultType' is
+%% `"input_required"', kept whole (`mcp_input:read_input_required/1').
+-type answer() :: {ok, initialize_result() | tools_page() | call_tool_result() | msgpack_call_tool_result()
+                       | {input_required, json()}}
                 | ok
                 | {error, {server_error, mcp_jsonrpc:rpc_error()}}
                 | {error, {result_malformed, protocol_fault()}}.
@@ -72,9 +75,14 @@ supported_versions() -> maps:get(supported_versions, mcp_nif:wire_limits()).
 
 %% @doc `initialize' params; `capabilities' is the empty object.
 -spec initialize_params(binary(), binary()) -> json().
-initialize_params(ClientName, ClientVersion) when is_binary(ClientName), is_binary(ClientVersion) ->
+initialize_params(ClientName, ClientVersion) ->
+    initialize_params(ClientName, ClientVersion, {object, []}).
+
+%% @doc `initialize_params/2' declaring `Capabilities' (`mcp_input:capabilities/1').
+-spec initialize_params(binary(), binary(), json()) -> json().
+initialize_params(ClientName, ClientVersion, Capabilities) when is_binary(ClientName), is_binary(ClientVersion) ->
     {object, [{<<"protocolVersion">>, {string, requested_version()}},
-              {<<"capabilities">>, {object, []}},
+              {<<"capabilities">>, Capabilities},
               {<<"clientInfo">>, {object, [{<<"name">>, {string, ClientName}},
                                            {<<"version">>, {string, ClientVersion}}]}}]}.
 

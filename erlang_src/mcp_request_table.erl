@@ -30,11 +30,13 @@
 
 %% What a request is: the handshake's `initialize', a `tools/call' (`call',
 %% or `call_msgpack' when its `structuredContent' is wanted as a msgpack
-%% value), a `ping', a page of `tools/list' with the pages so far
+%% value; the actor sends it as `tool_call', with the call and the
+%% `input_required' rounds it took), a `ping', a page of `tools/list' with the pages so far
 %% (newest first) and the digests of the cursors already followed (then
 %% answered, or, `list_then_call', followed by the call it was listed for),
 %% or a `server/discover' probe (`mcp_modern').
 -type kind() :: handshake | call | call_msgpack | ping
+              | {tool_call, call | call_msgpack, Call :: {binary(), term()}, InputRound :: non_neg_integer()}
               | {list, Pages :: non_neg_integer(), Acc :: [[term()]], Seen :: [binary()]}
               | {list_then_call, Call :: term(), Pages :: non_neg_integer(), Acc :: [[term()]], Seen :: [binary()]}
               | {discover, Mode :: modern | auto, Reprobed :: boolean(), HandshakeDeadline :: integer()}.
@@ -139,6 +141,7 @@ expectation(handshake) -> initialize;
 expectation({list, _, _, _}) -> tools_page;
 expectation({list_then_call, _, _, _, _}) -> tools_page;
 expectation({discover, _, _, _}) -> raw;
+expectation({tool_call, Kind, _, _}) -> expectation(Kind);
 expectation(call) -> call_tool;
 expectation(call_msgpack) -> call_tool_msgpack;
 expectation(ping) -> ping.

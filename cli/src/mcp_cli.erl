@@ -121,7 +121,7 @@ start_job(Job, #{timeout_ms := Timeout, verbose := Verbose} = Command, Mode) ->
                                false ->
                                    {Spec, none}
                            end,
-    {ok, Client} = mcp_client:prepare(TransportSpec, client_options(Timeout)),
+    {ok, Client} = mcp_client:prepare(TransportSpec, client_options(Timeout, Command)),
     Began = erlang:monotonic_time(millisecond),
     {Worker, Monitor} = spawn_monitor(fun() -> exit({finished, perform(Client, Context, Command)}) end),
     #{job => Context, client => Client, log => Log, worker => Worker, monitor => Monitor, began => Began}.
@@ -337,11 +337,19 @@ write_files([{Path, Bytes} | Rest]) ->
         {error, Reason} -> {error, Path, Reason}
     end.
 
-client_options(Timeout) ->
-    #{client_info => {<<"mcp-gen">>, version()},
-      handshake_timeout_ms => Timeout,
-      list_timeout_ms => Timeout,
-      shutdown_timeout_ms => client_shutdown_timeout_ms()}.
+%% `--era' as the client's era; `--elicit defaults' as an input handler
+%% that accepts with the schema's defaults (`mcp_input:accept_defaults/1');
+%% without it no handler, so elicitation is refused.
+client_options(Timeout, Command) ->
+    Handler = case maps:get(elicit, Command, decline) of
+                  defaults -> #{input_handler => fun mcp_input:accept_defaults/1};
+                  decline -> #{}
+              end,
+    Handler#{client_info => {<<"mcp-gen">>, version()},
+             era => maps:get(era, Command, handshake),
+             handshake_timeout_ms => Timeout,
+             list_timeout_ms => Timeout,
+             shutdown_timeout_ms => client_shutdown_timeout_ms()}.
 
 version() ->
     _ = application:load(mcp),

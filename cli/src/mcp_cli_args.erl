@@ -36,6 +36,8 @@
                      server := server(),
                      timeout_ms := pos_integer(),
                      verbose := boolean(),          % --verbose: the wire log on stderr
+                     era => handshake | modern | auto, % --era (default handshake)
+                     elicit => decline | defaults,  % --elicit (default decline)
                      env := [{string(), string()}], % --env NAME=VALUE, in order
                      cwd => string(),               % --cwd DIR
                      grace_ms => non_neg_integer(), % --grace MS: SIGTERM, then SIGKILL
@@ -106,7 +108,7 @@ common_flags() ->
     [{"--timeout", timeout, value}, {"--config", config, value}, {"--server", server, value},
      {"--url", url, value}, {"--header", header, repeated},
      {"--env", env, repeated}, {"--cwd", cwd, value}, {"--grace", grace, value},
-     {"--stderr", stderr, value},
+     {"--stderr", stderr, value}, {"--era", era, value}, {"--elicit", elicit, value},
      {"--verbose", verbose, switch} | jail_flags()].
 
 jail_flags() ->
@@ -156,6 +158,8 @@ build(Subcommand, Flags, Positional, ServerPart) ->
               fun() -> stderr(maps:get(stderr, Flags, none)) end,
               fun() -> jail(Flags) end,
               fun() -> {ok, #{verbose => maps:get(verbose, Flags, false)}} end,
+              fun() -> era(maps:get(era, Flags, none)) end,
+              fun() -> elicit(maps:get(elicit, Flags, none)) end,
               fun() -> positional(Subcommand, Positional) end
               | specific(Subcommand, Flags)],
     case mcp_checks:run(Checks, #{subcommand => Subcommand}) of
@@ -255,6 +259,17 @@ jail(Flags) ->
         [Flag | _] -> {error, [Flag, " shapes the jail: it needs --jail"]}
     end.
 
+era(none) -> {ok, #{}};
+era("handshake") -> {ok, #{era => handshake}};
+era("modern") -> {ok, #{era => modern}};
+era("auto") -> {ok, #{era => auto}};
+era(_) -> {error, "--era must be handshake, modern or auto"}.
+
+elicit(none) -> {ok, #{}};
+elicit("decline") -> {ok, #{elicit => decline}};
+elicit("defaults") -> {ok, #{elicit => defaults}};
+elicit(_) -> {error, "--elicit must be decline or defaults"}.
+
 timeout(none) ->
     {ok, #{timeout_ms => default_timeout_ms()}};
 timeout(Text) ->
@@ -298,7 +313,7 @@ usage(list) -> ["usage: mcp-gen list [--json]", common_usage()];
 usage(call) -> ["usage: mcp-gen call TOOL [--args JSON] [--json]", common_usage()].
 
 common_usage() ->
-    " [--timeout MS] [--verbose] [--env NAME=VALUE]... [--cwd DIR] [--grace MS] [--stderr FILE|-]"
+    " [--timeout MS] [--verbose] [--era handshake|modern|auto] [--elicit decline|defaults] [--env NAME=VALUE]... [--cwd DIR] [--grace MS] [--stderr FILE|-]"
     " [--jail [--allow-write DIR]... [--allow-read DIR]... [--deny-read PATH]... [--allow-net]"
     " [--allow-unix-sockets]] [--config FILE [--server NAME] | --url URL [--header 'NAME: VALUE']..."
     " | -- COMMAND ARGS...]".
@@ -343,6 +358,11 @@ common_help() ->
     [io_lib:format("  --timeout MS     deadline for each request to the server (default ~b)\n",
                    [default_timeout_ms()]),
      "  --verbose        log every line sent and received on stderr, with times\n"
+     "  --era ERA        handshake (default: initialize), modern (2026-07-28: server/discover)\n"
+     "                   or auto (probe server/discover, fall back to initialize)\n"
+     "  --elicit POLICY  a server's elicitation: decline (default: refused) or defaults\n"
+     "                   (accept with the schema's defaults; decline when a required\n"
+     "                   field has none)\n"
      "  --env NAME=VALUE set a variable in the server's environment (repeatable)\n"
      "  --cwd DIR        run the server in DIR\n"
      "  --grace MS       when done, send the server SIGTERM and SIGKILL only MS\n"

@@ -142,3 +142,11 @@ url_refusals_name_no_header_value_test() ->
     ?assertEqual("--jail applies to a server mcp-gen runs, not to --url", Refused(["list", "--url", "u", "--jail"])),
     ?assertEqual("--url and -- COMMAND are alternatives: give one", Refused(["list", "--url", "u", "--", "srv"])),
     ?assertEqual("--url must not be empty", Refused(["list", "--url", ""])).
+
+era_and_elicit_are_parsed_and_checked_test() ->
+    {run, Command} = mcp_cli_args:parse(["list", "--era", "auto", "--elicit", "defaults"]),
+    ?assertMatch(#{era := auto, elicit := defaults}, Command),
+    {run, Plain} = mcp_cli_args:parse(["list"]),
+    ?assertNot(is_map_key(era, Plain) orelse is_map_key(elicit, Plain)),
+    ?assertMatch({usage_error, _, _}, mcp_cli_args:parse(["list", "--era", "new"])),
+    ?assertMatch({usage_error, _, _}, mcp_cli_args:parse(["list", "--elicit", "accept"])).

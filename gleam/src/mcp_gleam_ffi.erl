@@ -36,7 +36,7 @@
 -module(mcp_gleam_ffi).
 
 -export([default_options/0, prepare/2, prepare_owned/3, connect/1, start/2,
-         list_tools/1, list_tools_within/2, call_tool/4, call_tool_msgpack/4, ping/2, stop/1,
+         list_tools/1, list_tools_within/2, left_out_tools/1, call_tool/4, call_tool_msgpack/4, ping/2, stop/1,
          shutdown/2, os_pid/1,
          describe_client_error/1, describe_start_error/1, describe_retirement_error/1]).
 %% The translations themselves, for the suite that checks that a translated
@@ -57,8 +57,9 @@
 
 default_options() ->
     #{client_info := Info, handshake_timeout_ms := Handshake,
-      list_timeout_ms := List, shutdown_timeout_ms := Shutdown} = mcp_client:default_options(),
-    {options, Info, Handshake, List, Shutdown}.
+      list_timeout_ms := List, shutdown_timeout_ms := Shutdown,
+      input_timeout_ms := Input} = mcp_client:default_options(),
+    {options, Info, Handshake, List, Shutdown, handshake, none, Input}.
 
 prepare(Transport, Options) ->
     case bad_timeout_option(Options) of
@@ -87,6 +88,8 @@ start(Transport, Options) ->
     end.
 
 list_tools(Client) -> answered(mcp_client:list_tools(Client)).
+
+left_out_tools(Client) -> answered(mcp_client:left_out_tools(Client)).
 
 list_tools_within(Client, Timeout) when ?IS_TIMEOUT(Timeout) ->
     answered(mcp_client:list_tools(Client, Timeout));
@@ -141,9 +144,9 @@ os_pid(Client) ->
     end.
 
 %% The first `Options' timeout outside 0..max_timeout_ms(), by field name.
-bad_timeout_option({options, _Info, Handshake, List, Shutdown}) ->
+bad_timeout_option({options, _Info, Handshake, List, Shutdown, _Era, _Handler, Input}) ->
     Named = [{<<"handshake_timeout_ms">>, Handshake}, {<<"list_timeout_ms">>, List},
-             {<<"shutdown_timeout_ms">>, Shutdown}],
+             {<<"shutdown_timeout_ms">>, Shutdown}, {<<"input_timeout_ms">>, Input}],
     case [Bad || {_, Timeout} = Bad <- Named, not ?IS_TIMEOUT(Timeout)] of
         [] -> none;
         [First | _] -> First
@@ -177,9 +180,12 @@ stderr({labelled_stderr, Label}) -> {labelled, Label}.
 env_value({set, Value}) -> Value;
 env_value(unset) -> false.
 
-options({options, Info, Handshake, List, Shutdown}) ->
-    #{client_info => Info, handshake_timeout_ms => Handshake,
-      list_timeout_ms => List, shutdown_timeout_ms => Shutdown}.
+%% The Gleam handler's request and answer are `mcp_input''s terms as they
+%% are (`ElicitationRequest', `Accept | Decline | Cancel').
+options({options, Info, Handshake, List, Shutdown, Era, Handler, Input}) ->
+    maps:merge(#{client_info => Info, handshake_timeout_ms => Handshake, list_timeout_ms => List,
+                 shutdown_timeout_ms => Shutdown, era => Era, input_timeout_ms => Input},
+               maps:from_list([{input_handler, Fun} || {some, Fun} <- [Handler]])).
 
 started({ok, _} = Ok) -> Ok;
 started({error, Error}) -> {error, start_error(Error)}.
@@ -202,7 +208,10 @@ client_error({server_error, _} = Error) -> Error;
 client_error({result_malformed, _} = Error) -> Error;
 client_error(too_many_pages) -> too_many_pages;
 client_error({request_refused, Reason}) -> {request_refused, words(Reason)};
-client_error({tool_left_out, Why}) when is_binary(Why) -> {tool_left_out, Why}.
+client_error({tool_left_out, Why}) when is_binary(Why) -> {tool_left_out, Why};
+client_error(no_input_handler) -> no_input_handler;
+client_error({input_unsupported, Method}) when is_binary(Method) -> {input_unsupported, Method};
+client_error({too_many_input_rounds, Max}) when is_integer(Max) -> {too_many_input_rounds, Max}.
 
 transport_failure({executable_not_found, Executable}) ->
     {executable_not_found, text(Executable)};

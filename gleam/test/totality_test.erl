@@ -296,7 +296,7 @@ prepared() ->
     Client.
 
 options(Timeout) ->
-    {options, {<<"totality">>, <<"0">>}, Timeout, Timeout, Timeout}.
+    {options, {<<"totality">>, <<"0">>}, Timeout, Timeout, Timeout, handshake, none, Timeout}.
 
 spawn_of(Executable) ->
     'mcp@transport':spawn(Executable, []).

@@ -28,7 +28,39 @@ pub type Options {
     handshake_timeout_ms: Int,
     list_timeout_ms: Int,
     shutdown_timeout_ms: Int,
+    /// Which protocol revisions to speak (docs/client.md, "Eras").
+    era: Era,
+    /// Answers the server's elicitation; `None` declares no elicitation
+    /// capability and refuses it (docs/client.md, "Input: elicitation").
+    input_handler: Option(fn(ElicitationRequest) -> InputAnswer),
+    /// How long one run of `input_handler` may take before it is killed
+    /// and answers `Cancel`.
+    input_timeout_ms: Int,
   )
+}
+
+pub type Era {
+  /// `initialize`: revisions 2025-11-25 down to 2024-11-05 (the default).
+  Handshake
+  /// The stateless revision 2026-07-28 only: `server/discover`.
+  Modern
+  /// Probe `server/discover`, fall back to `initialize`.
+  Auto
+}
+
+/// What the server asks the person: a message and the schema of a flat
+/// object (a form).
+pub type ElicitationRequest {
+  ElicitationRequest(message: String, requested_schema: JsonValue)
+}
+
+/// The answer: accepted content (a JSON object; the schema's defaults are
+/// added for what it omits), a refusal, or a dismissal. A handler that
+/// crashes answers `Decline`.
+pub type InputAnswer {
+  Accept(content: JsonValue)
+  Decline
+  Cancel
 }
 
 pub type ClientError {
@@ -56,6 +88,12 @@ pub type ClientError {
   /// The tool was left out of the listing (its `x-mcp-header` annotations
   /// are invalid), so no call of it is sent; `why` says what is wrong.
   ToolLeftOut(why: String)
+  /// The server asked for input and `input_handler` is `None`.
+  NoInputHandler
+  /// The server asked for input other than a form elicitation.
+  InputUnsupported(method: String)
+  /// The server asked for input more than `max` times in one call.
+  TooManyInputRounds(max: Int)
 }
 
 pub type StartError {
@@ -281,6 +319,13 @@ pub fn start(
 /// Every tool, following `nextCursor`, within `list_timeout_ms`.
 @external(erlang, "mcp_gleam_ffi", "list_tools")
 pub fn list_tools(client: Client) -> Result(List(ToolDescriptor), ClientError)
+
+/// The tools the last modern-era listing left out for invalid
+/// `x-mcp-header` annotations, each with why (`[]` in the handshake era).
+@external(erlang, "mcp_gleam_ffi", "left_out_tools")
+pub fn left_out_tools(
+  client: Client,
+) -> Result(List(#(String, String)), ClientError)
 
 /// `list_tools` with an explicit deadline.
 @external(erlang, "mcp_gleam_ffi", "list_tools_within")

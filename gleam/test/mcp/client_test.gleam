@@ -336,3 +336,23 @@ pub fn stderr_to_a_file_test() {
   let assert True =
     transport.default_stderr_file_bytes() < transport.max_stderr_file_bytes()
 }
+
+/// The era and the input handler travel to the client: `Auto` against
+/// the example server (a handshake-era server) falls back to `initialize`
+/// and lists nothing left out; an input timeout out of range is refused.
+pub fn era_and_input_handler_options_test() {
+  let options =
+    client.Options(
+      ..client.default_options(),
+      era: client.Auto,
+      input_handler: option.Some(fn(_request) { client.Decline }),
+    )
+  let assert Ok(#(client, _)) = client.start(example_server(), options)
+  let assert Ok([]) = client.left_out_tools(client)
+  let assert Ok(_) = client.shutdown(client, 5000)
+  let assert Error(TimeoutOptionOutOfRange("input_timeout_ms", -1)) =
+    client.prepare(
+      example_server(),
+      client.Options(..client.default_options(), input_timeout_ms: -1),
+    )
+}

@@ -228,6 +228,7 @@ mod read_atoms {
         call_tool,
         call_tool_msgpack,
         msgpack_call_tool_result,
+        input_required,
         ping,
         invalid_utf8,
         server_error,
@@ -301,6 +302,9 @@ fn outcome_term<'a>(env: Env<'a>, outcome: &Outcome<Term<'a>>, form: Structured)
                 Structured::Msgpack => read_atoms::msgpack_call_tool_result(),
             };
             ok(env, call_tool_result_term(env, tag, result, |_, structured| *structured))
+        }
+        Outcome::Answer(Answer::InputRequired(result)) => {
+            ok(env, (read_atoms::input_required(), json_to_term(env, result)).encode(env))
         }
         Outcome::Answer(Answer::Pong) => atoms::ok().encode(env),
         Outcome::ServerError(rpc_error) => error(env, (read_atoms::server_error(), rpc_error_term(env, rpc_error)).encode(env)),

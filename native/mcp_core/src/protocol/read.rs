@@ -40,6 +40,10 @@ pub enum Answer<S = Json> {
     Initialize(InitializeResult),
     ToolsPage(ToolsPage),
     CallTool(CallToolResult<S>),
+    /// A `tools/call` result whose `resultType` is `"input_required"` (the
+    /// 2026-07-28 revision's multi-round tools): the whole result, for the
+    /// actor to read its `inputRequests` and `requestState`.
+    InputRequired(Json),
     Pong,
 }
 
@@ -156,6 +160,11 @@ fn call_tool<'a, S>(
     result: Span<'a>,
     structured: impl FnOnce(&[u8]) -> Result<S, CorruptionReport>,
 ) -> Result<Outcome<S>, MessageFault> {
+    if let Some(members) = envelope.result_members() {
+        if input_required(envelope, members)? {
+            return Ok(Outcome::Answer(Answer::InputRequired(envelope.tree(result)?)));
+        }
+    }
     let (stand_in, structured_span) = match envelope.result_members() {
         Some(members) => call_tool_members(envelope, members)?,
         // Not an object: the decoder names the fault.
@@ -179,6 +188,17 @@ fn call_tool<'a, S>(
         is_error: decoded.is_error,
         structured_content,
     })))
+}
+
+/// Whether the first `resultType` member of a result is the string
+/// `"input_required"` (absent, or any other value: a complete result).
+fn input_required<'a>(envelope: &Envelope<'a>, members: &[Member<'a>]) -> Result<bool, MessageFault> {
+    for &(key, value) in members {
+        if envelope.key_text(key)? == "resultType" {
+            return Ok(envelope.tree_inner(value)? == Json::String("input_required".to_owned()));
+        }
+    }
+    Ok(false)
 }
 
 /// The result object with its `content` and `isError` parsed and a stand-in

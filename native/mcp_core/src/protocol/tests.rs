@@ -368,6 +368,26 @@ mod reading {
     }
 
     #[test]
+    fn an_input_required_call_result_is_kept_whole() {
+        let line = br#"{"jsonrpc":"2.0","id":7,"result":{"resultType":"input_required","inputRequests":{"a":{"method":"elicitation/create"}},"requestState":"s"}}"#;
+        let Ok(Reading::Answer { id: 7, outcome: Outcome::Answer(Answer::InputRequired(Json::Object(members))) }) =
+            read(line, expecting(Expect::CallTool))
+        else {
+            panic!()
+        };
+        let keys: Vec<&str> = members.iter().map(|(key, _)| key.as_str()).collect();
+        assert_eq!(keys, ["resultType", "inputRequests", "requestState"]);
+        // Any other resultType, or none, is a complete result.
+        let line = br#"{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","content":[]}}"#;
+        assert!(matches!(read(line, expecting(Expect::CallTool)), Ok(Reading::Answer { outcome: Outcome::Answer(Answer::CallTool(_)), .. })));
+        let line = br#"{"jsonrpc":"2.0","id":7,"result":{"resultType":7,"content":[]}}"#;
+        assert!(matches!(read(line, expecting(Expect::CallTool)), Ok(Reading::Answer { outcome: Outcome::Answer(Answer::CallTool(_)), .. })));
+        // Without `content`, a result that is not input_required stays malformed.
+        let line = br#"{"jsonrpc":"2.0","id":7,"result":{"resultType":"input_requiredX"}}"#;
+        assert!(matches!(read(line, expecting(Expect::CallTool)), Ok(Reading::Answer { outcome: Outcome::Malformed(_), .. })));
+    }
+
+    #[test]
     fn server_errors_and_their_faults() {
         let line = br#"{"jsonrpc":"2.0","id":7,"error":{"code":-1,"message":"no"}}"#;
         assert!(matches!(read(line, expecting(Expect::CallTool)), Ok(Reading::Answer { outcome: Outcome::ServerError(_), .. })));
