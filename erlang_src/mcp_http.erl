@@ -506,9 +506,10 @@ authorized({ok, Bearer, Generation, ExpiresAt}, #http{oauth = #oauth{held = Held
 authorized({error, Reason}, #http{oauth = OAuth} = Http) ->
     fault({authorization_failed, Reason}, Http#http{oauth = OAuth#oauth{pending = none, held = []}}).
 
-%% A request answered 2xx ends a run of authorizations.
-succeeded(#http{oauth = #oauth{} = OAuth} = Http) -> Http#http{oauth = OAuth#oauth{attempts = 0}};
-succeeded(Http) -> Http.
+%% A request answered 2xx ends a run of authorizations (a notification's
+%% 202 does not: it may be the answer to one sent before the run began).
+succeeded({request, _, _}, #http{oauth = #oauth{} = OAuth} = Http) -> Http#http{oauth = OAuth#oauth{attempts = 0}};
+succeeded(_Rpc, Http) -> Http.
 
 %% The actor's own messages start with the envelope in a fixed order
 %% (`mcp_jsonrpc'): a request is `{"jsonrpc":"2.0","id":N,"method":"M"',
@@ -665,7 +666,7 @@ answer(_RequestId, _Stream, {error, Reason}, Http) ->
 
 %% The headers of a 200 answer (the only status `httpc' streams).
 started(RequestId, #stream{rpc = Rpc} = Stream, Headers, Http) ->
-    case session(Rpc, Headers, succeeded(Http)) of
+    case session(Rpc, Headers, succeeded(Rpc, Http)) of
         {ok, WithSession} ->
             Body = case {Rpc, content_type(Headers)} of
                        {{request, _, _}, <<"text/event-stream">>} -> {sse, mcp_event_stream:new(Http#http.max_bytes)};
@@ -815,8 +816,8 @@ resume(#stream{last_event_id = LastEventId} = Stream, Http) ->
 
 %% A whole (not streamed) answer: any status but 200. A 2xx (202 for a
 %% notification or a response of ours) carries nothing to read.
-status(Status, _Stream, _Headers, Http) when Status >= 200, Status < 300 ->
-    {ok, [], succeeded(Http)};
+status(Status, #stream{rpc = Rpc}, _Headers, Http) when Status >= 200, Status < 300 ->
+    {ok, [], succeeded(Rpc, Http)};
 status(405, #stream{resumptions = N}, _Headers, Http) when N > 0 ->
     %% No stream to resume from: the request is left to its deadline.
     {ok, [], Http};

@@ -18,11 +18,30 @@ initialize_test_() -> scenario("initialize").
 tools_call_test_() -> scenario("tools_call").
 sse_retry_test_() -> scenario("sse-retry").
 
+%% Authorization (docs/authorization.md): every auth/* scenario of the
+%% 2025-11-25 and 2025-03-26 revisions, and the client-credentials
+%% extension's two, driven by test/conformance/auth-client.
+authorization_test_() ->
+    [scenario(Name) || Name <- ["auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2",
+                                "auth/metadata-var3", "auth/basic-cimd", "auth/scope-from-www-authenticate",
+                                "auth/scope-from-scopes-supported", "auth/scope-omitted-when-undefined",
+                                "auth/scope-step-up", "auth/scope-retry-limit", "auth/token-endpoint-auth-basic",
+                                "auth/token-endpoint-auth-post", "auth/token-endpoint-auth-none",
+                                "auth/pre-registration", "auth/2025-03-26-oauth-metadata-backcompat",
+                                "auth/2025-03-26-oauth-endpoint-fallback", "auth/client-credentials-basic",
+                                "auth/client-credentials-jwt"]].
+
+%% The 2026-07-28 authorization scenarios whose pass is a refusal made
+%% before any token is used: a resource, issuer or `iss' that does not match.
+authorization_refusals_test_() ->
+    [scenario(Name) || Name <- ["auth/resource-mismatch", "auth/metadata-issuer-mismatch", "auth/iss-supported-missing",
+                                "auth/iss-wrong-issuer", "auth/iss-unexpected", "auth/iss-normalized"]].
+
 scenario(Name) ->
     {timeout, ?HANG_GUARD_MS div 1000, {Name, fun() -> passes(Name) end}}.
 
 passes(Name) ->
-    Out = filename:join(out_root(), Name),
+    Out = filename:join(out_root(), lists:flatten(string:replace(Name, "/", "_", all))),
     _ = file:del_dir_r(Out),
     {Status, Log} = run_suite(Name, Out),
     Checks = checks(Out),
@@ -59,7 +78,9 @@ collect(Port, Acc) ->
 
 %% `{Id, Status}' of every check the run wrote (one directory per run).
 checks(Out) ->
-    [Path] = filelib:wildcard(filename:join([Out, "*", "checks.json"])),
+    %% `auth/NAME' runs write under `Out/auth/'.
+    [Path] = filelib:wildcard(filename:join([Out, "*", "checks.json"]))
+        ++ filelib:wildcard(filename:join([Out, "*", "*", "checks.json"])),
     {ok, Bytes} = file:read_file(Path),
     {ok, {array, Items}} = mcp_json:decode(Bytes),
     [{Id, Status} || {object, Members} <- Items,
