@@ -290,10 +290,17 @@ start_manager(Prefix) ->
 start_manager(_Prefix, N) when N > ?MAX_PROFILES ->
     {error, too_many_clients};
 start_manager(Prefix, N) ->
-    Profile = list_to_atom(Prefix ++ integer_to_list(N)),
-    case inets:start(httpc, [{profile, Profile}], stand_alone) of
-        {ok, Manager} -> {ok, Manager};
-        {error, _} -> start_manager(Prefix, N + 1)
+    Name = Prefix ++ integer_to_list(N),
+    %% A live manager's table names its profile taken: skipped without the
+    %% crash report a second manager of that name would leave.
+    case ets:whereis(list_to_atom("stand_alone_" ++ Name ++ "__session_db")) of
+        undefined ->
+            case inets:start(httpc, [{profile, list_to_atom(Name)}], stand_alone) of
+                {ok, Manager} -> {ok, Manager};
+                {error, _} -> start_manager(Prefix, N + 1)
+            end;
+        _ ->
+            start_manager(Prefix, N + 1)
     end.
 
 target(Url) ->

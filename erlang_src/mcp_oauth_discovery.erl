@@ -34,8 +34,12 @@
 -spec challenge(string() | binary() | none) -> challenge().
 challenge(none) ->
     #{};
-challenge(Header) ->
-    Text = unicode:characters_to_binary(Header),
+challenge(Header) when is_list(Header) ->
+    case unicode:characters_to_binary(Header) of
+        Text when is_binary(Text) -> challenge(Text);
+        _ -> #{}
+    end;
+challenge(Text) when is_binary(Text) ->
     Pairs = case re:run(Text, "([A-Za-z_]+)\\s*=\\s*(?:\"([^\"]*)\"|([^\\s,]+))",
                         [global, {capture, all_but_first, binary}]) of
                 {match, Found} -> [{string:lowercase(K), quoted(Rest)} || [K | Rest] <- Found];

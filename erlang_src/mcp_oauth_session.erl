@@ -41,7 +41,14 @@
 start_link(ServerUrl, Config) when is_map(Config) ->
     start_link(ServerUrl, fun() -> Config end);
 start_link(ServerUrl, Config) ->
-    gen_server:start_link(?MODULE, {ServerUrl, Config}, []).
+    %% The store is read here, so that a refused one is an error of the
+    %% caller's, not a session that dies at start.
+    Url = unicode:characters_to_binary(ServerUrl),
+    case mcp_oauth_token_store:load(maps:get(store, Config(), none), Url) of
+        {error, Reason} -> {error, Reason};
+        {ok, Stored} -> gen_server:start_link(?MODULE, {Url, Config, Stored}, []);
+        none -> gen_server:start_link(?MODULE, {Url, Config, none}, [])
+    end.
 
 -spec stop(pid()) -> ok.
 stop(Session) ->
@@ -67,23 +74,13 @@ authorize(Session, Challenge, Generation) ->
 
 %%% ------------------------------------------------------------- server
 
-init({ServerUrl, Config}) ->
+init({Url, Config, Record}) ->
     %% The `httpc' manager's start may fail on a busy profile name, as an
     %% exit of the linked process: a message here, not this session's end.
     process_flag(trap_exit, true),
-    Url = unicode:characters_to_binary(ServerUrl),
-    case mcp_oauth_token_store:load(maps:get(store, Config(), none), Url) of
-        {error, Reason} ->
-            {stop, Reason};
-        Loaded ->
-            {ok, Http} = mcp_oauth_http:start(),
-            Record = case Loaded of
-                         {ok, Stored} -> Stored;
-                         none -> none
-                     end,
-            {ok, #session{url = Url, config = Config, http = Http, record = fun() -> Record end,
-                          generation = case Record of none -> 0; _ -> 1 end}}
-    end.
+    {ok, Http} = mcp_oauth_http:start(),
+    {ok, #session{url = Url, config = Config, http = Http, record = fun() -> Record end,
+                  generation = case Record of none -> 0; _ -> 1 end}}.
 
 handle_call(current, _From, Session) ->
     {reply, grant(Session), Session};
@@ -130,15 +127,23 @@ authorized(Challenge, Generation, #session{generation = Current} = Session)
 authorized(Challenge, _Generation, #session{record = Record} = Session) ->
     obtained(Challenge, Record(), Session).
 
-fresh_or_renewed(#session{record = Record} = Session) ->
+fresh_or_renewed(#session{record = Record, config = Config} = Session) ->
     case {Record(), expired(Session)} of
-        {none, _} -> {{error, consent_needed}, Session};
+        {none, _} -> anew(Session, consent_needed);
         {_, false} -> {grant(Session), Session};
         {Held, true} ->
-            case mcp_oauth:refresh(Session#session.http, Held, (Session#session.config)()) of
+            case mcp_oauth:refresh(Session#session.http, Held, Config()) of
                 {ok, Renewed} -> kept(Renewed, Session);
-                {error, Reason} -> {{error, Reason}, forgotten(Session)}
+                {error, Reason} -> anew(forgotten(Session), Reason)
             end
+    end.
+
+%% With no token to renew: the client credentials grant needs no person,
+%% so it runs again; an authorization code needs a challenge (a 401).
+anew(#session{config = Config, record = Record} = Session, Reason) ->
+    case Config() of
+        #{grant := client_credentials} -> obtained(#{}, Record(), Session);
+        _ -> {{error, Reason}, Session}
     end.
 
 obtained(Challenge, Previous, #session{http = Http, url = Url, config = Config} = Session) ->
