@@ -72,7 +72,7 @@
 
 -export([open/2, send/2, event/2, terminate/1, os_pid/1, takes_headers/0]).
 -export([default_retry_ms/0, max_retry_ms/0, max_resumptions/0, resolve_headers/1, seal/1, shown_url/1,
-         session_renewed_code/0, start_manager/1, connection_options/2]).
+         session_renewed_code/0, start_manager/1, connection_options/2, loopback/1]).
 -export_type([spec/0, fault/0]).
 
 -type spec() :: #{url := binary() | string(),
@@ -143,8 +143,10 @@
                 bearer = none :: mcp_oauth_session:sealed() | none,
                 generation = 0 :: non_neg_integer(),
                 expires_at = none :: integer() | none,
-                %% The session's answer awaited (`gen_server:send_request/2').
+                %% The session's answer awaited (`gen_server:send_request/2'),
+                %% and what was asked: a renewal, or an answer to a challenge.
                 pending = none :: none | gen_server:request_id(),
+                asked = refresh :: refresh | challenge,
                 %% Messages waiting for that answer, newest first.
                 held = [] :: [#stream{}],
                 %% Authorizations in a row without a request answered 2xx.
@@ -319,9 +321,14 @@ target(Url) ->
 
 plaintext_refused(http, Host, [_ | _], Spec) ->
     not maps:get(allow_plaintext_headers, Spec, false) andalso not loopback(Host);
+plaintext_refused(http, Host, [], #{oauth := _} = Spec) ->
+    %% A bearer token is a header too.
+    plaintext_refused(http, Host, [oauth], Spec);
 plaintext_refused(_, _, _, _) ->
     false.
 
+%% @doc Whether a URL's host is this machine's loopback.
+-spec loopback(string()) -> boolean().
 loopback("localhost") -> true;
 loopback(Host) ->
     case inet:parse_address(string:trim(Host, both, "[]")) of
@@ -481,7 +488,11 @@ expiring(#oauth{expires_at = At}) -> At - ?EXPIRY_MARGIN_S =< erlang:system_time
 ask(Why, Stream, #http{oauth = #oauth{session = Session, generation = Generation, held = Held,
                                       attempts = Attempts} = OAuth} = Http) ->
     Request = gen_server:send_request(Session, {authorize, Why, Generation}),
-    Http#http{oauth = OAuth#oauth{pending = Request, held = [Stream | Held], attempts = Attempts + 1}}.
+    Asked = case Why of
+                refresh -> refresh;
+                _ -> challenge
+            end,
+    Http#http{oauth = OAuth#oauth{pending = Request, asked = Asked, held = [Stream | Held], attempts = Attempts + 1}}.
 
 %% A 401, or a 403 for want of scope, to a POST: the message waits for a
 %% new token, at most `?MAX_AUTHORIZATIONS' times in a row.
@@ -500,9 +511,10 @@ challenged(Status, #stream{message = Message} = Stream, Headers, #http{oauth = O
     end.
 
 %% The session's answer: the held messages go out with the new token.
-authorized({ok, Bearer, Generation, ExpiresAt}, #http{oauth = #oauth{held = Held} = OAuth} = Http) ->
-    Next = Http#http{oauth = OAuth#oauth{bearer = Bearer, generation = Generation, expires_at = ExpiresAt,
-                                          pending = none, held = []}},
+authorized({ok, Bearer, Generation, ExpiresAt}, #http{oauth = OAuth} = Http) ->
+    authorized(none, Http#http{oauth = OAuth#oauth{bearer = Bearer, generation = Generation, expires_at = ExpiresAt}});
+authorized(none, #http{oauth = #oauth{held = Held} = OAuth} = Http) ->
+    Next = Http#http{oauth = OAuth#oauth{pending = none, held = []}},
     lists:foldl(fun(#stream{message = Message} = Stream, {ok, [], Acc}) ->
                         case posted(Message, Stream, Acc) of
                             {ok, Sent} -> {ok, [], Sent};
@@ -510,6 +522,10 @@ authorized({ok, Bearer, Generation, ExpiresAt}, #http{oauth = #oauth{held = Held
                         end;
                    (_Stream, Outcome) -> Outcome
                 end, {ok, [], Next}, lists:reverse(Held));
+authorized({error, _Reason}, #http{oauth = #oauth{asked = refresh} = OAuth} = Http) ->
+    %% No renewal: the messages go without a token, and the server's
+    %% challenge starts an authorization.
+    authorized(none, Http#http{oauth = OAuth#oauth{bearer = none}});
 authorized({error, Reason}, #http{oauth = OAuth} = Http) ->
     fault({authorization_failed, Reason}, Http#http{oauth = OAuth#oauth{pending = none, held = []}}).
 

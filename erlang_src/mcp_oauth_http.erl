@@ -2,8 +2,9 @@
 %% registration, token requests), made one at a time and waited for, on an
 %% `httpc' manager owned by the caller (`mcp_oauth_session').
 %%
-%% Invariants: no redirect is followed (a 3xx is an answer like any
-%% other); TLS verifies the peer as the MCP transport does
+%% Invariants: only `https' URLs are requested, and plain `http' on the
+%% loopback (`{error, {plaintext_endpoint, Url}}' otherwise); no redirect
+%% is followed (a 3xx is an answer like any other); TLS verifies the peer as the MCP transport does
 %% (`mcp_http:connection_options/2'); an answer body larger than
 %% `max_body_bytes()' is `{error, {body_too_long, Bytes}}' and never
 %% decoded; a JSON answer that is not an object is `{error, not_an_object}'.
@@ -58,10 +59,15 @@ post_json(Manager, Url, Json) ->
 request(Manager, Method, Request, Url) ->
     case uri_string:parse(str(Url)) of
         #{scheme := Scheme, host := Host} when Scheme =:= "http"; Scheme =:= "https" ->
-            Options = [{timeout, ?TIMEOUT_MS} | mcp_http:connection_options(list_to_atom(Scheme), Host)],
-            case httpc:request(Method, Request, Options, [{body_format, binary}], Manager) of
-                {ok, {{_, Status, _}, _Headers, Body}} -> decoded(Status, Body);
-                {error, Reason} -> {error, {http_failed, mcp_http:shown_url(Url), failure(Reason)}}
+            case Scheme =:= "https" orelse mcp_http:loopback(Host) of
+                true ->
+                    Options = [{timeout, ?TIMEOUT_MS} | mcp_http:connection_options(list_to_atom(Scheme), Host)],
+                    case httpc:request(Method, Request, Options, [{body_format, binary}], Manager) of
+                        {ok, {{_, Status, _}, _Headers, Body}} -> decoded(Status, Body);
+                        {error, Reason} -> {error, {http_failed, mcp_http:shown_url(Url), failure(Reason)}}
+                    end;
+                false ->
+                    {error, {plaintext_endpoint, mcp_http:shown_url(Url)}}
             end;
         _ ->
             {error, {bad_url, mcp_http:shown_url(Url)}}
