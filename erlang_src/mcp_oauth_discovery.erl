@@ -188,7 +188,10 @@ path_prefix(Prefix0, Path0) ->
 -spec origin(binary()) -> binary().
 origin(Url) ->
     Parts = uri_string:parse(Url),
-    unicode:characters_to_binary(uri_string:recompose((maps:with([scheme, host, port], Parts))#{path => <<>>})).
+    case unicode:characters_to_binary(uri_string:recompose((maps:with([scheme, host, port], Parts))#{path => <<>>})) of
+        Origin when is_binary(Origin) -> Origin;
+        _ -> <<>>
+    end.
 
 string_member(Key, Members) ->
     case lists:keyfind(Key, 1, Members) of

@@ -37,7 +37,7 @@
                   record :: fun(() -> mcp_oauth_token_store:record() | none),
                   generation = 0 :: non_neg_integer()}).
 
--spec start_link(binary(), mcp_oauth:config() | fun(() -> mcp_oauth:config())) -> {ok, pid()} | {error, term()}.
+-spec start_link(binary(), mcp_oauth:config() | fun(() -> mcp_oauth:config())) -> {ok, pid()} | {error, term()} | ignore.
 start_link(ServerUrl, Config) when is_map(Config) ->
     start_link(ServerUrl, fun() -> Config end);
 start_link(ServerUrl, Config) ->

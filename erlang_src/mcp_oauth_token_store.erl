@@ -23,7 +23,7 @@
 -type record() :: #{binary() => binary() | integer() | [binary()]}.
 
 %% @doc `~/.config/mcp/oauth': the directory mcp-gen keeps tokens in.
--spec default_dir() -> file:filename().
+-spec default_dir() -> file:filename_all().
 default_dir() ->
     filename:join(filename:basedir(user_config, "mcp"), "oauth").
 
