@@ -48,6 +48,11 @@ start_error({transport_failed, native_library_not_loaded}) ->
     "mcp application on the code path; the warning report about mcp_nif's on_load names the path tried";
 start_error({transport_failed, {bad_transport_spec, _Spec}}) ->
     "the transport specification is not valid";
+start_error({transport_failed, {oauth, {token_file_permissions, Path}}}) ->
+    ["the token file or directory ", name(Path), " may be read or written by others than its owner; "
+     "it was not used (chmod 600 the file, 700 the directory)"];
+start_error({transport_failed, {oauth, Reason}}) ->
+    ["the token store cannot be used: ", words(Reason)];
 start_error({transport_failed, {jail_unavailable, Why}}) ->
     ["the server was not started: the jail cannot run here (", jail_unavailable(Why), ")"];
 start_error({transport_failed, {bad_stderr, Why}}) ->
@@ -213,6 +218,8 @@ death({event_too_long, Bytes}) when is_integer(Bytes) ->
 death({response_too_large, Bytes}) when is_integer(Bytes) ->
     io_lib:format("the server's answer held ~b bytes before it could be read as a message (endless "
                   "headers, or the body of a status other than 200), more than max_line_bytes allows", [Bytes]);
+death({authorization_failed, Reason}) ->
+    ["the server requires authorization, which failed: ", authorization(Reason)];
 death(session_expired) ->
     "the server no longer knows the session (HTTP 404 to a request carrying it)";
 death({bad_session_id, Bytes}) when is_integer(Bytes) ->
@@ -241,6 +248,35 @@ death({handshake_failed, _} = StartError) ->
     start_error(StartError);
 death(Other) ->
     ["the connection ended for a reason this version does not describe: ", words(Other)].
+
+%% An authorization failure (`mcp_oauth'): its terms name steps, statuses
+%% and OAuth error codes, never a token or secret.
+authorization(consent_needed) ->
+    "a person's consent is needed: run `mcp-gen login` with the same server options";
+authorization(consent_timeout) ->
+    "no authorization response reached the loopback redirect in time";
+authorization(too_many_challenges) ->
+    "the server refused the token after three authorizations in a row";
+authorization({resource_mismatch, _}) ->
+    "the protected-resource metadata names another resource than this server, so no authorization server was asked";
+authorization({issuer_mismatch, _}) ->
+    "the authorization server's metadata names another issuer than the one it was looked up for, so none of its endpoints was used";
+authorization(iss_mismatch) ->
+    "the authorization response came from another issuer (RFC 9207 `iss`), so its code was not used";
+authorization(iss_missing) ->
+    "the authorization response lacks the `iss` its server advertises, so its code was not used";
+authorization(state_mismatch) ->
+    "the authorization response carried another `state` than the one sent, so its code was not used";
+authorization({token_refused, Status, Code}) ->
+    io_lib:format("the token endpoint answered HTTP ~b (~ts)", [Status, words(Code)]);
+authorization({registration_refused, Status}) ->
+    io_lib:format("client registration was refused (HTTP ~b)", [Status]);
+authorization({registration_refused, Status, Code}) ->
+    io_lib:format("client registration was refused (HTTP ~b, ~ts)", [Status, words(Code)]);
+authorization(no_client_registration) ->
+    "the authorization server offers no registration and no client id was given";
+authorization(Other) ->
+    words(Other).
 
 %% ---- evidence: how the server's process ended ----
 

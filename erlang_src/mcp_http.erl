@@ -77,7 +77,7 @@
 
 -export([open/2, send/2, event/2, terminate/1, os_pid/1, takes_headers/0]).
 -export([default_retry_ms/0, max_retry_ms/0, max_resumptions/0, resolve_headers/1, seal/1, shown_url/1,
-         session_renewed_code/0]).
+         session_renewed_code/0, start_manager/1, connection_options/2, loopback/1]).
 -export_type([spec/0, fault/0]).
 
 -type spec() :: #{url := binary() | string(),
@@ -86,7 +86,8 @@
                   allow_plaintext_headers => boolean(),
                   connect_timeout_ms => pos_integer(),
                   shutdown_timeout_ms => pos_integer(),
-                  cacertfile => file:filename_all()}.
+                  cacertfile => file:filename_all(),
+                  oauth => mcp_oauth:config() | fun(() -> mcp_oauth:config())}.
 %% The headers inside a closure: printing it shows no value (`seal/1').
 -type sealed_headers() :: fun(() -> [{binary() | string(), binary() | string()}]).
 -type fault() :: {http_status, non_neg_integer()}
@@ -111,6 +112,11 @@
 -define(NUDGE_MS, 20).
 %% What an `httpc' handler holds beyond the bodies (`allowance/2').
 -define(HANDLER_SLACK_BYTES, 1048576).
+%% Authorizations in a row, without a request answered, before
+%% `{authorization_failed, too_many_challenges}'.
+-define(MAX_AUTHORIZATIONS, 3).
+%% Seconds before a token's expiry at which it is renewed before use.
+-define(EXPIRY_MARGIN_S, 60).
 
 %% What the transport knows of an outbound message.
 -type rpc() :: {request, Id :: integer(), Method :: binary()} | notification | response.
@@ -139,7 +145,23 @@
                  renew = none :: none | {failed, integer() | none},
                  %% The bytes of the request's own body (what its `httpc'
                  %% handler holds of ours: `watch/1').
-                 sent = 0 :: non_neg_integer()}).
+                 sent = 0 :: non_neg_integer(),
+                 %% The POSTed message, sent again after an authorization.
+                 message = none :: binary() | none}).
+
+%% The authorization of a server that asks for tokens (`oauth' in the spec).
+-record(oauth, {session :: pid(),
+                bearer = none :: mcp_oauth_session:sealed() | none,
+                generation = 0 :: non_neg_integer(),
+                expires_at = none :: integer() | none,
+                %% The session's answer awaited (`gen_server:send_request/2'),
+                %% and what was asked: a renewal, or an answer to a challenge.
+                pending = none :: none | gen_server:request_id(),
+                asked = refresh :: refresh | challenge,
+                %% Messages waiting for that answer, newest first.
+                held = [] :: [#stream{}],
+                %% Authorizations in a row without a request answered 2xx.
+                attempts = 0 :: non_neg_integer()}).
 
 -record(http, {owner :: pid(),
                ref :: reference(),
@@ -165,7 +187,8 @@
                %% sent again, once, when the session expires (`renew/2').
                handshake = none :: binary() | none,
                initialized = none :: binary() | none,
-               renewed = false :: boolean()}).
+               renewed = false :: boolean(),
+               oauth = none :: none | #oauth{}}).
 
 %% @doc The wait before resuming a stream whose server gave no `retry:'.
 -spec default_retry_ms() -> pos_integer().
@@ -185,6 +208,7 @@ max_resumptions() -> ?MAX_RESUMPTIONS.
 %% spec nor any state, error or report holding it prints a header value
 %% (`mcp_client' seals every spec it is given; `open/2' takes either form).
 -spec seal(spec()) -> spec().
+seal(#{oauth := OAuth} = Spec) when is_map(OAuth) -> seal(Spec#{oauth := fun() -> OAuth end});
 seal(#{headers := Headers} = Spec) when is_list(Headers) -> Spec#{headers := fun() -> Headers end};
 seal(Spec) -> Spec.
 
@@ -208,7 +232,7 @@ open(#{url := Url} = Spec, Owner) when Owner =:= self() ->
         Keys -> {error, {not_for_http, Keys}}
     end;
 open(Spec, _Owner) ->
-    {error, {bad_http_spec, maps:without([headers], Spec)}}.
+    {error, {bad_http_spec, maps:without([headers, oauth], Spec)}}.
 
 open_checked(Url, Spec, Owner) ->
     MaxBytes = max_bytes(maps:get(max_line_bytes, Spec, mcp_stdio:max_line_bytes())),
@@ -224,23 +248,46 @@ open_checked(Url, Spec, Owner) ->
 
 start(Url, Scheme, Host, Headers, MaxBytes, Spec, Owner) ->
     _ = application:ensure_all_started(ssl),
-    case start_manager(1) of
+    case start_manager("mcp_http_") of
         {ok, Manager, Profile} ->
             ok = httpc:set_options([{max_sessions, 64}, {max_keep_alive_length, 0},
                                     {keep_alive_timeout, 60000}, {cookies, disabled},
                                     {socket_opts, [{recbuf, ?READ_BYTES}, {buffer, ?READ_BYTES}]}], Manager),
-            {ok, #http{owner = Owner, ref = make_ref(), url = Url, manager = Manager,
-                       handler_table = mcp_http_watch:handler_table(Profile),
-                       headers = fun() -> Headers end,
-                       http_options = http_options(Scheme, Host, Spec),
-                       max_bytes = MaxBytes,
-                       shutdown_ms = maps:get(shutdown_timeout_ms, Spec, 5000)}};
+            Http = #http{owner = Owner, ref = make_ref(), url = Url, manager = Manager,
+                         handler_table = mcp_http_watch:handler_table(Profile),
+                         headers = fun() -> Headers end,
+                         http_options = http_options(Scheme, Host, Spec),
+                         max_bytes = MaxBytes,
+                         shutdown_ms = maps:get(shutdown_timeout_ms, Spec, 5000)},
+            case authorization(Url, Spec) of
+                {ok, OAuth} -> {ok, Http#http{oauth = OAuth}};
+                {error, Reason} -> exit(Manager, shutdown), {error, Reason}
+            end;
         {error, Reason} ->
             {error, {http_client_failed, Reason}}
     end.
 
 unsealed(Headers) when is_function(Headers, 0) -> Headers();
 unsealed(Headers) -> Headers.
+
+%% The spec's `oauth': a session holding the server's tokens, the stored
+%% one (if any) sent from the first request on.
+authorization(Url, #{oauth := OAuth}) ->
+    Config = case OAuth of
+                 Sealed when is_function(Sealed, 0) -> Sealed;
+                 Map -> fun() -> Map end
+             end,
+    case mcp_oauth_session:start_link(list_to_binary(Url), Config) of
+        {ok, Session} -> {ok, granted(mcp_oauth_session:current(Session), #oauth{session = Session})};
+        {error, Reason} -> {error, {oauth, Reason}}
+    end;
+authorization(_Url, _Spec) ->
+    {ok, none}.
+
+granted({ok, Bearer, Generation, ExpiresAt}, OAuth) ->
+    OAuth#oauth{bearer = Bearer, generation = Generation, expires_at = ExpiresAt};
+granted(none, OAuth) ->
+    OAuth.
 
 max_bytes(Bytes) when is_integer(Bytes), Bytes >= 1 ->
     case Bytes =< mcp_stdio:max_line_bytes() of
@@ -249,17 +296,29 @@ max_bytes(Bytes) when is_integer(Bytes), Bytes >= 1 ->
     end;
 max_bytes(Other) -> error(badarg, [Other]).
 
-%% A stand-alone `httpc' manager linked to the owner. Its profile name must
-%% be unique among live managers (it names ETS tables): the lowest free
-%% `mcp_http_N', so the atoms made are bounded by the peak number of live
-%% clients.
-start_manager(N) when N > ?MAX_PROFILES ->
+%% @doc A stand-alone `httpc' manager linked to the caller, and its profile.
+%% The profile name must be unique among live managers (it names ETS
+%% tables): the lowest free `PrefixN', so the atoms made are bounded by the
+%% peak number of live clients. Each user of managers has its own prefix
+%% (`mcp_http_', `mcp_oauth_').
+-spec start_manager(string()) -> {ok, pid(), atom()} | {error, term()}.
+start_manager(Prefix) ->
+    start_manager(Prefix, 1).
+
+start_manager(_Prefix, N) when N > ?MAX_PROFILES ->
     {error, too_many_clients};
-start_manager(N) ->
-    Profile = list_to_atom("mcp_http_" ++ integer_to_list(N)),
-    case inets:start(httpc, [{profile, Profile}], stand_alone) of
-        {ok, Manager} -> {ok, Manager, Profile};
-        {error, _} -> start_manager(N + 1)
+start_manager(Prefix, N) ->
+    Name = Prefix ++ integer_to_list(N),
+    %% A live manager's table names its profile taken: skipped without the
+    %% crash report a second manager of that name would leave.
+    case ets:whereis(list_to_atom("stand_alone_" ++ Name ++ "__session_db")) of
+        undefined ->
+            case inets:start(httpc, [{profile, list_to_atom(Name)}], stand_alone) of
+                {ok, Manager} -> {ok, Manager, list_to_atom(Name)};
+                {error, _} -> start_manager(Prefix, N + 1)
+            end;
+        _ ->
+            start_manager(Prefix, N + 1)
     end.
 
 target(Url) ->
@@ -278,9 +337,14 @@ target(Url) ->
 
 plaintext_refused(http, Host, [_ | _], Spec) ->
     not maps:get(allow_plaintext_headers, Spec, false) andalso not loopback(Host);
+plaintext_refused(http, Host, [], #{oauth := _} = Spec) ->
+    %% A bearer token is a header too.
+    plaintext_refused(http, Host, [oauth], Spec);
 plaintext_refused(_, _, _, _) ->
     false.
 
+%% @doc Whether a URL's host is this machine's loopback.
+-spec loopback(string()) -> boolean().
 loopback("localhost") -> true;
 loopback(Host) ->
     case inet:parse_address(string:trim(Host, both, "[]")) of
@@ -288,6 +352,12 @@ loopback(Host) ->
         {ok, {0, 0, 0, 0, 0, 0, 0, 1}} -> true;
         _ -> false
     end.
+
+%% @doc The `httpc' options of a connection to `Host' with the defaults of
+%% a spec (no redirect followed; TLS verified against the system's CA store).
+-spec connection_options(http | https, string()) -> list().
+connection_options(Scheme, Host) ->
+    http_options(Scheme, Host, #{}).
 
 http_options(http, _Host, Spec) ->
     [{autoredirect, false}, {connect_timeout, maps:get(connect_timeout_ms, Spec, 30000)}];
@@ -381,7 +451,21 @@ outbound(Message, Extra, Http) ->
            end,
     post(Message, #stream{rpc = Rpc, headers = Extra}, Kept).
 
-post(Message, #stream{headers = Extra} = Stream, Http) ->
+post(Message, Stream, #http{oauth = #oauth{pending = none} = OAuth} = Http) ->
+    case expiring(OAuth) of
+        true -> {ok, ask(refresh, Stream#stream{message = Message}, Http)};
+        false -> posted(Message, Stream, Http)
+    end;
+post(Message, Stream, #http{oauth = #oauth{held = Held} = OAuth} = Http) when OAuth =/= none ->
+    {ok, Http#http{oauth = OAuth#oauth{held = [Stream#stream{message = Message} | Held]}}};
+post(Message, Stream, Http) ->
+    posted(Message, Stream, Http).
+
+posted(Message, #stream{headers = Extra} = Stream0, Http) ->
+    Stream = case Http#http.oauth of
+                 none -> Stream0;
+                 _ -> Stream0#stream{message = Message}
+             end,
     Request = {Http#http.url, request_headers(Http) ++ Extra, "application/json", Message},
     case request(post, Request, Http) of
         {ok, RequestId} -> {ok, keep(RequestId, Stream#stream{sent = iolist_size(Message)}, Http)};
@@ -397,11 +481,74 @@ request(Method, Request, #http{http_options = HttpOptions, manager = Manager, ow
     httpc:request(Method, Request, HttpOptions,
                   [{sync, false}, {stream, {self, once}}, {receiver, Owner}, {body_format, binary}], Manager).
 
-request_headers(#http{headers = Headers, session = Session, version = Version}) ->
+request_headers(#http{headers = Headers, session = Session, version = Version, oauth = OAuth}) ->
     [{"accept", ?ACCEPT}]
         ++ [{"mcp-session-id", Session} || Session =/= none]
         ++ [{"mcp-protocol-version", binary_to_list(Version)} || Version =/= none]
-        ++ Headers().
+        ++ Headers()
+        ++ case OAuth of
+               #oauth{bearer = Bearer} when is_function(Bearer, 0) -> [{"authorization", "Bearer " ++ binary_to_list(Bearer())}];
+               _ -> []
+           end.
+
+%%% -------------------------------------------------------- authorization
+
+%% Whether the token held expires within the margin (so it is renewed first).
+expiring(#oauth{bearer = none}) -> false;
+expiring(#oauth{expires_at = none}) -> false;
+expiring(#oauth{expires_at = At}) -> At - ?EXPIRY_MARGIN_S =< erlang:system_time(second).
+
+%% Asks the session for a token (without waiting): `Why' is a challenge or
+%% `refresh'. The stream waits for the answer, as every message sent
+%% until then (`authorized/2').
+ask(Why, Stream, #http{oauth = #oauth{session = Session, generation = Generation, held = Held,
+                                      attempts = Attempts} = OAuth} = Http) ->
+    Request = gen_server:send_request(Session, {authorize, Why, Generation}),
+    Asked = case Why of
+                refresh -> refresh;
+                _ -> challenge
+            end,
+    Http#http{oauth = OAuth#oauth{pending = Request, asked = Asked, held = [Stream | Held], attempts = Attempts + 1}}.
+
+%% A 401, or a 403 for want of scope, to a POST: the message waits for a
+%% new token, at most `?MAX_AUTHORIZATIONS' times in a row.
+challenged(Status, #stream{message = Message} = Stream, Headers, #http{oauth = OAuth} = Http) ->
+    Challenge = mcp_oauth_discovery:challenge(header("www-authenticate", Headers)),
+    Scope = maps:get(error, Challenge, none) =:= <<"insufficient_scope">>,
+    case OAuth of
+        _ when Status =:= 403, not Scope -> fault({http_status, Status}, Http);
+        _ when Message =:= none -> fault({http_status, Status}, Http);
+        #oauth{pending = Pending, held = Held} when Pending =/= none ->
+            {ok, [], Http#http{oauth = OAuth#oauth{held = [Stream | Held]}}};
+        #oauth{attempts = Attempts} when Attempts >= ?MAX_AUTHORIZATIONS ->
+            fault({authorization_failed, too_many_challenges}, Http);
+        #oauth{} ->
+            {ok, [], ask(Challenge, Stream, Http)}
+    end.
+
+%% The session's answer: the held messages go out with the new token.
+authorized({ok, Bearer, Generation, ExpiresAt}, #http{oauth = OAuth} = Http) ->
+    authorized(none, Http#http{oauth = OAuth#oauth{bearer = Bearer, generation = Generation, expires_at = ExpiresAt}});
+authorized(none, #http{oauth = #oauth{held = Held} = OAuth} = Http) ->
+    Next = Http#http{oauth = OAuth#oauth{pending = none, held = []}},
+    lists:foldl(fun(#stream{message = Message} = Stream, {ok, [], Acc}) ->
+                        case posted(Message, Stream, Acc) of
+                            {ok, Sent} -> {ok, [], Sent};
+                            {error, Fault} -> fault(Fault, Acc)
+                        end;
+                   (_Stream, Outcome) -> Outcome
+                end, {ok, [], Next}, lists:reverse(Held));
+authorized({error, _Reason}, #http{oauth = #oauth{asked = refresh} = OAuth} = Http) ->
+    %% No renewal: the messages go without a token, and the server's
+    %% challenge starts an authorization.
+    authorized(none, Http#http{oauth = OAuth#oauth{bearer = none}});
+authorized({error, Reason}, #http{oauth = OAuth} = Http) ->
+    fault({authorization_failed, Reason}, Http#http{oauth = OAuth#oauth{pending = none, held = []}}).
+
+%% A request answered 2xx ends a run of authorizations (a notification's
+%% 202 does not: it may be the answer to one sent before the run began).
+succeeded({request, _, _}, #http{oauth = #oauth{} = OAuth} = Http) -> Http#http{oauth = OAuth#oauth{attempts = 0}};
+succeeded(_Rpc, Http) -> Http.
 
 %% The actor's own messages start with the envelope in a fixed order
 %% (`mcp_jsonrpc'): a request is `{"jsonrpc":"2.0","id":N,"method":"M"',
@@ -448,7 +595,17 @@ close_request(Id, #http{streams = Streams, waiting = Waiting, manager = Manager}
 %%% --------------------------------------------------------------- event
 
 -spec event(#http{}, term()) -> {ok, [mcp_transport:event()], #http{}} | not_mine.
-event(#http{streams = Streams} = Http, {http, {RequestId, stream_start, Headers, Handler}}) when is_map_key(RequestId, Streams) ->
+event(#http{oauth = #oauth{pending = Pending}} = Http, Info) when Pending =/= none ->
+    case gen_server:check_response(Info, Pending) of
+        {reply, Reply} -> authorized(Reply, Http);
+        {error, {Reason, _}} -> authorized({error, {session_down, Reason}}, Http);
+        no_reply -> event_checked(Http, Info)
+    end;
+event(Http, Info) ->
+    event_checked(Http, Info).
+
+-spec event_checked(#http{}, term()) -> {ok, [mcp_transport:event()], #http{}} | not_mine.
+event_checked(#http{streams = Streams} = Http, {http, {RequestId, stream_start, Headers, Handler}}) when is_map_key(RequestId, Streams) ->
     Stream = maps:get(RequestId, Streams),
     %% Body bytes that came with the headers are held by the handler until
     %% its next socket read (inets 8), which for an event stream that then
@@ -457,33 +614,33 @@ event(#http{streams = Streams} = Http, {http, {RequestId, stream_start, Headers,
     ok = httpc:stream_next(Handler),
     _ = erlang:send_after(?NUDGE_MS, Http#http.owner, {mcp_http, Http#http.ref, {nudge, RequestId}}),
     answer(RequestId, Stream#stream{handler = Handler}, {stream_start, Headers}, Http);
-event(#http{ref = Ref} = Http, {mcp_http, Ref, watch}) ->
+event_checked(#http{ref = Ref} = Http, {mcp_http, Ref, watch}) ->
     watch(Http#http{watching = false});
-event(#http{ref = Ref} = Http, {mcp_http, Ref, {nudge, RequestId}}) ->
+event_checked(#http{ref = Ref} = Http, {mcp_http, Ref, {nudge, RequestId}}) ->
     nudge(RequestId, Http),
     {ok, [], Http};
-event(#http{streams = Streams} = Http, {http, {RequestId, stream, Chunk}}) when is_map_key(RequestId, Streams) ->
+event_checked(#http{streams = Streams} = Http, {http, {RequestId, stream, Chunk}}) when is_map_key(RequestId, Streams) ->
     Stream = maps:get(RequestId, Streams),
     next_chunk(RequestId, answer(RequestId, Stream#stream{fed = true}, {stream, Chunk}, Http));
-event(#http{streams = Streams} = Http, {http, {RequestId, Part, Value}}) when is_map_key(RequestId, Streams) ->
+event_checked(#http{streams = Streams} = Http, {http, {RequestId, Part, Value}}) when is_map_key(RequestId, Streams) ->
     answer(RequestId, maps:get(RequestId, Streams), {Part, Value}, Http);
-event(#http{streams = Streams} = Http, {http, {RequestId, Reply}}) when is_map_key(RequestId, Streams) ->
+event_checked(#http{streams = Streams} = Http, {http, {RequestId, Reply}}) when is_map_key(RequestId, Streams) ->
     answer(RequestId, maps:get(RequestId, Streams), Reply, Http);
-event(#http{ref = Ref, waiting = Waiting} = Http, {mcp_http, Ref, {resume, Tag}}) ->
+event_checked(#http{ref = Ref, waiting = Waiting} = Http, {mcp_http, Ref, {resume, Tag}}) ->
     case maps:take(Tag, Waiting) of
         {Stream, Rest} -> resume(Stream, Http#http{waiting = Rest});
         error -> {ok, [], Http}
     end;
-event(#http{ref = Ref} = Http, {mcp_http, Ref, {deleted, Reply}}) ->
+event_checked(#http{ref = Ref} = Http, {mcp_http, Ref, {deleted, Reply}}) ->
     exit(Http#http.manager, shutdown),
     {ok, [], Http#http{deleted = deletion_outcome(Reply)}};
-event(#http{manager = Manager, deleted = Deleted} = Http, {'EXIT', Manager, Reason}) ->
+event_checked(#http{manager = Manager, deleted = Deleted} = Http, {'EXIT', Manager, Reason}) ->
     Evidence = case Reason of
                    shutdown -> {exited, {peer_down, {http_session, Deleted}}};
                    _ -> {unconfirmed, {http_client_down, Reason}}
                end,
     {ok, [{closed, Evidence}], Http};
-event(_Http, _Info) ->
+event_checked(_Http, _Info) ->
     not_mine.
 
 %% The handler still waits with what came with the headers: an empty read
@@ -535,6 +692,9 @@ answer(RequestId, #stream{body = {sse, _}} = Stream, {stream_end, _Headers}, Htt
     ended(Stream, ended, drop(RequestId, Http));
 answer(RequestId, _Stream, {stream_end, _Headers}, Http) ->
     {ok, [], drop(RequestId, Http)};
+answer(RequestId, Stream, {{_Version, Status, _Phrase}, Headers, _Body}, #http{oauth = #oauth{}} = Http)
+  when Status =:= 401; Status =:= 403 ->
+    challenged(Status, Stream, Headers, drop(RequestId, Http));
 answer(RequestId, #stream{headers = [_ | _], rpc = {request, Id, _}}, {{_Version, Status, _Phrase}, Headers, Body}, Http)
   when Status < 200; Status >= 300 ->
     refused(Id, Status, Headers, Body, drop(RequestId, Http));
@@ -547,7 +707,7 @@ answer(_RequestId, _Stream, {error, Reason}, Http) ->
 
 %% The headers of a 200 answer (the only status `httpc' streams).
 started(RequestId, #stream{rpc = Rpc} = Stream, Headers, Http) ->
-    case session(Rpc, Headers, Http) of
+    case session(Rpc, Headers, succeeded(Rpc, Http)) of
         {ok, WithSession} ->
             Body = case {Rpc, content_type(Headers)} of
                        {{request, _, _}, <<"text/event-stream">>} -> {sse, mcp_event_stream:new(Http#http.max_bytes)};
@@ -697,8 +857,8 @@ resume(#stream{last_event_id = LastEventId} = Stream, Http) ->
 
 %% A whole (not streamed) answer: any status but 200. A 2xx (202 for a
 %% notification or a response of ours) carries nothing to read.
-status(Status, _Stream, _Headers, Http) when Status >= 200, Status < 300 ->
-    {ok, [], Http};
+status(Status, #stream{rpc = Rpc}, _Headers, Http) when Status >= 200, Status < 300 ->
+    {ok, [], succeeded(Rpc, Http)};
 status(405, #stream{resumptions = N}, _Headers, Http) when N > 0 ->
     %% No stream to resume from: the request is left to its deadline.
     {ok, [], Http};
@@ -811,6 +971,10 @@ deletion_outcome(_Other) -> {failed, unknown}.
 %% (bounded by `shutdown_timeout_ms'), then stops the manager; its exit is
 %% the proof (`event/2').
 -spec terminate(#http{}) -> ok.
+terminate(#http{oauth = #oauth{session = Session}} = Http) ->
+    unlink(Session),
+    exit(Session, shutdown),
+    terminate(Http#http{oauth = none});
 terminate(#http{session = none, manager = Manager}) ->
     exit(Manager, shutdown),
     ok;

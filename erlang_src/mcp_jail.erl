@@ -503,6 +503,7 @@ home_credentials() ->
      ".terraform.d/credentials.tfrc.json", ".config/rclone", ".s3cfg", ".boto",
      ".pgpass", ".my.cnf",                                % database passwords
      ".claude/.credentials.json", ".codex/auth.json",     % coding agents' tokens
+     ".config/mcp/oauth",                                 % remote MCP servers' tokens (mcp_oauth_token_store)
      ".mozilla", ".config/google-chrome", ".config/chromium",  % browser cookies and sessions
      ".bash_history", ".zsh_history", ".python_history", ".node_repl_history", ".psql_history"].
 

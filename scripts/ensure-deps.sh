@@ -15,6 +15,8 @@ need_deb erlang-nox
 need_deb erlang-dev
 need_deb erlang-eunit
 need_deb rebar3
+# private_key_jwt client assertions (mcp_oauth_assertion, docs/authorization.md).
+need_deb erlang-jose
 if [ "$what" != base ]; then need_deb erlang-proper; need_deb erlang-proper-dev; fi
 # The static checks (scripts/static-checks.sh): dialyzer, and xref (tools).
 if [ "$what" != base ]; then need_deb erlang-dialyzer; need_deb erlang-tools; fi

@@ -9,7 +9,7 @@
 # the installed OTP applications (erts, kernel, stdlib, crypto, eunit and
 # Debian's erlang-proper): the first run builds it (under a minute on two
 # cores), later runs reuse it. The base PLT is cached per OTP
-# version in ~/.cache/rebar3/mcp_http_<OTP version>_plt, shared by every
+# version in ~/.cache/rebar3/mcp_oauth_<OTP version>_plt, shared by every
 # checkout on the machine; the project PLT is _build/static/*_plt.
 set -eu
 cd "$(dirname "$0")/.."

@@ -196,6 +196,7 @@ hostile_escapes_nowhere() ->
         plant(filename:join(Home, ".ssh/id_ed25519"), Secret),
         plant(filename:join(Home, ".aws/credentials"), Secret),
         plant(filename:join(Home, ".erlang.cookie"), Secret),
+        plant(filename:join(Home, ".config/mcp/oauth/server.json"), Secret),
         plant(filename:join(Scratch, "private/notes.txt"), Secret),
         Grant = filename:join(Scratch, "grant"),
         ok = filelib:ensure_dir(filename:join(Grant, "x")),
@@ -207,6 +208,7 @@ hostile_escapes_nowhere() ->
             [{read_file, [{path, filename:join(Home, ".ssh/id_ed25519")}]},
              {read_file, [{path, filename:join(Home, ".aws/credentials")}]},
              {read_file, [{path, filename:join(Home, ".erlang.cookie")}]},
+             {read_file, [{path, filename:join(Home, ".config/mcp/oauth/server.json")}]},
              {read_file, [{path, filename:join(Scratch, "private/notes.txt")}]},
              {write_file, [{path, filename:join(Scratch, "outside.txt")}, {text, "escaped"}]},
              {tcp_connect, [{host, "127.0.0.1"}, {port, TcpPort}]},
@@ -215,7 +217,7 @@ hostile_escapes_nowhere() ->
         %% Unjailed, every attempt works: the probes can tell.
         Free = with_client(hostile(Home, none), fun(C) -> [probe(C, T, A) || {T, A} <- Probes] end),
         Expected = [<<"ok:", Secret/binary>>, <<"ok:", Secret/binary>>, <<"ok:", Secret/binary>>,
-                    <<"ok:", Secret/binary>>, <<"ok">>, <<"ok">>, <<"ok">>, <<"ok">>],
+                    <<"ok:", Secret/binary>>, <<"ok:", Secret/binary>>, <<"ok">>, <<"ok">>, <<"ok">>, <<"ok">>],
         ?assertEqual(Expected, Free),
         ?assert(accepted(Tcp)),
         ?assert(accepted(Unix)),
@@ -227,6 +229,7 @@ hostile_escapes_nowhere() ->
             ?assertEqual([<<"error:ENOENT">>,   % ~/.ssh is an empty tmpfs
                           <<"error:ENOENT">>,   % so is ~/.aws
                           <<"error:EACCES">>,   % the cookie is /dev/null, mounted nodev
+                          <<"error:ENOENT">>,   % remote servers' tokens: an empty tmpfs
                           <<"error:ENOENT">>,   % the caller's deny
                           <<"error:EROFS">>,    % no write outside the grants
                           <<"error:ECONNREFUSED">>, % the jail's own loopback
@@ -507,7 +510,8 @@ default_deny_covers_the_credentials_test() ->
     Denied = mcp_jail:default_deny(["/home/u"]),
     [?assert(lists:member(filename:join("/home/u", Path), Denied))
      || Path <- [".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube", ".docker", ".netrc",
-                 ".git-credentials", ".npmrc", ".pypirc", ".config/gh", ".password-store", ".erlang.cookie"]],
+                 ".git-credentials", ".npmrc", ".pypirc", ".config/gh", ".password-store", ".erlang.cookie",
+                 ".config/mcp/oauth"]],
     ?assert(lists:member("/etc/shadow", Denied)).
 
 %% Each policy has its own filter file.

@@ -121,7 +121,7 @@ start_job(Job, #{timeout_ms := Timeout, verbose := Verbose} = Command, Mode) ->
                                false ->
                                    {Spec, none}
                            end,
-    {ok, Client} = mcp_client:prepare(TransportSpec, client_options(Timeout, Command)),
+    {ok, Client} = mcp_client:prepare(TransportSpec, client_options(handshake_timeout(Command, Timeout), Command)),
     Began = erlang:monotonic_time(millisecond),
     {Worker, Monitor} = spawn_monitor(fun() -> exit({finished, perform(Client, Context, Command)}) end),
     #{job => Context, client => Client, log => Log, worker => Worker, monitor => Monitor, began => Began}.
@@ -250,6 +250,9 @@ act(Client, {initialize_result, Protocol, _Tools, {server_info, ServerName, Serv
                                  end,
                        maps:merge(Counted, Outcome)
                end);
+act(_Client, _InitializeResult, Job, #{subcommand := login}) ->
+    progress(Job, "connected; the server's tokens, if it asked for any, are stored for later runs"),
+    ok(#{});
 act(Client, InitializeResult, Job, #{subcommand := list, json := AsJson} = Command) ->
     with_tools(Client, Job, Command,
                fun(Tools) ->
@@ -336,6 +339,10 @@ write_files([{Path, Bytes} | Rest]) ->
             end;
         {error, Reason} -> {error, Path, Reason}
     end.
+
+%% `login' waits for a person: its handshake may last the consent's time.
+handshake_timeout(#{subcommand := login}, Timeout) -> min(max(Timeout, 300000), mcp_client:max_timeout_ms());
+handshake_timeout(_Command, Timeout) -> Timeout.
 
 %% `--era' as the client's era; `--elicit defaults' as an input handler
 %% that accepts with the schema's defaults (`mcp_input:accept_defaults/1');

@@ -25,7 +25,7 @@
 -export_type([command/0, subcommand/0, server/0, parsed/0]).
 
 
--type subcommand() :: generate | list | call.
+-type subcommand() :: generate | list | call | login.
 %% `embedded' is the example server shipped in `examples/'; `{config, ...}'
 %% one server of a configuration file, or each of its stdio servers (`all').
 -type server() :: embedded
@@ -47,7 +47,8 @@
                      out => string(),               % generate: --out
                      tool => binary(),              % call: TOOL
                      arguments => mcp_json:json(),  % call: --args (an object)
-                     json => boolean()}.            % list, call: --json
+                     json => boolean(),             % list, call: --json
+                     oauth => mcp_cli_oauth:given()}. % authorization flags (mcp_cli_oauth)
 -type parsed() :: {run, command()}
                 | {help, Text :: iolist()}
                 | {usage_error, Reason :: iolist(), Usage :: iolist()}.
@@ -85,6 +86,7 @@ split_at_double_dash(Argv) ->
 subcommand("generate") -> {ok, generate};
 subcommand("list") -> {ok, list};
 subcommand("call") -> {ok, call};
+subcommand("login") -> {ok, login};
 subcommand(_) -> error.
 
 parse_subcommand(Subcommand, Args, ServerPart) ->
@@ -102,14 +104,15 @@ parse_subcommand(Subcommand, Args, ServerPart) ->
 -spec flags(subcommand()) -> [{string(), atom(), flag_kind()}].
 flags(generate) -> [{"--name", name, value}, {"--out", out, value} | common_flags()];
 flags(list) -> [{"--json", json, switch} | common_flags()];
-flags(call) -> [{"--args", args, value}, {"--json", json, switch} | common_flags()].
+flags(call) -> [{"--args", args, value}, {"--json", json, switch} | common_flags()];
+flags(login) -> common_flags().
 
 common_flags() ->
     [{"--timeout", timeout, value}, {"--config", config, value}, {"--server", server, value},
      {"--url", url, value}, {"--header", header, repeated},
      {"--env", env, repeated}, {"--cwd", cwd, value}, {"--grace", grace, value},
      {"--stderr", stderr, value}, {"--era", era, value}, {"--elicit", elicit, value},
-     {"--verbose", verbose, switch} | jail_flags()].
+     {"--verbose", verbose, switch} | jail_flags() ++ mcp_cli_oauth:flags()].
 
 jail_flags() ->
     [{"--jail", jail, switch}, {"--allow-write", write, repeated}, {"--allow-read", read, repeated},
@@ -160,6 +163,7 @@ build(Subcommand, Flags, Positional, ServerPart) ->
               fun() -> {ok, #{verbose => maps:get(verbose, Flags, false)}} end,
               fun() -> era(maps:get(era, Flags, none)) end,
               fun() -> elicit(maps:get(elicit, Flags, none)) end,
+              fun() -> mcp_cli_oauth:options(Flags) end,
               fun() -> positional(Subcommand, Positional) end
               | specific(Subcommand, Flags)],
     case mcp_checks:run(Checks, #{subcommand => Subcommand}) of
@@ -170,6 +174,8 @@ build(Subcommand, Flags, Positional, ServerPart) ->
 specific(generate, Flags) ->
     [fun() -> server_name(maps:get(name, Flags, none)) end,
      fun() -> out_dir(maps:get(out, Flags, none)) end];
+specific(login, _Flags) ->
+    [];
 specific(list, Flags) ->
     [fun() -> {ok, #{json => maps:get(json, Flags, false)}} end];
 specific(call, Flags) ->
@@ -307,10 +313,11 @@ arguments(Text) ->
 
 %% @doc The one-line usage of a subcommand (or of the program: `top').
 -spec usage(top | subcommand()) -> iolist().
-usage(top) -> "usage: mcp-gen generate|list|call [OPTIONS] [SERVER]   (mcp-gen SUBCOMMAND --help)";
+usage(top) -> "usage: mcp-gen generate|list|call|login [OPTIONS] [SERVER]   (mcp-gen SUBCOMMAND --help)";
 usage(generate) -> ["usage: mcp-gen generate [--name SERVER] [--out DIR]", common_usage()];
 usage(list) -> ["usage: mcp-gen list [--json]", common_usage()];
-usage(call) -> ["usage: mcp-gen call TOOL [--args JSON] [--json]", common_usage()].
+usage(call) -> ["usage: mcp-gen call TOOL [--args JSON] [--json]", common_usage()];
+usage(login) -> ["usage: mcp-gen login [--browser CMD]", common_usage()].
 
 common_usage() ->
     " [--timeout MS] [--verbose] [--era handshake|modern|auto] [--elicit decline|defaults] [--env NAME=VALUE]... [--cwd DIR] [--grace MS] [--stderr FILE|-]"
@@ -323,7 +330,8 @@ help(top) ->
      "Runs an MCP server over stdio and works with its tools:\n"
      "  generate  generate the typed Gleam module cap/mcp/<server> and its surface\n"
      "  list      list the tools with their parameters, one per line (or as JSON)\n"
-     "  call      call one tool and print its result\n\n",
+     "  call      call one tool and print its result\n"
+     "  login     authorize with a remote server (OAuth) and keep its tokens\n\n",
      server_help()];
 help(generate) ->
     [usage(generate), "\n\n"
@@ -345,6 +353,15 @@ help(list) ->
      "anything structured; (arguments: json) when only a whole value fits.\n\n"
      "  --json           print one JSON document instead: the server, and every\n"
      "                   tool as sent (inputSchema, outputSchema, annotations...)\n",
+     common_help(), "\n", server_help()];
+help(login) ->
+    [usage(login), "\n\n"
+     "Connects to a remote server (--url, or an http entry of --config) and, when\n"
+     "it asks for authorization, runs OAuth 2.1: discovery, registration, the\n"
+     "authorization code flow with PKCE on a loopback redirect (127.0.0.1). The\n"
+     "authorization URL is printed for a person to open, or handed to --browser\n"
+     "CMD. The tokens are kept (docs/authorization.md); later runs and the\n"
+     "library use and renew them with no person.\n\n",
      common_help(), "\n", server_help()];
 help(call) ->
     [usage(call), "\n\n"
@@ -383,7 +400,8 @@ common_help() ->
      "  --server NAME    the config's server to use (needed when it has several)\n"
      "  --url URL        a remote server over Streamable HTTP instead of a command\n"
      "  --header 'NAME: VALUE'  with --url: send this header (repeatable); ${VAR}\n"
-     "                   in VALUE is the environment variable VAR; never printed\n"].
+     "                   in VALUE is the environment variable VAR; never printed\n",
+     mcp_cli_oauth:help()].
 
 server_help() ->
     "SERVER is --config FILE [--server NAME], --url URL (a remote server), or\n"

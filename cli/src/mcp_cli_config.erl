@@ -128,7 +128,8 @@ stdio(Name, Field, {_Type, Command, _Url}) ->
 
 http(Name, Field) ->
     Checks = [fun() -> url(Field(<<"url">>)) end,
-              fun() -> headers(Field(<<"headers">>)) end],
+              fun() -> headers(Field(<<"headers">>)) end,
+              fun() -> mcp_cli_oauth:from_config(Field(<<"oauth">>)) end],
     case mcp_checks:run(Checks, #{}) of
         {ok, Spec} -> {http, Name, Spec};
         {error, Why} -> {invalid, Name, Why}

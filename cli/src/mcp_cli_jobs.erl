@@ -37,8 +37,11 @@ resolve(#{server := embedded} = Command) ->
     {ok, [adjust(#{label => none, spec => embedded_spec()}, Command)], []};
 resolve(#{server := {command, Executable, Args}} = Command) ->
     {ok, [adjust(#{label => none, spec => #{executable => Executable, args => Args}}, Command)], []};
-resolve(#{server := {url, Url, Headers}}) ->
-    {ok, [#{label => none, spec => mcp_http:seal(#{url => Url, headers => Headers})}], []};
+resolve(#{server := {url, Url, Headers}} = Command) ->
+    case authorized(#{url => Url, headers => Headers}, Command) of
+        {ok, Spec} -> {ok, [#{label => none, spec => Spec}], []};
+        {error, _} = Error -> Error
+    end;
 resolve(#{server := {config, Path, Which}} = Command) ->
     case mcp_cli_config:read(Path) of
         {ok, Entries} -> choose(Entries, Which, Path, Command);
@@ -75,8 +78,13 @@ choose(Entries, all, Path, #{subcommand := Subcommand}) ->
                        _ -> ""
                    end]}.
 
-one({Kind, Name, Spec}, _Path, Command) when Kind =:= stdio; Kind =:= http ->
-    {ok, [job(Kind, Name, Spec, Command)], []};
+one({http, Name, Spec}, _Path, Command) ->
+    case authorized(Spec, Command) of
+        {ok, Authorized} -> {ok, [#{label => Name, name => Name, spec => Authorized}], []};
+        {error, Why} -> {error, ["server ", name(Name), ": ", Why]}
+    end;
+one({stdio, Name, Spec}, _Path, Command) ->
+    {ok, [job(stdio, Name, Spec, Command)], []};
 one({unsupported, Name, Why}, _Path, _Command) ->
     {error, ["server ", name(Name), " ", Why]};
 one({invalid, Name, Why}, Path, _Command) ->
@@ -87,8 +95,20 @@ one({invalid, Name, Why}, Path, _Command) ->
 %% own stdio keys fail its open with a clear error).
 job(stdio, Name, Spec, Command) ->
     adjust(#{label => Name, name => Name, spec => Spec}, Command);
-job(http, Name, Spec, _Command) ->
-    #{label => Name, name => Name, spec => mcp_http:seal(Spec)}.
+job(http, Name, Spec, Command) ->
+    Authorized = case authorized(Spec, Command) of
+                     {ok, WithOAuth} -> WithOAuth;
+                     {error, _} -> mcp_http:seal(maps:remove(oauth, Spec))
+                 end,
+    #{label => Name, name => Name, spec => Authorized}.
+
+%% A remote server's spec with its authorization (`mcp_cli_oauth'): the
+%% entry's `oauth' under the command line's flags; sealed.
+authorized(Spec, #{subcommand := Subcommand} = Command) ->
+    case mcp_cli_oauth:config(Subcommand, maps:get(oauth, Spec, #{}), maps:get(oauth, Command, #{})) of
+        {ok, OAuth} -> {ok, mcp_http:seal(Spec#{oauth => OAuth})};
+        {error, _} = Error -> Error
+    end.
 
 %% --env, --cwd, --grace, --stderr and --jail on top of the job's own spec.
 adjust(#{spec := Spec} = Job, #{env := Env} = Command) ->

@@ -34,6 +34,32 @@ custom_headers_test_() -> scenario("http-custom-headers", ?V2026).
 invalid_tool_headers_test_() -> scenario("http-invalid-tool-headers", ?V2026).
 schema_ref_test_() -> scenario("json-schema-ref-no-deref", ?V2026).
 
+%% Authorization (docs/authorization.md), driven by
+%% test/conformance/auth-client: every auth/* scenario of 2025-11-25 and
+%% 2025-03-26, and the client-credentials extension's two (run at no
+%% particular revision: "any").
+authorization_test_() ->
+    [scenario(Name, ?V2025) || Name <- ["auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2",
+                                        "auth/metadata-var3", "auth/basic-cimd", "auth/scope-from-www-authenticate",
+                                        "auth/scope-from-scopes-supported", "auth/scope-omitted-when-undefined",
+                                        "auth/scope-step-up", "auth/scope-retry-limit",
+                                        "auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post",
+                                        "auth/token-endpoint-auth-none", "auth/pre-registration"]]
+    ++ [scenario(Name, "2025-03-26") || Name <- ["auth/2025-03-26-oauth-metadata-backcompat",
+                                                 "auth/2025-03-26-oauth-endpoint-fallback"]]
+    ++ [scenario(Name, "any") || Name <- ["auth/client-credentials-basic", "auth/client-credentials-jwt"]].
+
+%% The authorization scenarios of 2026-07-28, in the auto era: those whose
+%% pass is a refusal made before any token is used (a resource, issuer or
+%% `iss' that does not match), and those that go on to list the tools.
+authorization_2026_test_() ->
+    [scenario(Name, ?V2026) || Name <- ["auth/resource-mismatch", "auth/metadata-issuer-mismatch",
+                                        "auth/iss-supported-missing", "auth/iss-wrong-issuer",
+                                        "auth/iss-unexpected", "auth/iss-normalized",
+                                        "auth/offline-access-scope", "auth/offline-access-not-supported",
+                                        "auth/iss-supported", "auth/iss-not-advertised",
+                                        "auth/authorization-server-migration"]].
+
 %% SKIPPED checks accepted, by description, each for a method or a
 %% capability the client deliberately does not use.
 accepted_skips("request-metadata") ->
@@ -59,7 +85,7 @@ scenario(Name, Version) ->
     {timeout, ?HANG_GUARD_MS div 1000, {Name ++ " at " ++ Version, fun() -> passes(Name, Version) end}}.
 
 passes(Name, Version) ->
-    Out = filename:join(out_root(), Name ++ "-" ++ Version),
+    Out = filename:join(out_root(), lists:flatten(string:replace(Name, "/", "_", all)) ++ "-" ++ Version),
     _ = file:del_dir_r(Out),
     {Status, Log} = run_suite(Name, Version, Out),
     Checks = checks(Out),
@@ -83,10 +109,13 @@ run_suite(Name, Version, Out) ->
     Lib = filename:dirname(code:lib_dir(mcp)),
     Port = open_port({spawn_executable, installed(?NODE)},
                      [{args, [installed(?SUITE), "client", "--command", installed("test/conformance/client"),
-                              "--scenario", Name, "--spec-version", Version, "-o", Out]},
+                              "--scenario", Name | spec_version(Version)] ++ ["-o", Out]},
                       {env, [{"MCP_GEN_LIB", Lib}]},
                       binary, exit_status, use_stdio, stderr_to_stdout, hide]),
     collect(Port, []).
+
+spec_version("any") -> [];
+spec_version(Version) -> ["--spec-version", Version].
 
 collect(Port, Acc) ->
     receive
@@ -98,7 +127,9 @@ collect(Port, Acc) ->
 
 %% `{Id, Status, Description}' of every check the run wrote (one directory per run).
 checks(Out) ->
-    [Path] = filelib:wildcard(filename:join([Out, "*", "checks.json"])),
+    %% `auth/NAME' runs write under `Out/auth/'.
+    [Path] = filelib:wildcard(filename:join([Out, "*", "checks.json"]))
+        ++ filelib:wildcard(filename:join([Out, "*", "*", "checks.json"])),
     {ok, Bytes} = file:read_file(Path),
     {ok, {array, Items}} = mcp_json:decode(Bytes),
     [{Id, Status, Description} || {object, Members} <- Items,

@@ -8,6 +8,9 @@
 %% MCP_REGEN_GOLDEN=1 (then review the diff by hand).
 -module(mcp_cli_tests).
 
+%% bin/mcp-gen run as a person would (mcp_cli_oauth_tests runs it too).
+-export([mcp_gen/2]).
+
 -include_lib("eunit/include/eunit.hrl").
 
 -define(GOLDEN_DIR, "test/fixtures/cli").

@@ -1,0 +1,129 @@
+%% @doc How `bin/mcp-gen' authorizes with a remote server (OAuth 2.1,
+%% `mcp_oauth'): the command-line flags, the config file's `"oauth"' object
+%% of a remote entry, and the `mcp_oauth:config()' they make.
+%%
+%% Every remote server is opened with authorization on: a token stored by
+%% `mcp-gen login' (or an earlier run) is used and renewed with no person;
+%% a server that asks for consent when no browser is configured fails with
+%% "run mcp-gen login". Secrets never appear on the command line: a client
+%% secret is named by the environment variable holding it
+%% (`--client-secret-env VAR', `"client_secret_env"'), a private key by
+%% its PEM file; both are read when the client is opened and never echoed
+%% (an error names the variable or the file, never the value).
+-module(mcp_cli_oauth).
+
+-export([flags/0, options/1, from_config/1, config/3, help/0]).
+-export_type([given/0]).
+
+-type given() :: #{browser => string(), client_id => binary(), client_secret_env => string(),
+                   private_key_file => string(), signing_alg => binary(),
+                   grant => authorization_code | client_credentials,
+                   client_metadata_url => binary(), scopes => [binary()], token_dir => string()}.
+
+-spec flags() -> [{string(), atom(), value | switch | repeated}].
+flags() ->
+    [{"--browser", browser, value}, {"--client-id", client_id, value},
+     {"--client-secret-env", client_secret_env, value}, {"--private-key-file", private_key_file, value},
+     {"--signing-alg", signing_alg, value}, {"--client-credentials", client_credentials, switch},
+     {"--client-metadata-url", client_metadata_url, value}, {"--scope", scope, repeated},
+     {"--token-dir", token_dir, value}].
+
+-spec help() -> iolist().
+help() ->
+    "  --browser CMD    authorization: hand the authorization URL to CMD (run with\n"
+    "                   the URL as its argument) instead of asking for `login`\n"
+    "  --client-id ID   a client id registered with the authorization server\n"
+    "  --client-secret-env VAR  its secret, read from the environment variable VAR\n"
+    "  --private-key-file PEM   authenticate with a signed JWT (private_key_jwt)\n"
+    "  --signing-alg ALG        the JWT's algorithm (default ES256)\n"
+    "  --client-credentials     no person: the client credentials grant\n"
+    "  --client-metadata-url URL  this client's metadata document (its client id\n"
+    "                   where the authorization server accepts one)\n"
+    "  --scope SCOPE    ask for SCOPE instead of the server's (repeatable)\n"
+    "  --token-dir DIR  keep tokens in DIR (default ~/.config/mcp/oauth, mode 0700)\n".
+
+%% @doc The command's `oauth' options from its flags.
+-spec options(#{atom() => term()}) -> {ok, #{oauth => given()}} | {error, iolist()}.
+options(Flags) ->
+    Given = maps:from_list(
+              [{browser, B} || B <- [maps:get(browser, Flags, none)], B =/= none]
+              ++ [{client_id, unicode:characters_to_binary(I)} || I <- [maps:get(client_id, Flags, none)], I =/= none]
+              ++ [{client_secret_env, E} || E <- [maps:get(client_secret_env, Flags, none)], E =/= none]
+              ++ [{private_key_file, filename:absname(F)} || F <- [maps:get(private_key_file, Flags, none)], F =/= none]
+              ++ [{signing_alg, unicode:characters_to_binary(A)} || A <- [maps:get(signing_alg, Flags, none)], A =/= none]
+              ++ [{grant, client_credentials} || maps:get(client_credentials, Flags, false)]
+              ++ [{client_metadata_url, unicode:characters_to_binary(U)} || U <- [maps:get(client_metadata_url, Flags, none)], U =/= none]
+              ++ [{scopes, [unicode:characters_to_binary(S) || S <- Scopes]} || Scopes <- [maps:get(scope, Flags, [])], Scopes =/= []]
+              ++ [{token_dir, filename:absname(D)} || D <- [maps:get(token_dir, Flags, none)], D =/= none]),
+    case checked(Given) of
+        ok when Given =:= #{} -> {ok, #{}};
+        ok -> {ok, #{oauth => Given}};
+        {error, _} = Error -> Error
+    end.
+
+checked(#{client_secret_env := _, private_key_file := _}) ->
+    {error, "--client-secret-env and --private-key-file are alternatives: give one"};
+checked(#{grant := client_credentials} = Given) when not is_map_key(client_id, Given) ->
+    {error, "--client-credentials needs --client-id and its secret or key"};
+checked(#{grant := client_credentials} = Given)
+  when not is_map_key(client_secret_env, Given), not is_map_key(private_key_file, Given) ->
+    {error, "--client-credentials needs --client-secret-env VAR or --private-key-file PEM"};
+checked(_Given) ->
+    ok.
+
+%% @doc A remote entry's `"oauth"' object: `client_id', `client_secret_env',
+%% `private_key_file', `signing_alg', `grant' (`"authorization_code"' or
+%% `"client_credentials"'), `client_metadata_url', `scopes' (strings).
+-spec from_config(none | {given, mcp_json:json()}) -> {ok, #{oauth => given()}} | {error, iolist()}.
+from_config(none) ->
+    {ok, #{}};
+from_config({given, {object, Members}}) ->
+    Pairs = [config_pair(Key, Value) || {Key, Value} <- Members],
+    case [Bad || {error, Bad} <- Pairs] of
+        [] -> {ok, #{oauth => maps:from_list([Pair || {ok, Pair} <- Pairs])}};
+        [Bad | _] -> {error, ["has an \"oauth\" ", Bad]}
+    end;
+from_config({given, _}) ->
+    {error, "has \"oauth\" that is not an object"}.
+
+config_pair(<<"client_id">>, {string, V}) -> {ok, {client_id, V}};
+config_pair(<<"client_secret_env">>, {string, V}) -> {ok, {client_secret_env, binary_to_list(V)}};
+config_pair(<<"private_key_file">>, {string, V}) -> {ok, {private_key_file, binary_to_list(V)}};
+config_pair(<<"signing_alg">>, {string, V}) -> {ok, {signing_alg, V}};
+config_pair(<<"grant">>, {string, <<"client_credentials">>}) -> {ok, {grant, client_credentials}};
+config_pair(<<"grant">>, {string, <<"authorization_code">>}) -> {ok, {grant, authorization_code}};
+config_pair(<<"client_metadata_url">>, {string, V}) -> {ok, {client_metadata_url, V}};
+config_pair(<<"scopes">>, {array, Items}) -> {ok, {scopes, [S || {string, S} <- Items]}};
+config_pair(Key, _) -> {error, ["key ", mcp_printable:printable(Key, line, mcp_printable:name_chars()),
+                                " that is unknown or of the wrong type"]}.
+
+%% @doc The `mcp_oauth:config()' of a run: the config file's options under
+%% the command line's, with the secret and key read now. `login' hands the
+%% URL to a person (printed) unless `--browser' names a command.
+-spec config(login | atom(), given(), given()) -> {ok, mcp_oauth:config()} | {error, iolist()}.
+config(Subcommand, FromFile, FromFlags) ->
+    Given = maps:merge(FromFile, FromFlags),
+    Browser = case {Given, Subcommand} of
+                  {#{browser := Command}, _} -> Command;
+                  {_, login} -> print;
+                  _ -> none
+              end,
+    Base = maps:with([client_id, client_metadata_url, scopes, grant], Given),
+    Store = {dir, maps:get(token_dir, Given, mcp_oauth_token_store:default_dir())},
+    case secrets(Given) of
+        {ok, Secrets} -> {ok, maps:merge(Base#{browser => Browser, store => Store}, Secrets)};
+        {error, _} = Error -> Error
+    end.
+
+secrets(#{client_secret_env := Var}) ->
+    case os:getenv(Var) of
+        false -> {error, ["the client secret's variable ", Var, " is not set"]};
+        Secret -> {ok, #{client_secret => unicode:characters_to_binary(Secret)}}
+    end;
+secrets(#{private_key_file := File} = Given) ->
+    case file:read_file(File) of
+        {ok, Pem} -> {ok, #{private_key_pem => Pem, signing_algorithm => maps:get(signing_alg, Given, <<"ES256">>)}};
+        {error, Reason} -> {error, ["the private key file ", File, " cannot be read: ", file:format_error(Reason)]}
+    end;
+secrets(_Given) ->
+    {ok, #{}}.

@@ -1,0 +1,378 @@
+%% @doc OAuth 2.1 for a remote MCP server, as MCP specifies it: from a 401
+%% or 403 challenge to a token (`obtain/5'), and a token's renewal
+%% (`refresh/3'). Discovery is `mcp_oauth_discovery'; this module registers
+%% the client (given credentials, a Client ID Metadata Document URL, or
+%% dynamic registration), runs the grant (authorization code with PKCE
+%% S256 through `mcp_oauth_loopback', or client credentials) and reads the
+%% token answer. `mcp_oauth_session' calls it, one flow at a time.
+%%
+%% Invariants:
+%% <ul>
+%% <li>No request goes to an endpoint of an authorization server whose
+%%     metadata did not pass discovery's checks (resource and issuer).</li>
+%% <li>The authorization response is used only when its `state' equals
+%%     the one sent and its `iss', when present, equals the issuer exactly;
+%%     an `iss' is required when the metadata advertises
+%%     `authorization_response_iss_parameter_supported'.</li>
+%% <li>`resource' (the protected-resource metadata's, verbatim) is sent in
+%%     the authorization and every token request.</li>
+%% <li>Scopes: the challenge's, else the resource's `scopes_supported',
+%%     else none; on a step-up, the union with the scopes granted before.
+%%     `offline_access' is added only when the authorization server lists
+%%     it.</li>
+%% <li>A client registration belongs to the issuer it was made with: a
+%%     record of another issuer is never presented to this one.</li>
+%% <li>Errors name steps, statuses and OAuth error codes, never a token,
+%%     secret, code or verifier.</li>
+%% </ul>
+-module(mcp_oauth).
+
+-export([obtain/5, refresh/3, base64url/1]).
+-export_type([config/0, error_reason/0]).
+
+-type config() :: #{grant => authorization_code | client_credentials,
+                    client_id => binary(),
+                    client_secret => binary(),
+                    private_key_pem => binary(),
+                    signing_algorithm => binary(),
+                    client_metadata_url => binary(),
+                    client_name => binary(),
+                    scopes => [binary()],
+                    browser => none | print | string(),
+                    consent_timeout_ms => pos_integer(),
+                    store => mcp_oauth_token_store:store()}.
+-type error_reason() :: term().
+
+-define(CONSENT_TIMEOUT_MS, 300000).
+-define(MAX_ERROR_CODE_BYTES, 64).
+
+%% @doc A fresh token record for the server at `ServerUrl' after it
+%% answered `Challenge' (`mcp_oauth_discovery:challenge/1'). `Previous' is
+%% the record held so far (or `none'): its registration is reused when it
+%% was made with the same issuer, and its scopes join a step-up's.
+-spec obtain(pid(), binary(), mcp_oauth_discovery:challenge(), config(), mcp_oauth_token_store:record() | none) ->
+          {ok, mcp_oauth_token_store:record()} | {error, error_reason()}.
+obtain(Http, ServerUrl, Challenge, Config, Previous) ->
+    case mcp_oauth_discovery:discover(Http, ServerUrl, Challenge) of
+        {ok, Found} -> granted(Http, Found, Challenge, Config, same_issuer(Previous, Found));
+        {error, _} = Error -> Error
+    end.
+
+same_issuer(#{<<"issuer">> := Issuer} = Previous, #{issuer := Issuer}) -> Previous;
+same_issuer(_, _) -> none.
+
+granted(Http, #{metadata := Metadata} = Found, Challenge, Config, Previous) ->
+    Scopes = scopes(Found, Challenge, Config, Previous),
+    case maps:get(grant, Config, authorization_code) of
+        client_credentials ->
+            case client(Http, Found, Config, Previous, none) of
+                {ok, Client} -> token(Http, Found, Client, [{<<"grant_type">>, <<"client_credentials">>}], Scopes);
+                {error, _} = Error -> Error
+            end;
+        authorization_code ->
+            case maps:get(browser, Config, none) of
+                none -> {error, consent_needed};
+                Browser -> authorization_code(Http, Found, Config, Previous, with_offline(Scopes, Metadata), Browser)
+            end
+    end.
+
+scopes(Found, Challenge, Config, Previous) ->
+    Asked = case {Challenge, maps:get(scopes_supported, Found), Config} of
+                {_, _, #{scopes := Given}} -> Given;
+                {#{scope := Scope}, _, _} -> Scope;
+                {_, Supported, _} when is_list(Supported) -> Supported;
+                _ -> []
+            end,
+    Before = case Previous of
+                 #{<<"scope">> := Granted} -> Granted;
+                 _ -> []
+             end,
+    Before ++ [S || S <- Asked, not lists:member(S, Before)].
+
+with_offline([], _Metadata) ->
+    [];
+with_offline(Scopes, Metadata) ->
+    case lists:member(<<"offline_access">>, strings(<<"scopes_supported">>, Metadata))
+        andalso not lists:member(<<"offline_access">>, Scopes) of
+        true -> Scopes ++ [<<"offline_access">>];
+        false -> Scopes
+    end.
+
+%%% ------------------------------------------------------------- clients
+
+%% The client this issuer knows us as: the previous record's, the given
+%% credentials, a Client ID Metadata Document URL, or a new registration.
+client(_Http, _Found, Config, #{<<"client_id">> := _} = Previous, _RedirectUri) ->
+    {ok, with_key(maps:with([<<"client_id">>, <<"client_secret">>, <<"auth_method">>], Previous), Config)};
+client(_Http, #{metadata := Metadata}, #{client_id := Id} = Config, none, _RedirectUri) ->
+    Secret = [{<<"client_secret">>, S} || S <- [maps:get(client_secret, Config, none)], S =/= none],
+    {ok, with_key(maps:from_list([{<<"client_id">>, Id}, {<<"auth_method">>, given_method(Config, Metadata)} | Secret]),
+                  Config)};
+client(Http, #{metadata := Metadata}, Config, none, RedirectUri) ->
+    case {Metadata, Config} of
+        {#{<<"client_id_metadata_document_supported">> := {bool, true}}, #{client_metadata_url := Url}} ->
+            {ok, #{<<"client_id">> => Url, <<"auth_method">> => <<"none">>}};
+        {#{<<"registration_endpoint">> := {string, Endpoint}}, _} when RedirectUri =/= none ->
+            register(Http, Endpoint, Metadata, Config, RedirectUri);
+        _ ->
+            {error, no_client_registration}
+    end.
+
+%% The private key of `private_key_jwt' comes from the configuration on
+%% each use; it is never part of a stored record.
+with_key(Client, #{private_key_pem := Pem} = Config) ->
+    Client#{<<"private_key_pem">> => Pem,
+            <<"signing_algorithm">> => maps:get(signing_algorithm, Config, <<"ES256">>)};
+with_key(Client, _Config) ->
+    Client.
+
+given_method(#{private_key_pem := _}, _Metadata) ->
+    <<"private_key_jwt">>;
+given_method(#{client_secret := _}, Metadata) ->
+    Supported = supported_methods(Metadata),
+    case lists:member(<<"client_secret_basic">>, Supported) orelse not lists:member(<<"client_secret_post">>, Supported) of
+        true -> <<"client_secret_basic">>;
+        false -> <<"client_secret_post">>
+    end;
+given_method(_Config, _Metadata) ->
+    <<"none">>.
+
+supported_methods(Metadata) ->
+    case strings(<<"token_endpoint_auth_methods_supported">>, Metadata) of
+        [] -> [<<"client_secret_basic">>];
+        Methods -> Methods
+    end.
+
+register(Http, Endpoint, Metadata, Config, RedirectUri) ->
+    Supported = supported_methods(Metadata),
+    Method = hd([M || M <- [<<"client_secret_basic">>, <<"client_secret_post">>, <<"none">>],
+                      lists:member(M, Supported)] ++ [<<"client_secret_basic">>]),
+    Request = {object, [{<<"client_name">>, {string, maps:get(client_name, Config, <<"mcp-gen">>)}},
+                        {<<"redirect_uris">>, {array, [{string, RedirectUri}]}},
+                        {<<"grant_types">>, {array, [{string, <<"authorization_code">>}, {string, <<"refresh_token">>}]}},
+                        {<<"response_types">>, {array, [{string, <<"code">>}]}},
+                        {<<"token_endpoint_auth_method">>, {string, Method}},
+                        {<<"application_type">>, {string, <<"native">>}}]},
+    case mcp_oauth_http:post_json(Http, Endpoint, Request) of
+        {ok, {Status, Members}} when Status >= 200, Status < 300 ->
+            case lists:keyfind(<<"client_id">>, 1, Members) of
+                {_, {string, Id}} ->
+                    Secret = [S || {<<"client_secret">>, {string, S}} <- Members],
+                    Registered = [M || {<<"token_endpoint_auth_method">>, {string, M}} <- Members],
+                    Chosen = case {Registered, Secret} of
+                                 {[M | _], _} -> M;
+                                 {[], []} -> <<"none">>;
+                                 {[], _} -> Method
+                             end,
+                    {ok, maps:from_list([{<<"client_id">>, Id}, {<<"auth_method">>, Chosen}
+                                         | [{<<"client_secret">>, S} || S <- Secret]])};
+                _ ->
+                    {error, {registration_refused, Status}}
+            end;
+        {ok, {Status, Members}} ->
+            {error, {registration_refused, Status, error_code(Members)}};
+        {error, _} = Error ->
+            Error
+    end.
+
+%%% -------------------------------------------------- authorization code
+
+authorization_code(Http, #{metadata := Metadata, issuer := Issuer} = Found, Config, Previous, Scopes, Browser) ->
+    case mcp_oauth_loopback:listen() of
+        {ok, Listener} ->
+            try
+                RedirectUri = mcp_oauth_loopback:redirect_uri(Listener),
+                case {client(Http, Found, Config, Previous, RedirectUri), endpoint(<<"authorization_endpoint">>, Metadata)} of
+                    {{ok, Client}, {ok, Endpoint}} ->
+                        Verifier = base64url(crypto:strong_rand_bytes(32)),
+                        State = base64url(crypto:strong_rand_bytes(24)),
+                        Query = [{<<"response_type">>, <<"code">>},
+                                 {<<"client_id">>, maps:get(<<"client_id">>, Client)},
+                                 {<<"redirect_uri">>, RedirectUri},
+                                 {<<"code_challenge">>, base64url(crypto:hash(sha256, Verifier))},
+                                 {<<"code_challenge_method">>, <<"S256">>},
+                                 {<<"state">>, State}]
+                            ++ resource(Found) ++ scope(Scopes),
+                        Url = with_query(Endpoint, Query),
+                        case mcp_oauth_loopback:open_browser(Browser, Url) of
+                            ok ->
+                                Timeout = maps:get(consent_timeout_ms, Config, ?CONSENT_TIMEOUT_MS),
+                                case mcp_oauth_loopback:await(Listener, Timeout) of
+                                    {ok, Params} ->
+                                        case response_checked(Params, State, Issuer, Metadata) of
+                                            {ok, Code} ->
+                                                token(Http, Found, Client,
+                                                      [{<<"grant_type">>, <<"authorization_code">>}, {<<"code">>, Code},
+                                                       {<<"redirect_uri">>, RedirectUri}, {<<"code_verifier">>, Verifier}],
+                                                      Scopes);
+                                            {error, _} = Error -> Error
+                                        end;
+                                    {error, timeout} -> {error, consent_timeout};
+                                    {error, Reason} -> {error, {redirect_listener, Reason}}
+                                end;
+                            {error, _} = Error -> Error
+                        end;
+                    {{error, _} = Error, _} -> Error;
+                    {_, {error, _} = Error} -> Error
+                end
+            after
+                mcp_oauth_loopback:close(Listener)
+            end;
+        {error, Reason} ->
+            {error, {redirect_listener, Reason}}
+    end.
+
+%% RFC 9207 and the CSRF `state': the response is ours and from this issuer.
+response_checked(Params, State, Issuer, Metadata) ->
+    Get = fun(Key) -> proplists:get_value(Key, Params, none) end,
+    IssRequired = maps:get(<<"authorization_response_iss_parameter_supported">>, Metadata, none) =:= {bool, true},
+    case {Get(<<"state">>), Get(<<"iss">>), Get(<<"error">>), Get(<<"code">>)} of
+        {Got, _, _, _} when not is_binary(Got) -> {error, state_mismatch};
+        {Got, _, _, _} when byte_size(Got) =/= byte_size(State) -> {error, state_mismatch};
+        {Got, Iss, Error, Code} ->
+            case crypto:hash_equals(Got, State) of
+                false -> {error, state_mismatch};
+                true when Iss =:= none, IssRequired -> {error, iss_missing};
+                true when Iss =/= none, Iss =/= Issuer -> {error, iss_mismatch};
+                true when Error =/= none -> {error, {authorization_denied, bounded(Error)}};
+                true when not is_binary(Code) -> {error, no_authorization_code};
+                true -> {ok, Code}
+            end
+    end.
+
+%%% --------------------------------------------------------------- tokens
+
+%% @doc A renewed record from the refresh token of `Record', or
+%% `{error, no_refresh_token}' / `{error, {token_refused, ...}}'.
+-spec refresh(pid(), mcp_oauth_token_store:record(), config()) ->
+          {ok, mcp_oauth_token_store:record()} | {error, error_reason()}.
+refresh(Http, #{<<"refresh_token">> := Refresh, <<"token_endpoint">> := Endpoint, <<"issuer">> := Issuer} = Record,
+        Config) ->
+    Found = #{issuer => Issuer, resource => maps:get(<<"resource">>, Record, none),
+              metadata => #{<<"token_endpoint">> => {string, Endpoint}}},
+    case token(Http, Found, with_key(Record, Config), [{<<"grant_type">>, <<"refresh_token">>}, {<<"refresh_token">>, Refresh}], []) of
+        {ok, New} ->
+            %% A server may keep the refresh token: the old one stays.
+            {ok, maps:merge(maps:with([<<"refresh_token">>, <<"scope">>], Record), New)};
+        {error, _} = Error ->
+            Error
+    end;
+refresh(_Http, _Record, _Config) ->
+    {error, no_refresh_token}.
+
+token(Http, #{metadata := Metadata, issuer := Issuer} = Found, Client, Grant, Scopes) ->
+    case endpoint(<<"token_endpoint">>, Metadata) of
+        {ok, Endpoint} ->
+            case client_authentication(Client, Issuer) of
+                {ok, Headers, Fields} ->
+                    Body = Grant ++ Fields ++ resource(Found) ++ scope(Scopes),
+                    case mcp_oauth_http:post_form(Http, Endpoint, Headers, Body) of
+                        {ok, {200, Members}} -> record(Members, Found, Client, Endpoint, Scopes);
+                        {ok, {Status, Members}} -> {error, {token_refused, Status, error_code(Members)}};
+                        {error, _} = Error -> Error
+                    end;
+                {error, _} = Error ->
+                    Error
+            end;
+        {error, _} = Error ->
+            Error
+    end.
+
+client_authentication(#{<<"client_id">> := Id, <<"auth_method">> := <<"client_secret_basic">>,
+                        <<"client_secret">> := Secret}, _Issuer) ->
+    Pair = <<(form_encode(Id))/binary, ":", (form_encode(Secret))/binary>>,
+    {ok, [{"authorization", "Basic " ++ base64:encode_to_string(Pair)}], []};
+client_authentication(#{<<"client_id">> := Id, <<"auth_method">> := <<"client_secret_post">>,
+                        <<"client_secret">> := Secret}, _Issuer) ->
+    {ok, [], [{<<"client_id">>, Id}, {<<"client_secret">>, Secret}]};
+client_authentication(#{<<"client_id">> := Id, <<"auth_method">> := <<"private_key_jwt">>,
+                        <<"private_key_pem">> := Pem} = Client, Issuer) ->
+    Algorithm = maps:get(<<"signing_algorithm">>, Client, <<"ES256">>),
+    case mcp_oauth_assertion:sign(Id, Issuer, Pem, Algorithm) of
+        {ok, Assertion} ->
+            {ok, [], [{<<"client_id">>, Id},
+                      {<<"client_assertion_type">>, <<"urn:ietf:params:oauth:client-assertion-type:jwt-bearer">>},
+                      {<<"client_assertion">>, Assertion}]};
+        {error, _} = Error ->
+            Error
+    end;
+client_authentication(#{<<"client_id">> := Id}, _Issuer) ->
+    {ok, [], [{<<"client_id">>, Id}]}.
+
+record(Members, #{issuer := Issuer} = Found, Client, Endpoint, Scopes) ->
+    case lists:keyfind(<<"access_token">>, 1, Members) of
+        {_, {string, Access}} when Access =/= <<>> ->
+            Expires = case lists:keyfind(<<"expires_in">>, 1, Members) of
+                          {_, {int, Seconds}} when Seconds > 0 -> [{<<"expires_at">>, erlang:system_time(second) + Seconds}];
+                          _ -> []
+                      end,
+            Granted = case lists:keyfind(<<"scope">>, 1, Members) of
+                          {_, {string, Scope}} -> binary:split(Scope, <<" ">>, [global, trim_all]);
+                          _ -> Scopes
+                      end,
+            Kept = maps:with([<<"client_id">>, <<"client_secret">>, <<"auth_method">>], Client),
+            {ok, maps:merge(Kept, maps:from_list(
+                                    [{<<"issuer">>, Issuer}, {<<"token_endpoint">>, Endpoint},
+                                     {<<"access_token">>, Access}, {<<"scope">>, Granted}]
+                                    ++ [{<<"refresh_token">>, R} || {<<"refresh_token">>, {string, R}} <- Members]
+                                    ++ [{<<"resource">>, R} || R <- [maps:get(resource, Found, none)], R =/= none]
+                                    ++ Expires))};
+        _ ->
+            {error, {token_refused, 200, no_access_token}}
+    end.
+
+%%% -------------------------------------------------------------- helpers
+
+endpoint(Key, Metadata) ->
+    case maps:get(Key, Metadata, none) of
+        {string, Url} ->
+            case uri_string:parse(Url) of
+                #{scheme := Scheme, host := _} ->
+                    case string:lowercase(Scheme) of
+                        S when S =:= <<"https">>; S =:= <<"http">> -> {ok, Url};
+                        _ -> {error, {bad_endpoint, Key}}
+                    end;
+                _ -> {error, {bad_endpoint, Key}}
+            end;
+        _ -> {error, {no_endpoint, Key}}
+    end.
+
+resource(#{resource := Resource}) when is_binary(Resource) -> [{<<"resource">>, Resource}];
+resource(_) -> [].
+
+scope([]) -> [];
+scope(Scopes) -> [{<<"scope">>, iolist_to_binary(lists:join(<<" ">>, Scopes))}].
+
+with_query(Endpoint, Query) ->
+    Encoded = unicode:characters_to_binary(uri_string:compose_query(Query)),
+    case binary:match(Endpoint, <<"?">>) of
+        nomatch -> <<Endpoint/binary, "?", Encoded/binary>>;
+        _ -> <<Endpoint/binary, "&", Encoded/binary>>
+    end.
+
+form_encode(Text) ->
+    <<"x=", Encoded/binary>> = unicode:characters_to_binary(uri_string:compose_query([{<<"x">>, Text}])),
+    Encoded.
+
+strings(Key, Metadata) ->
+    case maps:get(Key, Metadata, none) of
+        {array, Items} -> [S || {string, S} <- Items];
+        _ -> []
+    end.
+
+%% The OAuth `error' code of an answer, printable and bounded.
+error_code(Members) ->
+    case lists:keyfind(<<"error">>, 1, Members) of
+        {_, {string, Code}} -> bounded(Code);
+        _ -> none
+    end.
+
+bounded(Code) ->
+    Short = binary:part(Code, 0, min(byte_size(Code), ?MAX_ERROR_CODE_BYTES)),
+    << <<C>> || <<C>> <= Short, C >= 16#21, C =< 16#7E >>.
+
+%% @doc Base64url without padding (RFC 4648 §5), as PKCE and JWTs use it.
+-spec base64url(binary()) -> binary().
+base64url(Bytes) ->
+    Plain = base64:encode(Bytes),
+    << <<(case C of $+ -> $-; $/ -> $_; _ -> C end)>> || <<C>> <= Plain, C =/= $= >>.

@@ -1,0 +1,100 @@
+%% @doc The loopback redirect URI of the authorization-code flow (RFC 8252):
+%% a listener on 127.0.0.1 at an ephemeral port that takes the one redirect
+%% carrying the authorization response, and the hand-off of the
+%% authorization URL to a person (printed) or to a browser command.
+%%
+%% Invariants: the listener binds 127.0.0.1 only; it answers each
+%% connection with a fixed page (never echoing the query) and reads at
+%% most `?MAX_REQUEST_BYTES' of a request; it returns the query of the
+%% first `GET /callback' and closes; the wait is bounded by the caller's
+%% deadline. The browser command is run directly (no shell) with the URL
+%% as its only argument; its output is discarded.
+-module(mcp_oauth_loopback).
+
+-export([listen/0, redirect_uri/1, await/2, close/1, open_browser/2]).
+
+-define(MAX_REQUEST_BYTES, 8192).
+-define(PAGE, <<"<!doctype html><title>mcp-gen</title><p>Authorization received; you may close this window.">>).
+
+-spec listen() -> {ok, gen_tcp:socket()} | {error, term()}.
+listen() ->
+    gen_tcp:listen(0, [binary, {ip, {127, 0, 0, 1}}, {active, false}, {packet, http_bin},
+                       {packet_size, ?MAX_REQUEST_BYTES}, {reuseaddr, true}]).
+
+-spec redirect_uri(gen_tcp:socket()) -> binary().
+redirect_uri(Listener) ->
+    {ok, Port} = inet:port(Listener),
+    <<"http://127.0.0.1:", (integer_to_binary(Port))/binary, "/callback">>.
+
+-spec close(gen_tcp:socket()) -> ok.
+close(Listener) ->
+    gen_tcp:close(Listener).
+
+%% @doc The query parameters of the redirect, or `{error, timeout}' when
+%% none came within `TimeoutMs'.
+-spec await(gen_tcp:socket(), non_neg_integer()) -> {ok, [{binary(), binary()}]} | {error, term()}.
+await(Listener, TimeoutMs) ->
+    Deadline = erlang:monotonic_time(millisecond) + TimeoutMs,
+    accept(Listener, Deadline).
+
+accept(Listener, Deadline) ->
+    Left = max(0, Deadline - erlang:monotonic_time(millisecond)),
+    case gen_tcp:accept(Listener, Left) of
+        {ok, Socket} ->
+            Request = request_path(Socket, Left),
+            _ = gen_tcp:send(Socket, [<<"HTTP/1.1 200 OK\r\ncontent-type: text/html\r\nconnection: close\r\n"
+                                        "content-length: ">>, integer_to_binary(byte_size(?PAGE)),
+                                      <<"\r\n\r\n">>, ?PAGE]),
+            gen_tcp:close(Socket),
+            case Request of
+                {ok, <<"/callback?", Query/binary>>} -> {ok, query(Query)};
+                _ -> accept(Listener, Deadline)
+            end;
+        {error, Reason} ->
+            {error, Reason}
+    end.
+
+request_path(Socket, Timeout) ->
+    case gen_tcp:recv(Socket, 0, Timeout) of
+        {ok, {http_request, 'GET', {abs_path, Path}, _}} -> drain(Socket, Timeout, Path);
+        _ -> error
+    end.
+
+drain(Socket, Timeout, Path) ->
+    case gen_tcp:recv(Socket, 0, Timeout) of
+        {ok, http_eoh} -> {ok, Path};
+        {ok, {http_header, _, _, _, _}} -> drain(Socket, Timeout, Path);
+        _ -> error
+    end.
+
+query(Query) ->
+    case uri_string:dissect_query(Query) of
+        Pairs when is_list(Pairs) -> [{K, V} || {K, V} <- Pairs, is_binary(K), is_binary(V)];
+        _ -> []
+    end.
+
+%% @doc Hands the authorization URL on: to `Browser' (an executable, run
+%% with the URL as its argument), or, with `print', to stderr for a person.
+-spec open_browser(print | string(), binary()) -> ok | {error, term()}.
+open_browser(print, Url) ->
+    io:format(standard_error, "mcp-gen: to authorize, open this URL in a browser:~n  ~ts~n", [Url]),
+    ok;
+open_browser(Browser, Url) ->
+    case os:find_executable(Browser) of
+        false ->
+            {error, {browser_not_found, unicode:characters_to_binary(Browser)}};
+        Executable ->
+            _ = spawn(fun() ->
+                              Port = open_port({spawn_executable, Executable},
+                                               [{args, [Url]}, exit_status, use_stdio, stderr_to_stdout, binary]),
+                              drain_port(Port)
+                      end),
+            ok
+    end.
+
+drain_port(Port) ->
+    receive
+        {Port, {data, _}} -> drain_port(Port);
+        {Port, {exit_status, _}} -> ok
+    after 600000 -> catch port_close(Port), ok
+    end.

@@ -1,0 +1,176 @@
+%% @doc The authorization of one remote MCP server for one client: the
+%% token record (loaded from and saved to the token store), and the flows
+%% that renew it (`mcp_oauth'), run one at a time.
+%%
+%% Invariants:
+%% <ul>
+%% <li>One flow at a time per session: refreshes and authorizations run in
+%%     this process, so any number of concurrent callers cause one refresh;
+%%     a caller whose token is older than the session's (`generation')
+%%     gets the newer token without a new flow.</li>
+%% <li>The configuration (client secret, private key) and the record
+%%     (tokens) live only inside closures in the state, so `sys:get_state',
+%%     crash reports and `format_status' show none of them; a token leaves
+%%     this process only inside a closure (`sealed()').</li>
+%% <li>A token store that cannot be read safely (`mcp_oauth_token_store')
+%%     stops the session at start with that error.</li>
+%% <li>A refresh token refused by the server is forgotten (and the stored
+%%     record with it); the session then needs a new authorization.</li>
+%% </ul>
+-module(mcp_oauth_session).
+-behaviour(gen_server).
+
+-export([start_link/2, stop/1, current/1, bearer/1, authorize/3]).
+-export([init/1, handle_call/3, handle_cast/2, handle_info/2, terminate/2, format_status/1]).
+-export_type([sealed/0, grant/0]).
+
+%% A token inside a closure: calling it gives the token.
+-type sealed() :: fun(() -> binary()).
+-type grant() :: {ok, sealed(), Generation :: non_neg_integer(), ExpiresAt :: integer() | none}.
+
+%% Seconds before `expires_at' at which a token counts as expired.
+-define(EXPIRY_MARGIN_S, 60).
+
+-record(session, {url :: binary(),
+                  config :: fun(() -> mcp_oauth:config()),
+                  http :: pid(),
+                  record :: fun(() -> mcp_oauth_token_store:record() | none),
+                  generation = 0 :: non_neg_integer()}).
+
+-spec start_link(binary(), mcp_oauth:config() | fun(() -> mcp_oauth:config())) -> {ok, pid()} | {error, term()} | ignore.
+start_link(ServerUrl, Config) when is_map(Config) ->
+    start_link(ServerUrl, fun() -> Config end);
+start_link(ServerUrl, Config) ->
+    %% The store is read here, so that a refused one is an error of the
+    %% caller's, not a session that dies at start.
+    Url = unicode:characters_to_binary(ServerUrl),
+    case mcp_oauth_token_store:load(maps:get(store, Config(), none), Url) of
+        {error, Reason} -> {error, Reason};
+        {ok, Stored} -> gen_server:start_link(?MODULE, {Url, Config, Stored}, []);
+        none -> gen_server:start_link(?MODULE, {Url, Config, none}, [])
+    end.
+
+-spec stop(pid()) -> ok.
+stop(Session) ->
+    gen_server:stop(Session).
+
+%% @doc The token held, without any request: `none' when there is none.
+-spec current(pid()) -> grant() | none.
+current(Session) ->
+    gen_server:call(Session, current, infinity).
+
+%% @doc A token that is not expired: the one held, or a refreshed one.
+-spec bearer(pid()) -> grant() | {error, term()}.
+bearer(Session) ->
+    gen_server:call(Session, {authorize, refresh, -1}, infinity).
+
+%% @doc A new token after the server refused the one of `Generation' with
+%% `Challenge' (`mcp_oauth_discovery:challenge/1'), or `refresh' for an
+%% expired one. Callers that cannot wait call it with
+%% `gen_server:send_request/2'.
+-spec authorize(pid(), mcp_oauth_discovery:challenge() | refresh, integer()) -> grant() | {error, term()}.
+authorize(Session, Challenge, Generation) ->
+    gen_server:call(Session, {authorize, Challenge, Generation}, infinity).
+
+%%% ------------------------------------------------------------- server
+
+init({Url, Config, Record}) ->
+    %% The `httpc' manager's start may fail on a busy profile name, as an
+    %% exit of the linked process: a message here, not this session's end.
+    process_flag(trap_exit, true),
+    {ok, Http} = mcp_oauth_http:start(),
+    {ok, #session{url = Url, config = Config, http = Http, record = fun() -> Record end,
+                  generation = case Record of none -> 0; _ -> 1 end}}.
+
+handle_call(current, _From, Session) ->
+    {reply, grant(Session), Session};
+handle_call({authorize, Challenge, Generation}, _From, Session) ->
+    %% A flow that fails on a peer's answer in a way not foreseen ends as
+    %% an error naming where, never with the terms it held.
+    try authorized(Challenge, Generation, Session) of
+        {Reply, Next} -> {reply, Reply, Next}
+    catch
+        Class:_:Stack ->
+            Where = [{Module, Function} || {Module, Function, _, _} <- lists:sublist(Stack, 1)],
+            {reply, {error, {internal, Class, Where}}, Session}
+    end.
+
+handle_cast(_Message, Session) ->
+    {noreply, Session}.
+
+handle_info(_Message, Session) ->
+    {noreply, Session}.
+
+terminate(_Reason, #session{http = Http}) ->
+    mcp_oauth_http:stop(Http).
+
+format_status(Status) ->
+    Status.
+
+grant(#session{record = Record, generation = Generation}) ->
+    case Record() of
+        #{<<"access_token">> := Access} = Held -> {ok, fun() -> Access end, Generation, maps:get(<<"expires_at">>, Held, none)};
+        _ -> none
+    end.
+
+%% A caller behind the session's generation gets the newer token.
+authorized(refresh, Generation, #session{generation = Current} = Session) when Generation >= 0, Generation < Current ->
+    fresh_or_renewed(Session);
+authorized(refresh, _Generation, Session) ->
+    fresh_or_renewed(Session);
+authorized(Challenge, Generation, #session{generation = Current} = Session)
+  when Generation < Current, not is_map_key(error, Challenge) orelse map_get(error, Challenge) =/= <<"insufficient_scope">> ->
+    case expired(Session) of
+        false -> {grant(Session), Session};
+        true -> fresh_or_renewed(Session)
+    end;
+authorized(Challenge, _Generation, #session{record = Record} = Session) ->
+    obtained(Challenge, Record(), Session).
+
+fresh_or_renewed(#session{record = Record, config = Config} = Session) ->
+    case {Record(), expired(Session)} of
+        {none, _} -> anew(Session, consent_needed);
+        {_, false} -> {grant(Session), Session};
+        {Held, true} ->
+            case mcp_oauth:refresh(Session#session.http, Held, Config()) of
+                {ok, Renewed} -> kept(Renewed, Session);
+                {error, Reason} -> anew(forgotten(Session), Reason)
+            end
+    end.
+
+%% With no token to renew: the client credentials grant needs no person,
+%% so it runs again; an authorization code needs a challenge (a 401).
+anew(#session{config = Config, record = Record} = Session, Reason) ->
+    case Config() of
+        #{grant := client_credentials} -> obtained(#{}, Record(), Session);
+        _ -> {{error, Reason}, Session}
+    end.
+
+obtained(Challenge, Previous, #session{http = Http, url = Url, config = Config} = Session) ->
+    case mcp_oauth:obtain(Http, Url, Challenge, Config(), Previous) of
+        {ok, Record} -> kept(Record, Session);
+        {error, Reason} -> {{error, Reason}, Session}
+    end.
+
+kept(Record, #session{url = Url, config = Config, generation = Generation} = Session) ->
+    Next = Session#session{record = fun() -> Record end, generation = Generation + 1},
+    case mcp_oauth_token_store:save(maps:get(store, Config(), none), Url, Record) of
+        ok -> {grant(Next), Next};
+        {error, Reason} -> {{error, {token_store, Reason}}, Next}
+    end.
+
+%% The record without its tokens (the client registration stays).
+forgotten(#session{record = Record, url = Url, config = Config, generation = Generation} = Session) ->
+    Kept = case Record() of
+               none -> none;
+               Held -> maps:without([<<"access_token">>, <<"refresh_token">>, <<"expires_at">>], Held)
+           end,
+    _ = mcp_oauth_token_store:save(maps:get(store, Config(), none), Url, case Kept of none -> #{}; _ -> Kept end),
+    Session#session{record = fun() -> Kept end, generation = Generation + 1}.
+
+expired(#session{record = Record}) ->
+    case Record() of
+        #{<<"access_token">> := _, <<"expires_at">> := At} -> At - ?EXPIRY_MARGIN_S =< erlang:system_time(second);
+        #{<<"access_token">> := _} -> false;
+        _ -> true
+    end.
