@@ -54,6 +54,12 @@
 %%     stream, and the request is left to its deadline. A stream that ends
 %%     without a way to resume is `{stream_lost, Reason}'. A cancelled
 %%     request's stream is closed.</li>
+%% <li>The standalone stream (a GET after `notifications/initialized') is
+%%     opened only when the `initialize' declared a capability through
+%%     which a server asks (elicitation, sampling, roots); later messages
+%%     wait for its answer, at most 5 s. It is tried once:
+%%     any answer but a 200 event stream leaves it closed, without a
+%%     fault.</li>
 %% <li>Faults close the connection with a typed reason: `{http_status,
 %%     Code}', `{content_type, Type}' (neither JSON nor an event stream),
 %%     `{http_failed, Reason}' (`httpc''s error: refused, timeout, TLS),
@@ -112,6 +118,8 @@
 -define(NUDGE_MS, 20).
 %% What an `httpc' handler holds beyond the bodies (`allowance/2').
 -define(HANDLER_SLACK_BYTES, 1048576).
+%% How long messages wait for the standalone stream's answer (`listen/2').
+-define(LISTEN_OPEN_MS, 5000).
 %% Authorizations in a row, without a request answered, before
 %% `{authorization_failed, too_many_challenges}'.
 -define(MAX_AUTHORIZATIONS, 3).
@@ -119,7 +127,7 @@
 -define(EXPIRY_MARGIN_S, 60).
 
 %% What the transport knows of an outbound message.
--type rpc() :: {request, Id :: integer(), Method :: binary()} | notification | response.
+-type rpc() :: {request, Id :: integer(), Method :: binary()} | notification | response | listen.
 
 -record(stream, {rpc :: rpc(),
                  %% The headers of its own it was sent with (a headed
@@ -188,7 +196,13 @@
                handshake = none :: binary() | none,
                initialized = none :: binary() | none,
                renewed = false :: boolean(),
-               oauth = none :: none | #oauth{}}).
+               oauth = none :: none | #oauth{},
+               %% The standalone stream (`listen/2'): not wanted (the
+               %% handshake declared no capability a server asks through),
+               %% wanted, being opened (messages wait in `queued', oldest
+               %% last), or settled (open, or refused and not tried again).
+               listen = unwanted :: unwanted | wanted | {opening, reference()} | settled,
+               queued = [] :: [{binary(), list()}]}).
 
 %% @doc The wait before resuming a stream whose server gave no `retry:'.
 -spec default_retry_ms() -> pos_integer().
@@ -442,14 +456,19 @@ send(Http, Messages) ->
                    (_Message, Error) -> Error
                 end, {ok, Http}, Messages).
 
+outbound(Message, Extra, #http{listen = {opening, _}, queued = Queued} = Http) ->
+    {ok, Http#http{queued = [{Message, Extra} | Queued]}};
 outbound(Message, Extra, Http) ->
     Rpc = classify(Message),
     Kept = case Rpc of
-               {request, _, <<"initialize">>} -> Http#http{handshake = Message};
+               {request, _, <<"initialize">>} -> Http#http{handshake = Message, listen = wanted(Message)};
                notification -> remembered(Message, close_cancelled(Message, Http));
                _ -> Http
            end,
-    post(Message, #stream{rpc = Rpc, headers = Extra}, Kept).
+    case post(Message, #stream{rpc = Rpc, headers = Extra}, Kept) of
+        {ok, Posted} when Rpc =:= notification -> {ok, listen(Message, Posted)};
+        Outcome -> Outcome
+    end.
 
 post(Message, Stream, #http{oauth = #oauth{pending = none} = OAuth} = Http) ->
     case expiring(OAuth) of
@@ -614,6 +633,10 @@ event_checked(#http{streams = Streams} = Http, {http, {RequestId, stream_start, 
     ok = httpc:stream_next(Handler),
     _ = erlang:send_after(?NUDGE_MS, Http#http.owner, {mcp_http, Http#http.ref, {nudge, RequestId}}),
     answer(RequestId, Stream#stream{handler = Handler}, {stream_start, Headers}, Http);
+event_checked(#http{ref = Ref, listen = {opening, RequestId}} = Http, {mcp_http, Ref, {listen_timeout, RequestId}}) ->
+    settle({ok, [], cancel(RequestId, Http)});
+event_checked(#http{ref = Ref} = Http, {mcp_http, Ref, {listen_timeout, _}}) ->
+    {ok, [], Http};
 event_checked(#http{ref = Ref} = Http, {mcp_http, Ref, watch}) ->
     watch(Http#http{watching = false});
 event_checked(#http{ref = Ref} = Http, {mcp_http, Ref, {nudge, RequestId}}) ->
@@ -669,6 +692,12 @@ next_chunk(RequestId, {ok, Events, #http{streams = Streams}} = Outcome) ->
     end.
 
 %% One `httpc' message for an open request.
+answer(RequestId, #stream{rpc = listen} = Stream, {stream_start, Headers}, Http) ->
+    settle(started(RequestId, Stream, Headers, Http));
+answer(RequestId, #stream{rpc = listen}, {{_Version, _Status, _Phrase}, _Headers, _Body}, Http) ->
+    settle({ok, [], drop(RequestId, Http)});
+answer(RequestId, #stream{rpc = listen, body = undefined}, {error, _Reason}, Http) ->
+    settle({ok, [], drop(RequestId, Http)});
 answer(RequestId, Stream, {stream_start, Headers}, Http) ->
     started(RequestId, Stream, Headers, Http);
 answer(RequestId, #stream{body = {sse, Decoder}} = Stream, {stream, Chunk}, Http) ->
@@ -713,6 +742,7 @@ started(RequestId, #stream{rpc = Rpc} = Stream, Headers, Http) ->
                        {{request, _, _}, <<"text/event-stream">>} -> {sse, mcp_event_stream:new(Http#http.max_bytes)};
                        {{request, _, _}, <<"application/json">>} -> {json, [], 0};
                        {{request, _, _}, Other} -> {wrong_type, Other};
+                       {listen, <<"text/event-stream">>} -> {sse, mcp_event_stream:new(Http#http.max_bytes)};
                        {_, _} -> ignored
                    end,
             case Body of
@@ -849,11 +879,15 @@ resumable(#stream{retry_ms = Retry} = Stream, _Why, #http{ref = Ref, owner = Own
     {ok, [], Http#http{waiting = maps:put(Tag, Next, Http#http.waiting)}}.
 
 resume(#stream{last_event_id = LastEventId} = Stream, Http) ->
-    Headers = [{"last-event-id", binary_to_list(LastEventId)} | request_headers(Http)],
-    case request(get, {Http#http.url, lists:keystore("accept", 1, Headers, {"accept", "text/event-stream"})}, Http) of
+    case stream_request([{"last-event-id", binary_to_list(LastEventId)}], Http) of
         {ok, RequestId} -> {ok, [], keep(RequestId, Stream#stream{handler = none, sent = 0}, Http)};
         {error, Reason} -> fault({http_failed, Reason}, Http)
     end.
+
+%% A GET for an event stream, with `Extra' headers.
+stream_request(Extra, #http{url = Url} = Http) ->
+    Headers = Extra ++ request_headers(Http),
+    request(get, {Url, lists:keystore("accept", 1, Headers, {"accept", "text/event-stream"})}, Http).
 
 %% A whole (not streamed) answer: any status but 200. A 2xx (202 for a
 %% notification or a response of ours) carries nothing to read.
@@ -921,6 +955,58 @@ drop(RequestId, Http) ->
 
 fault(Fault, Http) ->
     {ok, [{fault, Fault}], Http}.
+
+%%% ---------------------------------------------------- standalone stream
+
+%% A client that declares a capability through which a server asks it
+%% something (elicitation, sampling, roots) wants the standalone stream:
+%% a server may send such a request there, outside any request of ours.
+wanted(Initialize) ->
+    case mcp_json:decode(Initialize) of
+        {ok, {object, Members}} ->
+            case member(<<"capabilities">>, member(<<"params">>, {object, Members})) of
+                {object, Capabilities} ->
+                    Asking = [Name || {Name, _} <- Capabilities,
+                                      lists:member(Name, [<<"elicitation">>, <<"sampling">>, <<"roots">>])],
+                    case Asking of
+                        [] -> unwanted;
+                        [_ | _] -> wanted
+                    end;
+                _ -> unwanted
+            end;
+        _ -> unwanted
+    end.
+
+member(Name, {object, Members}) -> proplists:get_value(Name, Members, none);
+member(_Name, _NotObject) -> none.
+
+%% After `notifications/initialized', a wanted standalone stream is opened
+%% by a GET; until its answer (or `?LISTEN_OPEN_MS'), later messages wait,
+%% so that a server asking on it from within a request of ours finds it
+%% open. Any answer but a 200 event stream settles it unopened, and it is
+%% not opened again (nor after a session renewal).
+listen(<<"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"", _/binary>>,
+       #http{listen = wanted, session = Session, ref = Ref, owner = Owner} = Http) when Session =/= none ->
+    case stream_request([], Http) of
+        {ok, RequestId} ->
+            _ = erlang:send_after(?LISTEN_OPEN_MS, Owner, {mcp_http, Ref, {listen_timeout, RequestId}}),
+            keep(RequestId, #stream{rpc = listen}, Http#http{listen = {opening, RequestId}});
+        {error, _} ->
+            Http#http{listen = settled}
+    end;
+listen(_Message, Http) ->
+    Http.
+
+%% The standalone stream's answer came (or its wait ended): the messages
+%% held meanwhile go out, oldest first.
+settle({ok, Events, #http{listen = {opening, _}, queued = Queued} = Http}) ->
+    Settled = Http#http{listen = settled, queued = []},
+    case send(Settled, [{headed, Extra, Message} || {Message, Extra} <- lists:reverse(Queued)]) of
+        {ok, Next} -> {ok, Events, Next};
+        {error, Fault} -> {ok, Events ++ [{fault, Fault}], Settled}
+    end;
+settle(Outcome) ->
+    Outcome.
 
 %%% ------------------------------------------------- answers held by httpc
 

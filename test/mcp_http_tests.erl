@@ -83,6 +83,73 @@ session_and_headers_test() ->
 requests() ->
     receive {stub_request, _, Request} -> [Request | requests()] after 200 -> [] end.
 
+%%% -------------------------------------------------- standalone stream
+
+%% The stub's MCP server, with `Get' answering the GETs.
+with_get(Get, Test) ->
+    Mcp = mcp(fun(_, _) -> default end),
+    Stub = mcp_http_stub:start(fun(#{method := 'GET'} = Request) -> Get(Request); (Request) -> Mcp(Request) end),
+    try Test(mcp_http_stub:url(Stub)) after mcp_http_stub:stop(Stub), forget_requests(Stub) end.
+
+accept_note(_) -> {accept, {object, [{<<"note">>, {string, <<"yes">>}}]}}.
+
+elicitation_on_the_standalone_stream() ->
+    Request = <<"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"elicitation/create\",\"params\":{\"message\":\"m\","
+                "\"requestedSchema\":{\"type\":\"object\",\"properties\":{\"note\":{\"type\":\"string\"}}}}}">>,
+    {sse_forever, [{"content-type", "text/event-stream"}], [<<"data: ", Request/binary, "\n\n">>], 100}.
+
+%% A client that can be asked (an input handler: elicitation declared)
+%% opens the standalone stream after the handshake, with the session; its
+%% next request waits for that stream's answer; a server request on it is
+%% answered by a POST.
+a_client_that_can_be_asked_listens_on_the_standalone_stream_test() ->
+    with_get(fun(_) -> elicitation_on_the_standalone_stream() end, fun(Url) ->
+        {ok, Client, _} = mcp_client:start(#{url => Url}, #{input_handler => fun accept_note/1}),
+        ?assertMatch({ok, {call_tool_result, [{text, <<"ok">>}], false, none}}, call(Client)),
+        timer:sleep(300),
+        Requests = requests(),
+        Methods = [{Method, rpc_method(Body)} || #{method := Method, body := Body} <- Requests],
+        ?assertMatch([{'POST', <<"initialize">>}, {'POST', <<"notifications/initialized">>}, {'GET', none},
+                      {'POST', <<"tools/call">>} | _], Methods),
+        [#{headers := GetHeaders}] = [R || #{method := 'GET'} = R <- Requests],
+        ?assertEqual({<<"text/event-stream">>, <<"session-1">>},
+                     {proplists:get_value(<<"accept">>, GetHeaders), proplists:get_value(<<"mcp-session-id">>, GetHeaders)}),
+        Answers = [Body || #{method := 'POST', body := Body} <- Requests, rpc_method(Body) =:= response],
+        ?assertEqual([<<"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"action\":\"accept\",\"content\":{\"note\":\"yes\"}}}">>],
+                     Answers),
+        shut_down_leaving_nothing(Client)
+    end).
+
+%% A client no server can ask opens no standalone stream.
+a_client_that_cannot_be_asked_does_not_listen_test() ->
+    with_get(fun(_) -> elicitation_on_the_standalone_stream() end, fun(Url) ->
+        {ok, Client, _} = mcp_client:start(#{url => Url}, #{}),
+        ?assertMatch({ok, {call_tool_result, [{text, <<"ok">>}], false, none}}, call(Client)),
+        ?assertEqual([], [R || #{method := 'GET'} = R <- requests()]),
+        shut_down_leaving_nothing(Client)
+    end).
+
+%% A server that offers no standalone stream (405), or never answers the
+%% GET, delays nothing beyond that answer, or beyond the wait's bound.
+a_standalone_stream_refused_or_unanswered_delays_the_requests_only_so_long_test_() ->
+    [{timeout, 30, fun() ->
+        with_get(Get, fun(Url) ->
+            {ok, Client, _} = mcp_client:start(#{url => Url}, #{input_handler => fun accept_note/1}),
+            ?assertMatch({ok, {call_tool_result, [{text, <<"ok">>}], false, none}},
+                         mcp_client:call_tool(Client, <<"t">>, {object, []}, 10000)),
+            ?assertMatch([_], [R || #{method := 'GET'} = R <- requests()]),
+            shut_down_leaving_nothing(Client)
+        end)
+    end} || Get <- [fun(_) -> {reply, 405, [], <<>>} end, fun(_) -> hold end]].
+
+rpc_method(<<>>) -> none;
+rpc_method(Body) ->
+    {ok, {object, Members}} = mcp_json:decode(Body),
+    case proplists:get_value(<<"method">>, Members) of
+        {string, Method} -> Method;
+        undefined -> response
+    end.
+
 %%% ------------------------------------------------------------ secrets
 
 %% The attack: printing a spec, or the actor's status, shows what it holds.

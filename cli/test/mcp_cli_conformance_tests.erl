@@ -20,12 +20,11 @@
 -define(V2026, "2026-07-28").
 
 %% The non-authorization client scenarios of the suite's
-%% requirements/2025-11-25.yaml and requirements/2026-07-28.yaml but
-%% elicitation-sep1034-client-defaults (docs/conformance.md: its server
-%% asks on the standalone GET stream, which the client does not open).
+%% requirements/2025-11-25.yaml and requirements/2026-07-28.yaml.
 initialize_test_() -> scenario("initialize", ?V2025).
 tools_call_2025_test_() -> scenario("tools_call", ?V2025).
 sse_retry_test_() -> scenario("sse-retry", ?V2025).
+elicitation_defaults_test_() -> scenario("elicitation-sep1034-client-defaults", ?V2025).
 tools_call_2026_test_() -> scenario("tools_call", ?V2026).
 request_metadata_test_() -> scenario("request-metadata", ?V2026).
 request_state_test_() -> scenario("sep-2322-client-request-state", ?V2026).
