@@ -53,7 +53,9 @@
 %%     row without a message; 405 to that GET means the server offers no
 %%     stream, and the request is left to its deadline. A stream that ends
 %%     without a way to resume is `{stream_lost, Reason}'. A cancelled
-%%     request's stream is closed.</li>
+%%     request's stream is closed; in the stateless revision (a headed
+%%     `notifications/cancelled') that is the whole cancellation, and the
+%%     notice is not POSTed.</li>
 %% <li>The standalone stream (a GET after `notifications/initialized') is
 %%     opened only when the `initialize' declared a capability through
 %%     which a server asks (elicitation, sampling, roots); later messages
@@ -458,6 +460,10 @@ send(Http, Messages) ->
 
 outbound(Message, Extra, #http{listen = {opening, _}, queued = Queued} = Http) ->
     {ok, Http#http{queued = [{Message, Extra} | Queued]}};
+outbound(<<"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\"", _/binary>> = Message, [_ | _], Http) ->
+    %% A headed message is the stateless revision's: over HTTP, closing the
+    %% request's stream is its cancellation, and no notice is POSTed.
+    {ok, close_cancelled(Message, Http)};
 outbound(Message, Extra, Http) ->
     Rpc = classify(Message),
     Kept = case Rpc of

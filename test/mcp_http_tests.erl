@@ -150,6 +150,40 @@ rpc_method(Body) ->
         undefined -> response
     end.
 
+%%% ---------------------------------------------------------- cancellation
+
+%% A server whose tools/call never answers (an event stream that only
+%% pings); in the modern era it answers server/discover.
+slow_server(Method, #{body := Body}) ->
+    {ok, {object, Members}} = mcp_json:decode(Body),
+    Id = proplists:get_value(<<"id">>, Members),
+    case Method of
+        <<"server/discover">> ->
+            json(Id, <<"{\"supportedVersions\":[\"2026-07-28\"],\"capabilities\":{\"tools\":{}},"
+                       "\"serverInfo\":{\"name\":\"stub\",\"version\":\"1\"}}">>, []);
+        <<"tools/list">> ->
+            json(Id, <<"{\"tools\":[{\"name\":\"t\",\"inputSchema\":{\"type\":\"object\"}}]}">>, []);
+        <<"tools/call">> ->
+            {sse_forever, [{"content-type", "text/event-stream"}], [], 100};
+        _ ->
+            default
+    end.
+
+%% A call given up: in the handshake era the notice is POSTed; in the
+%% stateless revision closing the stream is the cancellation, and nothing
+%% is POSTed.
+a_call_given_up_is_noticed_only_in_the_handshake_era_test_() ->
+    [{timeout, 30, fun() ->
+        with_stub(fun slow_server/2, fun(Url) ->
+            {ok, Client, _} = mcp_client:start(#{url => Url}, #{era => Era}),
+            ?assertEqual({error, call_timed_out}, mcp_client:call_tool(Client, <<"t">>, {object, []}, 300)),
+            timer:sleep(300),
+            Cancelled = [R || #{body := Body} = R <- requests(), rpc_method(Body) =:= <<"notifications/cancelled">>],
+            ?assertEqual({Era, Noticed}, {Era, length(Cancelled)}),
+            shut_down_leaving_nothing(Client)
+        end)
+    end} || {Era, Noticed} <- [{handshake, 1}, {modern, 0}]].
+
 %%% ------------------------------------------------------------ secrets
 
 %% The attack: printing a spec, or the actor's status, shows what it holds.
