@@ -118,8 +118,6 @@
 %% of up to this size (each a message counted by the actor's flood budget).
 -define(READ_BYTES, 262144).
 -define(NUDGE_MS, 20).
-%% What an `httpc' handler holds beyond the bodies (`allowance/2').
--define(HANDLER_SLACK_BYTES, 1048576).
 %% How long messages wait for the standalone stream's answer (`listen/2').
 -define(LISTEN_OPEN_MS, 5000).
 %% Authorizations in a row, without a request answered, before
@@ -1044,12 +1042,9 @@ watch(#http{streams = Streams, handler_table = Table} = Http) ->
 awaiting_headers(Streams) ->
     [{RequestId, Stream} || {RequestId, #stream{handler = none} = Stream} <- maps:to_list(Streams)].
 
-%% What a handler may hold before its answer is handed over: our request
-%% and an answer of `max_line_bytes', each twice (a binary being appended
-%% to may be allocated at up to twice its size), and ?HANDLER_SLACK_BYTES
-%% for the process itself, its socket buffers and the headers.
+%% What a handler may hold: our request and an answer of `max_line_bytes'.
 allowance(#stream{sent = Sent}, #http{max_bytes = Max}) ->
-    2 * (Sent + Max) + ?HANDLER_SLACK_BYTES.
+    mcp_http_watch:allowance(Sent, Max).
 
 %% What the DELETE's `httpc' reply says of the session.
 deletion_outcome({_RequestId, {{_, Status, _}, _Headers, _Body}}) when Status >= 200, Status < 300 -> deleted;

@@ -26,14 +26,25 @@
 %% </ul>
 -module(mcp_http_watch).
 
--export([handler_table/1, held_bytes/2, interval_ms/0]).
+-export([handler_table/1, held_bytes/2, interval_ms/0, allowance/2]).
 
 -define(INTERVAL_MS, 20).
 -define(STATE_TIMEOUT_MS, 100).
+%% What a handler holds beyond the bodies: the process itself, its socket
+%% buffers and the headers.
+-define(HANDLER_SLACK_BYTES, 1048576).
 
 %% @doc How often a request waiting for its answer's headers is measured.
 -spec interval_ms() -> pos_integer().
 interval_ms() -> ?INTERVAL_MS.
+
+%% @doc What a handler may hold before its answer is handed over, for a
+%% request of `SentBytes' whose answer may be `MaxBytes': each twice (a
+%% binary being appended to may be allocated at up to twice its size),
+%% plus 1 MiB.
+-spec allowance(non_neg_integer(), non_neg_integer()) -> pos_integer().
+allowance(SentBytes, MaxBytes) when is_integer(SentBytes), is_integer(MaxBytes) ->
+    2 * (SentBytes + MaxBytes) + ?HANDLER_SLACK_BYTES.
 
 %% @doc The handler table of the stand-alone `httpc' manager of `Profile'
 %% (which must be running, so the atom exists).

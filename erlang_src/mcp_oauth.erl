@@ -50,7 +50,7 @@
 %% answered `Challenge' (`mcp_oauth_discovery:challenge/1'). `Previous' is
 %% the record held so far (or `none'): its registration is reused when it
 %% was made with the same issuer, and its scopes join a step-up's.
--spec obtain(pid(), binary(), mcp_oauth_discovery:challenge(), config(), mcp_oauth_token_store:record() | none) ->
+-spec obtain(mcp_oauth_http:client(), binary(), mcp_oauth_discovery:challenge(), config(), mcp_oauth_token_store:record() | none) ->
           {ok, mcp_oauth_token_store:record()} | {error, error_reason()}.
 obtain(Http, ServerUrl, Challenge, Config, Previous) ->
     case mcp_oauth_discovery:discover(Http, ServerUrl, Challenge) of
@@ -244,7 +244,7 @@ response_checked(Params, State, Issuer, Metadata) ->
 
 %% @doc A renewed record from the refresh token of `Record', or
 %% `{error, no_refresh_token}' / `{error, {token_refused, ...}}'.
--spec refresh(pid(), mcp_oauth_token_store:record(), config()) ->
+-spec refresh(mcp_oauth_http:client(), mcp_oauth_token_store:record(), config()) ->
           {ok, mcp_oauth_token_store:record()} | {error, error_reason()}.
 refresh(Http, #{<<"refresh_token">> := Refresh, <<"token_endpoint">> := Endpoint, <<"issuer">> := Issuer} = Record,
         Config) ->

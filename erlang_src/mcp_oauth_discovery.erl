@@ -59,7 +59,7 @@ scopes(Text) -> [S || S <- binary:split(Text, <<" ">>, [global, trim_all])].
 
 %% @doc The protected-resource metadata and the authorization server's,
 %% for the MCP server at `ServerUrl' that answered with `Challenge'.
--spec discover(pid(), binary(), challenge()) -> {ok, discovered()} | {error, term()}.
+-spec discover(mcp_oauth_http:client(), binary(), challenge()) -> {ok, discovered()} | {error, term()}.
 discover(Http, ServerUrl, Challenge) ->
     case resource_metadata(Http, ServerUrl, Challenge) of
         {ok, Prm} ->

@@ -7,73 +7,105 @@
 %% is followed (a 3xx is an answer like any other); TLS verifies the peer as the MCP transport does
 %% (`mcp_http:connection_options/2'); an answer body larger than
 %% `max_body_bytes()' is `{error, {body_too_long, Bytes}}' and never
-%% decoded; a JSON answer that is not an object is `{error, not_an_object}'.
+%% decoded, and `httpc', which reads a whole answer with no limit of its
+%% own, is measured while it reads (`mcp_http_watch') and stopped past
+%% `mcp_http_watch:allowance/2' (the same error, with what it held); a JSON answer that is not an object is `{error, not_an_object}'.
 %% Request bodies and `Authorization' headers hold secrets: they are
 %% arguments here and never part of a result or an error.
 -module(mcp_oauth_http).
 
 -export([start/0, stop/1, get_json/2, post_form/4, post_json/3, max_body_bytes/0]).
--export_type([answer/0]).
+-export_type([answer/0, client/0]).
 
 -define(MAX_BODY_BYTES, 1048576).
 -define(TIMEOUT_MS, 30000).
 
 -type answer() :: {Status :: non_neg_integer(), [{binary(), mcp_json:json()}]}.
+%% A stand-alone `httpc' manager and its handler table.
+-opaque client() :: {pid(), atom()}.
 
 %% @doc The largest answer body read.
 -spec max_body_bytes() -> pos_integer().
 max_body_bytes() -> ?MAX_BODY_BYTES.
 
 %% @doc A stand-alone `httpc' manager linked to the caller.
--spec start() -> {ok, pid()} | {error, term()}.
+-spec start() -> {ok, client()} | {error, term()}.
 start() ->
     _ = application:ensure_all_started(ssl),
     case mcp_http:start_manager("mcp_oauth_") of
-        {ok, Manager, _Profile} -> {ok, Manager};
+        {ok, Manager, Profile} -> {ok, {Manager, mcp_http_watch:handler_table(Profile)}};
         {error, Reason} -> {error, Reason}
     end.
 
--spec stop(pid()) -> ok.
-stop(Manager) ->
+-spec stop(client()) -> ok.
+stop({Manager, _Table}) ->
     unlink(Manager),
     exit(Manager, shutdown),
     ok.
 
 %% @doc GET a JSON document: `{ok, {Status, Members}}' for a JSON object
 %% answered with any status.
--spec get_json(pid(), string() | binary()) -> {ok, answer()} | {error, term()}.
-get_json(Manager, Url) ->
-    request(Manager, get, {str(Url), [{"accept", "application/json"}]}, Url).
+-spec get_json(client(), string() | binary()) -> {ok, answer()} | {error, term()}.
+get_json(Client, Url) ->
+    request(Client, get, {str(Url), [{"accept", "application/json"}]}, Url).
 
 %% @doc POST an `application/x-www-form-urlencoded' body.
--spec post_form(pid(), string() | binary(), [{string(), string()}], [{binary(), binary()}]) ->
+-spec post_form(client(), string() | binary(), [{string(), string()}], [{binary(), binary()}]) ->
           {ok, answer()} | {error, term()}.
-post_form(Manager, Url, Headers, Fields) ->
+post_form(Client, Url, Headers, Fields) ->
     Body = uri_string:compose_query([{binary_to_list(K), binary_to_list(V)} || {K, V} <- Fields]),
-    request(Manager, post, {str(Url), [{"accept", "application/json"} | Headers],
+    request(Client, post, {str(Url), [{"accept", "application/json"} | Headers],
                             "application/x-www-form-urlencoded", Body}, Url).
 
 %% @doc POST a JSON document.
--spec post_json(pid(), string() | binary(), mcp_json:json()) -> {ok, answer()} | {error, term()}.
-post_json(Manager, Url, Json) ->
-    request(Manager, post, {str(Url), [{"accept", "application/json"}], "application/json",
+-spec post_json(client(), string() | binary(), mcp_json:json()) -> {ok, answer()} | {error, term()}.
+post_json(Client, Url, Json) ->
+    request(Client, post, {str(Url), [{"accept", "application/json"}], "application/json",
                             mcp_json:encode(Json)}, Url).
 
-request(Manager, Method, Request, Url) ->
+request(Client, Method, Request, Url) ->
     case uri_string:parse(str(Url)) of
         #{scheme := Scheme, host := Host} when Scheme =:= "http"; Scheme =:= "https" ->
             case Scheme =:= "https" orelse mcp_http:loopback(Host) of
                 true ->
                     Options = [{timeout, ?TIMEOUT_MS} | mcp_http:connection_options(list_to_atom(Scheme), Host)],
-                    case httpc:request(Method, Request, Options, [{body_format, binary}], Manager) of
-                        {ok, {{_, Status, _}, _Headers, Body}} -> decoded(Status, Body);
-                        {error, Reason} -> {error, {http_failed, mcp_http:shown_url(Url), failure(Reason)}}
-                    end;
+                    answer(sent(Client, Method, Request, Options), Client, Url);
                 false ->
                     {error, {plaintext_endpoint, mcp_http:shown_url(Url)}}
             end;
         _ ->
             {error, {bad_url, mcp_http:shown_url(Url)}}
+    end.
+
+sent({Manager, _Table}, Method, Request, Options) ->
+    httpc:request(Method, Request, Options, [{sync, false}, {body_format, binary}], Manager).
+
+%% The answer, waited for while its handler is measured.
+answer({ok, RequestId}, Client, Url) ->
+    case awaited(RequestId, Client) of
+        {ok, {{_, Status, _}, _Headers, Body}} -> decoded(Status, Body);
+        {ok, {error, Reason}} -> {error, {http_failed, mcp_http:shown_url(Url), failure(Reason)}};
+        {error, _} = Error -> Error
+    end;
+answer({error, Reason}, _Client, Url) ->
+    {error, {http_failed, mcp_http:shown_url(Url), failure(Reason)}}.
+
+%% `httpc''s own timeout answers every request; what its handler holds is
+%% the bound meanwhile (our request bodies are small: counted as none, the
+%% slack of the allowance covers them).
+awaited(RequestId, {Manager, Table} = Client) ->
+    receive
+        {http, {RequestId, Result}} -> {ok, Result}
+    after mcp_http_watch:interval_ms() ->
+        Allowance = mcp_http_watch:allowance(0, ?MAX_BODY_BYTES),
+        case mcp_http_watch:held_bytes(Table, RequestId) of
+            {ok, Held} when Held > Allowance ->
+                ok = httpc:cancel_request(RequestId, Manager),
+                receive {http, {RequestId, _}} -> ok after 0 -> ok end,
+                {error, {body_too_long, Held}};
+            _ ->
+                awaited(RequestId, Client)
+        end
     end.
 
 decoded(_Status, Body) when byte_size(Body) > ?MAX_BODY_BYTES ->

@@ -33,7 +33,7 @@
 
 -record(session, {url :: binary(),
                   config :: fun(() -> mcp_oauth:config()),
-                  http :: pid(),
+                  http :: mcp_oauth_http:client(),
                   record :: fun(() -> mcp_oauth_token_store:record() | none),
                   generation = 0 :: non_neg_integer()}).
 

@@ -110,6 +110,29 @@ a_challenge_is_answered_with_client_credentials_test() ->
     _ = mcp_client:shutdown(Client, 5000),
     mcp_oauth_fake:stop(Fake).
 
+%%% ----------------------------------------------------------- bounded
+
+%% An authorization server is untrusted too: an answer without end (a
+%% metadata document, or an error body, which `httpc' reads whole) stops
+%% at the allowance as `body_too_long'. That `httpc' alone would go on
+%% holding such a body: mcp_http_tests:httpc_alone_holds_an_endless_body_test_.
+an_endless_answer_is_cut_test_() ->
+    [{timeout, 30, fun() ->
+        Stub = mcp_http_stub:start(fun(_) -> {endless_body, Status} end),
+        {ok, Http} = mcp_oauth_http:start(),
+        try
+            {error, {body_too_long, Held}} = mcp_oauth_http:get_json(Http, mcp_http_stub:url(Stub)),
+            ?assert(Held > mcp_oauth_http:max_body_bytes())
+        after
+            mcp_oauth_http:stop(Http),
+            mcp_http_stub:stop(Stub),
+            receive_stub_requests()
+        end
+    end} || Status <- [200, 500]].
+
+receive_stub_requests() ->
+    receive {stub_request, _, _} -> receive_stub_requests() after 0 -> ok end.
+
 %%% ------------------------------------------------------------ mismatch
 
 obtain(Options) ->
