@@ -275,6 +275,8 @@ authorization({registration_refused, Status, Code}) ->
     io_lib:format("client registration was refused (HTTP ~b, ~ts)", [Status, words(Code)]);
 authorization(no_client_registration) ->
     "the authorization server offers no registration and no client id was given";
+authorization({local_endpoint, Url}) ->
+    ["the remote server pointed the authorization flow at this machine (", words(Url), "), which is refused"];
 authorization({body_too_long, Bytes}) when is_integer(Bytes) ->
     io_lib:format("an answer in the authorization flow held ~b bytes, more than it may (1 MiB)", [Bytes]);
 authorization(Other) ->

@@ -359,8 +359,11 @@ plaintext_refused(_, _, _, _) ->
 
 %% @doc Whether a URL's host is this machine's loopback.
 -spec loopback(string()) -> boolean().
-loopback("localhost") -> true;
 loopback(Host) ->
+    loopback_name(string:lowercase(Host)).
+
+loopback_name("localhost") -> true;
+loopback_name(Host) ->
     case inet:parse_address(string:trim(Host, both, "[]")) of
         {ok, {127, _, _, _}} -> true;
         {ok, {0, 0, 0, 0, 0, 0, 0, 1}} -> true;

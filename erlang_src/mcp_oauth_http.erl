@@ -3,7 +3,11 @@
 %% `httpc' manager owned by the caller (`mcp_oauth_session').
 %%
 %% Invariants: only `https' URLs are requested, and plain `http' on the
-%% loopback (`{error, {plaintext_endpoint, Url}}' otherwise); no redirect
+%% loopback (`{error, {plaintext_endpoint, Url}}' otherwise); for an MCP
+%% server that is not on this machine's loopback, no URL whose host is, or
+%% resolves to, this machine (loopback, unspecified) or a link-local
+%% address (cloud metadata services) is requested (`{error,
+%% {local_endpoint, Url}}'): a remote server cannot point the flow here; no redirect
 %% is followed (a 3xx is an answer like any other); TLS verifies the peer as the MCP transport does
 %% (`mcp_http:connection_options/2'); an answer body larger than
 %% `max_body_bytes()' is `{error, {body_too_long, Bytes}}' and never
@@ -14,31 +18,41 @@
 %% arguments here and never part of a result or an error.
 -module(mcp_oauth_http).
 
--export([start/0, stop/1, get_json/2, post_form/4, post_json/3, max_body_bytes/0]).
+-export([start/1, stop/1, get_json/2, post_form/4, post_json/3, max_body_bytes/0]).
 -export_type([answer/0, client/0]).
 
 -define(MAX_BODY_BYTES, 1048576).
 -define(TIMEOUT_MS, 30000).
 
 -type answer() :: {Status :: non_neg_integer(), [{binary(), mcp_json:json()}]}.
-%% A stand-alone `httpc' manager and its handler table.
--opaque client() :: {pid(), atom()}.
+%% A stand-alone `httpc' manager, its handler table, and whether URLs on
+%% this machine may be requested.
+-opaque client() :: {pid(), atom(), local | remote}.
 
 %% @doc The largest answer body read.
 -spec max_body_bytes() -> pos_integer().
 max_body_bytes() -> ?MAX_BODY_BYTES.
 
-%% @doc A stand-alone `httpc' manager linked to the caller.
--spec start() -> {ok, client()} | {error, term()}.
-start() ->
+%% @doc A stand-alone `httpc' manager linked to the caller, for the
+%% authorization of the MCP server at `ServerUrl'.
+-spec start(binary() | string()) -> {ok, client()} | {error, term()}.
+start(ServerUrl) ->
     _ = application:ensure_all_started(ssl),
+    Reach = case uri_string:parse(str(ServerUrl)) of
+                #{host := Host} when is_list(Host) ->
+                    case mcp_http:loopback(Host) of
+                        true -> local;
+                        false -> remote
+                    end;
+                _ -> remote
+            end,
     case mcp_http:start_manager("mcp_oauth_") of
-        {ok, Manager, Profile} -> {ok, {Manager, mcp_http_watch:handler_table(Profile)}};
+        {ok, Manager, Profile} -> {ok, {Manager, mcp_http_watch:handler_table(Profile), Reach}};
         {error, Reason} -> {error, Reason}
     end.
 
 -spec stop(client()) -> ok.
-stop({Manager, _Table}) ->
+stop({Manager, _Table, _Reach}) ->
     unlink(Manager),
     exit(Manager, shutdown),
     ok.
@@ -66,18 +80,49 @@ post_json(Client, Url, Json) ->
 request(Client, Method, Request, Url) ->
     case uri_string:parse(str(Url)) of
         #{scheme := Scheme, host := Host} when Scheme =:= "http"; Scheme =:= "https" ->
-            case Scheme =:= "https" orelse mcp_http:loopback(Host) of
-                true ->
+            case {reachable(Host, Client), Scheme =:= "https" orelse mcp_http:loopback(Host)} of
+                {true, true} ->
                     Options = [{timeout, ?TIMEOUT_MS} | mcp_http:connection_options(list_to_atom(Scheme), Host)],
                     answer(sent(Client, Method, Request, Options), Client, Url);
-                false ->
+                {false, _} ->
+                    {error, {local_endpoint, mcp_http:shown_url(Url)}};
+                {true, false} ->
                     {error, {plaintext_endpoint, mcp_http:shown_url(Url)}}
             end;
         _ ->
             {error, {bad_url, mcp_http:shown_url(Url)}}
     end.
 
-sent({Manager, _Table}, Method, Request, Options) ->
+%% For a remote MCP server, a host that is (or resolves to) this machine
+%% or a link-local address is out of reach. A name is resolved here and
+%% again by `httpc': a name whose answer changes between the two (DNS
+%% rebinding) is not caught.
+reachable(_Host, {_Manager, _Table, local}) ->
+    true;
+reachable(Host, {_Manager, _Table, remote}) ->
+    Bare = string:lowercase(string:trim(Host, both, "[]")),
+    Addresses = case inet:parse_address(Bare) of
+                    {ok, Address} -> [Address];
+                    {error, _} -> resolved(Bare, inet) ++ resolved(Bare, inet6)
+                end,
+    not (Bare =:= "localhost" orelse lists:suffix(".localhost", Bare) orelse lists:any(fun local/1, Addresses)).
+
+resolved(Name, Family) ->
+    case inet:getaddrs(Name, Family) of
+        {ok, Addresses} -> Addresses;
+        {error, _} -> []
+    end.
+
+local({127, _, _, _}) -> true;
+local({0, 0, 0, 0}) -> true;
+local({169, 254, _, _}) -> true;
+local({0, 0, 0, 0, 0, 0, 0, 1}) -> true;
+local({0, 0, 0, 0, 0, 0, 0, 0}) -> true;
+local({0, 0, 0, 0, 0, 16#ffff, High, Low}) -> local({High bsr 8, High band 255, Low bsr 8, Low band 255});
+local({First, _, _, _, _, _, _, _}) -> First band 16#ffc0 =:= 16#fe80;
+local(_) -> false.
+
+sent({Manager, _Table, _Reach}, Method, Request, Options) ->
     httpc:request(Method, Request, Options, [{sync, false}, {body_format, binary}], Manager).
 
 %% The answer, waited for while its handler is measured.
@@ -93,7 +138,7 @@ answer({error, Reason}, _Client, Url) ->
 %% `httpc''s own timeout answers every request; what its handler holds is
 %% the bound meanwhile (our request bodies are small: counted as none, the
 %% slack of the allowance covers them).
-awaited(RequestId, {Manager, Table} = Client) ->
+awaited(RequestId, {Manager, Table, _Reach} = Client) ->
     receive
         {http, {RequestId, Result}} -> {ok, Result}
     after mcp_http_watch:interval_ms() ->

@@ -78,7 +78,7 @@ init({Url, Config, Record}) ->
     %% The `httpc' manager's start may fail on a busy profile name, as an
     %% exit of the linked process: a message here, not this session's end.
     process_flag(trap_exit, true),
-    {ok, Http} = mcp_oauth_http:start(),
+    {ok, Http} = mcp_oauth_http:start(Url),
     {ok, #session{url = Url, config = Config, http = Http, record = fun() -> Record end,
                   generation = case Record of none -> 0; _ -> 1 end}}.
 

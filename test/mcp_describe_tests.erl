@@ -39,6 +39,7 @@ deaths() ->
      {authorization_failed, {registration_refused, 403}},
      {authorization_failed, no_client_registration},
      {authorization_failed, {body_too_long, 3145728}},
+     {authorization_failed, {local_endpoint, <<"http://127.0.0.1:8080/admin">>}},
      stopped, retired, custodian_down, not_connected,
      {client_down, noproc},
      tools_not_declared,

@@ -119,25 +119,54 @@ a_challenge_is_answered_with_client_credentials_test() ->
 an_endless_answer_is_cut_test_() ->
     [{timeout, 30, fun() ->
         Stub = mcp_http_stub:start(fun(_) -> {endless_body, Status} end),
-        {ok, Http} = mcp_oauth_http:start(),
+        {ok, Http} = mcp_oauth_http:start(mcp_http_stub:url(Stub)),
         try
             {error, {body_too_long, Held}} = mcp_oauth_http:get_json(Http, mcp_http_stub:url(Stub)),
             ?assert(Held > mcp_oauth_http:max_body_bytes())
         after
             mcp_oauth_http:stop(Http),
             mcp_http_stub:stop(Stub),
-            receive_stub_requests()
+            stub_requests()
         end
     end} || Status <- [200, 500]].
 
-receive_stub_requests() ->
-    receive {stub_request, _, _} -> receive_stub_requests() after 0 -> ok end.
+%%% ------------------------------------------------------ this machine
+
+%% The attack: a remote MCP server names, in its challenge or metadata, a
+%% URL on this machine (a local service, a cloud metadata address), and
+%% the flow requests it. Shown open for a server on the loopback (where
+%% the flow's endpoints legitimately are); refused for a remote one, with
+%% no request made, however the address is spelt.
+a_remote_server_cannot_point_the_flow_at_this_machine_test() ->
+    Stub = mcp_http_stub:start(fun(_) -> {reply, 200, [{"content-type", "application/json"}], <<"{}">>} end),
+    Port = integer_to_list(mcp_http_stub:port(Stub)),
+    Local = mcp_http_stub:url(Stub),
+    try
+        {ok, Near} = mcp_oauth_http:start(Local),
+        ?assertEqual({ok, {200, []}}, mcp_oauth_http:get_json(Near, Local)),
+        ?assertMatch([_], stub_requests()),
+        mcp_oauth_http:stop(Near),
+        {ok, Far} = mcp_oauth_http:start(<<"https://mcp.example.com/mcp">>),
+        [?assertMatch({Url, {error, {local_endpoint, _}}}, {Url, mcp_oauth_http:get_json(Far, Url)})
+         || Url <- [Local, "http://localhost:" ++ Port ++ "/", "http://LocalHost:" ++ Port ++ "/",
+                    "http://a.localhost:" ++ Port ++ "/", "http://127.1:" ++ Port ++ "/",
+                    "http://2130706433:" ++ Port ++ "/", "http://0.0.0.0:" ++ Port ++ "/",
+                    "http://[::1]:" ++ Port ++ "/", "http://[::ffff:127.0.0.1]:" ++ Port ++ "/",
+                    "https://169.254.169.254/latest/meta-data", "https://[fe80::1]/"]],
+        ?assertEqual([], stub_requests()),
+        mcp_oauth_http:stop(Far)
+    after
+        mcp_http_stub:stop(Stub)
+    end.
+
+stub_requests() ->
+    receive {stub_request, _, Request} -> [Request | stub_requests()] after 100 -> [] end.
 
 %%% ------------------------------------------------------------ mismatch
 
 obtain(Options) ->
     Fake = mcp_oauth_fake:start(Options#{token => fun(_) -> mcp_oauth_fake:token_answer(<<"t">>, []) end}),
-    {ok, Http} = mcp_oauth_http:start(),
+    {ok, Http} = mcp_oauth_http:start(mcp_oauth_fake:url(Fake)),
     Outcome = mcp_oauth:obtain(Http, mcp_oauth_fake:url(Fake), #{}, cc_config(none), none),
     Paths = mcp_oauth_fake:paths(mcp_oauth_fake:requests(Fake)),
     mcp_oauth_http:stop(Http),
