@@ -482,12 +482,15 @@ homes(Env) ->
     lists:usort([Home || Home <- Vm ++ Child, Home =/= "", filename:pathtype(Home) =:= absolute]).
 
 %% @doc The paths every jail hides, for the given home directories: the
-%% credential stores under each home, the Erlang distribution cookie, and
+%% credential stores under each home, this VM's store of remote servers'
+%% tokens (`mcp_oauth_token_store:default_dir/0'), the Erlang distribution cookie, and
 %% the host's password hashes and SSH host keys (readable when the VM runs
 %% as root). Only those that exist are hidden.
 -spec default_deny([string()]) -> [string()].
 default_deny(Homes) ->
     [filename:join(Home, Relative) || Home <- Homes, Relative <- home_credentials()]
+        %% This VM's token store, wherever `XDG_CONFIG_HOME' puts it.
+        ++ [unicode:characters_to_list(mcp_oauth_token_store:default_dir())]
         ++ ["/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-"]
         ++ filelib:wildcard("/etc/ssh/ssh_host_*_key").
 

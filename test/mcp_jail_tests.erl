@@ -506,6 +506,34 @@ position(Sequence, List, At) ->
         false -> position(Sequence, tl(List), At + 1)
     end.
 
+%% The VM's token store follows `XDG_CONFIG_HOME', out of every home. The
+%% attack: a jail that does not know where it is lets the server read it
+%% (shown with the VM's store elsewhere); the defence: the VM's own store,
+%% wherever it is, is on the default deny list.
+the_vms_token_store_is_hidden_wherever_it_is_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        Xdg = filename:join(Scratch, "xdg"),
+        Token = filename:join([Xdg, "mcp", "oauth", "server.json"]),
+        Secret = <<"planted-token-", (integer_to_binary(erlang:unique_integer([positive])))/binary>>,
+        plant(Token, Secret),
+        Read = fun() ->
+                   with_client(hostile(filename:join(Scratch, "home"), true),
+                               fun(C) -> probe(C, read_file, [{path, Token}]) end)
+               end,
+        Old = os:getenv("XDG_CONFIG_HOME"),
+        try
+            os:unsetenv("XDG_CONFIG_HOME"),
+            ?assertEqual(<<"ok:", Secret/binary>>, Read()),
+            os:putenv("XDG_CONFIG_HOME", Xdg),
+            ?assertEqual(<<"error:ENOENT">>, Read())
+        after
+            case Old of
+                false -> os:unsetenv("XDG_CONFIG_HOME");
+                _ -> os:putenv("XDG_CONFIG_HOME", Old)
+            end
+        end
+    end))}.
+
 default_deny_covers_the_credentials_test() ->
     Denied = mcp_jail:default_deny(["/home/u"]),
     [?assert(lists:member(filename:join("/home/u", Path), Denied))
