@@ -3,8 +3,8 @@
 %% `test/e2e/mcpserver_fixture.py', which serves the handshake era and the
 %% stateless revision 2026-07-28 on one endpoint, over stdio and over
 %% Streamable HTTP. With `era => auto' the client must settle on
-%% 2026-07-28 (the discover probe answered, no fallback); with `era =>
-%% handshake' on 2025-11-25. bin/mcp-gen `list --era auto' runs against
+%% 2026-07-28 (the discover probe answered, no fallback), as with `era =>
+%% modern'; with `era => handshake' on 2025-11-25. bin/mcp-gen `list --era auto' runs against
 %% both transports. Every server process is proven gone: a port's exit
 %% status and `kill -0' on its pid.
 -module(mcp_sdk2_e2e_tests).
@@ -31,6 +31,7 @@ http_peer() ->
 
 %% The revision each era must end on with this server.
 expected_version(auto) -> <<"2026-07-28">>;
+expected_version(modern) -> <<"2026-07-28">>;
 expected_version(handshake) -> <<"2025-11-25">>.
 
 names(Tools) -> [Name || {tool_descriptor, Name, _, _, _, _, _, _} <- Tools].
@@ -44,8 +45,10 @@ call(Client, Tool, Arguments) ->
 %% retires the client with proof, and the cleanup proves the server gone
 %% (again, when a test failed before the retirement).
 stdio_auto_test_() -> client_tests(stdio, auto).
+stdio_modern_test_() -> client_tests(stdio, modern).
 stdio_handshake_test_() -> client_tests(stdio, handshake).
 http_auto_test_() -> client_tests(http, auto).
+http_modern_test_() -> client_tests(http, modern).
 http_handshake_test_() -> client_tests(http, handshake).
 
 client_tests(Transport, Era) ->
@@ -119,7 +122,7 @@ retired(#{transport := stdio, client := Client, os_pid := OsPid}) ->
     ?assertEqual({ok, {exited, {signal, 9}}}, mcp_client:shutdown(Client, ?TIMEOUT)),
     ?assertNot(mcp_e2e_tests:os_alive(OsPid));
 retired(#{transport := http, era := Era, client := Client}) ->
-    Outcome = case Era of handshake -> deleted; auto -> no_session end,
+    Outcome = case Era of handshake -> deleted; _ -> no_session end,
     ?assertEqual({ok, {exited, {peer_down, {http_session, Outcome}}}}, mcp_client:shutdown(Client, ?TIMEOUT)),
     ?assertNot(is_process_alive(mcp_client:pid(Client))).
 
