@@ -69,11 +69,18 @@ if [ "$what" = bench ] && [ ! -d "$root/bench/node_modules/@modelcontextprotocol
   echo "ensure-deps: npm install (bench)" >&2
   (cd "$root/bench" && npm install --no-audit --no-fund --silent)
 fi
-if [ "$what" != base ] && [ -f "$e2e/requirements.txt" ]; then
-  if [ ! -x "$root/.venv/bin/python" ] || ! cmp -s "$e2e/requirements.txt" "$root/.venv/installed-requirements.txt"; then
-    echo "ensure-deps: python venv with test/e2e/requirements.txt" >&2
-    python3 -m venv "$root/.venv"
-    "$root/.venv/bin/pip" install -q -r "$e2e/requirements.txt"
-    cp "$e2e/requirements.txt" "$root/.venv/installed-requirements.txt"
+# A Python venv per pin file, rebuilt when the pins differ from the copy
+# left by its last install: .venv (mcp 1.x, mcp-server-git) and .venv-sdk2
+# (mcp 2.x, test/mcp_sdk2_e2e_tests.erl).
+ensure_venv() { # ensure_venv VENV_DIR REQUIREMENTS_FILE
+  if [ ! -x "$1/bin/python" ] || ! cmp -s "$2" "$1/installed-requirements.txt"; then
+    echo "ensure-deps: python venv $1 with $2" >&2
+    python3 -m venv "$1"
+    "$1/bin/pip" install -q -r "$2"
+    cp "$2" "$1/installed-requirements.txt"
   fi
+}
+if [ "$what" != base ]; then
+  ensure_venv "$root/.venv" "$e2e/requirements.txt"
+  ensure_venv "$root/.venv-sdk2" "$e2e/requirements-sdk2.txt"
 fi

@@ -6,8 +6,9 @@
 
 -include_lib("eunit/include/eunit.hrl").
 
-%% Shared with mcp_launcher_tests, which runs the same peers behind launchers.
--export([installed/1]).
+%% Shared with mcp_launcher_tests, which runs the same peers behind launchers,
+%% and mcp_sdk2_e2e_tests.
+-export([installed/1, os_alive/1]).
 
 -define(TIMEOUT, 10000).
 

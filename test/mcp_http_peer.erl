@@ -1,10 +1,11 @@
 %% @doc Test helper: a real MCP server listening on a free loopback port,
 %% started as an OS process behind a port (so its exit is seen), and killed
 %% with its process group at the end (`stop/1' fails when it cannot
-%% prove the server gone).
+%% prove the server gone). Either the test picks the port (`start/2') or
+%% the server binds one and announces its URL (`start_announced/2').
 -module(mcp_http_peer).
 
--export([start/2, url/1, stop/1, free_port/0]).
+-export([start/2, start_announced/2, url/1, os_pid/1, stop/1, free_port/0]).
 
 -define(READY_MS, 30000).
 
@@ -14,17 +15,36 @@ start(Executable, Args) ->
     Port = free_port(),
     PortText = integer_to_list(Port),
     Expanded = [case Arg of port -> PortText; _ -> Arg end || Arg <- Args],
-    Process = open_port({spawn_executable, Executable},
-                        [{args, Expanded}, {env, [{"PORT", PortText}]}, exit_status, use_stdio,
-                         stderr_to_stdout, binary, hide]),
-    {os_pid, OsPid} = erlang:port_info(Process, os_pid),
-    Peer = #{port => Port, process => Process, os_pid => OsPid},
-    case await_listening(Port, erlang:monotonic_time(millisecond) + ?READY_MS) of
+    Peer = (spawn_peer(Executable, Expanded, [{"PORT", PortText}]))#{port => Port},
+    case await_listening(Port, ready_deadline()) of
         ok -> Peer;
         timeout -> stop(Peer), error({peer_not_listening, Executable, Args})
     end.
 
+%% @doc Starts `Executable Args', a server that binds a port of its own
+%% choice and then prints a line `listening URL' (other output may come
+%% before it); returns once that line is read.
+start_announced(Executable, Args) ->
+    Peer = spawn_peer(Executable, Args, []),
+    case await_announcement(Peer, <<>>, ready_deadline()) of
+        {ok, Url} -> Peer#{url => Url};
+        {exited, Status, Output} -> error({peer_exited, Status, Executable, Args, Output});
+        {timeout, Output} -> stop(Peer), error({peer_not_announced, Executable, Args, Output})
+    end.
+
+url(#{url := Url}) -> Url;
 url(#{port := Port}) -> "http://127.0.0.1:" ++ integer_to_list(Port) ++ "/mcp".
+
+os_pid(#{os_pid := OsPid}) -> OsPid.
+
+spawn_peer(Executable, Args, Env) ->
+    Process = open_port({spawn_executable, Executable},
+                        [{args, Args}, {env, Env}, exit_status, use_stdio,
+                         stderr_to_stdout, binary, hide]),
+    {os_pid, OsPid} = erlang:port_info(Process, os_pid),
+    #{process => Process, os_pid => OsPid}.
+
+ready_deadline() -> erlang:monotonic_time(millisecond) + ?READY_MS.
 
 stop(#{process := Process, os_pid := OsPid}) ->
     _ = os:cmd("kill -s KILL -- -" ++ integer_to_list(OsPid) ++ " " ++ integer_to_list(OsPid) ++ " 2>/dev/null"),
@@ -45,6 +65,19 @@ free_port() ->
     {ok, Port} = inet:port(Listen),
     ok = gen_tcp:close(Listen),
     Port.
+
+%% The output so far is kept whole until the announcement's line is
+%% complete (a test server says little before it).
+await_announcement(#{process := Process} = Peer, Output, Deadline) ->
+    case re:run(Output, "^listening (http://\\S+)\r?\n", [multiline, {capture, all_but_first, list}]) of
+        {match, [Url]} -> {ok, Url};
+        nomatch ->
+            receive
+                {Process, {data, Bytes}} -> await_announcement(Peer, <<Output/binary, Bytes/binary>>, Deadline);
+                {Process, {exit_status, Status}} -> flush(Process), {exited, Status, Output}
+            after max(0, Deadline - erlang:monotonic_time(millisecond)) -> {timeout, Output}
+            end
+    end.
 
 await_listening(Port, Deadline) ->
     case gen_tcp:connect({127, 0, 0, 1}, Port, [], 200) of
