@@ -275,6 +275,9 @@ authorization({registration_refused, Status, Code}) ->
     io_lib:format("client registration was refused (HTTP ~b, ~ts)", [Status, words(Code)]);
 authorization(no_client_registration) ->
     "the authorization server offers no registration and no client id was given";
+authorization({token_store, {token_file_permissions, Path}}) ->
+    ["the token file or directory ", name(Path), " may be read or written by others than its owner, "
+     "so the token obtained was not kept (chmod 600 the file, 700 the directory)"];
 authorization(Other) ->
     words(Other).
 

@@ -4,7 +4,8 @@
 %% `/authorize' consents at once (302 to the redirect URI with a code, the
 %% state and `iss'). `/mcp' answers 401 (with a `resource_metadata' challenge) to a request
 %% without `Authorization: Bearer <the current token>', else `initialize',
-%% `tools/list' (no tools) and notifications (202). The protected-resource
+%% `tools/list' (no tools), `tools/call' of any name (`called NAME') and
+%% notifications (202). The protected-resource
 %% metadata names `resource' and this origin as issuer; the authorization
 %% server's metadata states `issuer'. `/token' answers with `token'
 %% (a fun of the request: `{Status, Json}'). Options: `resource',
@@ -95,7 +96,13 @@ answer(Body) ->
                                  {<<"serverInfo">>, {object, [{<<"name">>, {string, <<"fake">>}},
                                                               {<<"version">>, {string, <<"1">>}}]}}]});
         {Id, {string, <<"tools/list">>}} ->
-            result(Id, {object, [{<<"tools">>, {array, []}}]})
+            result(Id, {object, [{<<"tools">>, {array, []}}]});
+        {Id, {string, <<"tools/call">>}} ->
+            %% Any tool: its name back as text.
+            {object, Params} = proplists:get_value(<<"params">>, Members),
+            {string, Name} = proplists:get_value(<<"name">>, Params),
+            result(Id, {object, [{<<"content">>, {array, [{object, [{<<"type">>, {string, <<"text">>}},
+                                                                    {<<"text">>, {string, <<"called ", Name/binary>>}}]}]}}]})
     end.
 
 result(Id, Result) ->
