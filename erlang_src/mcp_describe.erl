@@ -279,6 +279,9 @@ authorization({local_endpoint, Url}) ->
     ["the remote server pointed the authorization flow at this machine (", words(Url), "), which is refused"];
 authorization({body_too_long, Bytes}) when is_integer(Bytes) ->
     io_lib:format("an answer in the authorization flow held ~b bytes, more than it may (1 MiB)", [Bytes]);
+authorization({token_store, {token_file_permissions, Path}}) ->
+    ["the token file or directory ", name(Path), " may be read or written by others than its owner, "
+     "so the token obtained was not kept (chmod 600 the file, 700 the directory)"];
 authorization(Other) ->
     words(Other).
 

@@ -66,7 +66,8 @@
 %%     Code}', `{content_type, Type}' (neither JSON nor an event stream),
 %%     `{http_failed, Reason}' (`httpc''s error: refused, timeout, TLS),
 %%     `{event_too_long, Bytes}', `{line_too_long, Bytes}',
-%%     `{response_too_large, Bytes}',
+%%     `{response_too_large, Bytes}', `{authorization_failed, Reason}'
+%%     (`mcp_oauth'),
 %%     `session_expired', `{bad_session_id, Bytes}', `{stream_lost,
 %%     Reason}'.</li>
 %% </ul>
@@ -106,7 +107,8 @@
                | session_expired
                | {bad_session_id, non_neg_integer()}
                | {stream_lost, term()}
-               | {response_too_large, non_neg_integer()}.
+               | {response_too_large, non_neg_integer()}
+               | {authorization_failed, mcp_oauth:error_reason()}.
 
 -define(DEFAULT_RETRY_MS, 1000).
 -define(MAX_RETRY_MS, 30000).

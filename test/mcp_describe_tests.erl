@@ -44,7 +44,18 @@ deaths() ->
      {client_down, noproc},
      tools_not_declared,
      {version_unsupported, <<"2025-06-18">>, <<"1999-01-01">>},
-     {handshake_failed, call_timed_out}].
+     {handshake_failed, call_timed_out}]
+    ++ [{authorization_failed, Reason} || Reason <- authorization_failures()].
+
+%% What `mcp_oauth*' and `mcp_http' report as `{authorization_failed, _}'
+%% and have a sentence for.
+authorization_failures() ->
+    [consent_needed, consent_timeout, too_many_challenges,
+     {resource_mismatch, <<"https://elsewhere.example/mcp">>},
+     {issuer_mismatch, <<"https://other.example">>}, iss_mismatch, iss_missing, state_mismatch,
+     {token_refused, 401, <<"invalid_client">>}, {registration_refused, 201},
+     {registration_refused, 400, <<"invalid_client_metadata">>}, no_client_registration,
+     {token_store, {token_file_permissions, <<"/home/u/.config/mcp/oauth">>}}].
 
 client_errors() ->
     [{unavailable, Death} || Death <- deaths()]

@@ -4,7 +4,8 @@
 %% `/authorize' consents at once (302 to the redirect URI with a code, the
 %% state and `iss'). `/mcp' answers 401 (with a `resource_metadata' challenge) to a request
 %% without `Authorization: Bearer <the current token>', else `initialize',
-%% `tools/list' (no tools) and notifications (202). The protected-resource
+%% `tools/list' (no tools), `tools/call' of any name (`called NAME') and
+%% notifications (202). The protected-resource
 %% metadata names `resource' and this origin as issuer; the authorization
 %% server's metadata states `issuer'. `/token' answers with `token'
 %% (a fun of the request: `{Status, Json}'). Options: `resource',
@@ -22,7 +23,15 @@ url(Stub) -> list_to_binary(mcp_http_stub:url(Stub)).
 
 base(Stub) -> iolist_to_binary(["http://127.0.0.1:", integer_to_list(mcp_http_stub:port(Stub))]).
 
-stop(Stub) -> mcp_http_stub:stop(Stub).
+%% Stops the server; its reports not read yet leave the caller's mailbox
+%% (eunit runs later tests in the same process).
+stop(#{pid := Pid} = Stub) ->
+    Stopped = mcp_http_stub:stop(Stub),
+    forget(Pid),
+    Stopped.
+
+forget(Pid) ->
+    receive {stub_request, Pid, _} -> forget(Pid) after 0 -> ok end.
 
 %% Every request to `Stub' reported so far (each once).
 requests(#{pid := Pid} = Stub) ->
@@ -95,7 +104,13 @@ answer(Body) ->
                                  {<<"serverInfo">>, {object, [{<<"name">>, {string, <<"fake">>}},
                                                               {<<"version">>, {string, <<"1">>}}]}}]});
         {Id, {string, <<"tools/list">>}} ->
-            result(Id, {object, [{<<"tools">>, {array, []}}]})
+            result(Id, {object, [{<<"tools">>, {array, []}}]});
+        {Id, {string, <<"tools/call">>}} ->
+            %% Any tool: its name back as text.
+            {object, Params} = proplists:get_value(<<"params">>, Members),
+            {string, Name} = proplists:get_value(<<"name">>, Params),
+            result(Id, {object, [{<<"content">>, {array, [{object, [{<<"type">>, {string, <<"text">>}},
+                                                                    {<<"text">>, {string, <<"called ", Name/binary>>}}]}]}}]})
     end.
 
 result(Id, Result) ->

@@ -37,7 +37,7 @@
 
 -export([default_options/0, prepare/2, prepare_owned/3, connect/1, start/2,
          list_tools/1, list_tools_within/2, left_out_tools/1, call_tool/4, call_tool_msgpack/4, ping/2, stop/1,
-         shutdown/2, os_pid/1,
+         shutdown/2, os_pid/1, default_token_directory/0,
          describe_client_error/1, describe_start_error/1, describe_retirement_error/1]).
 %% The translations themselves, for the suite that checks that a translated
 %% reason is described exactly as the command line describes the original.
@@ -52,6 +52,8 @@
          codegen_describe/1]).
 
 -define(IS_TIMEOUT(T), (is_integer(T) andalso T >= 0 andalso T =< 86400000)).
+%% A status and the OAuth `error' code `mcp_oauth' read with it.
+-define(IS_CODE(Status, Code), (is_integer(Status) andalso (is_binary(Code) orelse Code =:= none))).
 
 %%% ------------------------------------------------------------ client
 
@@ -62,26 +64,31 @@ default_options() ->
     {options, Info, Handshake, List, Shutdown, handshake, none, Input}.
 
 prepare(Transport, Options) ->
-    case bad_timeout_option(Options) of
-        none -> mcp_client:prepare(spec(Transport), options(Options));
-        {Name, Timeout} -> {error, {timeout_option_out_of_range, Name, Timeout}}
-    end.
+    checked(Transport, Options, fun(Spec, Opts) -> mcp_client:prepare(Spec, Opts) end).
 
 prepare_owned(Transport, Options, Custodian) ->
-    case bad_timeout_option(Options) of
-        none -> mcp_client:prepare_owned(spec(Transport), options(Options), Custodian);
-        {Name, Timeout} -> {error, {timeout_option_out_of_range, Name, Timeout}}
-    end.
+    checked(Transport, Options, fun(Spec, Opts) -> mcp_client:prepare_owned(Spec, Opts, Custodian) end).
 
 connect(Client) ->
     started(mcp_client:connect(Client)).
 
 start(Transport, Options) ->
+    checked(Transport, Options,
+            fun(Spec, Opts) ->
+                    case mcp_client:start(Spec, Opts) of
+                        {ok, Client, Initialized} -> {ok, {Client, Initialized}};
+                        {error, _} = Error -> started(Error)
+                    end
+            end).
+
+%% `Call' with the spec and options, once the timeouts and a `Remote''s
+%% `oauth' (its secret or key read now) are found usable.
+checked(Transport, Options, Call) ->
     case bad_timeout_option(Options) of
         none ->
-            case mcp_client:start(spec(Transport), options(Options)) of
-                {ok, Client, Initialized} -> {ok, {Client, Initialized}};
-                {error, _} = Error -> started(Error)
+            case spec(Transport) of
+                {ok, Spec} -> Call(Spec, options(Options));
+                {error, Refusal} -> {error, {o_auth_unusable, Refusal}}
             end;
         {Name, Timeout} ->
             {error, {timeout_option_out_of_range, Name, Timeout}}
@@ -152,18 +159,84 @@ bad_timeout_option({options, _Info, Handshake, List, Shutdown, _Era, _Handler, I
         [First | _] -> First
     end.
 
-%% Gleam `Transport' to an `mcp_transport:spec()'.
+%% Gleam `Transport' to an `mcp_transport:spec()', or the refusal of a
+%% `Remote''s `oauth' (`oauth_config/1').
 spec({port_transport, {spawn, Executable, Args, Env, Cwd, InheritEnv, MaxLineBytes, Grace, Jail, Stderr}}) ->
     Spawn = #{executable => Executable, args => Args, inherit_env => InheritEnv,
               shutdown_grace_ms => Grace, stderr => stderr(Stderr),
               env => [{Name, env_value(Value)} || {Name, Value} <- Env]},
     Optional = [{cd, Cwd}, {max_line_bytes, MaxLineBytes}, {jail, jail(Jail)}],
-    maps:merge(Spawn, maps:from_list([{Key, Value} || {Key, {some, Value}} <- Optional]));
-spec({http_transport, {remote, Url, Headers, MaxLineBytes}}) ->
-    Remote = #{url => Url, headers => Headers},
-    mcp_http:seal(maps:merge(Remote, maps:from_list([{max_line_bytes, Max} || {some, Max} <- [MaxLineBytes]])));
+    {ok, maps:merge(Spawn, maps:from_list([{Key, Value} || {Key, {some, Value}} <- Optional]))};
+spec({http_transport, {remote, Url, Headers, MaxLineBytes, OAuth}}) ->
+    Remote = maps:merge(#{url => Url, headers => Headers},
+                        maps:from_list([{max_line_bytes, Max} || {some, Max} <- [MaxLineBytes]])),
+    case OAuth of
+        none -> {ok, mcp_http:seal(Remote)};
+        {some, Given} ->
+            case oauth_config(Given) of
+                {ok, Config} -> {ok, mcp_http:seal(Remote#{oauth => Config})};
+                {error, _} = Refused -> Refused
+            end
+    end;
 spec({channel_transport, Start}) ->
-    {mcp_channel, Start}.
+    {ok, {mcp_channel, Start}}.
+
+%% Gleam `OAuth' to `mcp_oauth:config()': the secret read from its
+%% variable and the key from its file here, as the command line does
+%% (`mcp_cli_oauth:config/3'); `mcp_http:seal/1' then shuts the map in a
+%% closure. A refusal names the variable or the file, never a value.
+oauth_config({o_auth, Grant, Scopes, Store}) ->
+    Base = maps:from_list([{store, token_store(Store)} | [{scopes, Scopes} || Scopes =/= []]]),
+    case grant(Grant) of
+        {ok, Config} -> {ok, maps:merge(Base, Config)};
+        {error, _} = Refused -> Refused
+    end.
+
+token_store(no_token_store) -> none;
+token_store({token_directory, Path}) -> {dir, Path}.
+
+grant({client_credentials, ClientId, Secret}) ->
+    with_secret(#{grant => client_credentials, client_id => ClientId}, {some, Secret});
+grant({authorization_code, Registration, Consent, Timeout}) when ?IS_TIMEOUT(Timeout), Timeout > 0 ->
+    registration(Registration, #{grant => authorization_code, browser => browser(Consent),
+                                 consent_timeout_ms => Timeout});
+grant({authorization_code, _Registration, _Consent, Timeout}) ->
+    {error, {consent_timeout_out_of_range, Timeout}}.
+
+registration(dynamic_registration, Config) -> {ok, Config};
+registration({client_metadata_document, Url}, Config) -> {ok, Config#{client_metadata_url => Url}};
+registration({pre_registered, ClientId, Secret}, Config) -> with_secret(Config#{client_id => ClientId}, Secret).
+
+browser(no_consent) -> none;
+browser(print_authorization_url) -> print;
+browser({browser, Executable}) -> unicode:characters_to_list(Executable).
+
+with_secret(Config, none) ->
+    {ok, Config};
+with_secret(Config, {some, {secret_from_env, Variable}}) ->
+    case environment_variable(Variable) of
+        false -> {error, {secret_variable_unset, Variable}};
+        Secret -> {ok, Config#{client_secret => unicode:characters_to_binary(Secret)}}
+    end;
+with_secret(Config, {some, {private_key_file, Path, Algorithm}}) ->
+    case read_file(Path) of
+        {ok, Pem} -> {ok, Config#{private_key_pem => Pem, signing_algorithm => Algorithm}};
+        {error, Reason} -> {error, {private_key_unreadable, Path, sentence(file:format_error(Reason))}}
+    end.
+
+%% A name no environment can hold (`=', NUL) is unset, not `badarg'.
+environment_variable(Name) ->
+    try os:getenv(unicode:characters_to_list(Name))
+    catch error:badarg -> false
+    end.
+
+read_file(Path) ->
+    try file:read_file(Path)
+    catch error:badarg -> {error, einval}
+    end.
+
+default_token_directory() ->
+    unicode:characters_to_binary(mcp_oauth_token_store:default_dir()).
 
 %% Gleam `Option(Jail)' to `mcp_jail:spec()' (the map form, bwrap only
 %% when given).
@@ -229,6 +302,10 @@ transport_failure({bad_stderr, Why}) ->
     {bad_stderr, sentence(mcp_describe:bad_stderr(Why))};
 transport_failure({bad_jail, Why}) ->
     {bad_jail, sentence(mcp_describe:bad_jail(Why))};
+transport_failure({oauth, {token_file_permissions, Path}}) when is_binary(Path) ->
+    {token_store_refused, {token_file_permissions, Path}};
+transport_failure({oauth, Reason}) ->
+    {token_store_refused, {other_authorization_failure, words(Reason)}};
 transport_failure(Reason) when is_binary(Reason) -> {peer_start_failed, Reason};
 transport_failure(Other) -> {other_transport_failure, words(Other)}.
 
@@ -253,12 +330,54 @@ death_reason({response_too_large, Bytes}) when is_integer(Bytes) -> {http_failed
 death_reason(session_expired) -> {http_failed, session_expired};
 death_reason({bad_session_id, Bytes}) when is_integer(Bytes) -> {http_failed, {bad_session_id, Bytes}};
 death_reason({stream_lost, Reason}) -> {http_failed, {stream_lost, words(Reason)}};
+death_reason({authorization_failed, Reason}) -> {http_failed, {authorization_failed, authorization_failure(Reason)}};
 death_reason({client_down, noproc}) -> client_gone;
 death_reason({client_down, Reason}) -> {client_down, words(Reason)};
 death_reason(tools_not_declared) -> handshake_without_tools;
 death_reason({version_unsupported, Requested, Offered}) ->
     {handshake_version_unsupported, Requested, Offered};
 death_reason({handshake_failed, Error}) -> {handshake_request_failed, client_error(Error)}.
+
+%% `{authorization_failed, Reason}' (`mcp_http', `mcp_oauth*'): the Erlang
+%% type of `Reason' is open (`mcp_oauth:error_reason()'), so the last
+%% clause takes what the others do not name, in words. Text from a peer
+%% (a resource, an issuer) is put in words too: printable and capped.
+authorization_failure(Atom) when Atom =:= consent_needed; Atom =:= too_many_challenges;
+                                 Atom =:= no_resource_in_metadata; Atom =:= no_authorization_server;
+                                 Atom =:= no_client_registration; Atom =:= state_mismatch;
+                                 Atom =:= iss_mismatch; Atom =:= iss_missing;
+                                 Atom =:= no_authorization_code; Atom =:= bad_private_key ->
+    Atom;
+authorization_failure(consent_timeout) -> consent_timed_out;
+authorization_failure({browser_not_found, Executable}) -> {browser_not_found, words(Executable)};
+authorization_failure({resource_mismatch, Resource}) -> {resource_mismatch, words(Resource)};
+authorization_failure({bad_issuer, Issuer}) -> {bad_issuer, words(Issuer)};
+authorization_failure({no_authorization_server_metadata, Issuer}) ->
+    {no_authorization_server_metadata, words(Issuer)};
+authorization_failure({issuer_mismatch, none}) -> {issuer_mismatch, none};
+authorization_failure({issuer_mismatch, Issuer}) -> {issuer_mismatch, {some, words(Issuer)}};
+authorization_failure({no_endpoint, Key}) when is_binary(Key) -> {no_endpoint, Key};
+authorization_failure({bad_endpoint, Key}) when is_binary(Key) -> {bad_endpoint, Key};
+authorization_failure({plaintext_endpoint, Url}) -> {plaintext_endpoint, words(Url)};
+authorization_failure({local_endpoint, Url}) -> {local_endpoint, words(Url)};
+authorization_failure({body_too_long, Bytes}) when is_integer(Bytes) -> {answer_too_large, Bytes};
+authorization_failure({registration_refused, Status}) when is_integer(Status) ->
+    {registration_without_client_id, Status};
+authorization_failure({registration_refused, Status, Code}) when ?IS_CODE(Status, Code) ->
+    {registration_refused, Status, error_code(Code)};
+authorization_failure({authorization_denied, Code}) when is_binary(Code) -> {authorization_denied, Code};
+authorization_failure({token_refused, 200, no_access_token}) -> no_access_token;
+authorization_failure({token_refused, Status, Code}) when ?IS_CODE(Status, Code) ->
+    {token_refused, Status, error_code(Code)};
+authorization_failure({token_store, {token_file_permissions, Path}}) when is_binary(Path) ->
+    {token_file_permissions, Path};
+authorization_failure({http_failed, Url, Reason}) -> {authorization_request_failed, words(Url), words(Reason)};
+authorization_failure(Other) -> {other_authorization_failure, words(Other)}.
+
+%% An OAuth `error' code as `mcp_oauth' keeps it (printable, at most 64
+%% bytes), or `none'.
+error_code(none) -> none;
+error_code(Code) -> {some, Code}.
 
 transport_end({exited, Evidence}) -> {proven, exit_evidence(Evidence)};
 transport_end({unconfirmed, Reason}) -> {unconfirmed, words(Reason)}.
@@ -294,6 +413,8 @@ describe_client_error(Error) -> sentence(mcp_describe:client_error(erl_client_er
 
 describe_start_error({timeout_option_out_of_range, Name, Timeout}) ->
     timeout_sentence(<<"the option ", Name/binary, "'s">>, Timeout);
+describe_start_error({o_auth_unusable, Refusal}) ->
+    oauth_refusal_sentence(Refusal);
 describe_start_error({cleanup_unconfirmed, Cause, Retirement, _Client}) ->
     <<(describe_start_error(Cause))/binary, "; then ", (describe_retirement_error(Retirement))/binary>>;
 describe_start_error({handshake_failed, {timeout_out_of_range, _} = Error}) ->
@@ -303,6 +424,15 @@ describe_start_error(Error) -> sentence(mcp_describe:start_error(erl_start_error
 describe_retirement_error({shutdown_timeout_out_of_range, Timeout}) ->
     timeout_sentence(<<"the shutdown's">>, Timeout);
 describe_retirement_error(Error) -> sentence(mcp_describe:retirement_error(erl_retirement_error(Error))).
+
+oauth_refusal_sentence({secret_variable_unset, Variable}) ->
+    <<"the client secret's variable ", (words(Variable))/binary, " is not set, so nothing was started">>;
+oauth_refusal_sentence({private_key_unreadable, Path, Reason}) ->
+    <<"the private key file ", (words(Path))/binary, " cannot be read (", Reason/binary,
+      "), so nothing was started">>;
+oauth_refusal_sentence({consent_timeout_out_of_range, Timeout}) ->
+    sentence(io_lib:format("the consent timeout of ~b ms is outside 1 to ~b ms, so nothing was started",
+                           [Timeout, mcp_client:max_timeout_ms()])).
 
 timeout_sentence(Whose, Timeout) ->
     sentence(io_lib:format("~s timeout of ~b ms is outside 0 to ~b ms, so nothing was done",
@@ -321,6 +451,9 @@ erl_transport_failure({spawn_failed, Name}) ->
     {spawn_failed, try binary_to_existing_atom(Name) catch error:badarg -> Name end};
 erl_transport_failure({not_parked, Reason}) -> {not_parked, erl_death(Reason)};
 erl_transport_failure({peer_start_failed, Reason}) -> Reason;
+erl_transport_failure({token_store_refused, {token_file_permissions, Path}}) ->
+    {oauth, {token_file_permissions, Path}};
+erl_transport_failure({token_store_refused, Failure}) -> {oauth, erl_authorization(Failure)};
 erl_transport_failure({other_transport_failure, Description}) -> Description;
 erl_transport_failure(Failure) -> Failure.
 
@@ -338,8 +471,24 @@ erl_death({handshake_request_failed, Error}) -> {handshake_failed, erl_client_er
 erl_death(client_gone) -> {client_down, noproc};
 erl_death({http_failed, {unexpected_content_type, Type}}) -> {content_type, Type};
 erl_death({http_failed, {request_failed, Reason}}) -> {http_failed, Reason};
+erl_death({http_failed, {authorization_failed, Failure}}) -> {authorization_failed, erl_authorization(Failure)};
 erl_death({http_failed, Fault}) -> Fault;
 erl_death(Reason) -> Reason.
+
+erl_authorization(consent_timed_out) -> consent_timeout;
+erl_authorization({issuer_mismatch, {some, Issuer}}) -> {issuer_mismatch, Issuer};
+erl_authorization({registration_without_client_id, Status}) -> {registration_refused, Status};
+erl_authorization({registration_refused, Status, Code}) -> {registration_refused, Status, erl_code(Code)};
+erl_authorization(no_access_token) -> {token_refused, 200, no_access_token};
+erl_authorization({answer_too_large, Bytes}) -> {body_too_long, Bytes};
+erl_authorization({token_refused, Status, Code}) -> {token_refused, Status, erl_code(Code)};
+erl_authorization({token_file_permissions, Path}) -> {token_store, {token_file_permissions, Path}};
+erl_authorization({authorization_request_failed, Url, Reason}) -> {http_failed, Url, Reason};
+erl_authorization({other_authorization_failure, Description}) -> Description;
+erl_authorization(Failure) -> Failure.
+
+erl_code({some, Code}) -> Code;
+erl_code(none) -> none.
 
 erl_evidence({exit_code, Code}) -> {status, Code};
 erl_evidence({killed_by_signal, Number}) -> {signal, Number};

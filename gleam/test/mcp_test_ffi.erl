@@ -3,7 +3,10 @@
 -export([rescue/1, bytes_of/2, os_process_alive/1, build_lib_dir/0, checkout_dir/0, read_text/1,
          describe_disagreements/0, term/1, death_reason/1, death_reasons_uncovered/1,
          death_reason_examples/0, death_reason_disagreements/0,
-         everything_over_http/0, stop_http_peer/1]).
+         everything_over_http/0, stop_http_peer/1,
+         authorization_disagreements/0, protected_server/1, stop_protected_server/1,
+         token_request_credentials/1, set_env/2, unset_env/1, directory_others_may_read/0,
+         remove_directory/1]).
 
 %% Runs Fun; `{error, Class}' (a binary) if it raised.
 rescue(Fun) ->
@@ -118,18 +121,7 @@ death_reason_disagreements() ->
                    || Reason <- mcp_type_examples:examples(mcp_client, death_reason)]).
 
 death_reason_disagreement(Reason) ->
-    Error = {unavailable, Reason},
-    try mcp_gleam_ffi:describe_client_error(mcp_gleam_ffi:client_error(Error)) of
-        Gleam ->
-            case unicode:characters_to_binary(mcp_describe:client_error(Error)) of
-                Gleam -> [];
-                Erlang -> [unicode:characters_to_binary(
-                             io_lib:format("~p:~n  gleam:  ~ts~n  erlang: ~ts", [Reason, Gleam, Erlang]))]
-            end
-    catch
-        Class:Why -> [unicode:characters_to_binary(
-                        io_lib:format("~p: not translated (~p:~p)", [Reason, Class, Why]))]
-    end.
+    disagreement(client_error, describe_client_error, client_error, {unavailable, Reason}).
 
 %% server-everything serving Streamable HTTP on a free loopback port
 %% (`mcp_http_peer', shared with the EUnit suites): its URL and the peer
@@ -140,3 +132,81 @@ everything_over_http() ->
     {unicode:characters_to_binary(mcp_http_peer:url(Peer)), Peer}.
 
 stop_http_peer(Peer) -> mcp_http_peer:stop(Peer).
+
+%% Every `{authorization_failed, Reason}' the Erlang side reports (and the
+%% token store's refusal at connect), translated and described by the
+%% adapter, against the command line's sentence for the original: the
+%% disagreements as text, so an empty list is agreement.
+authorization_disagreements() ->
+    Reasons = [consent_needed, consent_timeout, {browser_not_found, <<"no-browser">>}, too_many_challenges,
+               {resource_mismatch, <<"https://elsewhere.example/mcp">>}, no_resource_in_metadata,
+               no_authorization_server, {bad_issuer, <<"(not a URL)">>},
+               {no_authorization_server_metadata, <<"https://as.example">>},
+               {issuer_mismatch, <<"https://other.example">>}, {issuer_mismatch, none},
+               {no_endpoint, <<"token_endpoint">>}, {bad_endpoint, <<"authorization_endpoint">>},
+               {plaintext_endpoint, <<"http://as.example/token">>}, no_client_registration,
+               {registration_refused, 400, <<"invalid_client_metadata">>}, {registration_refused, 400, none},
+               {registration_refused, 201}, state_mismatch, iss_mismatch, iss_missing,
+               {authorization_denied, <<"access_denied">>}, no_authorization_code,
+               {token_refused, 401, <<"invalid_client">>}, {token_refused, 500, none},
+               {token_refused, 200, no_access_token}, bad_private_key,
+               {token_store, {token_file_permissions, <<"/tmp/tokens">>}},
+               {http_failed, <<"https://as.example/token">>, failed_connect},
+               no_refresh_token, {session_down, killed}, {internal, error, [{mcp_oauth, token}]}],
+    Deaths = [{unavailable, {authorization_failed, Reason}} || Reason <- Reasons],
+    Starts = [{transport_failed, {oauth, {token_file_permissions, <<"/tmp/tokens">>}}},
+              {transport_failed, {oauth, {token_file_unreadable, <<"/tmp/tokens/x.json">>}}},
+              {transport_failed, {oauth, eacces}}],
+    lists:append([disagreement(client_error, describe_client_error, client_error, E) || E <- Deaths]
+                 ++ [disagreement(start_error, describe_start_error, start_error, E) || E <- Starts]).
+
+disagreement(Translate, Describe, Cli, Reason) ->
+    try mcp_gleam_ffi:Describe(mcp_gleam_ffi:Translate(Reason)) of
+        Gleam ->
+            case unicode:characters_to_binary(mcp_describe:Cli(Reason)) of
+                Gleam -> [];
+                Erlang -> [unicode:characters_to_binary(
+                             io_lib:format("~p:~n  gleam:  ~ts~n  erlang: ~ts", [Reason, Gleam, Erlang]))]
+            end
+    catch
+        Class:Why -> [unicode:characters_to_binary(io_lib:format("~p: not translated (~p:~p)", [Reason, Class, Why]))]
+    end.
+
+%% A protected MCP server and its authorization server (`mcp_oauth_fake',
+%% shared with the EUnit suites): its URL and the fake. Its token endpoint
+%% grants the one token `/mcp' accepts, or, `Refuse' true, answers 401
+%% `invalid_client'.
+protected_server(Refuse) ->
+    Token = case Refuse of
+                false -> fun(_) -> mcp_oauth_fake:token_answer(<<"tok-gleam-7c1d">>, []) end;
+                true -> fun(_) -> {401, {object, [{<<"error">>, {string, <<"invalid_client">>}}]}} end
+            end,
+    Fake = mcp_oauth_fake:start(#{accepted => <<"tok-gleam-7c1d">>, token => Token}),
+    {mcp_oauth_fake:url(Fake), Fake}.
+
+stop_protected_server(Fake) -> mcp_oauth_fake:stop(Fake).
+
+%% The `client_id:client_secret' of each token request so far (HTTP Basic).
+token_request_credentials(Fake) ->
+    [base64:decode(Encoded)
+     || #{path := <<"/token">>, headers := Headers} <- mcp_oauth_fake:requests(Fake),
+        <<"Basic ", Encoded/binary>> <- [proplists:get_value(<<"authorization">>, Headers, <<>>)]].
+
+set_env(Name, Value) ->
+    true = os:putenv(unicode:characters_to_list(Name), unicode:characters_to_list(Value)),
+    nil.
+
+unset_env(Name) ->
+    true = os:unsetenv(unicode:characters_to_list(Name)),
+    nil.
+
+%% A fresh directory mode 0755 (others may read it): a token store refused.
+directory_others_may_read() ->
+    Dir = filename:join(["/tmp", "mcp-gleam-oauth-" ++ binary_to_list(binary:encode_hex(crypto:strong_rand_bytes(8)))]),
+    ok = file:make_dir(Dir),
+    ok = file:change_mode(Dir, 8#755),
+    unicode:characters_to_binary(Dir).
+
+remove_directory(Dir) ->
+    ok = file:del_dir(Dir),
+    nil.

@@ -229,7 +229,9 @@ values({named, <<"mcp/transport">>, <<"Transport">>, []}) ->
     {fun() -> {port_transport, spawn_of(<<"/bin/true">>)} end,
      [{Label, fun() -> {port_transport, Make()} end} || {Label, Make} <- spawn_hostile()]
      ++ [{channel_start_refused, c({channel_transport, fun(_) -> {error, <<"no">>} end})},
-         {channel_start_raises, c({channel_transport, fun(_) -> erlang:error(badarith) end})}]};
+         {channel_start_raises, c({channel_transport, fun(_) -> erlang:error(badarith) end})}]
+     ++ [{Label, c({http_transport, {remote, <<"http://127.0.0.1:1/mcp">>, [], none, {some, OAuth}}})}
+         || {Label, OAuth} <- oauth_hostile()]};
 values({named, <<"mcp/transport">>, <<"Channel">>, []}) ->
     {fun() -> channel() end, []};
 values({named, <<"gleam/erlang/process">>, <<"Pid">>, []}) ->
@@ -243,7 +245,10 @@ values({named, <<"mcp/client">>, <<"StartError">>, []}) ->
      [{{handshake_failed, Label}, fun() -> mcp_gleam_ffi:start_error({handshake_failed, Error}) end}
       || {Label, Error} <- hostile_client_errors()]
      ++ [{long_versions, fun() -> mcp_gleam_ffi:start_error({version_unsupported, binary:copy(<<"v">>, 100000), <<>>}) end},
-         {odd_transport_failure, fun() -> mcp_gleam_ffi:start_error({transport_failed, {weird, [1 bsl 100]}}) end}]};
+         {odd_transport_failure, fun() -> mcp_gleam_ffi:start_error({transport_failed, {weird, [1 bsl 100]}}) end},
+         {odd_token_store, fun() -> mcp_gleam_ffi:start_error({transport_failed, {oauth, {odd, 1 bsl 100}}}) end},
+         {huge_consent_timeout, c({o_auth_unusable, {consent_timeout_out_of_range, 1 bsl 100}})},
+         {odd_oauth_names, c({o_auth_unusable, {private_key_unreadable, <<"/\0", 27>>, <<>>}})}]};
 values({named, <<"mcp/client">>, <<"RetirementError">>, []}) ->
     {c(mcp_gleam_ffi:retirement_error(retirement_timed_out)),
      [{unconfirmed, fun() -> mcp_gleam_ffi:retirement_error({retirement_unconfirmed, {port_exited, {odd, 1 bsl 100}}}) end}]};
@@ -284,8 +289,21 @@ nested_msgpack(N) -> {array_value, [nested_msgpack(N - 1)]}.
 tool(Name, InputSchema, Execution) ->
     {tool_descriptor, Name, none, none, InputSchema, none, none, Execution}.
 
+%% `OAuth' values no environment, file system or clock can honour.
+oauth_hostile() ->
+    Store = fun(Grant, TokenStore) -> {o_auth, Grant, [<<"\0">>], TokenStore} end,
+    Code = fun(Consent, Timeout) -> {authorization_code, dynamic_registration, Consent, Timeout} end,
+    [{secret_variable_with_nul, Store({client_credentials, <<"c">>, {secret_from_env, <<"A=\0B">>}}, no_token_store)},
+     {key_path_with_nul, Store({client_credentials, <<"c">>, {private_key_file, <<"/tmp/\0k">>, <<"none">>}}, no_token_store)},
+     {token_directory_with_nul, Store(Code(no_consent, 1000), {token_directory, <<"/tmp/\0d">>})},
+     {browser_with_nul, Store(Code({browser, <<"\0">>}, 1000), no_token_store)},
+     {negative_consent_timeout, Store(Code(no_consent, -1), no_token_store)},
+     {huge_consent_timeout, Store(Code(print_authorization_url, 1 bsl 100), no_token_store)}].
+
 hostile_client_errors() ->
-    [{huge_rpc_code, {server_error, {rpc_error, 1 bsl 100, <<>>, {some, nested(200, null)}}}},
+    [{odd_authorization_failure, {unavailable, {authorization_failed, {token_refused, 1 bsl 100, {odd, self()}}}}},
+     {negative_token_status, {unavailable, {authorization_failed, {token_refused, -1, <<>>}}}},
+{huge_rpc_code, {server_error, {rpc_error, 1 bsl 100, <<>>, {some, nested(200, null)}}}},
      {flooded_huge, {unavailable, {flooded, 1 bsl 100}}},
      {malformed_long_path, {result_malformed, {protocol_fault, binary:copy(<<".a">>, 100000), <<>>}}},
      {odd_transport_end, {unavailable, {transport_ended, {unconfirmed, {odd, self(), make_ref()}}}}}].

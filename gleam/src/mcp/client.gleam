@@ -114,6 +114,19 @@ pub type StartError {
   /// `"handshake_timeout_ms"`) is outside 0..`max_timeout_ms()`: no client
   /// was made.
   TimeoutOptionOutOfRange(option: String, timeout_ms: Int)
+  /// A `Remote`'s `oauth` cannot be used as given (its secret's variable is
+  /// unset, its key file unreadable, ...): no client was made.
+  OAuthUnusable(OAuthConfigError)
+}
+
+/// Why a `Remote`'s `oauth` was refused before anything was started.
+pub type OAuthConfigError {
+  /// The environment variable naming the client secret is not set.
+  SecretVariableUnset(variable: String)
+  /// The private key file cannot be read; `reason` in words.
+  PrivateKeyUnreadable(path: String, reason: String)
+  /// `consent_timeout_ms` is outside 1..`max_timeout_ms()`.
+  ConsentTimeoutOutOfRange(timeout_ms: Int)
 }
 
 pub type TransportFailure {
@@ -148,6 +161,9 @@ pub type TransportFailure {
   BadStderr(reason: String)
   /// A `ChannelTransport`'s `start` returned `Error(reason)`.
   PeerStartFailed(reason: String)
+  /// A `Remote`'s token store cannot be used (`TokenFilePermissions`, or
+  /// `OtherAuthorizationFailure` saying why): nothing was sent.
+  TokenStoreRefused(reason: AuthorizationFailure)
   /// Any other reason the transport gave for not opening (a transport of
   /// one's own may give any), in words.
   OtherTransportFailure(description: String)
@@ -223,6 +239,84 @@ pub type HttpFault {
   /// A request's event stream ended before its response and could not be
   /// resumed; `reason` in words.
   StreamLost(reason: String)
+  /// The server asked for a token (401, or 403 `insufficient_scope`) and
+  /// the `Remote`'s `oauth` could not obtain one it accepts.
+  AuthorizationFailed(reason: AuthorizationFailure)
+}
+
+/// Why authorization failed (`docs/authorization.md`): the steps, statuses
+/// and OAuth error codes the Erlang side reports, never a token, secret,
+/// code or header value. URLs are shown as scheme, host, port and path;
+/// text from a server is printable and capped.
+pub type AuthorizationFailure {
+  /// The authorization code grant needs a person and `consent` is
+  /// `NoConsent` (run `mcp-gen login`, or give a `Browser`).
+  ConsentNeeded
+  /// No authorization response reached the loopback redirect within
+  /// `consent_timeout_ms`.
+  ConsentTimedOut
+  /// The browser executable was not found.
+  BrowserNotFound(executable: String)
+  /// The server refused the token after three authorizations in a row.
+  TooManyChallenges
+  /// The protected-resource metadata names another `resource` than this
+  /// server: no authorization server was asked anything.
+  ResourceMismatch(resource: String)
+  /// The protected-resource metadata names no `resource`.
+  NoResourceInMetadata
+  /// The protected-resource metadata names no authorization server.
+  NoAuthorizationServer
+  /// The authorization server named is not a URL.
+  BadIssuer(issuer: String)
+  /// No metadata document was found for the authorization server.
+  NoAuthorizationServerMetadata(issuer: String)
+  /// The authorization server's metadata names another `issuer` (or none)
+  /// than the one it was looked up for: none of its endpoints was used.
+  IssuerMismatch(issuer: Option(String))
+  /// The metadata lacks an endpoint the flow needs (`name` is its key,
+  /// `"token_endpoint"`, ...).
+  NoEndpoint(name: String)
+  /// An endpoint of the metadata is not an `http`/`https` URL.
+  BadEndpoint(name: String)
+  /// An endpoint is plain `http` to a host other than the loopback.
+  PlaintextEndpoint(url: String)
+  /// A remote server pointed the flow at this machine (the loopback, the
+  /// unspecified or a link-local address): nothing was requested there.
+  LocalEndpoint(url: String)
+  /// An answer of the flow held this many bytes, more than it may (1 MiB).
+  AnswerTooLarge(bytes: Int)
+  /// No client id was given and the authorization server offers no
+  /// registration this client can use.
+  NoClientRegistration
+  /// Dynamic registration was refused with this status and OAuth `error`.
+  RegistrationRefused(status: Int, error_code: Option(String))
+  /// Dynamic registration answered 2xx without a `client_id`.
+  RegistrationWithoutClientId(status: Int)
+  /// The authorization response's `state` is not the one sent.
+  StateMismatch
+  /// The authorization response came from another issuer (RFC 9207 `iss`).
+  IssMismatch
+  /// The authorization response lacks the `iss` its server advertises.
+  IssMissing
+  /// The authorization server answered the redirect with this OAuth `error`.
+  AuthorizationDenied(error_code: String)
+  /// The redirect carried neither a code nor an error.
+  NoAuthorizationCode
+  /// The token endpoint answered this status (not 200) with this OAuth
+  /// `error` (`"invalid_client"`, ...).
+  TokenRefused(status: Int, error_code: Option(String))
+  /// The token endpoint answered 200 without an `access_token`.
+  NoAccessToken
+  /// The private key could not sign a client assertion.
+  BadPrivateKey
+  /// The token store's file or directory may be read or written by others
+  /// than its owner: it was not used.
+  TokenFilePermissions(path: String)
+  /// A request of the flow (metadata, registration, token) failed;
+  /// `reason` in words.
+  AuthorizationRequestFailed(url: String, reason: String)
+  /// Anything else the flow reported, in words.
+  OtherAuthorizationFailure(description: String)
 }
 
 /// Why a write to the server failed.

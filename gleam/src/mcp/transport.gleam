@@ -126,13 +126,114 @@ pub type Remote {
     /// `Some(n)` refuses an event or JSON body longer than `n` bytes (1 to
     /// `stdio.max_line_bytes()`); `None` keeps that maximum, 16 MiB.
     max_line_bytes: Option(Int),
+    /// `Some(oauth)` answers the server's 401 with OAuth 2.1
+    /// (`docs/authorization.md`); `None` sends no token and a 401 ends the
+    /// connection with `HttpStatus(401)`.
+    oauth: Option(OAuth),
   )
 }
 
-/// A remote server at `url`, without headers, with the default cap.
+/// A remote server at `url`, without headers, with the default cap, without
+/// authorization.
 pub fn remote(url: String) -> Remote {
-  Remote(url: url, headers: [], max_line_bytes: None)
+  Remote(url: url, headers: [], max_line_bytes: None, oauth: None)
 }
+
+/// How the client obtains tokens for a remote server that asks for them:
+/// the Erlang spec's `oauth` map (`mcp_oauth:config()`). No field holds a
+/// secret: a client secret is named by the environment variable holding
+/// it and a private key by its PEM file, both read when `prepare` or
+/// `start` builds the connection (`OAuthUnusable` if they cannot be), then
+/// kept inside a closure that no report prints.
+pub type OAuth {
+  OAuth(
+    grant: Grant,
+    /// The scopes to ask for; `[]` asks for the server's (its challenge's,
+    /// else its metadata's `scopes_supported`).
+    scopes: List(String),
+    /// Where tokens are kept between runs.
+    store: TokenStore,
+  )
+}
+
+/// How a token is obtained.
+pub type Grant {
+  /// A person consents in a browser (authorization code with PKCE S256,
+  /// redirect to `http://127.0.0.1:PORT/callback`).
+  AuthorizationCode(
+    registration: Registration,
+    consent: Consent,
+    /// How long to wait for the redirect after the URL is handed on
+    /// (1 ms to a day; 300000 is the command line's).
+    consent_timeout_ms: Int,
+  )
+  /// No person: the client credentials grant, with a client the
+  /// authorization server already knows.
+  ClientCredentials(client_id: String, secret: ClientSecret)
+}
+
+/// How the authorization server knows this client, for the authorization
+/// code grant.
+pub type Registration {
+  /// Dynamic client registration (RFC 7591) at the server's
+  /// `registration_endpoint`.
+  DynamicRegistration
+  /// This client's metadata document at `url`, its client id where the
+  /// authorization server advertises `client_id_metadata_document_supported`;
+  /// dynamic registration where it does not.
+  ClientMetadataDocument(url: String)
+  /// A client id registered beforehand; `secret` authenticates it at the
+  /// token endpoint (`None`: a public client).
+  PreRegistered(client_id: String, secret: Option(ClientSecret))
+}
+
+/// How a client authenticates at the token endpoint. Neither holds the
+/// secret itself.
+pub type ClientSecret {
+  /// The secret is the value of this environment variable
+  /// (`client_secret_basic`, or `client_secret_post` where only that is
+  /// allowed).
+  SecretFromEnv(variable: String)
+  /// `private_key_jwt`: assertions signed with the PEM key in this file,
+  /// with `signing_algorithm` (`"ES256"`, `"RS256"`, ...).
+  PrivateKeyFile(path: String, signing_algorithm: String)
+}
+
+/// Where the authorization URL goes when a person's consent is needed.
+pub type Consent {
+  /// Nowhere: a server that needs consent fails with `ConsentNeeded`
+  /// (a token stored by `mcp-gen login` is still used and renewed).
+  NoConsent
+  /// Printed on the VM's stderr for a person to open.
+  PrintAuthorizationUrl
+  /// Handed to this executable (looked up on `PATH`), run with the URL as
+  /// its only argument, without a shell.
+  Browser(executable: String)
+}
+
+/// Where tokens and the client registration are kept between runs.
+pub type TokenStore {
+  /// Nowhere: each connection authorizes anew.
+  NoTokenStore
+  /// A 0600 file per server in this directory (created 0700); a file or
+  /// directory others may read or write is refused and never read.
+  TokenDirectory(path: String)
+}
+
+/// The client credentials grant with a secret read from `variable`, asking
+/// for the server's scopes, keeping no token.
+pub fn client_credentials(client_id: String, variable: String) -> OAuth {
+  OAuth(
+    grant: ClientCredentials(client_id:, secret: SecretFromEnv(variable)),
+    scopes: [],
+    store: NoTokenStore,
+  )
+}
+
+/// The directory `bin/mcp-gen` keeps tokens in (`~/.config/mcp/oauth`):
+/// a program using it uses the tokens `mcp-gen login` obtained.
+@external(erlang, "mcp_gleam_ffi", "default_token_directory")
+pub fn default_token_directory() -> String
 
 /// A peer process standing in for a server, talking through a `Channel`.
 pub type Channel

@@ -152,6 +152,7 @@ pub fn plaintext_headers_to_another_host_are_refused_test() {
       url: "http://192.0.2.1/mcp",
       headers: [#("Authorization", "Bearer secret-value")],
       max_line_bytes: None,
+      oauth: None,
     )
   let assert Error(TransportFailed(OtherTransportFailure(description))) =
     client.start(HttpTransport(remote), client.default_options())

@@ -6,15 +6,24 @@
 import gleam/dynamic.{type Dynamic}
 import gleam/erlang/atom.{type Atom}
 import gleam/list
+import gleam/option.{None, Some}
 import mcp/client.{
-  BadSessionId, CallTimedOut, ClientDown, ClientGone, CustodianDown,
-  EventTooLong, ExecutableNotFound, ExitCode, Flooded, HandshakeRequestFailed,
+  AnswerTooLarge, AuthorizationDenied, AuthorizationFailed,
+  AuthorizationRequestFailed, BadEndpoint, BadIssuer, BadPrivateKey,
+  BadSessionId, BrowserNotFound, CallTimedOut, ClientDown, ClientGone,
+  ConsentNeeded, ConsentTimedOut, CustodianDown, EventTooLong,
+  ExecutableNotFound, ExitCode, Flooded, HandshakeRequestFailed,
   HandshakeVersionUnsupported, HandshakeWithoutTools, HttpFailed, HttpStatus,
-  InputBacklogFull, InvalidMessage, InvalidUtf8, KilledBySignal, LineTooLong,
-  NotConnected, OpenFailed, OtherWriteFailure, PeerDown, Proven, RequestFailed,
-  ResponseTooLarge, Retired, SessionExpired, StatusUnknown, Stopped, StreamLost,
-  TransportEnded, Unavailable, Unconfirmed, UnexpectedContentType,
-  WriteAfterClose, WriteFailed,
+  InputBacklogFull, InvalidMessage, InvalidUtf8, IssMismatch, IssMissing,
+  IssuerMismatch, KilledBySignal, LineTooLong, LocalEndpoint, NoAccessToken,
+  NoAuthorizationCode, NoAuthorizationServer, NoAuthorizationServerMetadata,
+  NoClientRegistration, NoEndpoint, NoResourceInMetadata, NotConnected,
+  OpenFailed, OtherAuthorizationFailure, OtherWriteFailure, PeerDown,
+  PlaintextEndpoint, Proven, RegistrationRefused, RegistrationWithoutClientId,
+  RequestFailed, ResourceMismatch, ResponseTooLarge, Retired, SessionExpired,
+  StateMismatch, StatusUnknown, Stopped, StreamLost, TokenFilePermissions,
+  TokenRefused, TokenStoreRefused, TooManyChallenges, TransportEnded,
+  Unavailable, Unconfirmed, UnexpectedContentType, WriteAfterClose, WriteFailed,
 }
 import mcp/json.{CorruptionReport}
 import mcp/jsonrpc.{BadMessage, MalformedMessage}
@@ -36,6 +45,13 @@ fn example_count() -> Int
 
 @external(erlang, "mcp_test_ffi", "death_reason_disagreements")
 fn disagreements() -> List(String)
+
+@external(erlang, "mcp_test_ffi", "authorization_disagreements")
+fn authorization_disagreements() -> List(String)
+
+/// What the adapter makes of an Erlang start error.
+@external(erlang, "mcp_gleam_ffi", "start_error")
+fn start_error(reason: Dynamic) -> client.StartError
 
 fn a(name: String) -> Atom {
   atom.create(name)
@@ -114,6 +130,10 @@ fn cases() -> List(#(Dynamic, client.DeathReason)) {
       term(#(a("response_too_large"), 3_145_728)),
       HttpFailed(ResponseTooLarge(3_145_728)),
     ),
+    #(
+      refused(a("consent_needed")),
+      HttpFailed(AuthorizationFailed(ConsentNeeded)),
+    ),
     #(term(a("session_expired")), HttpFailed(SessionExpired)),
     #(term(#(a("bad_session_id"), 2000)), HttpFailed(BadSessionId(2000))),
     #(term(#(a("stream_lost"), a("ended"))), HttpFailed(StreamLost("ended"))),
@@ -165,4 +185,139 @@ pub fn a_missing_alternative_is_reported_test() {
 pub fn every_alternative_is_translated_and_described_test() {
   assert example_count() > list.length(cases())
   assert disagreements() == []
+}
+
+fn refused(reason: a) -> Dynamic {
+  term(#(a("authorization_failed"), reason))
+}
+
+/// Each `{authorization_failed, Reason}` the Erlang side reports and the
+/// Gleam value it becomes: one case per constructor of
+/// `AuthorizationFailure`, and the cases inside one the adapter tells
+/// apart.
+fn authorization_cases() -> List(#(Dynamic, client.AuthorizationFailure)) {
+  [
+    #(refused(a("consent_needed")), ConsentNeeded),
+    #(refused(a("consent_timeout")), ConsentTimedOut),
+    #(
+      refused(#(a("browser_not_found"), "no-browser")),
+      BrowserNotFound("no-browser"),
+    ),
+    #(refused(a("too_many_challenges")), TooManyChallenges),
+    #(
+      refused(#(a("resource_mismatch"), "https://elsewhere.example/mcp")),
+      ResourceMismatch("https://elsewhere.example/mcp"),
+    ),
+    #(
+      refused(#(a("resource_mismatch"), "a\u{1b}[31m")),
+      ResourceMismatch("a\u{FFFD}[31m"),
+    ),
+    #(refused(a("no_resource_in_metadata")), NoResourceInMetadata),
+    #(refused(a("no_authorization_server")), NoAuthorizationServer),
+    #(refused(#(a("bad_issuer"), "(not a URL)")), BadIssuer("(not a URL)")),
+    #(
+      refused(#(a("no_authorization_server_metadata"), "https://as.example")),
+      NoAuthorizationServerMetadata("https://as.example"),
+    ),
+    #(
+      refused(#(a("issuer_mismatch"), "https://other.example")),
+      IssuerMismatch(Some("https://other.example")),
+    ),
+    #(refused(#(a("issuer_mismatch"), a("none"))), IssuerMismatch(None)),
+    #(
+      refused(#(a("no_endpoint"), "token_endpoint")),
+      NoEndpoint("token_endpoint"),
+    ),
+    #(
+      refused(#(a("bad_endpoint"), "authorization_endpoint")),
+      BadEndpoint("authorization_endpoint"),
+    ),
+    #(
+      refused(#(a("plaintext_endpoint"), "http://as.example/token")),
+      PlaintextEndpoint("http://as.example/token"),
+    ),
+    #(
+      refused(#(a("local_endpoint"), "http://127.0.0.1:8080/admin")),
+      LocalEndpoint("http://127.0.0.1:8080/admin"),
+    ),
+    #(refused(#(a("body_too_long"), 3_145_728)), AnswerTooLarge(3_145_728)),
+    #(refused(a("no_client_registration")), NoClientRegistration),
+    #(
+      refused(#(a("registration_refused"), 400, "invalid_client_metadata")),
+      RegistrationRefused(400, Some("invalid_client_metadata")),
+    ),
+    #(
+      refused(#(a("registration_refused"), 400, a("none"))),
+      RegistrationRefused(400, None),
+    ),
+    #(
+      refused(#(a("registration_refused"), 201)),
+      RegistrationWithoutClientId(201),
+    ),
+    #(refused(a("state_mismatch")), StateMismatch),
+    #(refused(a("iss_mismatch")), IssMismatch),
+    #(refused(a("iss_missing")), IssMissing),
+    #(
+      refused(#(a("authorization_denied"), "access_denied")),
+      AuthorizationDenied("access_denied"),
+    ),
+    #(refused(a("no_authorization_code")), NoAuthorizationCode),
+    #(
+      refused(#(a("token_refused"), 401, "invalid_client")),
+      TokenRefused(401, Some("invalid_client")),
+    ),
+    #(refused(#(a("token_refused"), 500, a("none"))), TokenRefused(500, None)),
+    #(refused(#(a("token_refused"), 200, a("no_access_token"))), NoAccessToken),
+    #(refused(a("bad_private_key")), BadPrivateKey),
+    #(
+      refused(#(a("token_store"), #(a("token_file_permissions"), "/tmp/tokens"))),
+      TokenFilePermissions("/tmp/tokens"),
+    ),
+    #(
+      refused(#(
+        a("http_failed"),
+        "https://as.example/token",
+        a("failed_connect"),
+      )),
+      AuthorizationRequestFailed("https://as.example/token", "failed connect"),
+    ),
+    #(
+      refused(#(a("session_down"), a("killed"))),
+      OtherAuthorizationFailure("session down (killed)"),
+    ),
+    #(
+      refused(#(a("token_refused"), a("not_a_status"), "x")),
+      OtherAuthorizationFailure("token refused (not a status, x)"),
+    ),
+  ]
+}
+
+pub fn each_authorization_failure_becomes_its_constructor_test() {
+  list.each(authorization_cases(), fn(case_) {
+    let #(reason, expected) = case_
+    assert death_reason(reason) == HttpFailed(AuthorizationFailed(expected))
+  })
+}
+
+/// The token store refused at connect is a transport failure holding the
+/// same type.
+pub fn a_refused_token_store_is_a_transport_failure_test() {
+  let oauth = fn(reason: Dynamic) {
+    term(#(a("transport_failed"), #(a("oauth"), reason)))
+  }
+  assert start_error(
+      oauth(term(#(a("token_file_permissions"), "/home/u/.config/mcp/oauth"))),
+    )
+    == client.TransportFailed(
+      TokenStoreRefused(TokenFilePermissions("/home/u/.config/mcp/oauth")),
+    )
+  assert start_error(oauth(term(a("eacces"))))
+    == client.TransportFailed(
+      TokenStoreRefused(OtherAuthorizationFailure("eacces")),
+    )
+}
+
+/// Every refusal reads as the command line's sentence for the original.
+pub fn every_authorization_failure_is_described_as_the_command_line_does_test() {
+  assert authorization_disagreements() == []
 }

@@ -22,7 +22,12 @@ fn stop_http_peer(peer: HttpPeer) -> Nil
 pub fn server_everything_over_http_test() {
   let #(url, peer) = everything_over_http()
   let remote =
-    Remote(url: url, headers: [#("X-Test", "gleam")], max_line_bytes: None)
+    Remote(
+      url: url,
+      headers: [#("X-Test", "gleam")],
+      max_line_bytes: None,
+      oauth: None,
+    )
   let assert Ok(#(client, InitializeResult(protocol_version: version, ..))) =
     client.start(HttpTransport(remote), client.default_options())
   let assert True = list.contains(protocol.supported_versions(), version)

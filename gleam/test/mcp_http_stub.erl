@@ -1,0 +1,1 @@
+../../test/mcp_http_stub.erl

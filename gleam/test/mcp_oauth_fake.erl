@@ -1,0 +1,1 @@
+../../test/mcp_oauth_fake.erl
