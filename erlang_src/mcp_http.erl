@@ -59,9 +59,11 @@
 %% <li>The standalone stream (a GET after `notifications/initialized') is
 %%     opened only when the `initialize' declared a capability through
 %%     which a server asks (elicitation, sampling, roots); later messages
-%%     wait for its answer, at most 5 s. It is tried once:
-%%     any answer but a 200 event stream leaves it closed, without a
-%%     fault.</li>
+%%     wait for its answer, at most 5 s. Any answer but a 200 event
+%%     stream leaves it closed, without a fault; once open, a stream that
+%%     ends is opened again as a request's is resumed (after `retry:',
+%%     with `Last-Event-ID' when it has one, up to `max_resumptions()'
+%%     times in a row without a message), and giving up is no fault.</li>
 %% <li>Faults close the connection with a typed reason: `{http_status,
 %%     Code}', `{content_type, Type}' (neither JSON nor an event stream),
 %%     `{http_failed, Reason}' (`httpc''s error: refused, timeout, TLS),
@@ -865,6 +867,8 @@ ended(#stream{rpc = {request, Id, _}} = Stream, Why, Http) ->
         true -> {ok, [], Http};
         false -> resumable(Stream, Why, Http)
     end;
+ended(#stream{rpc = listen} = Stream, Why, Http) ->
+    resumable(Stream, Why, Http);
 ended(_Stream, _Why, Http) ->
     {ok, [], Http}.
 
@@ -876,7 +880,12 @@ answered(Id, #stream{last_message = Last}) when is_binary(Last) ->
 answered(_Id, _Stream) ->
     false.
 
-resumable(#stream{last_event_id = none}, Why, Http) ->
+%% The standalone stream is opened again (from its last event id, when it
+%% has one) as a request's is resumed, within the same bound; giving up on
+%% it is no fault.
+resumable(#stream{rpc = listen, resumptions = N}, _Why, Http) when N >= ?MAX_RESUMPTIONS ->
+    {ok, [], Http};
+resumable(#stream{rpc = {request, _, _}, last_event_id = none}, Why, Http) ->
     fault({stream_lost, Why}, Http);
 resumable(#stream{resumptions = N}, Why, Http) when N >= ?MAX_RESUMPTIONS ->
     fault({stream_lost, Why}, Http);
@@ -887,9 +896,10 @@ resumable(#stream{retry_ms = Retry} = Stream, _Why, #http{ref = Ref, owner = Own
                         delivered = false, handler = none, fed = false},
     {ok, [], Http#http{waiting = maps:put(Tag, Next, Http#http.waiting)}}.
 
-resume(#stream{last_event_id = LastEventId} = Stream, Http) ->
-    case stream_request([{"last-event-id", binary_to_list(LastEventId)}], Http) of
+resume(#stream{last_event_id = LastEventId, rpc = Rpc} = Stream, Http) ->
+    case stream_request([{"last-event-id", binary_to_list(LastEventId)} || LastEventId =/= none], Http) of
         {ok, RequestId} -> {ok, [], keep(RequestId, Stream#stream{handler = none, sent = 0}, Http)};
+        {error, _} when Rpc =:= listen -> {ok, [], Http};
         {error, Reason} -> fault({http_failed, Reason}, Http)
     end.
 
@@ -992,8 +1002,8 @@ member(_Name, _NotObject) -> none.
 %% After `notifications/initialized', a wanted standalone stream is opened
 %% by a GET; until its answer (or `?LISTEN_OPEN_MS'), later messages wait,
 %% so that a server asking on it from within a request of ours finds it
-%% open. Any answer but a 200 event stream settles it unopened, and it is
-%% not opened again (nor after a session renewal).
+%% open. Any answer but a 200 event stream settles it unopened; once open,
+%% an end is resumed (`resumable/3'). Not opened after a session renewal.
 listen(<<"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"", _/binary>>,
        #http{listen = wanted, session = Session, ref = Ref, owner = Owner} = Http) when Session =/= none ->
     case stream_request([], Http) of

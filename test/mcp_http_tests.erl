@@ -120,6 +120,39 @@ a_client_that_can_be_asked_listens_on_the_standalone_stream_test() ->
         shut_down_leaving_nothing(Client)
     end).
 
+%% A standalone stream that ends is opened again: here the first ends at
+%% once, and the server asks on the second.
+a_standalone_stream_that_ends_is_opened_again_test() ->
+    Gets = counters:new(1, []),
+    Get = fun(_) ->
+              counters:add(Gets, 1, 1),
+              case counters:get(Gets, 1) of
+                  1 -> {sse, [{"content-type", "text/event-stream"}], [<<"retry: 50\n\n">>]};
+                  _ -> elicitation_on_the_standalone_stream()
+              end
+          end,
+    with_get(Get, fun(Url) ->
+        {ok, Client, _} = mcp_client:start(#{url => Url}, #{input_handler => fun accept_note/1}),
+        timer:sleep(500),
+        Requests = requests(),
+        ?assertEqual(2, length([R || #{method := 'GET'} = R <- Requests])),
+        ?assertMatch([_], [Body || #{method := 'POST', body := Body} <- Requests, rpc_method(Body) =:= response]),
+        shut_down_leaving_nothing(Client)
+    end).
+
+%% A standalone stream that keeps ending with nothing on it is opened
+%% again at most `mcp_http:max_resumptions()' times, and the client goes
+%% on without it.
+a_standalone_stream_that_keeps_ending_is_given_up_test() ->
+    Empty = fun(_) -> {sse, [{"content-type", "text/event-stream"}], [<<"retry: 50\n\n">>]} end,
+    with_get(Empty, fun(Url) ->
+        {ok, Client, _} = mcp_client:start(#{url => Url}, #{input_handler => fun accept_note/1}),
+        timer:sleep(800),
+        ?assertEqual(1 + mcp_http:max_resumptions(), length([R || #{method := 'GET'} = R <- requests()])),
+        ?assertMatch({ok, {call_tool_result, [{text, <<"ok">>}], false, none}}, call(Client)),
+        shut_down_leaving_nothing(Client)
+    end).
+
 %% A client no server can ask opens no standalone stream.
 a_client_that_cannot_be_asked_does_not_listen_test() ->
     with_get(fun(_) -> elicitation_on_the_standalone_stream() end, fun(Url) ->
