@@ -12,8 +12,9 @@
 %% <li>Every connection belongs to an `httpc' manager of this connection's
 %%     own (stand-alone, linked to the owner, no registered name), so
 %%     nothing is shared between clients and stopping it closes every
-%%     socket. Its profile name comes from a bounded pool (the lowest free
-%%     `mcp_http_N'), never from input. A new request never waits behind
+%%     socket. Its profile name is the first free one of a fixed pool of
+%%     atoms (`mcp_httpc_profiles', 256), never made from anything. A new
+%%     request never waits behind
 %%     an open stream: only idle keep-alive connections are reused.</li>
 %% <li>Header values (the spec's, after `${VAR}' is replaced by the
 %%     variable's value) live only inside a closure in the state, so no
@@ -88,7 +89,7 @@
 
 -export([open/2, send/2, event/2, terminate/1, os_pid/1, takes_headers/0]).
 -export([default_retry_ms/0, max_retry_ms/0, max_resumptions/0, resolve_headers/1, seal/1, shown_url/1,
-         session_renewed_code/0, start_manager/1, connection_options/2, loopback/1]).
+         session_renewed_code/0, start_manager/0, target/1, connection_options/2, loopback/1]).
 -export_type([spec/0, fault/0]).
 
 -type spec() :: #{url := binary() | string(),
@@ -116,7 +117,6 @@
 -define(MAX_RETRY_MS, 30000).
 -define(MAX_RESUMPTIONS, 3).
 -define(MAX_SESSION_ID_BYTES, 1024).
--define(MAX_PROFILES, 100000).
 -define(ACCEPT, "application/json, text/event-stream").
 %% What one socket read may deliver: the body reaches the owner in chunks
 %% of up to this size (each a message counted by the actor's flood budget).
@@ -203,8 +203,9 @@
                oauth = none :: none | #oauth{},
                %% The standalone stream (`listen/2'): not wanted (the
                %% handshake declared no capability a server asks through),
-               %% wanted, being opened (messages wait in `queued', oldest
-               %% last), or settled (open, or refused and not tried again).
+               %% wanted, being opened (messages wait in `queued', newest
+               %% first), or settled (its answer came or its wait ended; an
+               %% open one that ends is resumed, `resumable/3').
                listen = unwanted :: unwanted | wanted | {opening, reference()} | settled,
                queued = [] :: [{binary(), list()}]}).
 
@@ -266,7 +267,7 @@ open_checked(Url, Spec, Owner) ->
 
 start(Url, Scheme, Host, Headers, MaxBytes, Spec, Owner) ->
     _ = application:ensure_all_started(ssl),
-    case start_manager("mcp_http_") of
+    case start_manager() of
         {ok, Manager, Profile} ->
             ok = httpc:set_options([{max_sessions, 64}, {max_keep_alive_length, 0},
                                     {keep_alive_timeout, 60000}, {cookies, disabled},
@@ -314,31 +315,30 @@ max_bytes(Bytes) when is_integer(Bytes), Bytes >= 1 ->
     end;
 max_bytes(Other) -> error(badarg, [Other]).
 
-%% @doc A stand-alone `httpc' manager linked to the caller, and its profile.
-%% The profile name must be unique among live managers (it names ETS
-%% tables): the lowest free `PrefixN', so the atoms made are bounded by the
-%% peak number of live clients. Each user of managers has its own prefix
-%% (`mcp_http_', `mcp_oauth_').
--spec start_manager(string()) -> {ok, pid(), atom()} | {error, term()}.
-start_manager(Prefix) ->
-    start_manager(Prefix, 1).
+%% @doc A stand-alone `httpc' manager linked to the caller, and its profile:
+%% the first of `mcp_httpc_profiles:all()' no live manager holds.
+-spec start_manager() -> {ok, pid(), atom()} | {error, too_many_clients}.
+start_manager() ->
+    start_manager(mcp_httpc_profiles:all()).
 
-start_manager(_Prefix, N) when N > ?MAX_PROFILES ->
+start_manager([]) ->
     {error, too_many_clients};
-start_manager(Prefix, N) ->
-    Name = Prefix ++ integer_to_list(N),
+start_manager([Profile | Rest]) ->
     %% A live manager's table names its profile taken: skipped without the
     %% crash report a second manager of that name would leave.
-    case ets:whereis(list_to_atom("stand_alone_" ++ Name ++ "__session_db")) of
-        undefined ->
-            case inets:start(httpc, [{profile, list_to_atom(Name)}], stand_alone) of
-                {ok, Manager} -> {ok, Manager, list_to_atom(Name)};
-                {error, _} -> start_manager(Prefix, N + 1)
+    case mcp_httpc_profiles:held(Profile) of
+        false ->
+            case inets:start(httpc, [{profile, Profile}], stand_alone) of
+                {ok, Manager} -> {ok, Manager, Profile};
+                {error, _} -> start_manager(Rest)
             end;
-        _ ->
-            start_manager(Prefix, N + 1)
+        true ->
+            start_manager(Rest)
     end.
 
+%% @doc The scheme and host of an absolute `http'/`https' URL without
+%% userinfo (the scheme compared case-insensitively).
+-spec target(string()) -> {ok, http | https, string()} | {error, {bad_url, atom()}}.
 target(Url) ->
     case uri_string:parse(Url) of
         #{userinfo := _} ->

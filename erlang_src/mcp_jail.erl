@@ -562,14 +562,18 @@ probe_output(Port, Output, Deadline) ->
         {Port, {exit_status, 0}} -> ok;
         {Port, {exit_status, Status}} -> {error, {jail_unavailable, {probe_failed, Status, string:trim(Output)}}}
     after Left ->
-            case erlang:port_info(Port, os_pid) of
-                {os_pid, OsPid} ->
-                    _ = os:cmd("kill -s KILL " ++ integer_to_list(OsPid)),
-                    ok;
-                undefined -> ok
-            end,
+            killed(Port),
             {error, {jail_unavailable, probe_timed_out}}
     end.
+
+%% A probe past its time is killed and its exit status awaited: the port
+%% is never closed by us (docs/design.md, "Shutdown keeps the witness").
+killed(Port) ->
+    case erlang:port_info(Port, os_pid) of
+        {os_pid, OsPid} -> _ = os:cmd("kill -s KILL " ++ integer_to_list(OsPid)), ok;
+        undefined -> ok
+    end,
+    receive {Port, {exit_status, _}} -> ok after ?PROBE_TIMEOUT_MS -> ok end.
 
 term_text(Term) -> unicode:characters_to_binary(io_lib:format("~0p", [Term])).
 
@@ -614,7 +618,7 @@ launcher_abi(Port, Abi) ->
         {Port, {data, {eol, Line}}} -> launcher_abi(Port, list_to_integer(string:trim(Line)));
         {Port, {exit_status, 0}} when is_integer(Abi) -> Abi;
         {Port, {exit_status, Status}} -> {launcher_failed, Status}
-    after ?PROBE_TIMEOUT_MS -> launcher_timed_out
+    after ?PROBE_TIMEOUT_MS -> killed(Port), launcher_timed_out
     end.
 
 %%% ------------------------------------------------------------ the filter file

@@ -46,7 +46,7 @@ start(ServerUrl) ->
                     end;
                 _ -> remote
             end,
-    case mcp_http:start_manager("mcp_oauth_") of
+    case mcp_http:start_manager() of
         {ok, Manager, Profile} -> {ok, {Manager, mcp_http_watch:handler_table(Profile), Reach}};
         {error, Reason} -> {error, Reason}
     end.
@@ -78,18 +78,18 @@ post_json(Client, Url, Json) ->
                             mcp_json:encode(Json)}, Url).
 
 request(Client, Method, Request, Url) ->
-    case uri_string:parse(str(Url)) of
-        #{scheme := Scheme, host := Host} when Scheme =:= "http"; Scheme =:= "https" ->
-            case {reachable(Host, Client), Scheme =:= "https" orelse mcp_http:loopback(Host)} of
+    case mcp_http:target(str(Url)) of
+        {ok, Scheme, Host} ->
+            case {reachable(Host, Client), Scheme =:= https orelse mcp_http:loopback(Host)} of
                 {true, true} ->
-                    Options = [{timeout, ?TIMEOUT_MS} | mcp_http:connection_options(list_to_atom(Scheme), Host)],
+                    Options = [{timeout, ?TIMEOUT_MS} | mcp_http:connection_options(Scheme, Host)],
                     answer(sent(Client, Method, Request, Options), Client, Url);
                 {false, _} ->
                     {error, {local_endpoint, mcp_http:shown_url(Url)}};
                 {true, false} ->
                     {error, {plaintext_endpoint, mcp_http:shown_url(Url)}}
             end;
-        _ ->
+        {error, _} ->
             {error, {bad_url, mcp_http:shown_url(Url)}}
     end.
 

@@ -7,13 +7,18 @@
 %% connection with a fixed page (never echoing the query) and reads at
 %% most `?MAX_REQUEST_BYTES' of a request; it returns the query of the
 %% first `GET /callback' and closes; the wait is bounded by the caller's
-%% deadline. The browser command is run directly (no shell) with the URL
-%% as its only argument; its output is discarded.
+%% deadline. The browser command is run with the URL as its only argument
+%% (`exec'ed by `/bin/sh -c' with both as positional parameters, never
+%% interpolated); its stdout and stderr go to /dev/null, and it is left to
+%% end on its own: its port is never closed, it is never killed.
 -module(mcp_oauth_loopback).
 
 -export([listen/0, redirect_uri/1, await/2, close/1, open_browser/2]).
 
 -define(MAX_REQUEST_BYTES, 8192).
+%% The browser command's stdout and stderr each go to /dev/null: never into
+%% a pipe of ours, never merged.
+-define(QUIET_SCRIPT, "exec \"$@\" >/dev/null 2>/dev/null").
 -define(PAGE, <<"<!doctype html><title>mcp-gen</title><p>Authorization received; you may close this window.">>).
 
 -spec listen() -> {ok, gen_tcp:socket()} | {error, term()}.
@@ -85,16 +90,15 @@ open_browser(Browser, Url) ->
             {error, {browser_not_found, unicode:characters_to_binary(Browser)}};
         Executable ->
             _ = spawn(fun() ->
-                              Port = open_port({spawn_executable, Executable},
-                                               [{args, [Url]}, exit_status, use_stdio, stderr_to_stdout, binary]),
-                              drain_port(Port)
+                              await_exit(open_port({spawn_executable, "/bin/sh"},
+                                                   [{args, ["-c", ?QUIET_SCRIPT, "mcp-oauth-browser", Executable, Url]},
+                                                    exit_status, hide]))
                       end),
             ok
     end.
 
-drain_port(Port) ->
-    receive
-        {Port, {data, _}} -> drain_port(Port);
-        {Port, {exit_status, _}} -> ok
-    after 600000 -> catch port_close(Port), ok
-    end.
+%% The command is the person's (the browser it starts may stay open): its
+%% port is never closed and it is never killed; this process waits for its
+%% exit status.
+await_exit(Port) ->
+    receive {Port, {exit_status, _}} -> ok end.

@@ -83,6 +83,39 @@ session_and_headers_test() ->
 requests() ->
     receive {stub_request, _, Request} -> [Request | requests()] after 200 -> [] end.
 
+%%% ------------------------------------------------------------ managers
+
+%% Managers take the profile names of a fixed pool: 256 live at once (N),
+%% the next is refused (N + 1), and a name freed is taken again.
+the_manager_pool_holds_256_test_() ->
+    {timeout, 60, fun() ->
+        ?assertEqual(256, length(lists:usort(mcp_httpc_profiles:all()))),
+        Held = length([P || P <- mcp_httpc_profiles:all(), mcp_httpc_profiles:held(P)]),
+        Managers = take_managers([]),
+        try
+            ?assertEqual({error, too_many_clients}, mcp_http:start_manager()),
+            ?assertEqual(256, Held + length(Managers)),
+            [Last | _] = Managers,
+            stop_manager(Last),
+            {ok, Again, _} = mcp_http:start_manager(),
+            stop_manager(Again)
+        after
+            lists:foreach(fun stop_manager/1, tl(Managers))
+        end
+    end}.
+
+take_managers(Taken) ->
+    case mcp_http:start_manager() of
+        {ok, Manager, _Profile} -> take_managers([Manager | Taken]);
+        {error, too_many_clients} -> Taken
+    end.
+
+stop_manager(Manager) ->
+    unlink(Manager),
+    Monitor = monitor(process, Manager),
+    exit(Manager, shutdown),
+    receive {'DOWN', Monitor, process, Manager, _} -> ok end.
+
 %%% -------------------------------------------------- standalone stream
 
 %% The stub's MCP server, with `Get' answering the GETs.
