@@ -47,12 +47,17 @@ jail(Jail) ->
         {true, #{} = Map} -> Map#{read => [Root | maps:get(read, Map, [])]}
     end.
 
-%% A fresh directory for one test, outside /tmp (the jail's /tmp is private,
-%% so a directory there would be invisible for reasons other than the ones
-%% under test), removed afterwards.
+%% A fresh directory for one test, outside /tmp and /run (the jail's are
+%% private: a directory there is invisible, or, re-exposed by a read grant,
+%% lies beneath a tmpfs the server may write, for reasons other than the
+%% ones under test), removed afterwards: under the checkout, or under
+%% /var/tmp when the checkout is itself under /tmp or /run.
 scratch() ->
-    Dir = filename:join([root(), "_build", "jail-tests",
-                         integer_to_list(erlang:unique_integer([positive]))]),
+    Base = case jail(true) of
+               true -> filename:join([root(), "_build", "jail-tests"]);
+               #{} -> "/var/tmp/mcp-jail-tests"
+           end,
+    Dir = filename:join(Base, integer_to_list(erlang:unique_integer([positive]))),
     ok = filelib:ensure_dir(filename:join(Dir, "x")),
     Dir.
 
