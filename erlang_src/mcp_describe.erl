@@ -279,6 +279,25 @@ authorization({local_endpoint, Url}) ->
     ["the remote server pointed the authorization flow at this machine (", words(Url), "), which is refused"];
 authorization({body_too_long, Bytes}) when is_integer(Bytes) ->
     io_lib:format("an answer in the authorization flow held ~b bytes, more than it may (1 MiB)", [Bytes]);
+authorization({token_unusable, malformed}) ->
+    "the authorization server issued an access token with characters a token may not hold (RFC 6750), "
+    "which would have gone into a request header, so it was refused";
+authorization({token_unusable, too_long}) ->
+    io_lib:format("the authorization server issued an access token longer than ~b bytes, so it was refused",
+                  [mcp_oauth_token:max_token_bytes()]);
+authorization({token_type_unsupported, Type}) ->
+    ["the authorization server issued a token of type ", words(Type),
+     ", which this client does not speak (only Bearer), so it was refused rather than sent as Bearer"];
+authorization({unstated_endpoint, Endpoint}) ->
+    ["the server publishes no authorization metadata, so its default ", words(Endpoint),
+     " is not trusted with the configured client credentials"];
+authorization({challenge_too_long, Bytes}) when is_integer(Bytes) ->
+    io_lib:format("the server's WWW-Authenticate challenge held ~b bytes, more than ~b, so it was not read",
+                  [Bytes, mcp_oauth_discovery:max_challenge_bytes()]);
+authorization(no_token) ->
+    "no token is held yet and the server has not asked for one";
+authorization(no_refresh_token) ->
+    "the token expired and there is no refresh token to renew it: run `mcp-gen login` again";
 authorization({token_store, {token_file_permissions, Path}}) ->
     ["the token file or directory ", name(Path), " may be read or written by others than its owner, "
      "so the token obtained was not kept (chmod 600 the file, 700 the directory)"];

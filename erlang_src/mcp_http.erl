@@ -47,7 +47,9 @@
 %%     DELETEs the session (bounded by `shutdown_timeout_ms'), then stops
 %%     the manager; its exit is the `{closed, {exited, {peer_down,
 %%     {http_session, Outcome}}}}' event.</li>
-%% <li>A request's stream that ends before its response, after an event
+%% <li>A request's event stream is closed as soon as its response has
+%%     arrived (the server may keep it open; a socket per call would
+%%     remain). A request's stream that ends before its response, after an event
 %%     with an id, is resumed by a GET with `Last-Event-ID' once the
 %%     server's `retry:' delay (default `default_retry_ms()', at most
 %%     `max_retry_ms()') has passed, up to `max_resumptions()' times in a
@@ -127,8 +129,6 @@
 %% Authorizations in a row, without a request answered, before
 %% `{authorization_failed, too_many_challenges}'.
 -define(MAX_AUTHORIZATIONS, 3).
-%% Seconds before a token's expiry at which it is renewed before use.
--define(EXPIRY_MARGIN_S, 60).
 
 %% What the transport knows of an outbound message.
 -type rpc() :: {request, Id :: integer(), Method :: binary()} | notification | response | listen.
@@ -165,7 +165,8 @@
 -record(oauth, {session :: pid(),
                 bearer = none :: mcp_oauth_session:sealed() | none,
                 generation = 0 :: non_neg_integer(),
-                expires_at = none :: integer() | none,
+                %% When the token is due for renewal (`mcp_oauth_token').
+                renew_at = none :: integer() | none,
                 %% The session's answer awaited (`gen_server:send_request/2'),
                 %% and what was asked: a renewal, or an answer to a challenge.
                 pending = none :: none | gen_server:request_id(),
@@ -303,8 +304,8 @@ authorization(Url, #{oauth := OAuth}) ->
 authorization(_Url, _Spec) ->
     {ok, none}.
 
-granted({ok, Bearer, Generation, ExpiresAt}, OAuth) ->
-    OAuth#oauth{bearer = Bearer, generation = Generation, expires_at = ExpiresAt};
+granted({ok, Bearer, Generation, RenewAt}, OAuth) ->
+    OAuth#oauth{bearer = Bearer, generation = Generation, renew_at = RenewAt};
 granted(none, OAuth) ->
     OAuth.
 
@@ -525,8 +526,8 @@ request_headers(#http{headers = Headers, session = Session, version = Version, o
 
 %% Whether the token held expires within the margin (so it is renewed first).
 expiring(#oauth{bearer = none}) -> false;
-expiring(#oauth{expires_at = none}) -> false;
-expiring(#oauth{expires_at = At}) -> At - ?EXPIRY_MARGIN_S =< erlang:system_time(second).
+expiring(#oauth{renew_at = none}) -> false;
+expiring(#oauth{renew_at = At}) -> At =< erlang:system_time(second).
 
 %% Asks the session for a token (without waiting): `Why' is a challenge or
 %% `refresh'. The stream waits for the answer, as every message sent
@@ -542,8 +543,16 @@ ask(Why, Stream, #http{oauth = #oauth{session = Session, generation = Generation
 
 %% A 401, or a 403 for want of scope, to a POST: the message waits for a
 %% new token, at most `?MAX_AUTHORIZATIONS' times in a row.
-challenged(Status, #stream{message = Message} = Stream, Headers, #http{oauth = OAuth} = Http) ->
-    Challenge = mcp_oauth_discovery:challenge(header("www-authenticate", Headers)),
+challenged(Status, Stream, Headers, Http) ->
+    Max = mcp_oauth_discovery:max_challenge_bytes(),
+    case header("www-authenticate", Headers) of
+        Value when is_list(Value), length(Value) > Max ->
+            fault({authorization_failed, {challenge_too_long, length(Value)}}, Http);
+        Value ->
+            challenged_with(Status, Stream, mcp_oauth_discovery:challenge(Value), Http)
+    end.
+
+challenged_with(Status, #stream{message = Message} = Stream, Challenge, #http{oauth = OAuth} = Http) ->
     Scope = maps:get(error, Challenge, none) =:= <<"insufficient_scope">>,
     case OAuth of
         _ when Status =:= 403, not Scope -> fault({http_status, Status}, Http);
@@ -557,8 +566,8 @@ challenged(Status, #stream{message = Message} = Stream, Headers, #http{oauth = O
     end.
 
 %% The session's answer: the held messages go out with the new token.
-authorized({ok, Bearer, Generation, ExpiresAt}, #http{oauth = OAuth} = Http) ->
-    authorized(none, Http#http{oauth = OAuth#oauth{bearer = Bearer, generation = Generation, expires_at = ExpiresAt}});
+authorized({ok, Bearer, Generation, RenewAt}, #http{oauth = OAuth} = Http) ->
+    authorized(none, Http#http{oauth = OAuth#oauth{bearer = Bearer, generation = Generation, renew_at = RenewAt}});
 authorized(none, #http{oauth = #oauth{held = Held} = OAuth} = Http) ->
     Next = Http#http{oauth = OAuth#oauth{pending = none, held = []}},
     lists:foldl(fun(#stream{message = Message} = Stream, {ok, [], Acc}) ->
@@ -803,7 +812,18 @@ deliver([], Stream, Http, RequestId) ->
     {ok, [], keep(RequestId, Stream, Http)};
 deliver(Messages, Stream, Http, RequestId) ->
     {Events, Next, Last} = delivered(Messages, Stream, Http),
-    {ok, Events, keep(RequestId, Stream#stream{last_message = Last, delivered = true, resumptions = 0}, Next)}.
+    case responded(Stream, Messages) of
+        true -> {ok, Events, cancel(RequestId, Next)};
+        false -> {ok, Events, keep(RequestId, Stream#stream{last_message = Last, delivered = true, resumptions = 0}, Next)}
+    end.
+
+%% A request's stream has done its work once its response came: it is
+%% closed then, whatever the server does with it afterwards (a stream
+%% kept open would hold a socket per call).
+responded(#stream{rpc = {request, Id, _}}, Messages) ->
+    lists:any(fun(Message) -> response_to(Id, Message) end, Messages);
+responded(_Stream, _Messages) ->
+    false.
 
 delivered(Messages, #stream{renew = {failed, Failed}, rpc = {request, Id, _}}, Http) ->
     %% The answer to the new session's `initialize' is the transport's own.

@@ -1,6 +1,6 @@
 %% @doc OAuth 2.1 for a remote MCP server, as MCP specifies it: from a 401
 %% or 403 challenge to a token (`obtain/5'), and a token's renewal
-%% (`refresh/3'). Discovery is `mcp_oauth_discovery'; this module registers
+%% (`renew/3'). Discovery is `mcp_oauth_discovery'; this module registers
 %% the client (given credentials, a Client ID Metadata Document URL, or
 %% dynamic registration), runs the grant (authorization code with PKCE
 %% S256 through `mcp_oauth_loopback', or client credentials) and reads the
@@ -27,7 +27,7 @@
 %% </ul>
 -module(mcp_oauth).
 
--export([obtain/5, refresh/3, base64url/1]).
+-export([obtain/5, renew/3, base64url/1]).
 -export_type([config/0, error_reason/0]).
 
 -type config() :: #{grant => authorization_code | client_credentials,
@@ -105,9 +105,7 @@ with_offline(Scopes, Metadata) ->
 client(_Http, _Found, Config, #{<<"client_id">> := _} = Previous, _RedirectUri) ->
     {ok, with_key(maps:with([<<"client_id">>, <<"client_secret">>, <<"auth_method">>], Previous), Config)};
 client(_Http, #{metadata := Metadata}, #{client_id := Id} = Config, none, _RedirectUri) ->
-    Secret = [{<<"client_secret">>, S} || S <- [maps:get(client_secret, Config, none)], S =/= none],
-    {ok, with_key(maps:from_list([{<<"client_id">>, Id}, {<<"auth_method">>, given_method(Config, Metadata)} | Secret]),
-                  Config)};
+    {ok, with_key(#{<<"client_id">> => Id, <<"auth_method">> => given_method(Config, Metadata)}, Config)};
 client(Http, #{metadata := Metadata}, Config, none, RedirectUri) ->
     case {Metadata, Config} of
         {#{<<"client_id_metadata_document_supported">> := {bool, true}}, #{client_metadata_url := Url}} ->
@@ -118,8 +116,12 @@ client(Http, #{metadata := Metadata}, Config, none, RedirectUri) ->
             {error, no_client_registration}
     end.
 
-%% The private key of `private_key_jwt' comes from the configuration on
-%% each use; it is never part of a stored record.
+%% The private key of `private_key_jwt' and the client secret of the
+%% configuration come from there on each use, for the client the
+%% configuration names; neither is ever part of a stored record
+%% (`kept_client/1').
+with_key(#{<<"client_id">> := Id} = Client, #{client_id := Id, client_secret := Secret} = Config) ->
+    with_key(Client#{<<"client_secret">> => Secret, given => true}, maps:remove(client_secret, Config));
 with_key(Client, #{private_key_pem := Pem} = Config) ->
     Client#{<<"private_key_pem">> => Pem,
             <<"signing_algorithm">> => maps:get(signing_algorithm, Config, <<"ES256">>)};
@@ -242,26 +244,43 @@ response_checked(Params, State, Issuer, Metadata) ->
 
 %%% --------------------------------------------------------------- tokens
 
-%% @doc A renewed record from the refresh token of `Record', or
-%% `{error, no_refresh_token}' / `{error, {token_refused, ...}}'.
--spec refresh(mcp_oauth_http:client(), mcp_oauth_token_store:record(), config()) ->
+%% @doc A renewed record for the token of `Record', from the endpoint
+%% that issued it (never a new discovery): its refresh token, or, for the
+%% client credentials grant, a new grant; else `{error, no_refresh_token}'.
+%% A renewal reaches only the `token_endpoint' the record was obtained
+%% from, which passed discovery's checks when it was obtained.
+-spec renew(mcp_oauth_http:client(), mcp_oauth_token_store:record(), config()) ->
           {ok, mcp_oauth_token_store:record()} | {error, error_reason()}.
-refresh(Http, #{<<"refresh_token">> := Refresh, <<"token_endpoint">> := Endpoint, <<"issuer">> := Issuer} = Record,
-        Config) ->
-    Found = #{issuer => Issuer, resource => maps:get(<<"resource">>, Record, none),
-              metadata => #{<<"token_endpoint">> => {string, Endpoint}}},
-    case token(Http, Found, with_key(Record, Config), [{<<"grant_type">>, <<"refresh_token">>}, {<<"refresh_token">>, Refresh}], []) of
-        {ok, New} ->
-            %% A server may keep the refresh token: the old one stays.
-            {ok, maps:merge(maps:with([<<"refresh_token">>, <<"scope">>], Record), New)};
-        {error, _} = Error ->
-            Error
-    end;
-refresh(_Http, _Record, _Config) ->
+renew(Http, #{<<"refresh_token">> := Refresh} = Record, Config) when is_binary(Refresh) ->
+    renewed(Http, Record, Config, [{<<"grant_type">>, <<"refresh_token">>}, {<<"refresh_token">>, Refresh}],
+            maps:with([<<"refresh_token">>, <<"scope">>], Record));
+renew(Http, Record, #{grant := client_credentials} = Config) ->
+    renewed(Http, Record, Config, [{<<"grant_type">>, <<"client_credentials">>}], #{});
+renew(_Http, _Record, _Config) ->
     {error, no_refresh_token}.
 
-token(Http, #{metadata := Metadata, issuer := Issuer} = Found, Client, Grant, Scopes) ->
-    case endpoint(<<"token_endpoint">>, Metadata) of
+renewed(Http, #{<<"token_endpoint">> := Endpoint, <<"issuer">> := Issuer, <<"client_id">> := _} = Record,
+        Config, Grant, Kept) when is_binary(Endpoint), is_binary(Issuer) ->
+    Found = #{issuer => Issuer, resource => maps:get(<<"resource">>, Record, none),
+              metadata => #{<<"token_endpoint">> => {string, Endpoint}}},
+    Scopes = case {Grant, Record} of
+                 {[{_, <<"client_credentials">>}], #{<<"scope">> := Granted}} when is_list(Granted) -> Granted;
+                 _ -> []
+             end,
+    case token(Http, Found, with_key(Record, Config), Grant, Scopes) of
+        %% A server may keep the refresh token: the old one stays.
+        {ok, New} -> {ok, maps:merge(Kept, New)};
+        {error, _} = Error -> Error
+    end;
+renewed(_Http, _Record, _Config, _Grant, _Kept) ->
+    {error, no_refresh_token}.
+
+token(#{fallback := true}, #{given := true}) -> {error, {unstated_endpoint, <<"token_endpoint">>}};
+token(#{fallback := true}, #{<<"private_key_pem">> := _}) -> {error, {unstated_endpoint, <<"token_endpoint">>}};
+token(#{metadata := Metadata}, _Client) -> endpoint(<<"token_endpoint">>, Metadata).
+
+token(Http, #{issuer := Issuer} = Found, Client, Grant, Scopes) ->
+    case token(Found, Client) of
         {ok, Endpoint} ->
             case client_authentication(Client, Issuer) of
                 {ok, Headers, Fields} ->
@@ -300,26 +319,28 @@ client_authentication(#{<<"client_id">> := Id}, _Issuer) ->
     {ok, [], [{<<"client_id">>, Id}]}.
 
 record(Members, #{issuer := Issuer} = Found, Client, Endpoint, Scopes) ->
-    case lists:keyfind(<<"access_token">>, 1, Members) of
-        {_, {string, Access}} when Access =/= <<>> ->
-            Expires = case lists:keyfind(<<"expires_in">>, 1, Members) of
-                          {_, {int, Seconds}} when Seconds > 0 -> [{<<"expires_at">>, erlang:system_time(second) + Seconds}];
-                          _ -> []
-                      end,
+    case mcp_oauth_token:read(Members, erlang:system_time(second)) of
+        {ok, Access, Lifetime} ->
             Granted = case lists:keyfind(<<"scope">>, 1, Members) of
                           {_, {string, Scope}} -> binary:split(Scope, <<" ">>, [global, trim_all]);
                           _ -> Scopes
                       end,
-            Kept = maps:with([<<"client_id">>, <<"client_secret">>, <<"auth_method">>], Client),
-            {ok, maps:merge(Kept, maps:from_list(
+            {ok, maps:merge(maps:merge(kept_client(Client), Lifetime), maps:from_list(
                                     [{<<"issuer">>, Issuer}, {<<"token_endpoint">>, Endpoint},
                                      {<<"access_token">>, Access}, {<<"scope">>, Granted}]
                                     ++ [{<<"refresh_token">>, R} || {<<"refresh_token">>, {string, R}} <- Members]
-                                    ++ [{<<"resource">>, R} || R <- [maps:get(resource, Found, none)], R =/= none]
-                                    ++ Expires))};
-        _ ->
-            {error, {token_refused, 200, no_access_token}}
+                                    ++ [{<<"resource">>, R} || R <- [maps:get(resource, Found, none)], R =/= none]))};
+        {error, no_access_token} ->
+            {error, {token_refused, 200, no_access_token}};
+        {error, _} = Error ->
+            Error
     end.
+
+%% What the record keeps of the client: its id and method, and a secret
+%% only when registration issued it; a secret of the configuration is
+%% taken from there on every use and never written to the token store.
+kept_client(#{given := true} = Client) -> maps:with([<<"client_id">>, <<"auth_method">>], Client);
+kept_client(Client) -> maps:with([<<"client_id">>, <<"client_secret">>, <<"auth_method">>], Client).
 
 %%% -------------------------------------------------------------- helpers
 

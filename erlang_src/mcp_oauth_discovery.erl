@@ -20,17 +20,23 @@
 %% </ul>
 -module(mcp_oauth_discovery).
 
--export([challenge/1, discover/3, resource_matches/2, origin/1]).
+-export([challenge/1, max_challenge_bytes/0, discover/3, resource_matches/2, origin/1]).
+
+-define(MAX_CHALLENGE_BYTES, 16384).
 -export_type([challenge/0, discovered/0]).
 
 -type challenge() :: #{resource_metadata => binary(), scope => [binary()], error => binary()}.
 -type discovered() :: #{resource := binary() | none,
+                        fallback => true,
                         issuer := binary(),
                         scopes_supported := [binary()] | none,
                         metadata := #{binary() => mcp_json:json()}}.
 
 %% @doc The parameters of a `Bearer' challenge (a `WWW-Authenticate'
 %% value): `resource_metadata', `scope' (split at spaces) and `error'.
+%% Read in one pass (each step consumes at least one byte: linear in the
+%% value's length whatever it holds); a value longer than
+%% `max_challenge_bytes()' is not read at all (`mcp_http' refuses it).
 -spec challenge(string() | binary() | none) -> challenge().
 challenge(none) ->
     #{};
@@ -39,21 +45,57 @@ challenge(Header) when is_list(Header) ->
         Text when is_binary(Text) -> challenge(Text);
         _ -> #{}
     end;
+challenge(Text) when is_binary(Text), byte_size(Text) > ?MAX_CHALLENGE_BYTES ->
+    #{};
 challenge(Text) when is_binary(Text) ->
-    Pairs = case re:run(Text, "([A-Za-z_]+)\\s*=\\s*(?:\"([^\"]*)\"|([^\\s,]+))",
-                        [global, {capture, all_but_first, binary}]) of
-                {match, Found} -> [{string:lowercase(K), quoted(Rest)} || [K | Rest] <- Found];
-                nomatch -> []
-            end,
     lists:foldl(fun({<<"resource_metadata">>, V}, Acc) -> Acc#{resource_metadata => V};
                    ({<<"scope">>, V}, Acc) -> Acc#{scope => scopes(V)};
                    ({<<"error">>, V}, Acc) -> Acc#{error => V};
                    (_, Acc) -> Acc
-                end, #{}, Pairs).
+                end, #{}, lists:reverse(auth_params(Text, []))).
 
-quoted([Quoted]) -> Quoted;
-quoted([<<>>, Bare]) -> Bare;
-quoted([Quoted, _]) -> Quoted.
+%% @doc The longest `WWW-Authenticate' value read (16 KiB).
+-spec max_challenge_bytes() -> pos_integer().
+max_challenge_bytes() -> ?MAX_CHALLENGE_BYTES.
+
+%% `name = value' pairs, newest first: a name of token characters, then
+%% `=' and a token or a quoted string (backslash escapes); anything else
+%% (a scheme, a token68, stray bytes) is skipped one piece at a time.
+auth_params(<<>>, Acc) ->
+    Acc;
+auth_params(Text, Acc) ->
+    case name(Text, <<>>) of
+        {<<>>, <<_, Rest/binary>>} ->
+            auth_params(Rest, Acc);
+        {Name, AfterName} ->
+            case skip_space(AfterName) of
+                <<"=", AfterEq/binary>> ->
+                    {Value, Rest} = value(skip_space(AfterEq)),
+                    auth_params(Rest, [{string:lowercase(Name), Value} | Acc]);
+                Rest ->
+                    auth_params(Rest, Acc)
+            end
+    end.
+
+name(<<C, Rest/binary>>, Acc) when C >= $a, C =< $z; C >= $A, C =< $Z; C >= $0, C =< $9; C =:= $_; C =:= $-; C =:= $. ->
+    name(Rest, <<Acc/binary, C>>);
+name(Rest, Acc) ->
+    {Acc, Rest}.
+
+skip_space(<<C, Rest/binary>>) when C =:= $\s; C =:= $\t -> skip_space(Rest);
+skip_space(Rest) -> Rest.
+
+value(<<$", Rest/binary>>) -> quoted(Rest, <<>>);
+value(Text) -> bare(Text, <<>>).
+
+quoted(<<>>, Acc) -> {Acc, <<>>};
+quoted(<<$", Rest/binary>>, Acc) -> {Acc, Rest};
+quoted(<<$\\, C, Rest/binary>>, Acc) -> quoted(Rest, <<Acc/binary, C>>);
+quoted(<<C, Rest/binary>>, Acc) -> quoted(Rest, <<Acc/binary, C>>).
+
+bare(<<C, _/binary>> = Rest, Acc) when C =:= $,; C =:= $\s; C =:= $\t -> {Acc, Rest};
+bare(<<C, Rest/binary>>, Acc) -> bare(Rest, <<Acc/binary, C>>);
+bare(<<>>, Acc) -> {Acc, <<>>}.
 
 scopes(Text) -> [S || S <- binary:split(Text, <<" ">>, [global, trim_all])].
 
@@ -146,7 +188,9 @@ legacy(Http, Origin) ->
                 {error, _} = Error -> Error
             end;
         _ ->
-            {ok, #{resource => none, issuer => Origin, scopes_supported => none,
+            %% Endpoints no metadata states: `fallback', so that no
+            %% credential of the configuration is sent to them (`mcp_oauth').
+            {ok, #{resource => none, issuer => Origin, scopes_supported => none, fallback => true,
                    metadata => #{<<"authorization_endpoint">> => {string, <<Origin/binary, "/authorize">>},
                                  <<"token_endpoint">> => {string, <<Origin/binary, "/token">>},
                                  <<"registration_endpoint">> => {string, <<Origin/binary, "/register">>}}}}

@@ -26,10 +26,8 @@
 
 %% A token inside a closure: calling it gives the token.
 -type sealed() :: fun(() -> binary()).
--type grant() :: {ok, sealed(), Generation :: non_neg_integer(), ExpiresAt :: integer() | none}.
-
-%% Seconds before `expires_at' at which a token counts as expired.
--define(EXPIRY_MARGIN_S, 60).
+%% `RenewAt': when the token is due for renewal (`mcp_oauth_token').
+-type grant() :: {ok, sealed(), Generation :: non_neg_integer(), RenewAt :: integer() | none}.
 
 -record(session, {url :: binary(),
                   config :: fun(() -> mcp_oauth:config()),
@@ -107,15 +105,19 @@ terminate(_Reason, #session{http = Http}) ->
 format_status(Status) ->
     Status.
 
+%% The token held, if it may go into a header (a stored record is checked
+%% again here: `mcp_oauth_token:usable/1').
 grant(#session{record = Record, generation = Generation}) ->
     case Record() of
-        #{<<"access_token">> := Access} = Held -> {ok, fun() -> Access end, Generation, maps:get(<<"expires_at">>, Held, none)};
+        #{<<"access_token">> := Access} = Held ->
+            case mcp_oauth_token:usable(Access) of
+                ok -> {ok, fun() -> Access end, Generation, mcp_oauth_token:renewal_time(Held)};
+                {error, _} -> none
+            end;
         _ -> none
     end.
 
 %% A caller behind the session's generation gets the newer token.
-authorized(refresh, Generation, #session{generation = Current} = Session) when Generation >= 0, Generation < Current ->
-    fresh_or_renewed(Session);
 authorized(refresh, _Generation, Session) ->
     fresh_or_renewed(Session);
 authorized(Challenge, Generation, #session{generation = Current} = Session)
@@ -127,23 +129,18 @@ authorized(Challenge, Generation, #session{generation = Current} = Session)
 authorized(Challenge, _Generation, #session{record = Record} = Session) ->
     obtained(Challenge, Record(), Session).
 
+%% The token held while it is not due; else a renewal from the endpoint
+%% that issued it (`mcp_oauth:renew/3', never a new discovery: only a
+%% server's challenge starts one). A renewal refused forgets the tokens.
 fresh_or_renewed(#session{record = Record, config = Config} = Session) ->
     case {Record(), expired(Session)} of
-        {none, _} -> anew(Session, consent_needed);
+        {none, _} -> {{error, no_token}, Session};
         {_, false} -> {grant(Session), Session};
         {Held, true} ->
-            case mcp_oauth:refresh(Session#session.http, Held, Config()) of
+            case mcp_oauth:renew(Session#session.http, Held, Config()) of
                 {ok, Renewed} -> kept(Renewed, Session);
-                {error, Reason} -> anew(forgotten(Session), Reason)
+                {error, Reason} -> {{error, Reason}, forgotten(Session)}
             end
-    end.
-
-%% With no token to renew: the client credentials grant needs no person,
-%% so it runs again; an authorization code needs a challenge (a 401).
-anew(#session{config = Config, record = Record} = Session, Reason) ->
-    case Config() of
-        #{grant := client_credentials} -> obtained(#{}, Record(), Session);
-        _ -> {{error, Reason}, Session}
     end.
 
 obtained(Challenge, Previous, #session{http = Http, url = Url, config = Config} = Session) ->
@@ -163,14 +160,13 @@ kept(Record, #session{url = Url, config = Config, generation = Generation} = Ses
 forgotten(#session{record = Record, url = Url, config = Config, generation = Generation} = Session) ->
     Kept = case Record() of
                none -> none;
-               Held -> maps:without([<<"access_token">>, <<"refresh_token">>, <<"expires_at">>], Held)
+               Held -> maps:without([<<"access_token">>, <<"refresh_token">>, <<"expires_at">>, <<"renew_at">>], Held)
            end,
     _ = mcp_oauth_token_store:save(maps:get(store, Config(), none), Url, case Kept of none -> #{}; _ -> Kept end),
     Session#session{record = fun() -> Kept end, generation = Generation + 1}.
 
 expired(#session{record = Record}) ->
     case Record() of
-        #{<<"access_token">> := _, <<"expires_at">> := At} -> At - ?EXPIRY_MARGIN_S =< erlang:system_time(second);
-        #{<<"access_token">> := _} -> false;
+        #{<<"access_token">> := Access} = Held -> mcp_oauth_token:due(Held) orelse mcp_oauth_token:usable(Access) =/= ok;
         _ -> true
     end.

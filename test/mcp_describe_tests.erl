@@ -55,7 +55,9 @@ authorization_failures() ->
      {issuer_mismatch, <<"https://other.example">>}, iss_mismatch, iss_missing, state_mismatch,
      {token_refused, 401, <<"invalid_client">>}, {registration_refused, 201},
      {registration_refused, 400, <<"invalid_client_metadata">>}, no_client_registration,
-     {token_store, {token_file_permissions, <<"/home/u/.config/mcp/oauth">>}}].
+     {token_store, {token_file_permissions, <<"/home/u/.config/mcp/oauth">>}},
+     {token_unusable, malformed}, {token_unusable, too_long}, {token_type_unsupported, <<"DPoP">>},
+     {unstated_endpoint, <<"token_endpoint">>}, no_token, no_refresh_token, {challenge_too_long, 400000}].
 
 client_errors() ->
     [{unavailable, Death} || Death <- deaths()]

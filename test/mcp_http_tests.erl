@@ -467,3 +467,43 @@ session_renewal_test() ->
         shut_down_leaving_nothing(Client)
     end).
 
+
+%% A server that answers on the request's event stream and then keeps the
+%% stream open: each stream is closed once its response came, so a
+%% hundred calls leave the client at most one socket (its keep-alive
+%% connection) instead of one per call.
+a_request_stream_is_closed_once_answered_test_() ->
+    {timeout, 60, fun() ->
+        Handler = mcp(fun(<<"tools/call">>, #{body := Body}) ->
+                              {ok, {object, Members}} = mcp_json:decode(Body),
+                              {int, Id} = proplists:get_value(<<"id">>, Members),
+                              {sse_forever, [], [[<<"data: {\"jsonrpc\":\"2.0\",\"id\":">>, integer_to_binary(Id),
+                                                  <<",\"result\":{\"content\":[]}}\n\n">>]], 200};
+                         (_, _) -> default
+                      end),
+        with_stub_handler(Handler, fun(Url) ->
+            {ok, Client, _} = mcp_client:start(#{url => Url}, #{}),
+            [?assertMatch({ok, _}, call(Client)) || _ <- lists:seq(1, 100)],
+            ?assertEqual(ok, settles(fun() -> length(client_sockets()) =< 1 end, 250)),
+            shut_down_leaving_nothing(Client)
+        end)
+    end}.
+
+%% The sockets of `httpc' handlers: the client side of every connection.
+client_sockets() ->
+    [P || P <- erlang:ports(), erlang:port_info(P, name) =:= {name, "tcp_inet"},
+          {connected, Owner} <- [erlang:port_info(P, connected)],
+          {dictionary, Dictionary} <- [process_info(Owner, dictionary)],
+          proplists:get_value('$initial_call', Dictionary) =:= {httpc_handler, init, 1}].
+
+%% `ok' once `Holds()' is true, checked every 20 ms up to `Tries' times.
+settles(Holds, Tries) ->
+    case Holds() of
+        true -> ok;
+        false when Tries > 0 -> timer:sleep(20), settles(Holds, Tries - 1);
+        false -> not_settled
+    end.
+
+with_stub_handler(Handler, Test) ->
+    Stub = mcp_http_stub:start(Handler),
+    try Test(mcp_http_stub:url(Stub)) after mcp_http_stub:stop(Stub), forget_requests(Stub) end.

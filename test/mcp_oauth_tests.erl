@@ -258,7 +258,7 @@ a_token_file_others_may_read_is_refused_test() ->
 the_session_state_shows_no_secret_test() ->
     Fake = mcp_oauth_fake:start(#{token => fun(_) -> mcp_oauth_fake:token_answer(<<"tok-b1c2">>, [{<<"refresh_token">>, {string, <<"ref-9d8e">>}}]) end}),
     {ok, Session} = mcp_oauth_session:start_link(mcp_oauth_fake:url(Fake), cc_config(none)),
-    {ok, Bearer, _, _} = mcp_oauth_session:bearer(Session),
+    {ok, Bearer, _, _} = mcp_oauth_session:authorize(Session, #{}, 0),
     ?assertEqual(<<"tok-b1c2">>, Bearer()),
     Printed = iolist_to_binary(io_lib:format("~p ~p", [sys:get_state(Session), sys:get_status(Session)])),
     ?assertEqual([], [S || S <- [<<"tok-b1c2">>, <<"ref-9d8e">>, ?SECRET], binary:match(Printed, S) =/= nomatch]),

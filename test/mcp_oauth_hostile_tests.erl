@@ -1,0 +1,337 @@
+%% Authorization against hostile peers (docs/authorization.md, "Threat
+%% model"): what a token answer may put into our requests, where a client
+%% secret may go, and what reaches the disk. Each attack's channel is shown
+%% open first (the same fake, honest, does get what the test then refuses).
+-module(mcp_oauth_hostile_tests).
+
+-include_lib("eunit/include/eunit.hrl").
+
+-define(SECRET, <<"client-secret-7f3a">>).
+
+cc_config(Store) ->
+    #{grant => client_credentials, client_id => <<"client">>, client_secret => ?SECRET, store => Store}.
+
+basic() -> <<"Basic ", (base64:encode(<<"client:", ?SECRET/binary>>))/binary>>.
+
+token_answer(Members) ->
+    {200, {object, Members}}.
+
+%% The fake granting `Access' of `Type' (`none': no token_type) for `ExpiresIn'.
+granting(Access, Type, ExpiresIn) ->
+    fun(_) ->
+            token_answer([{<<"access_token">>, {string, Access}}]
+                         ++ [{<<"token_type">>, {string, Type}} || Type =/= none]
+                         ++ [{<<"expires_in">>, ExpiresIn} || ExpiresIn =/= none])
+    end.
+
+mcp_requests(Requests) ->
+    [R || #{path := <<"/mcp">>} = R <- Requests].
+
+token_requests(Requests) ->
+    [R || #{method := 'POST', path := <<"/token">>} = R <- Requests].
+
+%%% ------------------------------------------------ the token as a header
+
+%% The channel: the token's bytes go into the `Authorization' header as
+%% they came, every character RFC 6750 allows included.
+a_token_reaches_the_header_byte_for_byte_test() ->
+    Token = <<"aZ09-._~+/token==">>,
+    Fake = mcp_oauth_fake:start(#{accepted => Token, token => granting(Token, <<"Bearer">>, {int, 3600})}),
+    {ok, Client, _} = mcp_client:start(#{url => mcp_oauth_fake:url(Fake), oauth => cc_config(none)}, #{}),
+    ?assertMatch({ok, []}, mcp_client:list_tools(Client, 5000)),
+    Bearers = [proplists:get_value(<<"authorization">>, H) || #{headers := H} <- mcp_requests(mcp_oauth_fake:requests(Fake))],
+    ?assert(lists:member(<<"Bearer ", Token/binary>>, Bearers)),
+    _ = mcp_client:shutdown(Client, 5000),
+    mcp_oauth_fake:stop(Fake).
+
+%% The attack: a token carrying CR LF and a header of its own. Refused as
+%% unusable: no request carries it, nothing is stored, and the client
+%% fails with the typed reason.
+a_token_that_would_inject_a_header_is_refused_test() ->
+    Token = <<"abc\r\nX-Injected: yes">>,
+    Tag = make_ref(),
+    Self = self(),
+    Store = {callback, fun(_) -> none end, fun(_, Saved) -> Self ! {saved, Tag, Saved}, ok end},
+    Fake = mcp_oauth_fake:start(#{accepted => Token, token => granting(Token, <<"Bearer">>, {int, 3600})}),
+    ?assertEqual({error, {handshake_failed, {unavailable, {authorization_failed, {token_unusable, malformed}}}}},
+                 mcp_client:start(#{url => mcp_oauth_fake:url(Fake), oauth => cc_config(Store)}, #{})),
+    Requests = mcp_oauth_fake:requests(Fake),
+    ?assertMatch([_], token_requests(Requests)),
+    ?assertEqual([], [R || #{headers := H} = R <- Requests, lists:keymember(<<"x-injected">>, 1, H)]),
+    ?assertEqual([], [S || {saved, T, S} <- flush(), T =:= Tag]),
+    mcp_oauth_fake:stop(Fake).
+
+%% A token put into the store by other means is checked when loaded: not
+%% sent; the server's challenge then drives a grant.
+a_stored_token_that_would_inject_a_header_is_not_sent_test() ->
+    Fake = mcp_oauth_fake:start(#{accepted => <<"fresh">>, token => granting(<<"fresh">>, <<"Bearer">>, {int, 3600})}),
+    Base = mcp_oauth_fake:base(Fake),
+    Stored = #{<<"issuer">> => Base, <<"token_endpoint">> => <<Base/binary, "/token">>,
+               <<"client_id">> => <<"client">>, <<"auth_method">> => <<"client_secret_basic">>,
+               <<"access_token">> => <<"stored\r\nX-Injected: yes">>},
+    Store = {callback, fun(_) -> {ok, Stored} end, fun(_, _) -> ok end},
+    {ok, Client, _} = mcp_client:start(#{url => mcp_oauth_fake:url(Fake), oauth => cc_config(Store)}, #{}),
+    ?assertMatch({ok, []}, mcp_client:list_tools(Client, 5000)),
+    Requests = mcp_oauth_fake:requests(Fake),
+    ?assertEqual([], [R || #{headers := H} = R <- Requests, lists:keymember(<<"x-injected">>, 1, H)]),
+    _ = mcp_client:shutdown(Client, 5000),
+    mcp_oauth_fake:stop(Fake).
+
+token_values_test_() ->
+    Long = binary:copy(<<"a">>, mcp_oauth_token:max_token_bytes()),
+    [?_assertEqual(ok, mcp_oauth_token:usable(<<"a">>)),
+     ?_assertEqual(ok, mcp_oauth_token:usable(Long)),
+     ?_assertEqual({error, {token_unusable, too_long}}, mcp_oauth_token:usable(<<Long/binary, "a">>)),
+     ?_assertEqual(ok, mcp_oauth_token:usable(<<"eyJ.x-y_z~1+2/3==">>)),
+     [?_assertEqual({T, {error, {token_unusable, malformed}}}, {T, mcp_oauth_token:usable(T)})
+      || T <- [<<>>, <<"=abc">>, <<"a=b">>, <<"a b">>, <<"a\rb">>, <<"a\nb">>, <<"a", 0, "b">>, <<"a\"b">>,
+               <<"a,b">>, <<"é"/utf8>>, 42]]].
+
+%% A token bound to a key we do not hold is refused, never sent as Bearer;
+%% the type compares case-insensitively and an answer without one is Bearer.
+token_types_test_() ->
+    Read = fun(Type) -> mcp_oauth_token:read([{<<"access_token">>, {string, <<"t">>}} | Type], 0) end,
+    [?_assertMatch({ok, <<"t">>, _}, Read([{<<"token_type">>, {string, <<"Bearer">>}}])),
+     ?_assertMatch({ok, <<"t">>, _}, Read([{<<"token_type">>, {string, <<"bEARER">>}}])),
+     ?_assertMatch({ok, <<"t">>, _}, Read([])),
+     ?_assertEqual({error, {token_type_unsupported, <<"DPoP">>}}, Read([{<<"token_type">>, {string, <<"DPoP">>}}])),
+     ?_assertEqual({error, {token_type_unsupported, <<"MAC">>}}, Read([{<<"token_type">>, {string, <<"MAC">>}}])),
+     ?_assertEqual({error, {token_type_unsupported, <<>>}}, Read([{<<"token_type">>, {int, 1}}]))].
+
+a_dpop_bound_token_is_refused_by_the_client_test() ->
+    Fake = mcp_oauth_fake:start(#{accepted => <<"bound">>, token => granting(<<"bound">>, <<"DPoP">>, {int, 3600})}),
+    ?assertEqual({error, {handshake_failed, {unavailable, {authorization_failed, {token_type_unsupported, <<"DPoP">>}}}}},
+                 mcp_client:start(#{url => mcp_oauth_fake:url(Fake), oauth => cc_config(none)}, #{})),
+    Requests = mcp_oauth_fake:requests(Fake),
+    ?assertMatch([_], token_requests(Requests)),
+    Bearers = [proplists:get_value(<<"authorization">>, H) || #{headers := H} <- mcp_requests(Requests)],
+    ?assertEqual([undefined], lists:usort(Bearers)),
+    mcp_oauth_fake:stop(Fake).
+
+%%% ------------------------------------------------------------ lifetimes
+
+%% `expires_in' from 1 to a year is believed (both ends), anything else is
+%% an unknown lifetime: held for an hour, never "never expires".
+lifetimes_test_() ->
+    Now = 1000000,
+    Expiry = fun(ExpiresIn) ->
+                     Members = [{<<"access_token">>, {string, <<"t">>}} | [{<<"expires_in">>, ExpiresIn} || ExpiresIn =/= none]],
+                     {ok, _, #{<<"expires_at">> := At}} = mcp_oauth_token:read(Members, Now),
+                     At - Now
+             end,
+    Max = mcp_oauth_token:max_lifetime_s(),
+    Unknown = mcp_oauth_token:unknown_lifetime_s(),
+    [?_assertEqual(1, Expiry({int, 1})),
+     ?_assertEqual(3600, Expiry({int, 3600})),
+     ?_assertEqual(Max, Expiry({int, Max})),
+     ?_assertEqual(Unknown, Expiry({int, Max + 1})),
+     [?_assertEqual({E, Unknown}, {E, Expiry(E)})
+      || E <- [none, {int, 0}, {int, -5}, {float, 1.0e30}, {string, <<"3600">>}, {int, 1 bsl 70}, null]]].
+
+%% A token is renewed a quarter of its lifetime before expiry, at most 60 s
+%% before: a 60 s token is used for 45 s, an hour's for 59 minutes.
+renewal_margin_test_() ->
+    [?_assertEqual(45, mcp_oauth_token:renew_at(0, 60)),
+     ?_assertEqual(3540, mcp_oauth_token:renew_at(0, 3600)),
+     ?_assertEqual(240, mcp_oauth_token:renew_at(0, 300)),
+     ?_assertEqual(1, mcp_oauth_token:renew_at(0, 1)),
+     ?_assertEqual(false, mcp_oauth_token:due(#{<<"renew_at">> => erlang:system_time(second) + 5})),
+     ?_assertEqual(true, mcp_oauth_token:due(#{<<"renew_at">> => erlang:system_time(second)})),
+     ?_assertEqual(false, mcp_oauth_token:due(#{}))].
+
+%% A 30 s token is used: many calls, one grant.
+a_short_lived_token_is_used_test() ->
+    Fake = mcp_oauth_fake:start(#{accepted => <<"short">>, token => granting(<<"short">>, <<"Bearer">>, {int, 30})}),
+    {ok, Client, _} = mcp_client:start(#{url => mcp_oauth_fake:url(Fake), oauth => cc_config(none)}, #{}),
+    [?assertMatch({ok, _}, mcp_client:call_tool(Client, <<"t">>, {object, []}, 5000)) || _ <- lists:seq(1, 5)],
+    ?assertMatch([_], token_requests(mcp_oauth_fake:requests(Fake))),
+    _ = mcp_client:shutdown(Client, 5000),
+    mcp_oauth_fake:stop(Fake).
+
+%%% ---------------------------------------------- where a secret may go
+
+%% An MCP server whose challenge names protected-resource metadata at a
+%% path of its own, pointing at an authorization server elsewhere (a
+%% second stub); its own origin publishes no metadata and keeps a `/token'
+%% that records what it is sent. `Issued' is the authorization server's
+%% token answer.
+split_servers(Issued) ->
+    Self = self(),
+    As = mcp_http_stub:start(fun(#{method := 'GET', path := <<"/.well-known/oauth-authorization-server">>} = R) ->
+                                     Base = host(R),
+                                     json(200, {object, [{<<"issuer">>, {string, Base}},
+                                                         {<<"token_endpoint">>, {string, <<Base/binary, "/token">>}}]});
+                                (#{method := 'POST', path := <<"/token">>}) ->
+                                     {Status, Json} = Issued(),
+                                     json(Status, Json);
+                                (_) -> {reply, 404, [], <<>>}
+                             end),
+    AsBase = iolist_to_binary(["http://127.0.0.1:", integer_to_list(mcp_http_stub:port(As))]),
+    Mcp = mcp_http_stub:start(
+            fun(#{path := <<"/prm">>} = R) ->
+                    json(200, {object, [{<<"resource">>, {string, <<(host(R))/binary, "/mcp">>}},
+                                        {<<"authorization_servers">>, {array, [{string, AsBase}]}}]});
+               (#{method := 'POST', path := <<"/token">>} = R) ->
+                    Self ! {stolen, R},
+                    json(200, {object, [{<<"access_token">>, {string, <<"attacker">>}}]});
+               (#{method := 'POST', path := <<"/mcp">>, headers := H, body := Body} = R) ->
+                    case proplists:get_value(<<"authorization">>, H) of
+                        <<"Bearer issued">> -> mcp_oauth_fake_answer(Body);
+                        _ -> {reply, 401, [{"www-authenticate", ["Bearer resource_metadata=\"", host(R), "/prm\""]}], <<>>}
+                    end;
+               (#{method := 'DELETE'}) -> {reply, 200, [], <<>>};
+               (_) -> {reply, 404, [], <<>>}
+            end),
+    {As, Mcp}.
+
+mcp_oauth_fake_answer(Body) ->
+    {ok, {object, Members}} = mcp_json:decode(Body),
+    Id = proplists:get_value(<<"id">>, Members),
+    case proplists:get_value(<<"method">>, Members) of
+        _ when Id =:= undefined -> {reply, 202, [], <<>>};
+        {string, <<"initialize">>} ->
+            result(Id, <<"{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"tools\":{}},"
+                         "\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}">>);
+        {string, <<"tools/list">>} -> result(Id, <<"{\"tools\":[]}">>);
+        _ -> result(Id, <<"{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}">>)
+    end.
+
+result(Id, Result) ->
+    {reply, 200, [{"content-type", "application/json"}],
+     [<<"{\"jsonrpc\":\"2.0\",\"id\":">>, mcp_json:encode(Id), <<",\"result\":">>, Result, <<"}">>]}.
+
+json(Status, Json) ->
+    {reply, Status, [{"content-type", "application/json"}], mcp_json:encode(Json)}.
+
+host(#{headers := Headers}) -> <<"http://", (proplists:get_value(<<"host">>, Headers))/binary>>.
+
+%% The channel: a discovery without the challenge (what a renewal that
+%% forgot it would run) finds no metadata at the MCP server's origin and
+%% falls back to the 2025-03-26 default endpoints there; with a configured
+%% secret, that fallback is refused before any token request.
+a_discovery_without_the_challenge_falls_back_to_the_server_origin_test() ->
+    {As, Mcp} = split_servers(fun() -> {200, {object, []}} end),
+    Url = list_to_binary(mcp_http_stub:url(Mcp)),
+    {ok, Http} = mcp_oauth_http:start(Url),
+    ?assertEqual({error, {unstated_endpoint, <<"token_endpoint">>}},
+                 mcp_oauth:obtain(Http, Url, #{}, cc_config(none), none)),
+    ?assertEqual([], [R || {stolen, R} <- flush()]),
+    mcp_oauth_http:stop(Http),
+    stop(As, Mcp).
+
+%% The attack: a token that expires within the renewal margin (here 20 s)
+%% is renewed; a renewal that rediscovered without the challenge POSTed
+%% the client secret to the MCP server's own `/token'. The renewal goes to
+%% the endpoint that issued the token, and the MCP origin gets nothing.
+a_renewal_sends_the_secret_only_to_the_issuing_endpoint_test() ->
+    Issued = fun() -> {200, {object, [{<<"access_token">>, {string, <<"issued">>}},
+                                     {<<"token_type">>, {string, <<"Bearer">>}}, {<<"expires_in">>, {int, 2}}]}}
+             end,
+    {As, Mcp} = split_servers(Issued),
+    {ok, Client, _} = mcp_client:start(#{url => list_to_binary(mcp_http_stub:url(Mcp)), oauth => cc_config(none)}, #{}),
+    ?assertMatch({ok, _}, mcp_client:call_tool(Client, <<"t">>, {object, []}, 5000)),
+    timer:sleep(2100),
+    ?assertMatch({ok, _}, mcp_client:call_tool(Client, <<"t">>, {object, []}, 5000)),
+    Messages = flush(),
+    AsPid = maps:get(pid, As),
+    Grants = [R || {stub_request, P, #{method := 'POST', path := <<"/token">>} = R} <- Messages, P =:= AsPid],
+    ?assertEqual([basic(), basic()], [proplists:get_value(<<"authorization">>, H) || #{headers := H} <- Grants]),
+    ?assertEqual([], [R || {stolen, R} <- Messages]),
+    _ = mcp_client:shutdown(Client, 5000),
+    stop(As, Mcp).
+
+stop(As, Mcp) ->
+    mcp_http_stub:stop(As),
+    mcp_http_stub:stop(Mcp),
+    _ = flush(),
+    ok.
+
+flush() ->
+    receive Message -> [Message | flush()] after 200 -> [] end.
+
+%%% ---------------------------------------------------------- the disk
+
+temp_dir() ->
+    Dir = filename:join(["/tmp", "mcp_oauth_hostile_tests." ++ os:getpid(), integer_to_list(erlang:unique_integer([positive]))]),
+    _ = file:del_dir_r(Dir),
+    Dir.
+
+%% The secret came from the configuration: the token file holds the
+%% token, never the secret; a later run renews with the configuration's
+%% secret (the Basic header) from the record it loads.
+the_client_secret_is_never_written_to_disk_test() ->
+    Dir = temp_dir(),
+    Fake = mcp_oauth_fake:start(#{accepted => <<"t1">>, token => granting(<<"t1">>, <<"Bearer">>, {int, 3600})}),
+    Url = mcp_oauth_fake:url(Fake),
+    {ok, Client, _} = mcp_client:start(#{url => Url, oauth => cc_config({dir, Dir})}, #{}),
+    ?assertMatch({ok, []}, mcp_client:list_tools(Client, 5000)),
+    _ = mcp_client:shutdown(Client, 5000),
+    [File] = filelib:wildcard(filename:join(Dir, "*.json")),
+    {ok, Bytes} = file:read_file(File),
+    ?assertNotEqual(nomatch, binary:match(Bytes, <<"t1">>)),
+    ?assertEqual(nomatch, binary:match(Bytes, ?SECRET)),
+    %% Expired: the next run renews it from the stored record.
+    {ok, {object, Members}} = mcp_json:decode(Bytes),
+    Expired = lists:keystore(<<"renew_at">>, 1, Members, {<<"renew_at">>, {int, 0}}),
+    ok = file:write_file(File, mcp_json:encode({object, Expired})),
+    _ = mcp_oauth_fake:requests(Fake),
+    {ok, Again, _} = mcp_client:start(#{url => Url, oauth => cc_config({dir, Dir})}, #{}),
+    ?assertMatch({ok, []}, mcp_client:list_tools(Again, 5000)),
+    [Grant] = token_requests(mcp_oauth_fake:requests(Fake)),
+    #{headers := Headers} = Grant,
+    ?assertEqual(basic(), proplists:get_value(<<"authorization">>, Headers)),
+    {ok, After} = file:read_file(File),
+    ?assertEqual(nomatch, binary:match(After, ?SECRET)),
+    _ = mcp_client:shutdown(Again, 5000),
+    mcp_oauth_fake:stop(Fake).
+
+%%% ----------------------------------------------------- the challenge
+
+reductions(Fun) ->
+    {reductions, Before} = process_info(self(), reductions),
+    _ = Fun(),
+    {reductions, After} = process_info(self(), reductions),
+    After - Before.
+
+%% `a…a x="y"' of N and 2N bytes: the cost doubles. The channel: the
+%% regular expression the challenge was once read with costs four times
+%% as much for twice the bytes (quadratic: 400 KB took minutes).
+the_challenge_is_read_in_linear_time_test() ->
+    Challenge = fun(N) -> <<(binary:copy(<<"a">>, N))/binary, " x=\"y\"">> end,
+    Regex = fun(Text) -> re:run(Text, "([A-Za-z_]+)\\s*=\\s*(?:\"([^\"]*)\"|([^\\s,]+))",
+                                [global, {capture, all_but_first, binary}])
+            end,
+    Ratio = fun(Read) -> reductions(fun() -> Read(Challenge(8000)) end) / reductions(fun() -> Read(Challenge(4000)) end) end,
+    ?assert(Ratio(Regex) > 3.5),
+    ?assert(Ratio(fun mcp_oauth_discovery:challenge/1) < 2.5).
+
+challenge_values_test_() ->
+    Read = fun mcp_oauth_discovery:challenge/1,
+    [?_assertEqual(#{resource_metadata => <<"https://x/a\"b">>, error => <<"invalid_token">>},
+                   Read(<<"Bearer realm=\"r\", resource_metadata=\"https://x/a\\\"b\",error=invalid_token">>)),
+     ?_assertEqual(#{scope => [<<"a">>, <<"b">>]}, Read(<<"DPoP algs=\"ES256\", Bearer scope = \"a b\"">>)),
+     ?_assertEqual(#{error => <<"x">>}, Read(<<"Bearer token68abc==, error=x">>)),
+     ?_assertEqual(#{error => <<"unterminated">>}, Read(<<"Bearer error=\"unterminated">>)),
+     ?_assertEqual(#{}, Read(<<"=,=\"\\">>)),
+     ?_assertEqual(#{}, Read(<<"Bearer ", (binary:copy(<<"a">>, mcp_oauth_discovery:max_challenge_bytes()))/binary>>))].
+
+%% A 401 whose challenge is exactly the cap is read (the flow goes on to
+%% discovery, which finds nothing here); one byte more ends the
+%% connection with a typed error, without reading it.
+the_challenge_cap_test_() ->
+    Max = mcp_oauth_discovery:max_challenge_bytes(),
+    Start = fun(Bytes) ->
+                    Head = <<"Bearer error=\"invalid_token\", x=\"">>,
+                    Value = <<Head/binary, (binary:copy(<<"a">>, Bytes - byte_size(Head) - 1))/binary, "\"">>,
+                    Bytes = byte_size(Value),
+                    Stub = mcp_http_stub:start(fun(#{path := <<"/mcp">>}) -> {reply, 401, [{"www-authenticate", Value}], <<>>};
+                                                  (_) -> {reply, 404, [], <<>>}
+                                               end),
+                    try mcp_client:start(#{url => mcp_http_stub:url(Stub), oauth => cc_config(none)}, #{})
+                    after mcp_http_stub:stop(Stub), flush()
+                    end
+            end,
+    [{timeout, 30, ?_assertMatch({error, {handshake_failed, {unavailable, {authorization_failed, {unstated_endpoint, _}}}}},
+                                 Start(Max))},
+     {timeout, 30, ?_assertEqual({error, {handshake_failed, {unavailable, {authorization_failed, {challenge_too_long, Max + 1}}}}},
+                                 Start(Max + 1))}].
