@@ -55,7 +55,9 @@
 %%     `max_retry_ms()') has passed, up to `max_resumptions()' times in a
 %%     row without a message; 405 to that GET means the server offers no
 %%     stream, and the request is left to its deadline. A stream that ends
-%%     without a way to resume is `{stream_lost, Reason}'. A cancelled
+%%     without a way to resume is `{stream_lost, Reason}'; an event id
+%%     longer than `max_event_id_bytes()' (1,024) or not printable ASCII
+%%     is never echoed: the stream then has no way to resume. A cancelled
 %%     request's stream is closed; in the stateless revision (a headed
 %%     `notifications/cancelled') that is the whole cancellation, and the
 %%     notice is not POSTed.</li>
@@ -90,7 +92,7 @@
 -behaviour(mcp_transport).
 
 -export([open/2, send/2, event/2, terminate/1, os_pid/1, takes_headers/0]).
--export([default_retry_ms/0, max_retry_ms/0, max_resumptions/0, resolve_headers/1, seal/1, shown_url/1,
+-export([default_retry_ms/0, max_retry_ms/0, max_resumptions/0, max_event_id_bytes/0, resolve_headers/1, seal/1, shown_url/1,
          session_renewed_code/0, start_manager/0, target/1, connection_options/2, loopback/1]).
 -export_type([spec/0, fault/0]).
 
@@ -119,6 +121,7 @@
 -define(MAX_RETRY_MS, 30000).
 -define(MAX_RESUMPTIONS, 3).
 -define(MAX_SESSION_ID_BYTES, 1024).
+-define(MAX_EVENT_ID_BYTES, 1024).
 -define(ACCEPT, "application/json, text/event-stream").
 %% What one socket read may deliver: the body reaches the owner in chunks
 %% of up to this size (each a message counted by the actor's flood budget).
@@ -722,7 +725,7 @@ answer(RequestId, Stream, {stream_start, Headers}, Http) ->
     started(RequestId, Stream, Headers, Http);
 answer(RequestId, #stream{body = {sse, Decoder}} = Stream, {stream, Chunk}, Http) ->
     case mcp_event_stream:push(Decoder, Chunk) of
-        {ok, Items, LastEventId} -> events(RequestId, Stream#stream{last_event_id = LastEventId}, Items, Http);
+        {ok, Items, LastEventId} -> events(RequestId, Stream#stream{last_event_id = resumable(LastEventId)}, Items, Http);
         {error, Fault} -> fault(Fault, Http)
     end;
 answer(RequestId, #stream{body = {json, Parts, Size}} = Stream, {stream, Chunk}, #http{max_bytes = Max} = Http) ->
@@ -799,6 +802,21 @@ header(Name, Headers) ->
         {_, Value} -> Value;
         false -> none
     end.
+
+%% An event id is echoed as `Last-Event-ID' only when it is at most
+%% `max_event_id_bytes()' of printable ASCII; any other id means the
+%% stream cannot be resumed (an older id would replay what was delivered).
+resumable(Id) when is_binary(Id), byte_size(Id) =< ?MAX_EVENT_ID_BYTES ->
+    case lists:all(fun(C) -> C >= 16#20 andalso C =< 16#7E end, binary_to_list(Id)) of
+        true -> Id;
+        false -> none
+    end;
+resumable(_) ->
+    none.
+
+%% @doc The longest event id echoed as `Last-Event-ID'.
+-spec max_event_id_bytes() -> pos_integer().
+max_event_id_bytes() -> ?MAX_EVENT_ID_BYTES.
 
 %% The event stream's items: messages are delivered, `retry:' is kept.
 events(RequestId, Stream, Items, Http) ->

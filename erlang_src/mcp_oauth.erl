@@ -199,7 +199,7 @@ authorization_code(Http, #{metadata := Metadata, issuer := Issuer} = Found, Conf
                         case mcp_oauth_loopback:open_browser(Browser, Url) of
                             ok ->
                                 Timeout = maps:get(consent_timeout_ms, Config, ?CONSENT_TIMEOUT_MS),
-                                case mcp_oauth_loopback:await(Listener, Timeout) of
+                                case mcp_oauth_loopback:await(Listener, Timeout, fun(Params) -> state_matches(Params, State) end) of
                                     {ok, Params} ->
                                         case response_checked(Params, State, Issuer, Metadata) of
                                             {ok, Code} ->
@@ -222,6 +222,13 @@ authorization_code(Http, #{metadata := Metadata, issuer := Issuer} = Found, Conf
             end;
         {error, Reason} ->
             {error, {redirect_listener, Reason}}
+    end.
+
+%% Whether a redirect carries the `state' this flow sent (constant time).
+state_matches(Params, State) ->
+    case proplists:get_value(<<"state">>, Params) of
+        Got when is_binary(Got), byte_size(Got) =:= byte_size(State) -> crypto:hash_equals(Got, State);
+        _ -> false
     end.
 
 %% RFC 9207 and the CSRF `state': the response is ours and from this issuer.

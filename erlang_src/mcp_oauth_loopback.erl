@@ -6,20 +6,23 @@
 %% Invariants: the listener binds 127.0.0.1 only; it answers each
 %% connection with a fixed page (never echoing the query) and reads at
 %% most `?MAX_REQUEST_BYTES' of a request; it returns the query of the
-%% first `GET /callback' and closes; the wait is bounded by the caller's
-%% deadline. The browser command is run with the URL as its only argument
+%% first `GET /callback' the caller accepts (its `state'), answering any
+%% other request with an error page and waiting on, so a forged redirect
+%% cannot end the flow; the wait is bounded by the caller's deadline. The browser command is run with the URL as its only argument
 %% (`exec'ed by `/bin/sh -c' with both as positional parameters, never
 %% interpolated); its stdout and stderr go to /dev/null, and it is left to
 %% end on its own: its port is never closed, it is never killed.
 -module(mcp_oauth_loopback).
 
--export([listen/0, redirect_uri/1, await/2, close/1, open_browser/2]).
+-export([listen/0, redirect_uri/1, await/3, close/1, open_browser/2]).
 
 -define(MAX_REQUEST_BYTES, 8192).
 %% The browser command's stdout and stderr each go to /dev/null: never into
 %% a pipe of ours, never merged.
 -define(QUIET_SCRIPT, "exec \"$@\" >/dev/null 2>/dev/null").
 -define(PAGE, <<"<!doctype html><title>mcp-gen</title><p>Authorization received; you may close this window.">>).
+-define(REFUSED_PAGE, <<"<!doctype html><title>mcp-gen</title><p>This is not the authorization response mcp-gen "
+                        "is waiting for; it was ignored.">>).
 
 -spec listen() -> {ok, gen_tcp:socket()} | {error, term()}.
 listen() ->
@@ -35,29 +38,43 @@ redirect_uri(Listener) ->
 close(Listener) ->
     gen_tcp:close(Listener).
 
-%% @doc The query parameters of the redirect, or `{error, timeout}' when
-%% none came within `TimeoutMs'.
--spec await(gen_tcp:socket(), non_neg_integer()) -> {ok, [{binary(), binary()}]} | {error, term()}.
-await(Listener, TimeoutMs) ->
+%% @doc The query parameters of the first redirect that `Ours' accepts
+%% (the flow's `state'), or `{error, timeout}' when none came within
+%% `TimeoutMs'. A redirect `Ours' refuses (a forged request, a stale
+%% tab) is answered with an error page and the wait goes on: it cannot
+%% end the flow.
+-spec await(gen_tcp:socket(), non_neg_integer(), fun(([{binary(), binary()}]) -> boolean())) ->
+          {ok, [{binary(), binary()}]} | {error, term()}.
+await(Listener, TimeoutMs, Ours) ->
     Deadline = erlang:monotonic_time(millisecond) + TimeoutMs,
-    accept(Listener, Deadline).
+    accept(Listener, Deadline, Ours).
 
-accept(Listener, Deadline) ->
+accept(Listener, Deadline, Ours) ->
     Left = max(0, Deadline - erlang:monotonic_time(millisecond)),
     case gen_tcp:accept(Listener, Left) of
         {ok, Socket} ->
-            Request = request_path(Socket, Left),
-            _ = gen_tcp:send(Socket, [<<"HTTP/1.1 200 OK\r\ncontent-type: text/html\r\nconnection: close\r\n"
-                                        "content-length: ">>, integer_to_binary(byte_size(?PAGE)),
-                                      <<"\r\n\r\n">>, ?PAGE]),
+            Params = case request_path(Socket, Left) of
+                         {ok, <<"/callback?", Query/binary>>} -> query(Query);
+                         _ -> none
+                     end,
+            Taken = Params =/= none andalso Ours(Params),
+            _ = gen_tcp:send(Socket, page(Taken)),
             gen_tcp:close(Socket),
-            case Request of
-                {ok, <<"/callback?", Query/binary>>} -> {ok, query(Query)};
-                _ -> accept(Listener, Deadline)
+            case Taken of
+                true -> {ok, Params};
+                false -> accept(Listener, Deadline, Ours)
             end;
         {error, Reason} ->
             {error, Reason}
     end.
+
+page(Taken) ->
+    {Status, Page} = case Taken of
+                         true -> {<<"200 OK">>, ?PAGE};
+                         false -> {<<"400 Bad Request">>, ?REFUSED_PAGE}
+                     end,
+    [<<"HTTP/1.1 ">>, Status, <<"\r\ncontent-type: text/html\r\nconnection: close\r\ncontent-length: ">>,
+     integer_to_binary(byte_size(Page)), <<"\r\n\r\n">>, Page].
 
 request_path(Socket, Timeout) ->
     case gen_tcp:recv(Socket, 0, Timeout) of

@@ -507,3 +507,44 @@ settles(Holds, Tries) ->
 with_stub_handler(Handler, Test) ->
     Stub = mcp_http_stub:start(Handler),
     try Test(mcp_http_stub:url(Stub)) after mcp_http_stub:stop(Stub), forget_requests(Stub) end.
+
+%% A request's stream that ends before its response, after an event id
+%% of `max_event_id_bytes()', is resumed with that id; one byte more and
+%% the id is never echoed: no resumption, the stream is lost.
+an_event_id_is_echoed_only_up_to_its_cap_test_() ->
+    Max = mcp_http:max_event_id_bytes(),
+    [{timeout, 30, ?_assertEqual({resumed, Max}, resume_after_id(binary:copy(<<"i">>, Max)))},
+     {timeout, 30, ?_assertEqual(lost, resume_after_id(binary:copy(<<"i">>, Max + 1)))},
+     {timeout, 30, ?_assertEqual(lost, resume_after_id(<<"a", 16#7F, "b">>))}].
+
+resume_after_id(EventId) ->
+    Pending = atomics:new(1, []),
+    Handler = mcp(fun(<<"tools/call">>, #{body := Body}) ->
+                          {ok, {object, Members}} = mcp_json:decode(Body),
+                          {int, Id} = proplists:get_value(<<"id">>, Members),
+                          atomics:put(Pending, 1, Id),
+                          {sse, [], [[<<"retry: 10\nid: ">>, EventId, <<"\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\","
+                                                                          "\"params\":{\"level\":\"info\",\"data\":1}}\n\n">>]]};
+                     (_, _) -> default
+                  end),
+    Get = fun(#{headers := Headers}) ->
+                  case proplists:get_value(<<"last-event-id">>, Headers) of
+                      undefined -> {reply, 405, [], <<>>};
+                      _ -> {sse, [], [[<<"data: {\"jsonrpc\":\"2.0\",\"id\":">>, integer_to_binary(atomics:get(Pending, 1)),
+                                       <<",\"result\":{\"content\":[]}}\n\n">>]]}
+                  end
+          end,
+    Stub = mcp_http_stub:start(fun(#{method := 'GET'} = Request) -> Get(Request); (Request) -> Handler(Request) end),
+    try
+        {ok, Client, _} = mcp_client:start(#{url => mcp_http_stub:url(Stub)}, #{}),
+        Outcome = call(Client),
+        Echoed = [Id || #{method := 'GET', headers := H} <- requests(), {_, Id} <- [lists:keyfind(<<"last-event-id">>, 1, H)]],
+        _ = mcp_client:shutdown(Client, 5000),
+        case {Outcome, Echoed} of
+            {{ok, _}, [Id]} when Id =:= EventId -> {resumed, byte_size(Id)};
+            {{error, _}, []} -> lost;
+            Other -> Other
+        end
+    after
+        mcp_http_stub:stop(Stub), forget_requests(Stub)
+    end.

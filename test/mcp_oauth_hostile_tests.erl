@@ -335,3 +335,68 @@ the_challenge_cap_test_() ->
                                  Start(Max))},
      {timeout, 30, ?_assertEqual({error, {handshake_failed, {unavailable, {authorization_failed, {challenge_too_long, Max + 1}}}}},
                                  Start(Max + 1))}].
+
+%%% ------------------------------------------------ the loopback redirect
+
+get_callback(Port, Query) ->
+    case gen_tcp:connect({127, 0, 0, 1}, Port, [binary, {active, false}]) of
+        {ok, Socket} ->
+            ok = gen_tcp:send(Socket, ["GET /callback?", Query, " HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n"]),
+            Answer = gen_tcp:recv(Socket, 0, 5000),
+            gen_tcp:close(Socket),
+            case Answer of
+                {ok, Bytes} -> hd(binary:split(Bytes, <<"\r\n">>));
+                {error, _} -> no_answer
+            end;
+        {error, _} ->
+            no_answer
+    end.
+
+%% A forged redirect first, the real one after it. The channel: a listener
+%% that takes the first redirect takes the forged one. The flow's listener
+%% answers it 400 and goes on waiting for its own `state'.
+a_forged_redirect_does_not_end_the_wait_test_() ->
+    {timeout, 30, fun a_forged_redirect_does_not_end_the_wait/0}.
+
+a_forged_redirect_does_not_end_the_wait() ->
+    Run = fun(Ours) ->
+                  {ok, Listener} = mcp_oauth_loopback:listen(),
+                  {ok, Port} = inet:port(Listener),
+                  Self = self(),
+                  _ = spawn(fun() ->
+                                         Forged = get_callback(Port, "code=forged&state=guess"),
+                                         Real = get_callback(Port, "code=real&state=ours"),
+                                         Self ! {statuses, Forged, Real}
+                                 end),
+                  Got = mcp_oauth_loopback:await(Listener, 5000, Ours),
+                  mcp_oauth_loopback:close(Listener),
+                  Statuses = receive {statuses, F, R} -> {F, R} after 6000 -> none end,
+                  {Got, Statuses}
+          end,
+    ?assertMatch({{ok, [{<<"code">>, <<"forged">>} | _]}, _}, Run(fun(_) -> true end)),
+    ?assertEqual({{ok, [{<<"code">>, <<"real">>}, {<<"state">>, <<"ours">>}]},
+                  {<<"HTTP/1.1 400 Bad Request">>, <<"HTTP/1.1 200 OK">>}},
+                 Run(fun(Params) -> proplists:get_value(<<"state">>, Params) =:= <<"ours">> end)).
+
+%% Through the flow: a browser whose first request is a forged redirect to
+%% the loopback listener, then the person's consent; the token is granted.
+a_forged_redirect_does_not_end_a_login_test() ->
+    Dir = temp_dir(),
+    ok = filelib:ensure_dir(filename:join(Dir, "x")),
+    Browser = filename:join(Dir, "forging-browser"),
+    ok = file:write_file(Browser, ["#!/bin/sh\n",
+                                   "redirect=$(printf '%s' \"$1\" | sed -n 's/.*[?&]redirect_uri=\\([^&]*\\).*/\\1/p' "
+                                   "| sed 's/%3A/:/g; s/%2F/\\//g')\n",
+                                   "curl -s -o /dev/null \"$redirect?code=forged&state=forged\"\n",
+                                   "exec ", filename:absname("test/conformance/browser"), " \"$1\"\n"]),
+    ok = file:change_mode(Browser, 8#700),
+    Fake = mcp_oauth_fake:start(#{token => fun(#{body := Body}) ->
+                                                  Code = proplists:get_value(<<"code">>, uri_string:dissect_query(Body)),
+                                                  mcp_oauth_fake:token_answer(<<"for-", Code/binary>>, [])
+                                          end}),
+    {ok, Session} = mcp_oauth_session:start_link(mcp_oauth_fake:url(Fake),
+                                                 #{browser => Browser, consent_timeout_ms => 10000, store => none}),
+    {ok, Bearer, _, _} = mcp_oauth_session:authorize(Session, #{}, 0),
+    ?assertEqual(<<"for-code-1">>, Bearer()),
+    mcp_oauth_session:stop(Session),
+    mcp_oauth_fake:stop(Fake).
