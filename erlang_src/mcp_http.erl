@@ -328,16 +328,19 @@ start_manager() ->
 start_manager([]) ->
     {error, too_many_clients};
 start_manager([Profile | Rest]) ->
-    %% A live manager's table names its profile taken: skipped without the
-    %% crash report a second manager of that name would leave.
-    case mcp_httpc_profiles:held(Profile) of
-        false ->
-            case inets:start(httpc, [{profile, Profile}], stand_alone) of
-                {ok, Manager} -> {ok, Manager, Profile};
-                {error, _} -> start_manager(Rest)
-            end;
-        true ->
-            start_manager(Rest)
+    %% One start at a time per name, under a lock of this node taken
+    %% without waiting (a name being started elsewhere is skipped): two
+    %% starts racing for one name would crash the second manager's init
+    %% with a crash report. A live manager's table names its profile taken.
+    Claim = fun() ->
+                    case mcp_httpc_profiles:held(Profile) of
+                        false -> inets:start(httpc, [{profile, Profile}], stand_alone);
+                        true -> held
+                    end
+            end,
+    case global:trans({{mcp_httpc_profiles, Profile}, self()}, Claim, [node()], 0) of
+        {ok, Manager} -> {ok, Manager, Profile};
+        _Taken -> start_manager(Rest)
     end.
 
 %% @doc The scheme and host of an absolute `http'/`https' URL without
@@ -663,8 +666,18 @@ event_checked(#http{ref = Ref} = Http, {mcp_http, Ref, {listen_timeout, _}}) ->
 event_checked(#http{ref = Ref} = Http, {mcp_http, Ref, watch}) ->
     watch(Http#http{watching = false});
 event_checked(#http{ref = Ref} = Http, {mcp_http, Ref, {nudge, RequestId}}) ->
-    nudge(RequestId, Http),
-    {ok, [], Http};
+    %% A message of the request already waiting means its handler went on
+    %% (perhaps to the end of the answer, when a nudge would reach it idle
+    %% and make it log a warning): that message is taken now, the earliest
+    %% of its request, and no nudge is sent.
+    receive
+        {http, {RequestId, _}} = Pending -> event_checked(Http, Pending);
+        {http, {RequestId, _, _}} = Pending -> event_checked(Http, Pending);
+        {http, {RequestId, _, _, _}} = Pending -> event_checked(Http, Pending)
+    after 0 ->
+        nudge(RequestId, Http),
+        {ok, [], Http}
+    end;
 event_checked(#http{streams = Streams} = Http, {http, {RequestId, stream, Chunk}}) when is_map_key(RequestId, Streams) ->
     Stream = maps:get(RequestId, Streams),
     next_chunk(RequestId, answer(RequestId, Stream#stream{fed = true}, {stream, Chunk}, Http));

@@ -6,6 +6,8 @@
 
 -include_lib("eunit/include/eunit.hrl").
 
+-export([log/2]).
+
 -define(SECRET, "s3cr3t-value").
 
 %%% ------------------------------------------------------------ a server
@@ -548,3 +550,35 @@ resume_after_id(EventId) ->
     after
         mcp_http_stub:stop(Stub), forget_requests(Stub)
     end.
+
+%% Managers started from many processes at once: each gets a profile of
+%% its own, and no crash or warning report is logged (two starts racing
+%% for one name would crash the second manager's init).
+concurrent_manager_starts_log_nothing_test_() ->
+    {timeout, 60, fun() ->
+        ok = logger:add_handler(mcp_http_tests_reports, mcp_http_tests, #{config => self(), level => warning}),
+        Self = self(),
+        try
+            Starters = [spawn(fun() ->
+                                      Outcome = mcp_http:start_manager(),
+                                      Self ! {started, self(), Outcome},
+                                      receive stop -> ok end
+                              end) || _ <- lists:seq(1, 200)],
+            Outcomes = [receive {started, P, O} -> O after 10000 -> no_answer end || P <- Starters],
+            Profiles = [Profile || {ok, _, Profile} <- Outcomes],
+            [P ! stop || P <- Starters],
+            ?assertEqual(length(Profiles), length(lists:usort(Profiles))),
+            ?assertEqual(200, length(Profiles)),
+            timer:sleep(200),
+            ?assertEqual([], [Event || {logged, Event} <- flush_all()])
+        after
+            logger:remove_handler(mcp_http_tests_reports)
+        end
+    end}.
+
+%% The logger handler of the test above: every event to the test process.
+log(#{level := Level, msg := Msg}, #{config := Test}) ->
+    Test ! {logged, {Level, Msg}}.
+
+flush_all() ->
+    receive Message -> [Message | flush_all()] after 0 -> [] end.
