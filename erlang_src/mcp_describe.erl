@@ -277,6 +277,11 @@ authorization(no_client_registration) ->
     "the authorization server offers no registration and no client id was given";
 authorization({local_endpoint, Url}) ->
     ["the remote server pointed the authorization flow at this machine (", words(Url), "), which is refused"];
+authorization({private_endpoint, Url}) ->
+    ["the remote server pointed the authorization flow at a private network address (", words(Url),
+     "), which is refused unless the server itself is on a private network"];
+authorization({unresolved_endpoint, Url}) ->
+    ["the host of ", words(Url), " in the authorization flow does not resolve"];
 authorization({body_too_long, Bytes}) when is_integer(Bytes) ->
     io_lib:format("an answer in the authorization flow held ~b bytes, more than it may (1 MiB)", [Bytes]);
 authorization({token_unusable, malformed}) ->

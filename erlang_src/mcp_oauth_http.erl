@@ -7,7 +7,12 @@
 %% server that is not on this machine's loopback, no URL whose host is, or
 %% resolves to, this machine (loopback, unspecified) or a link-local
 %% address (cloud metadata services) is requested (`{error,
-%% {local_endpoint, Url}}'): a remote server cannot point the flow here; no redirect
+%% {local_endpoint, Url}}'), nor one on a private network unless the MCP
+%% server is on one too (`{error, {private_endpoint, Url}}'): a remote
+%% server cannot point the flow here or into the network this machine
+%% sits in. The name is resolved once; the request goes to the address
+%% checked, with the name in `host' and as the TLS server name, so a
+%% second answer of the DNS (rebinding) is never used; no redirect
 %% is followed (a 3xx is an answer like any other); TLS verifies the peer as the MCP transport does
 %% (`mcp_http:connection_options/2'); an answer body larger than
 %% `max_body_bytes()' is `{error, {body_too_long, Bytes}}' and never
@@ -25,9 +30,9 @@
 -define(TIMEOUT_MS, 30000).
 
 -type answer() :: {Status :: non_neg_integer(), [{binary(), mcp_json:json()}]}.
-%% A stand-alone `httpc' manager, its handler table, and whether URLs on
-%% this machine may be requested.
--opaque client() :: {pid(), atom(), local | remote}.
+%% A stand-alone `httpc' manager, its handler table, and the kinds of
+%% network the flow may reach (`mcp_http_address').
+-opaque client() :: {pid(), atom(), any | [mcp_http_address:kind()]}.
 
 %% @doc The largest answer body read.
 -spec max_body_bytes() -> pos_integer().
@@ -38,17 +43,27 @@ max_body_bytes() -> ?MAX_BODY_BYTES.
 -spec start(binary() | string()) -> {ok, client()} | {error, term()}.
 start(ServerUrl) ->
     _ = application:ensure_all_started(ssl),
-    Reach = case uri_string:parse(str(ServerUrl)) of
-                #{host := Host} when is_list(Host) ->
-                    case mcp_http:loopback(Host) of
-                        true -> local;
-                        false -> remote
-                    end;
-                _ -> remote
-            end,
     case mcp_http:start_manager() of
-        {ok, Manager, Profile} -> {ok, {Manager, mcp_http_watch:handler_table(Profile), Reach}};
+        {ok, Manager, Profile} -> {ok, {Manager, mcp_http_watch:handler_table(Profile), reach(ServerUrl)}};
         {error, Reason} -> {error, Reason}
+    end.
+
+%% The kinds of network the flow may reach: any, for a server on this
+%% machine; else public addresses and the kinds the server itself is on
+%% (a server on a private network may have its authorization server there).
+reach(ServerUrl) ->
+    case uri_string:parse(str(ServerUrl)) of
+        #{host := Host} when is_list(Host) ->
+            case mcp_http_address:resolve(Host) of
+                {ok, Addresses} ->
+                    Kinds = lists:usort([Kind || {_, Kind} <- Addresses]),
+                    case lists:member(loopback, Kinds) orelse lists:member(unspecified, Kinds) of
+                        true -> any;
+                        false -> lists:usort([public | Kinds])
+                    end;
+                {error, _} -> [public]
+            end;
+        _ -> [public]
     end.
 
 -spec stop(client()) -> ok.
@@ -81,46 +96,48 @@ request(Client, Method, Request, Url) ->
     case mcp_http:target(str(Url)) of
         {ok, Scheme, Host} ->
             case {reachable(Host, Client), Scheme =:= https orelse mcp_http:loopback(Host)} of
-                {true, true} ->
+                {{ok, Pin}, true} ->
                     Options = [{timeout, ?TIMEOUT_MS} | mcp_http:connection_options(Scheme, Host)],
-                    answer(sent(Client, Method, Request, Options), Client, Url);
-                {false, _} ->
-                    {error, {local_endpoint, mcp_http:shown_url(Url)}};
-                {true, false} ->
-                    {error, {plaintext_endpoint, mcp_http:shown_url(Url)}}
+                    answer(sent(Client, Method, pinned(Request, Pin), Options), Client, Url);
+                {{ok, _}, false} ->
+                    {error, {plaintext_endpoint, mcp_http:shown_url(Url)}};
+                {{error, Refused}, _} ->
+                    {error, {Refused, mcp_http:shown_url(Url)}}
             end;
         {error, _} ->
             {error, {bad_url, mcp_http:shown_url(Url)}}
     end.
 
-%% For a remote MCP server, a host that is (or resolves to) this machine
-%% or a link-local address is out of reach. A name is resolved here and
-%% again by `httpc': a name whose answer changes between the two (DNS
-%% rebinding) is not caught.
-reachable(_Host, {_Manager, _Table, local}) ->
-    true;
-reachable(Host, {_Manager, _Table, remote}) ->
-    Bare = string:lowercase(string:trim(Host, both, "[]")),
-    Addresses = case inet:parse_address(Bare) of
-                    {ok, Address} -> [Address];
-                    {error, _} -> resolved(Bare, inet) ++ resolved(Bare, inet6)
-                end,
-    not (Bare =:= "localhost" orelse lists:suffix(".localhost", Bare) orelse lists:any(fun local/1, Addresses)).
-
-resolved(Name, Family) ->
-    case inet:getaddrs(Name, Family) of
-        {ok, Addresses} -> Addresses;
-        {error, _} -> []
+%% A host every address of which is of a kind the flow may reach, and the
+%% address the request goes to (`none': as the URL says, for a server on
+%% this machine). The address checked is the one connected to: the name
+%% is not looked up again.
+reachable(_Host, {_Manager, _Table, any}) ->
+    {ok, none};
+reachable(Host, {_Manager, _Table, Kinds}) ->
+    case mcp_http_address:resolve(Host) of
+        {ok, [{First, _} | _] = Addresses} ->
+            case [Kind || {_, Kind} <- Addresses, not lists:member(Kind, Kinds)] of
+                [] -> {ok, First};
+                Refused ->
+                    case lists:all(fun(Kind) -> Kind =:= private end, Refused) of
+                        true -> {error, private_endpoint};
+                        false -> {error, local_endpoint}
+                    end
+            end;
+        {error, unresolved} ->
+            {error, unresolved_endpoint}
     end.
 
-local({127, _, _, _}) -> true;
-local({0, 0, 0, 0}) -> true;
-local({169, 254, _, _}) -> true;
-local({0, 0, 0, 0, 0, 0, 0, 1}) -> true;
-local({0, 0, 0, 0, 0, 0, 0, 0}) -> true;
-local({0, 0, 0, 0, 0, 16#ffff, High, Low}) -> local({High bsr 8, High band 255, Low bsr 8, Low band 255});
-local({First, _, _, _, _, _, _, _}) -> First band 16#ffc0 =:= 16#fe80;
-local(_) -> false.
+%% The request to the checked address, naming the host in `host'.
+pinned(Request, none) ->
+    Request;
+pinned({Url, Headers}, Address) ->
+    {Pinned, Host} = mcp_http_address:pinned(Url, Address),
+    {Pinned, [Host | Headers]};
+pinned({Url, Headers, ContentType, Body}, Address) ->
+    {Pinned, Host} = mcp_http_address:pinned(Url, Address),
+    {Pinned, [Host | Headers], ContentType, Body}.
 
 sent({Manager, _Table, _Reach}, Method, Request, Options) ->
     httpc:request(Method, Request, Options, [{sync, false}, {body_format, binary}], Manager).

@@ -57,7 +57,8 @@ authorization_failures() ->
      {registration_refused, 400, <<"invalid_client_metadata">>}, no_client_registration,
      {token_store, {token_file_permissions, <<"/home/u/.config/mcp/oauth">>}},
      {token_unusable, malformed}, {token_unusable, too_long}, {token_type_unsupported, <<"DPoP">>},
-     {unstated_endpoint, <<"token_endpoint">>}, no_token, no_refresh_token, {challenge_too_long, 400000}].
+     {unstated_endpoint, <<"token_endpoint">>}, no_token, no_refresh_token, {challenge_too_long, 400000},
+     {private_endpoint, <<"https://10.0.0.1/token">>}, {unresolved_endpoint, <<"https://as.invalid/token">>}].
 
 client_errors() ->
     [{unavailable, Death} || Death <- deaths()]

@@ -400,3 +400,30 @@ a_forged_redirect_does_not_end_a_login_test() ->
     ?assertEqual(<<"for-code-1">>, Bearer()),
     mcp_oauth_session:stop(Session),
     mcp_oauth_fake:stop(Fake).
+
+%%% ------------------------------------------------------------ addresses
+
+address_kinds_test_() ->
+    Kind = fun mcp_http_address:kind/1,
+    [?_assertEqual(loopback, Kind({127, 0, 0, 1})), ?_assertEqual(loopback, Kind({0, 0, 0, 0, 0, 0, 0, 1})),
+     ?_assertEqual(unspecified, Kind({0, 0, 0, 0})),
+     ?_assertEqual(link_local, Kind({169, 254, 169, 254})), ?_assertEqual(link_local, Kind({16#fe80, 0, 0, 0, 0, 0, 0, 1})),
+     ?_assertEqual(private, Kind({10, 1, 2, 3})),
+     ?_assertEqual(public, Kind({172, 15, 255, 255})), ?_assertEqual(private, Kind({172, 16, 0, 0})),
+     ?_assertEqual(private, Kind({172, 31, 255, 255})), ?_assertEqual(public, Kind({172, 32, 0, 0})),
+     ?_assertEqual(private, Kind({192, 168, 0, 1})), ?_assertEqual(public, Kind({192, 169, 0, 1})),
+     ?_assertEqual(public, Kind({100, 63, 255, 255})), ?_assertEqual(private, Kind({100, 64, 0, 0})),
+     ?_assertEqual(private, Kind({100, 127, 255, 255})), ?_assertEqual(public, Kind({100, 128, 0, 0})),
+     ?_assertEqual(private, Kind({16#fd00, 0, 0, 0, 0, 0, 0, 1})), ?_assertEqual(public, Kind({16#2001, 16#db8, 0, 0, 0, 0, 0, 1})),
+     ?_assertEqual(private, Kind({0, 0, 0, 0, 0, 16#ffff, 16#0a00, 1})),
+     ?_assertEqual(public, Kind({8, 8, 8, 8}))].
+
+%% A name resolves once; the request goes to that address, the name in
+%% `host' (so a later, different answer of the DNS is never used).
+a_request_is_pinned_to_the_checked_address_test_() ->
+    [?_assertEqual({"https://93.184.215.14:8443/.well-known/x?a=1", {"host", "as.example:8443"}},
+                   mcp_http_address:pinned("https://as.example:8443/.well-known/x?a=1", {93, 184, 215, 14})),
+     ?_assertEqual({"https://[2001:db8::1]/t", {"host", "as.example"}},
+                   mcp_http_address:pinned("https://as.example/t", {16#2001, 16#db8, 0, 0, 0, 0, 0, 1})),
+     ?_assertEqual({ok, [{{127, 0, 0, 1}, loopback}]}, mcp_http_address:resolve("a.localhost")),
+     ?_assertEqual({error, unresolved}, mcp_http_address:resolve("no-such-host.invalid"))].

@@ -133,8 +133,8 @@ an_endless_answer_is_cut_test_() ->
 %%% ------------------------------------------------------ this machine
 
 %% The attack: a remote MCP server names, in its challenge or metadata, a
-%% URL on this machine (a local service, a cloud metadata address), and
-%% the flow requests it. Shown open for a server on the loopback (where
+%% URL on this machine (a local service, a cloud metadata address) or on
+%% a private network, and the flow requests it. Shown open for a server on the loopback (where
 %% the flow's endpoints legitimately are); refused for a remote one, with
 %% no request made, however the address is spelt.
 a_remote_server_cannot_point_the_flow_at_this_machine_test() ->
@@ -153,6 +153,9 @@ a_remote_server_cannot_point_the_flow_at_this_machine_test() ->
                     "http://2130706433:" ++ Port ++ "/", "http://0.0.0.0:" ++ Port ++ "/",
                     "http://[::1]:" ++ Port ++ "/", "http://[::ffff:127.0.0.1]:" ++ Port ++ "/",
                     "https://169.254.169.254/latest/meta-data", "https://[fe80::1]/"]],
+        [?assertMatch({Url, {error, {private_endpoint, _}}}, {Url, mcp_oauth_http:get_json(Far, Url)})
+         || Url <- ["https://10.0.0.1/", "https://172.16.0.1/", "https://172.31.255.255/", "https://192.168.1.1/",
+                    "https://100.64.0.1/", "https://[fd00::1]/", "https://[::ffff:10.0.0.1]/"]],
         ?assertEqual([], stub_requests()),
         mcp_oauth_http:stop(Far)
     after
