@@ -228,8 +228,24 @@ working_directory(_Job) ->
 connect(Client, Job, Command) ->
     case mcp_client:connect(Client) of
         {ok, InitializeResult} -> act(Client, InitializeResult, Job, Command);
-        {error, Reason} -> fail(Job, mcp_describe:start_error(Reason))
+        {error, Reason} ->
+            Failed = fail(Job, mcp_describe:start_error(Reason)),
+            case {exited_during_start(Reason), Job} of
+                {true, #{spec := #{executable := _} = Spec}} ->
+                    %% By name (`mcp_port:child_env/1', which a jail passes on too).
+                    progress(Job, mcp_cli_render:environment_given([Name || {Name, _} <- mcp_port:child_env(Spec)]));
+                _ ->
+                    ok
+            end,
+            Failed
     end.
+
+%% A server that ended on its own before the handshake was done: a missing
+%% variable is the usual cause (an API key the server demands).
+exited_during_start({cleanup_unconfirmed, Cause, _Retirement, _Client}) -> exited_during_start(Cause);
+exited_during_start({handshake_failed, {unavailable, {transport_ended, _Evidence}}}) -> true;
+exited_during_start({handshake_failed, {unavailable, transport_ended}}) -> true;
+exited_during_start(_Reason) -> false.
 
 act(Client, {initialize_result, Protocol, _Tools, {server_info, ServerName, ServerVersion}, _},
     Job, #{subcommand := generate} = Command) ->

@@ -9,7 +9,7 @@
 %% standard MCP configuration file instead (read at run time by
 %% `mcp_cli_config'); with neither the embedded example server is used.
 %% `--env NAME=VALUE' may be given any number of times (a later one for the
-%% same NAME wins). `--jail' runs the server in a bubblewrap jail
+%% same NAME wins); `--env NAME' passes the value mcp-gen itself has. `--jail' runs the server in a bubblewrap jail
 %% (`mcp_jail', docs/jail.md); `--allow-write DIR', `--allow-read DIR',
 %% `--deny-read PATH' (each repeatable), `--allow-net' and
 %% `--allow-unix-sockets' shape it and are usage errors without `--jail'.
@@ -223,14 +223,23 @@ server(none, _Config, "") -> {error, "--server must not be empty"};
 server(none, Config, none) -> {ok, #{server => {config, Config, all}}};
 server(none, Config, Name) -> {ok, #{server => {config, Config, {one, unicode:characters_to_binary(Name)}}}}.
 
+%% `--env NAME' is NAME with the value mcp-gen has; the error names NAME
+%% only, and never echoes a NAME=VALUE.
 env(Pairs) ->
     Split = [case string:split(Pair, "=") of
                  [Name, Value] when Name =/= "" -> {Name, Value};
-                 _ -> {error, Pair}
+                 [Name] when Name =/= "" ->
+                     case os:getenv(Name) of
+                         false -> {unset, Name};
+                         Value -> {Name, Value}
+                     end;
+                 _ -> {error, "--env takes NAME=VALUE or NAME, not one starting with ="}
              end || Pair <- Pairs],
-    case [Bad || {error, Bad} <- Split] of
+    case [Why || {error, Why} <- Split] ++
+         [["--env ", Name, ": mcp-gen's environment has no ", Name, " to pass (set it, or give --env ", Name, "=VALUE)"]
+          || {unset, Name} <- Split] of
         [] -> {ok, #{env => Split}};
-        [Bad | _] -> {error, ["--env takes NAME=VALUE, not ", Bad]}
+        [Why | _] -> {error, Why}
     end.
 
 cwd(none) -> {ok, #{}};
@@ -320,7 +329,7 @@ usage(call) -> ["usage: mcp-gen call TOOL [--args JSON] [--json]", common_usage(
 usage(login) -> ["usage: mcp-gen login [--browser CMD]", common_usage()].
 
 common_usage() ->
-    " [--timeout MS] [--verbose] [--era handshake|modern|auto] [--elicit decline|defaults] [--env NAME=VALUE]... [--cwd DIR] [--grace MS] [--stderr FILE|-]"
+    " [--timeout MS] [--verbose] [--era handshake|modern|auto] [--elicit decline|defaults] [--env NAME[=VALUE]]... [--cwd DIR] [--grace MS] [--stderr FILE|-]"
     " [--jail [--allow-write DIR]... [--allow-read DIR]... [--deny-read PATH]... [--allow-net]"
     " [--allow-unix-sockets]] [--config FILE [--server NAME] | --url URL [--header 'NAME: VALUE']..."
     " | -- COMMAND ARGS...]".
@@ -380,7 +389,8 @@ common_help() ->
      "  --elicit POLICY  a server's elicitation: decline (default: refused) or defaults\n"
      "                   (accept with the schema's defaults; decline when a required\n"
      "                   field has none)\n"
-     "  --env NAME=VALUE set a variable in the server's environment (repeatable)\n"
+     "  --env NAME=VALUE set a variable in the server's environment (repeatable);\n"
+     "                   --env NAME passes mcp-gen's own value of NAME\n"
      "  --cwd DIR        run the server in DIR\n"
      "  --grace MS       when done, send the server SIGTERM and SIGKILL only MS\n"
      "                   later if it has not exited (default: SIGKILL at once)\n"

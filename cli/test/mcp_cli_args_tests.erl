@@ -19,6 +19,16 @@ generate_with_every_flag_test() ->
                                      "--verbose", "--env", "A=1", "--env=B=x=y", "--env", "A=",
                                      "--cwd", "/srv", "--", "npx", "-y", "server", "--", "x"])).
 
+%% `--env NAME' passes the value the VM has (set here for the test).
+env_name_alone_passes_the_vms_value_test() ->
+    true = os:putenv("MCP_CLI_ARGS_TEST_KEY", "from-the-vm"),
+    try
+        ?assertMatch({run, #{env := [{"MCP_CLI_ARGS_TEST_KEY", "from-the-vm"}, {"B", "2"}]}},
+                     mcp_cli_args:parse(["list", "--env", "MCP_CLI_ARGS_TEST_KEY", "--env", "B=2"]))
+    after
+        os:unsetenv("MCP_CLI_ARGS_TEST_KEY")
+    end.
+
 config_names_every_server_or_one_test() ->
     ?assertMatch({run, #{server := {config, "cfg.json", all}}},
                  mcp_cli_args:parse(["generate", "--config", "cfg.json", "--out", "d"])),
@@ -82,8 +92,10 @@ usage_errors_name_the_problem_test_() ->
              {["list", "--config", "c", "--", "srv"], "--config and -- COMMAND are alternatives: give one"},
              {["list", "--config", ""], "--config must not be empty"},
              {["list", "--config", "c", "--server", ""], "--server must not be empty"},
-             {["list", "--env", "NOVALUE"], "--env takes NAME=VALUE, not NOVALUE"},
-             {["list", "--env", "=v"], "--env takes NAME=VALUE, not =v"},
+             {["list", "--env", "MCP_CLI_ARGS_TEST_UNSET"],
+              "--env MCP_CLI_ARGS_TEST_UNSET: mcp-gen's environment has no MCP_CLI_ARGS_TEST_UNSET to pass"
+              " (set it, or give --env MCP_CLI_ARGS_TEST_UNSET=VALUE)"},
+             {["list", "--env", "=secret"], "--env takes NAME=VALUE or NAME, not one starting with ="},
              {["list", "--env"], "--env needs a value"},
              {["list", "--cwd", ""], "--cwd must not be empty"},
              {["list", "--grace", "-1"], GraceRange},

@@ -48,6 +48,8 @@ cli_test_() ->
       {"grace lets the server exit on its own", {timeout, 120, fun grace_lets_the_server_exit_on_its_own/0}},
       {"a banner on stdout reads as a sentence", {timeout, 120, fun a_banner_on_stdout_reads_as_a_sentence/0}},
       {"env and cwd reach the server", {timeout, 120, fun env_and_cwd_reach_the_server/0}},
+      {"a server that exits at start names its environment", {timeout, 120, fun a_server_that_exits_at_start_names_its_environment/0}},
+      {"config variables reach the server and an unset one starts nothing", {timeout, 120, fun config_variables_reach_the_server_and_an_unset_one_starts_nothing/0}},
       {"call json escapes terminal controls", {timeout, 120, fun call_json_escapes_terminal_controls/0}},
       {"huge colliding names are shown capped", {timeout, 120, fun huge_colliding_names_are_shown_capped/0}},
       {"generate config reports a server that never answers", {timeout, 120, fun generate_config_reports_a_server_that_never_answers/0}},
@@ -354,6 +356,53 @@ env_and_cwd_reach_the_server() ->
     ?assertEqual(iolist_to_binary(["two=2 ", Dir]), read(Probe)),
     {1, _, Stderr} = mcp_gen(["list", "--cwd", "/nonexistent/dir"]),
     ?assertEqual(<<"mcp-gen: the server's working directory /nonexistent/dir is not a directory">>, last_line(Stderr)).
+
+%% A server that exits before the handshake (here for want of a key it
+%% reads from its environment) ends with the names it was given, never a
+%% value, and how to pass more: `--env NAME' passes mcp-gen's own value.
+a_server_that_exits_at_start_names_its_environment() ->
+    Script = "echo \"OTHER_KEY is required, have $MY_KEY\" >&2; exit 1",
+    {Status, _, Stderr} = mcp_gen(["list", "--env", "MY_KEY=s3cret-value", "--", "sh", "-c", Script]),
+    ?assertEqual(1, Status),
+    [Failure, Given] = [L || L <- binary:split(Stderr, <<"\n">>, [global, trim]), binary:match(L, <<"mcp-gen: ">>) =/= nomatch],
+    %% (the status itself may be lost when the pipe closes first: mcp_port's pidfd witness)
+    ?assertMatch(<<"mcp-gen: the handshake failed because the server exited on its own", _/binary>>, Failure),
+    ?assertMatch({match, _}, re:run(Given, "^mcp-gen: the server was given the environment variables [A-Z_, ]*\\bMY_KEY\\b"
+                                           "[A-Z_, ]*; mcp-gen passes on only these, so give it any other it needs with "
+                                           "--env NAME \\(mcp-gen's own value of NAME\\), --env NAME=VALUE, "
+                                           "or \"env\" in a config entry$")),
+    ?assertMatch({match, _}, re:run(Given, "\\bPATH\\b")),
+    %% the value reached the server (its own stderr shows it), never mcp-gen's lines
+    ?assertMatch({_, _}, binary:match(Stderr, <<"have s3cret-value">>)),
+    ?assertEqual(nomatch, binary:match(<<Failure/binary, Given/binary>>, <<"s3cret">>)),
+    %% --env NAME passes the VM's value
+    {1, _, Passed} = mcp_gen(["list", "--env", "MCP_CLI_TEST_KEY", "--", "sh", "-c", "echo \"got $MCP_CLI_TEST_KEY\" >&2; exit 1"],
+                             [{"MCP_CLI_TEST_KEY", "vm-value"}]),
+    ?assertMatch({_, _}, binary:match(Passed, <<"got vm-value">>)).
+
+%% `${VAR}' and `${env:VAR}' in a config entry's env and args are mcp-gen's
+%% variables; an unset one is an error before the server starts.
+config_variables_reach_the_server_and_an_unset_one_starts_nothing() ->
+    Probe = temp_path("probe"),
+    Config = temp_path("vars.json"),
+    Script = "printf '%s %s' \"$MY_KEY\" \"$1\" > \"$0\"; exec escript \"$2\"",
+    ok = file:write_file(Config, mcp_json:encode(
+        {object, [{<<"mcpServers">>, {object, [{<<"s">>, {object, [
+            {<<"command">>, {string, <<"sh">>}},
+            {<<"args">>, {array, [{string, S} || S <- [<<"-c">>, list_to_binary(Script), list_to_binary(Probe),
+                                                        <<"--root=${env:MCP_CLI_TEST_DIR}">>,
+                                                        list_to_binary(filename:join(cwd(), "examples/example_server.escript"))]]}},
+            {<<"env">>, {object, [{<<"MY_KEY">>, {string, <<"${MCP_CLI_TEST_KEY}">>}},
+                                  {<<"ERL_LIBS">>, {string, erl_libs_dir()}}]}}]}}]}}]})),
+    {Status, _, _} = mcp_gen(["list", "--config", Config], [{"MCP_CLI_TEST_KEY", "k1"}, {"MCP_CLI_TEST_DIR", "/d"}]),
+    ?assertEqual(0, Status),
+    ?assertEqual(<<"k1 --root=/d">>, read(Probe)),
+    ok = file:delete(Probe),
+    {1, _, Stderr} = mcp_gen(["list", "--config", Config], [{"MCP_CLI_TEST_DIR", "/d"}]),
+    ?assertEqual(iolist_to_binary(["mcp-gen: server s in config ", Config, " has an \"env\" entry MY_KEY whose value "
+                                   "names the environment variable MCP_CLI_TEST_KEY, which is not set: set it where "
+                                   "mcp-gen runs, or write the value itself"]), last_line(Stderr)),
+    ?assertEqual({error, enoent}, file:read_file(Probe)).
 
 %% echo sends its message back: DEL, U+009B (8-bit CSI), U+202E and U+FEFF
 %% come out as \\uXXXX, and the JSON still decodes to the same text.
