@@ -63,9 +63,6 @@ echo "== gleam format --check (the package, the cap counterpart, the tests)"
 
 echo "== gleam/: gleeunit"
 seed_offline "$root/gleam"
-# The package interface the totality test (gleam/test/totality_test.erl)
-# enumerates the public functions from.
-(cd "$root/gleam" && gleam export package-interface --out build/package-interface.json)
 (cd "$root/gleam" && gleam test)
 
 echo "== gleam/code_mode: compile every generated module"
