@@ -189,18 +189,20 @@ report_retirement(Job, {ok, Evidence}) ->
 report_retirement(Job, {error, Reason}) ->
     progress(Job, mcp_describe:retirement_error(Reason)).
 
-%% A SIGKILL is how mcp-gen ends a server given no grace, so that one reads
-%% as the normal end it is; with a grace it means the server outstayed it.
+%% A SIGKILL is how mcp-gen ends a server given no grace, and a SIGTERM
+%% how it asks one given a grace, so those read as the normal ends they
+%% are; a SIGKILL after a grace means the server outstayed it.
 retirement(#{spec := Spec}, Evidence) ->
-    case {killed_by_sigkill(Evidence), maps:get(shutdown_grace_ms, Spec, 0)} of
-        {true, 0} -> "the server was stopped with SIGKILL, as mcp-gen ends a server when done (--grace MS sends SIGTERM first)";
-        {true, Grace} -> io_lib:format("the server was killed by SIGKILL: it had not exited ~b ms after SIGTERM", [Grace]);
-        {false, _} -> mcp_describe:retirement(Evidence)
+    case {killed_by(Evidence), maps:get(shutdown_grace_ms, Spec, 0)} of
+        {9, 0} -> "the server was stopped with SIGKILL, as mcp-gen ends a server when done (--grace MS sends SIGTERM first)";
+        {9, Grace} -> io_lib:format("the server was killed by SIGKILL: it had not exited ~b ms after SIGTERM", [Grace]);
+        {15, Grace} when Grace > 0 -> "the server was stopped with SIGTERM, as --grace asks, and ended within the grace";
+        {_, _} -> mcp_describe:retirement(Evidence)
     end.
 
-killed_by_sigkill({exited, {signal, 9}}) -> true;
-killed_by_sigkill({exited, {status, 137}}) -> true;   % 128 + SIGKILL, from a port
-killed_by_sigkill(_Evidence) -> false.
+killed_by({exited, {signal, Signal}}) when is_integer(Signal) -> Signal;
+killed_by({exited, {status, Status}}) when Status > 128, Status < 193 -> Status - 128;   % 128 + N, from a port
+killed_by(_Evidence) -> none.
 
 retirement_row({ok, _Evidence}, Result) -> Result;
 retirement_row({error, Reason}, #{status := Status} = Result) ->
@@ -287,17 +289,22 @@ act(Client, _InitializeResult, Job, #{subcommand := call, tool := Tool, argument
                                   false -> mcp_cli_render:result_text(Result)
                               end),
             case IsError of
-                true -> with_unknown_tool_hint(Client, Job, Tool, fail(Job, ["tool ", name(Tool), " reported an error"]));
+                true -> with_unknown_tool_hint(Client, Job, Tool, Timeout, fail(Job, ["tool ", name(Tool), " reported an error"]));
                 false -> ok(#{})
             end;
+        {error, {server_error, _} = Reason} ->
+            with_unknown_tool_hint(Client, Job, Tool, Timeout, fail(Job, mcp_describe:client_error(Reason)));
         {error, Reason} ->
-            with_unknown_tool_hint(Client, Job, Tool, fail(Job, mcp_describe:client_error(Reason)))
+            %% no answer (a timeout, a server gone): a listing would not answer either
+            fail(Job, mcp_describe:client_error(Reason))
     end.
 
-%% After a failed call, a tool the server does not list gets a line saying
-%% so and where the names are (servers word "unknown tool" in many ways).
-with_unknown_tool_hint(Client, Job, Tool, Failed) ->
-    case mcp_client:list_tools(Client, client_shutdown_timeout_ms()) of
+%% After a call the server answered with an error, a tool the server does
+%% not list gets a line saying so and where the names are (servers word
+%% "unknown tool" in many ways). The listing waits no longer than the call
+%% was allowed to.
+with_unknown_tool_hint(Client, Job, Tool, Timeout, Failed) ->
+    case mcp_client:list_tools(Client, min(Timeout, client_shutdown_timeout_ms())) of
         {ok, Tools} ->
             case [Name || {tool_descriptor, Name, _, _, _, _, _, _} <- Tools, Name =:= Tool] of
                 [] -> progress(Job, ["the server lists no tool named ", name(Tool),

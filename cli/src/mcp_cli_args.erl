@@ -105,7 +105,11 @@ parse_subcommand(Subcommand, Args, ServerPart) ->
 flags(generate) -> [{"--name", name, value}, {"--out", out, value} | common_flags()];
 flags(list) -> [{"--json", json, switch} | common_flags()];
 flags(call) -> [{"--args", args, value}, {"--json", json, switch} | common_flags()];
-flags(login) -> common_flags().
+flags(login) -> [Flag || {_, Key, _} = Flag <- common_flags(), not lists:member(Key, process_keys())].
+
+%% The flags that shape a server process: not for a remote server.
+process_keys() ->
+    [env, cwd, grace, stderr | [Key || {_, Key, _} <- jail_flags()]].
 
 common_flags() ->
     [{"--timeout", timeout, value}, {"--config", config, value}, {"--server", server, value},
@@ -153,7 +157,7 @@ append(Key, Value, Flags) ->
     Flags#{Key => maps:get(Key, Flags, []) ++ [Value]}.
 
 build(Subcommand, Flags, Positional, ServerPart) ->
-    Checks = [fun() -> server(Flags, ServerPart) end,
+    Checks = [fun() -> server_of(Subcommand, Flags, ServerPart) end,
               fun() -> timeout(maps:get(timeout, Flags, none)) end,
               fun() -> env(maps:get(env, Flags, [])) end,
               fun() -> cwd(maps:get(cwd, Flags, none)) end,
@@ -182,11 +186,18 @@ specific(call, Flags) ->
     [fun() -> arguments(maps:get(args, Flags, "{}")) end,
      fun() -> {ok, #{json => maps:get(json, Flags, false)}} end].
 
+%% `login' authorizes with a remote server: `--url', or a config (whose
+%% entry `mcp_cli_jobs' takes as it is).
+server_of(login, Flags, ServerPart) when ServerPart =/= none; not (is_map_key(url, Flags) orelse is_map_key(config, Flags)) ->
+    {error, "login authorizes with a remote server: give --url URL, or --config FILE with an http entry"};
+server_of(_Subcommand, Flags, ServerPart) ->
+    server(Flags, ServerPart).
+
 %% The server: `--url URL' with its `--header's (a server mcp-gen does not
 %% run, so the flags that shape a process do not apply), else the others.
 server(#{url := Url} = Flags, ServerPart) ->
     Process = [Flag || {Flag, Key, _} <- common_flags(),
-                       lists:member(Key, [env, cwd, grace, stderr, config, server | [K || {_, K, _} <- jail_flags()]]),
+                       lists:member(Key, [config, server | process_keys()]),
                        is_map_key(Key, Flags)],
     case {Url, ServerPart, Process, headers(maps:get(header, Flags, []))} of
         {"", _, _, _} -> {error, "--url must not be empty"};
@@ -326,13 +337,19 @@ usage(top) -> "usage: mcp-gen generate|list|call|login [OPTIONS] [SERVER]   (mcp
 usage(generate) -> ["usage: mcp-gen generate [--name SERVER] [--out DIR]", common_usage()];
 usage(list) -> ["usage: mcp-gen list [--json]", common_usage()];
 usage(call) -> ["usage: mcp-gen call TOOL [--args JSON] [--json]", common_usage()];
-usage(login) -> ["usage: mcp-gen login [--browser CMD]", common_usage()].
+usage(login) -> ["usage: mcp-gen login [--browser CMD] [OAUTH]", general_usage(), remote_usage(), "]"].
 
 common_usage() ->
-    " [--timeout MS] [--verbose] [--era handshake|modern|auto] [--elicit decline|defaults] [--env NAME[=VALUE]]... [--cwd DIR] [--grace MS] [--stderr FILE|-]"
-    " [--jail [--allow-write DIR]... [--allow-read DIR]... [--deny-read PATH]... [--allow-net]"
-    " [--allow-unix-sockets]] [--config FILE [--server NAME] | --url URL [--header 'NAME: VALUE']..."
-    " | -- COMMAND ARGS...]".
+    [general_usage(),
+     " [--env NAME[=VALUE]]... [--cwd DIR] [--grace MS] [--stderr FILE|-]"
+     " [--jail [--allow-write DIR]... [--allow-read DIR]... [--deny-read PATH]... [--allow-net]"
+     " [--allow-unix-sockets]]", remote_usage(), " | -- COMMAND ARGS...]"].
+
+general_usage() ->
+    " [--timeout MS] [--verbose] [--era handshake|modern|auto] [--elicit decline|defaults]".
+
+remote_usage() ->
+    " [--config FILE [--server NAME] | --url URL [--header 'NAME: VALUE']...".
 
 help(top) ->
     [usage(top), "\n\n"
@@ -371,7 +388,9 @@ help(login) ->
      "authorization URL is printed for a person to open, or handed to --browser\n"
      "CMD. The tokens are kept (docs/authorization.md); later runs and the\n"
      "library use and renew them with no person.\n\n",
-     common_help(), "\n", server_help()];
+     general_help(), remote_help(), mcp_cli_oauth:help(), "\n",
+     "The server is --url URL, or --config FILE [--server NAME] naming an http entry.\n"
+     "Exit status: 0 success, 1 refusal or server/client error, 2 usage, 130 interrupted.\n"];
 help(call) ->
     [usage(call), "\n\n"
      "Calls TOOL once and prints its text content blocks (other blocks as a\n"
@@ -381,6 +400,9 @@ help(call) ->
      common_help(), "\n", server_help()].
 
 common_help() ->
+    [general_help(), process_help(), remote_help(), mcp_cli_oauth:help()].
+
+general_help() ->
     [io_lib:format("  --timeout MS     deadline for each request to the server (default ~b)\n",
                    [default_timeout_ms()]),
      "  --verbose        log every line sent and received on stderr, with times\n"
@@ -388,8 +410,10 @@ common_help() ->
      "                   or auto (probe server/discover, fall back to initialize)\n"
      "  --elicit POLICY  a server's elicitation: decline (default: refused) or defaults\n"
      "                   (accept with the schema's defaults; decline when a required\n"
-     "                   field has none)\n"
-     "  --env NAME=VALUE set a variable in the server's environment (repeatable);\n"
+     "                   field has none)\n"].
+
+process_help() ->
+    ["  --env NAME=VALUE set a variable in the server's environment (repeatable);\n"
      "                   --env NAME passes mcp-gen's own value of NAME\n"
      "  --cwd DIR        run the server in DIR\n"
      "  --grace MS       when done, send the server SIGTERM and SIGKILL only MS\n"
@@ -404,14 +428,15 @@ common_help() ->
      "                      (under /tmp, /run or a denied path; repeatable)\n"
      "  --deny-read PATH    with --jail: hide PATH too (repeatable)\n"
      "  --allow-net         with --jail: share the host's network\n"
-     "  --allow-unix-sockets  with --jail: allow connecting to Unix sockets\n"
-     "  --config FILE    take the server from an MCP config file (\"mcpServers\",\n"
+     "  --allow-unix-sockets  with --jail: allow connecting to Unix sockets\n"].
+
+remote_help() ->
+    ["  --config FILE    take the server from an MCP config file (\"mcpServers\",\n"
      "                   or VS Code's \"servers\")\n"
      "  --server NAME    the config's server to use (needed when it has several)\n"
      "  --url URL        a remote server over Streamable HTTP instead of a command\n"
      "  --header 'NAME: VALUE'  with --url: send this header (repeatable); ${VAR}\n"
-     "                   in VALUE is the environment variable VAR; never printed\n",
-     mcp_cli_oauth:help()].
+     "                   in VALUE is the environment variable VAR; never printed\n"].
 
 server_help() ->
     "SERVER is --config FILE [--server NAME], --url URL (a remote server), or\n"

@@ -162,3 +162,19 @@ era_and_elicit_are_parsed_and_checked_test() ->
     ?assertNot(is_map_key(era, Plain) orelse is_map_key(elicit, Plain)),
     ?assertMatch({usage_error, _, _}, mcp_cli_args:parse(["list", "--era", "new"])),
     ?assertMatch({usage_error, _, _}, mcp_cli_args:parse(["list", "--elicit", "accept"])).
+
+%% login is for a remote server: its help and flags leave out what shapes
+%% a process (the jail, --env, --cwd, --grace, --stderr) and `-- COMMAND'.
+login_is_for_a_remote_server_test() ->
+    {help, Help} = mcp_cli_args:parse(["login", "--help"]),
+    Text = unicode:characters_to_list(Help),
+    [?assertEqual({Absent, nomatch}, {Absent, string:find(Text, Absent)})
+     || Absent <- ["--jail", "--allow-", "--deny-read", "--env", "--cwd", "--grace", "--stderr", "COMMAND"]],
+    [?assertNotEqual({Present, nomatch}, {Present, string:find(Text, Present)})
+     || Present <- ["--url URL", "--header", "--config FILE", "--browser CMD", "--client-credentials", "--timeout"]],
+    Remote = "login authorizes with a remote server: give --url URL, or --config FILE with an http entry",
+    ?assertMatch({usage_error, Remote, _}, mcp_cli_args:parse(["login", "--", "cat"])),
+    ?assertMatch({usage_error, Remote, _}, mcp_cli_args:parse(["login"])),
+    ?assertMatch({usage_error, ["unknown flag: ", "--env"], _}, mcp_cli_args:parse(["login", "--url", "u", "--env", "A=b"])),
+    ?assertMatch({run, #{subcommand := login, server := {url, "u", []}}}, mcp_cli_args:parse(["login", "--url", "u"])),
+    ?assertMatch({run, #{subcommand := login, server := {config, "c", all}}}, mcp_cli_args:parse(["login", "--config", "c"])).

@@ -30,6 +30,20 @@ readme_make_run_prints_only_the_module_test_() ->
              ?assertEqual(Golden, Module)
      end}.
 
+%% The build bin/mcp-gen runs first (forced here by removing its stamp)
+%% writes no terminal colour codes into a redirected stderr.
+readme_make_run_stderr_redirected_has_no_colour_codes_test_() ->
+    {timeout, ?HANG_GUARD_S,
+     fun() ->
+             Log = filename:join("_build", "make-run-stderr." ++ os:getpid()),
+             {0, _Module} = shell("rm -f _build/mcp-gen.stamp && make run 2>" ++ Log),
+             {ok, Stderr} = file:read_file(Log),
+             ok = file:delete(Log),
+             ?assertMatch({_, _}, binary:match(Stderr, <<"mcp-gen: building (rebar3 compile)">>)),
+             ?assertMatch({_, _}, binary:match(Stderr, <<"Compiling mcp">>)),
+             ?assertEqual(nomatch, binary:match(Stderr, <<"\e">>))
+     end}.
+
 readme_erlang_session_runs_as_written_test_() ->
     {timeout, ?HANG_GUARD_S,
      fun() ->

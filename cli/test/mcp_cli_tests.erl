@@ -34,6 +34,7 @@ cli_test_() ->
       {"call json prints the whole result", {timeout, 120, fun call_json_prints_the_whole_result/0}},
       {"call of a tool error exits 1", {timeout, 120, fun call_of_a_tool_error_exits_1/0}},
       {"call of an unknown tool reports the server error", {timeout, 120, fun call_of_an_unknown_tool_reports_the_server_error/0}},
+      {"a call that times out is not followed by a listing", {timeout, 120, fun a_call_that_times_out_is_not_followed_by_a_listing/0}},
       {"usage errors exit 2", {timeout, 120, fun usage_errors_exit_2/0}},
       {"help exits 0 for every subcommand", {timeout, 120, fun help_exits_0_for_every_subcommand/0}},
       {"sigint while the vm boots exits 130 and leaves nothing", {timeout, 120, fun sigint_while_the_vm_boots_exits_130_and_leaves_nothing/0}},
@@ -333,7 +334,11 @@ grace_lets_the_server_exit_on_its_own() ->
     {Status, _Stdout, Stderr} = mcp_gen(["list", "--verbose", "--grace", "10000"]),
     ?assertEqual(0, Status),
     ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: the server exited with exit status \\d+", [multiline])),
-    ?assertEqual(nomatch, re:run(Stderr, "killed by")).
+    ?assertEqual(nomatch, re:run(Stderr, "killed by")),
+    %% node keeps the default SIGTERM action: its end is the one --grace asked for
+    {0, _, Node} = mcp_gen(["list", "--verbose", "--grace", "10000", "--", "node", everything_entry()]),
+    ?assertEqual(<<"mcp-gen: the server was stopped with SIGTERM, as --grace asks, and ended within the grace">>,
+                 last_line(Node)).
 
 %% A server that prints a banner on stdout (and then execs a real server,
 %% so SIGKILL reaches the process holding the pipe).
@@ -356,6 +361,15 @@ env_and_cwd_reach_the_server() ->
     ?assertEqual(iolist_to_binary(["two=2 ", Dir]), read(Probe)),
     {1, _, Stderr} = mcp_gen(["list", "--cwd", "/nonexistent/dir"]),
     ?assertEqual(<<"mcp-gen: the server's working directory /nonexistent/dir is not a directory">>, last_line(Stderr)).
+
+%% A call past its --timeout ends there: the unknown-tool check (a
+%% tools/list) follows only a call the server answered with an error.
+a_call_that_times_out_is_not_followed_by_a_listing() ->
+    {Status, _, Stderr} = mcp_gen(["call", "sleep", "--args", "{\"ms\": 60000}", "--timeout", "1500", "--verbose"]),
+    ?assertEqual(1, Status),
+    ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: wire \\S+ > \\d+ B .*\"method\":\"tools/call\"", [multiline])),
+    ?assertEqual(nomatch, re:run(Stderr, "\"method\":\"tools/list\"")),
+    ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: the request timed out", [multiline])).
 
 %% A server that exits before the handshake (here for want of a key it
 %% reads from its environment) ends with the names it was given, never a
