@@ -45,7 +45,7 @@ start_error({transport_failed, {bad_spawn, _Spec}}) ->
 start_error({transport_failed, native_library_not_loaded}) ->
     "the native library of the mcp application (priv/libmcp_nif.so) is not loaded, so no server can run: "
     "build it with `rebar3 compile` in the mcp checkout (it needs cargo, the Rust toolchain), or put a built "
-    "mcp application on the code path; the warning report about mcp_nif's on_load names the path tried";
+    "mcp application on the code path; mcp_nif's warning names the path tried";
 start_error({transport_failed, {bad_transport_spec, _Spec}}) ->
     "the transport specification is not valid";
 start_error({transport_failed, {oauth, {token_file_permissions, Path}}}) ->
