@@ -108,6 +108,26 @@ for program in example everything python; do
     echo "gleam-tests: harness/$program failed" >&2; exit 1; }
 done
 
+echo "== mcp-gen new-harness: a project in one command, run offline"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+(cd "$root" && bin/mcp-gen new-harness "$scratch/agent" --config examples/mcp.json) 2> "$scratch/new-harness.log" || {
+  cat "$scratch/new-harness.log"; echo "gleam-tests: new-harness failed" >&2; exit 1; }
+if ! (cd "$scratch/agent" && gleam build) > "$scratch/build.log" 2>&1; then
+  cat "$scratch/build.log"; echo "gleam-tests: the new harness does not compile" >&2; exit 1
+fi
+if grep '^warning: ' "$scratch/build.log"; then
+  cat "$scratch/build.log"; echo "gleam-tests: the new harness compiles with warnings" >&2; exit 1
+fi
+(cd "$scratch/agent" && gleam run --no-print-progress) > "$scratch/run.log" 2>&1 || {
+  cat "$scratch/run.log"; echo "gleam-tests: the new harness's main failed" >&2; exit 1; }
+for line in "example: connected to example" "everything: connected to mcp-servers/everything" \
+            "python: connected to fastmcp-fixture" "everything: {"; do
+  grep -qxF "$line" "$scratch/run.log" || {
+    cat "$scratch/run.log"; echo "gleam-tests: the new harness printed no line '$line'" >&2; exit 1; }
+done
+echo "new-harness: examples/mcp.json as a Gleam project, built and run (everything's get-env called)"
+
 echo "== the cap contract (docs/cap-contract.md) against every generated module"
 contract_check() { python3 "$root/scripts/cap_contract_check.py" "$root/docs/cap-contract.md" "$@"; }
 contract_check "$root/test/fixtures/codegen" "$root/test/fixtures/cli/example.gleam" \

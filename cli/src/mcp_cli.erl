@@ -53,6 +53,11 @@ tell_wrapper_ready(false) -> ok;
 tell_wrapper_ready(Path) -> file:write_file(Path, <<>>).
 
 -spec run(mcp_cli_args:command()) -> non_neg_integer().
+run(#{subcommand := new_harness, harness := Dir} = Command) ->
+    case mcp_cli_harness:check(Dir) of
+        ok -> new_harness(Dir, Command);
+        {error, Why} -> progress(Why), 1
+    end;
 run(#{subcommand := Subcommand} = Command) ->
     case mcp_cli_jobs:resolve(Command) of
         {ok, [Job], []} ->
@@ -86,6 +91,87 @@ several(Jobs, Skipped, Command) ->
                                     lists:join(", ", [mcp_printable:printable(F, line, mcp_printable:name_chars())
                                                       || F <- Failed])])),
             max(Status, 1)
+    end.
+
+%% new-harness DIR: every server generated into DIR/src/cap/mcp/ (as
+%% `generate --out'), then the project around them (`mcp_cli_harness').
+new_harness(Dir, #{server := {config, Path, _}} = Command) ->
+    case mcp_cli_jobs:resolve(Command) of
+        {ok, Jobs, Skipped} ->
+            #{status := Status, rows := Rows} = run_jobs(Jobs, Command, case Jobs of [_] -> single; _ -> several end),
+            ok = io:put_chars(standard_error, mcp_cli_render:summary_table(
+                                                [summary_row(Row) || Row <- Rows ++ [#{server => Name, Kind => Why} || {Kind, Name, Why} <- Skipped]])),
+            case Status of
+                0 -> write_harness(Dir, Path, Rows);
+                _ -> progress(["no project written: a server failed (its row says why)"]), Status
+            end;
+        {usage_error, Reason} ->
+            progress(Reason),
+            ok = io:put_chars(standard_error, [mcp_cli_args:usage(new_harness), $\n]),
+            2;
+        {error, Reason} ->
+            progress(Reason),
+            1
+    end.
+
+%% The config read again with each `${VAR}' kept as a marker, so the
+%% project holds lookups rather than values.
+write_harness(Dir, Path, Rows) ->
+    {ok, Entries} = mcp_cli_config:read(Path, fun(Name) -> <<0, Name/binary, 0>> end),
+    Servers = [{Key, Segment, Spec, Sample}
+               || #{server := Key, segment := Segment, sample := Sample} <- Rows,
+                  {Kind, K, Spec} <- Entries, K =:= Key, Kind =:= stdio orelse Kind =:= http],
+    Name = mcp_cli_harness:project_name(Dir),
+    case mcp_cli_harness:write(Dir, mcp_cli_jobs:root(), Name, Servers) of
+        ok ->
+            seed_offline(Dir),
+            format_main(Dir, Name),
+            progress(["wrote the Gleam project ", Name, " in ", name(unicode:characters_to_binary(Dir)),
+                      ": cd there and run `gleam run`"]),
+            0;
+        {error, Why} ->
+            progress(Why),
+            1
+    end.
+
+%% With an offline Gleam toolchain (MCP_GLEAM_HOME), the project's
+%% dependencies are seeded from it, so its first build asks Hex nothing.
+seed_offline(Dir) ->
+    Script = case os:getenv("MCP_GLEAM_HOME") of
+                 false -> false;
+                 Home -> filename:join(Home, "offline-deps")
+             end,
+    case is_list(Script) andalso filelib:is_regular(Script) of
+        true ->
+            Port = open_port({spawn_executable, Script}, [{args, [Dir]}, exit_status, stderr_to_stdout, binary]),
+            case drain(Port) of
+                0 -> progress(["dependencies seeded from MCP_GLEAM_HOME (", Script, ")"]);
+                Status -> progress(io_lib:format("~ts exited with status ~b: gleam will ask Hex for the dependencies",
+                                                 [Script, Status]))
+            end;
+        false ->
+            progress("gleam resolves the project's dependencies (gleam_stdlib, gleam_erlang) on its first build")
+    end.
+
+%% `gleam format' of the main, when a compiler is at hand (MCP_GLEAM_HOME
+%% or PATH); the project builds the same without it.
+format_main(Dir, Name) ->
+    Home = [filename:join([H, "bin", "gleam"]) || H <- [os:getenv("MCP_GLEAM_HOME")], is_list(H)],
+    case [G || G <- Home ++ [os:find_executable("gleam")], is_list(G), filelib:is_regular(G)] of
+        [Gleam | _] ->
+            Port = open_port({spawn_executable, Gleam},
+                             [{args, ["format", filename:join([Dir, "src", <<Name/binary, ".gleam">>])]},
+                              exit_status, stderr_to_stdout, binary]),
+            _ = drain(Port),
+            ok;
+        [] ->
+            ok
+    end.
+
+drain(Port) ->
+    receive
+        {Port, {data, _}} -> drain(Port);
+        {Port, {exit_status, Status}} -> Status
     end.
 
 summary_row(#{invalid := Why} = Row) -> (maps:remove(invalid, Row))#{error => ["invalid entry: ", Why]};
@@ -250,7 +336,7 @@ exited_during_start({handshake_failed, {unavailable, transport_ended}}) -> true;
 exited_during_start(_Reason) -> false.
 
 act(Client, {initialize_result, Protocol, _Tools, {server_info, ServerName, ServerVersion}, _},
-    Job, #{subcommand := generate} = Command) ->
+    Job, #{subcommand := Subcommand} = Command) when Subcommand =:= generate; Subcommand =:= new_harness ->
     progress(Job, ["server ", name(ServerName), " ", name(ServerVersion), ", protocol ", name(Protocol)]),
     with_tools(Client, Job, Command,
                fun(Tools) ->
@@ -263,7 +349,8 @@ act(Client, {initialize_result, Protocol, _Tools, {server_info, ServerName, Serv
                        Counted = #{tools => length(Tools), tiers => mcp_cli_render:tier_counts(Rows)},
                        Name = maps:get(name, Command, maps:get(name, Job, ServerName)),
                        Outcome = case mcp_codegen:generate(Name, Tools) of
-                                     {ok, Generated} -> emit(Job, Generated, maps:get(out, Command, stdout));
+                                     {ok, Generated} -> maps:merge(harness_call(Command, Generated, Tools),
+                                                                   emit(Job, Generated, maps:get(out, Command, stdout)));
                                      {error, Refusal} -> fail(Job, ["refused: ", mcp_describe:refusal(Refusal)])
                                  end,
                        maps:merge(Counted, Outcome)
@@ -321,6 +408,15 @@ with_tools(Client, Job, #{timeout_ms := Timeout}, Continue) ->
         {ok, Tools} -> Continue(Tools);
         {error, Reason} -> fail(Job, ["tools/list failed: ", mcp_describe:client_error(Reason)])
     end.
+
+%% For new-harness: the module's segment and the call its main makes.
+harness_call(#{subcommand := new_harness}, {generated, ModuleName, _Source, _Surface}, Tools) ->
+    case module_segment(ModuleName) of
+        {ok, Segment} -> #{segment => Segment, sample => mcp_cli_harness:sample(Tools)};
+        error -> #{}
+    end;
+harness_call(_Command, _Generated, _Tools) ->
+    #{}.
 
 %% The module on stdout, or its two files under an --out directory.
 emit(_Job, {generated, _ModuleName, Source, _Surface}, stdout) ->

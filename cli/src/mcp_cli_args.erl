@@ -25,7 +25,7 @@
 -export_type([command/0, subcommand/0, server/0, parsed/0]).
 
 
--type subcommand() :: generate | list | call | login.
+-type subcommand() :: generate | list | call | login | new_harness.
 %% `embedded' is the example server shipped in `examples/'; `{config, ...}'
 %% one server of a configuration file, or each of its stdio servers (`all').
 -type server() :: embedded
@@ -44,7 +44,8 @@
                      stderr => mcp_stderr:stderr(), % --stderr FILE|-
                      jail => mcp_jail:spec(),       % --jail and the flags that shape it
                      name => binary(),              % generate: --name
-                     out => string(),               % generate: --out
+                     out => string(),               % generate: --out; new-harness: DIR/src
+                     harness => string(),           % new-harness: DIR
                      tool => binary(),              % call: TOOL
                      arguments => mcp_json:json(),  % call: --args (an object)
                      json => boolean(),             % list, call: --json
@@ -87,6 +88,7 @@ subcommand("generate") -> {ok, generate};
 subcommand("list") -> {ok, list};
 subcommand("call") -> {ok, call};
 subcommand("login") -> {ok, login};
+subcommand("new-harness") -> {ok, new_harness};
 subcommand(_) -> error.
 
 parse_subcommand(Subcommand, Args, ServerPart) ->
@@ -105,6 +107,8 @@ parse_subcommand(Subcommand, Args, ServerPart) ->
 flags(generate) -> [{"--name", name, value}, {"--out", out, value} | common_flags()];
 flags(list) -> [{"--json", json, switch} | common_flags()];
 flags(call) -> [{"--args", args, value}, {"--json", json, switch} | common_flags()];
+flags(new_harness) ->
+    [Flag || {_, Key, _} = Flag <- common_flags(), lists:member(Key, [config, server, timeout, verbose])];
 flags(login) -> [Flag || {_, Key, _} = Flag <- common_flags(), not lists:member(Key, process_keys())].
 
 %% The flags that shape a server process: not for a remote server.
@@ -180,12 +184,17 @@ specific(generate, Flags) ->
      fun() -> out_dir(maps:get(out, Flags, none)) end];
 specific(login, _Flags) ->
     [];
+specific(new_harness, _Flags) ->
+    [];
 specific(list, Flags) ->
     [fun() -> {ok, #{json => maps:get(json, Flags, false)}} end];
 specific(call, Flags) ->
     [fun() -> arguments(maps:get(args, Flags, "{}")) end,
      fun() -> {ok, #{json => maps:get(json, Flags, false)}} end].
 
+%% `new-harness' runs the servers of a config file.
+server_of(new_harness, Flags, ServerPart) when ServerPart =/= none; not is_map_key(config, Flags) ->
+    {error, "new-harness takes its servers from a config file: give --config FILE"};
 %% `login' authorizes with a remote server: `--url', or a config (whose
 %% entry `mcp_cli_jobs' takes as it is).
 server_of(login, Flags, ServerPart) when ServerPart =/= none; not (is_map_key(url, Flags) orelse is_map_key(config, Flags)) ->
@@ -305,6 +314,9 @@ timeout(Text) ->
         _ -> {error, io_lib:format("--timeout must be milliseconds from 1 to ~b", [Max])}
     end.
 
+positional(new_harness, [Dir]) when Dir =/= "" -> {ok, #{harness => Dir, out => filename:join(Dir, "src")}};
+positional(new_harness, []) -> {error, "new-harness needs the project DIR"};
+positional(new_harness, [_Dir, Extra | _]) -> {error, ["unexpected argument: ", Extra]};
 positional(call, [Tool]) -> {ok, #{tool => unicode:characters_to_binary(Tool)}};
 positional(call, []) -> {error, "call needs the TOOL name"};
 positional(call, [_Tool, Extra | _]) -> {error, ["unexpected argument: ", Extra]};
@@ -333,7 +345,8 @@ arguments(Text) ->
 
 %% @doc The one-line usage of a subcommand (or of the program: `top').
 -spec usage(top | subcommand()) -> iolist().
-usage(top) -> "usage: mcp-gen generate|list|call|login [OPTIONS] [SERVER]   (mcp-gen SUBCOMMAND --help)";
+usage(top) -> "usage: mcp-gen generate|list|call|login|new-harness [OPTIONS] [SERVER]   (mcp-gen SUBCOMMAND --help)";
+usage(new_harness) -> "usage: mcp-gen new-harness DIR --config FILE [--server NAME] [--timeout MS] [--verbose]";
 usage(generate) -> ["usage: mcp-gen generate [--name SERVER] [--out DIR]", common_usage()];
 usage(list) -> ["usage: mcp-gen list [--json]", common_usage()];
 usage(call) -> ["usage: mcp-gen call TOOL [--args JSON] [--json]", common_usage()];
@@ -357,7 +370,8 @@ help(top) ->
      "  generate  generate the typed Gleam module cap/mcp/<server> and its surface\n"
      "  list      list the tools with their parameters, one per line (or as JSON)\n"
      "  call      call one tool and print its result\n"
-     "  login     authorize with a remote server (OAuth) and keep its tokens\n\n",
+     "  login     authorize with a remote server (OAuth) and keep its tokens\n"
+     "  new-harness  write a Gleam project that calls the servers of a config file\n\n",
      server_help()];
 help(generate) ->
     [usage(generate), "\n\n"
@@ -391,6 +405,19 @@ help(login) ->
      general_help(), remote_help(), mcp_cli_oauth:help(), "\n",
      "The server is --url URL, or --config FILE [--server NAME] naming an http entry.\n"
      "Exit status: 0 success, 1 refusal or server/client error, 2 usage, 130 interrupted.\n"];
+help(new_harness) ->
+    [usage(new_harness), "\n\n"
+     "Writes a Gleam project in DIR (which must not hold one yet) that depends on\n"
+     "this checkout's gleam/ package: the generated module of every server of the\n"
+     "config (src/cap/mcp/), the cap counterpart they call (src/cap/), and a main\n"
+     "that starts each server, calls one read-only tool and shuts it down. Then\n"
+     "`cd DIR && gleam run`. With MCP_GLEAM_HOME (an offline Gleam toolchain) its\n"
+     "dependencies are seeded from there, so no Hex request is made.\n\n",
+     "  --config FILE    the servers (\"mcpServers\", or VS Code's \"servers\")\n"
+     "  --server NAME    only this one of them\n",
+     io_lib:format("  --timeout MS     deadline for each request to a server (default ~b)\n", [default_timeout_ms()]),
+     "  --verbose        log every line sent and received on stderr, with times\n\n"
+     "Exit status: 0 success, 1 a server or the project failed, 2 usage.\n"];
 help(call) ->
     [usage(call), "\n\n"
      "Calls TOOL once and prints its text content blocks (other blocks as a\n"

@@ -37,7 +37,7 @@
 %% </ul>
 -module(mcp_cli_config).
 
--export([read/1, parse/1, parse/2]).
+-export([read/1, read/2, parse/1, parse/2]).
 -export_type([entry/0]).
 
 -type entry() :: {stdio, Name :: binary(), mcp_transport:spawn()}
@@ -48,9 +48,14 @@
 %% @doc The entries of the configuration file at `Path'.
 -spec read(file:filename_all()) -> {ok, [entry()]} | {error, Reason :: iolist()}.
 read(Path) ->
+    read(Path, fun mcp_cli_vars:os_lookup/1).
+
+%% @doc The same, its variables read through `Lookup'.
+-spec read(file:filename_all(), mcp_cli_vars:lookup()) -> {ok, [entry()]} | {error, Reason :: iolist()}.
+read(Path, Lookup) ->
     case file:read_file(Path) of
         {ok, Bytes} ->
-            case parse(Bytes) of
+            case parse(Bytes, Lookup) of
                 {ok, Entries} -> {ok, Entries};
                 {error, Reason} -> {error, ["config ", display(Path), " ", Reason]}
             end;

@@ -35,6 +35,7 @@ cli_test_() ->
       {"call of a tool error exits 1", {timeout, 120, fun call_of_a_tool_error_exits_1/0}},
       {"call of an unknown tool reports the server error", {timeout, 120, fun call_of_an_unknown_tool_reports_the_server_error/0}},
       {"a call that times out is not followed by a listing", {timeout, 120, fun a_call_that_times_out_is_not_followed_by_a_listing/0}},
+      {"new harness writes a project without variable values", {timeout, 120, fun new_harness_writes_a_project_without_variable_values/0}},
       {"usage errors exit 2", {timeout, 120, fun usage_errors_exit_2/0}},
       {"help exits 0 for every subcommand", {timeout, 120, fun help_exits_0_for_every_subcommand/0}},
       {"sigint while the vm boots exits 130 and leaves nothing", {timeout, 120, fun sigint_while_the_vm_boots_exits_130_and_leaves_nothing/0}},
@@ -361,6 +362,37 @@ env_and_cwd_reach_the_server() ->
     ?assertEqual(iolist_to_binary(["two=2 ", Dir]), read(Probe)),
     {1, _, Stderr} = mcp_gen(["list", "--cwd", "/nonexistent/dir"]),
     ?assertEqual(<<"mcp-gen: the server's working directory /nonexistent/dir is not a directory">>, last_line(Stderr)).
+
+%% new-harness: the project around the generated module, a `${VAR}' of
+%% the config as a lookup (its value in no file), and a directory that
+%% already holds a project refused before any server starts.
+new_harness_writes_a_project_without_variable_values() ->
+    Dir = temp_path("harness"),
+    Config = temp_path("harness.json"),
+    ok = file:write_file(Config, mcp_json:encode(
+        {object, [{<<"mcpServers">>, {object, [{<<"example">>, {object, [
+            {<<"command">>, {string, <<"escript">>}},
+            {<<"args">>, {array, [{string, list_to_binary(filename:join(cwd(), "examples/example_server.escript"))}]}},
+            {<<"env">>, {object, [{<<"ERL_LIBS">>, {string, erl_libs_dir()}},
+                                  {<<"EXAMPLE_KEY">>, {string, <<"${MCP_CLI_TEST_SECRET}">>}}]}}]}}]}}]})),
+    {Status, Stdout, Stderr} = mcp_gen(["new-harness", Dir, "--config", Config], [{"MCP_CLI_TEST_SECRET", "s3cret-v4lue"}]),
+    ?assertEqual({0, <<>>}, {Status, Stdout}),
+    ?assertMatch({match, _}, re:run(last_line(Stderr), "^mcp-gen: wrote the Gleam project harness_\\d+ in .*: cd there and run `gleam run`$")),
+    Files = [F || F <- filelib:wildcard(filename:join(Dir, "**/*")), filelib:is_regular(F),
+                  string:find(F, "/build/") =:= nomatch],
+    [?assert(lists:member(filename:join(Dir, F), Files))
+     || F <- ["gleam.toml", "src/cap/mcp/example.gleam", "surface/example.surface", "src/cap/mcp.gleam",
+              "src/cap/internal/mcp.gleam"]],
+    [?assertEqual({F, nomatch}, {F, binary:match(read(F), <<"s3cret">>)}) || F <- Files],
+    {ok, Main} = file:read_file(hd([F || F <- Files, re:run(F, "/src/harness_\\d+\\.gleam$") =/= nomatch])),
+    ?assertMatch({_, _}, binary:match(Main, <<"env(\"MCP_CLI_TEST_SECRET\")">>)),
+    ?assertEqual(read(filename:join(?GOLDEN_DIR, "example.gleam")), read(filename:join(Dir, "src/cap/mcp/example.gleam"))),
+    {1, _, Again} = mcp_gen(["new-harness", Dir, "--config", Config], [{"MCP_CLI_TEST_SECRET", "x"}]),
+    ?assertMatch({match, _}, re:run(Again, "already holds gleam.toml; new-harness writes a new project only$", [multiline])),
+    ?assertEqual(nomatch, re:run(Again, "^mcp-gen: server ", [multiline])),
+    {2, _, Usage} = mcp_gen(["new-harness", temp_path("other")]),
+    ?assertMatch({match, _}, re:run(Usage, "^mcp-gen: new-harness takes its servers from a config file: give --config FILE$",
+                                    [multiline])).
 
 %% A call past its --timeout ends there: the unknown-tool check (a
 %% tools/list) follows only a call the server answered with an error.
