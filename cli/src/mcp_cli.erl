@@ -350,7 +350,7 @@ act(Client, {initialize_result, Protocol, _Tools, {server_info, ServerName, Serv
                        Name = maps:get(name, Command, maps:get(name, Job, ServerName)),
                        Outcome = case mcp_codegen:generate(Name, Tools) of
                                      {ok, Generated} -> maps:merge(harness_call(Command, Generated, Tools),
-                                                                   emit(Job, Generated, maps:get(out, Command, stdout)));
+                                                                   emit(Job, Generated, out(Command)));
                                      {error, Refusal} -> fail(Job, ["refused: ", mcp_describe:refusal(Refusal)])
                                  end,
                        maps:merge(Counted, Outcome)
@@ -418,15 +418,21 @@ harness_call(#{subcommand := new_harness}, {generated, ModuleName, _Source, _Sur
 harness_call(_Command, _Generated, _Tools) ->
     #{}.
 
+%% stdout, or where the module and its surface go: both under --out DIR;
+%% for new-harness DIR, DIR/src and DIR/surface.
+out(#{subcommand := new_harness, harness := Dir}) -> {filename:join(Dir, "src"), filename:join(Dir, "surface")};
+out(#{out := Dir}) -> {Dir, Dir};
+out(_Command) -> stdout.
+
 %% The module on stdout, or its two files under an --out directory.
 emit(_Job, {generated, _ModuleName, Source, _Surface}, stdout) ->
     ok = io:put_chars(Source),
     ok(#{});
-emit(Job, {generated, ModuleName, Source, Surface}, OutDir) ->
+emit(Job, {generated, ModuleName, Source, Surface}, {OutDir, SurfaceDir}) ->
     case module_segment(ModuleName) of
         {ok, Segment} ->
             SourcePath = filename:join([OutDir, "cap", "mcp", <<Segment/binary, ".gleam">>]),
-            SurfacePath = filename:join(OutDir, <<Segment/binary, ".surface">>),
+            SurfacePath = filename:join(SurfaceDir, <<Segment/binary, ".surface">>),
             case write_files([{SourcePath, Source}, {SurfacePath, Surface}]) of
                 ok ->
                     progress(Job, ["wrote ", SourcePath, " and ", SurfacePath]),

@@ -115,12 +115,6 @@ write(Dir, Root, Name, Servers) ->
     Read = [{To, file:read_file(From)} || {From, To} <- Copies],
     case [From || {{From, _}, {_, {error, _}}} <- lists:zip(Copies, Read)] of
         [] ->
-            %% generate --out put each surface beside src/cap: it goes to surface/
-            _ = [begin
-                     Surface = <<Segment/binary, ".surface">>,
-                     ok = filelib:ensure_dir(filename:join([Dir, "surface", Surface])),
-                     file:rename(filename:join([Dir, "src", Surface]), filename:join([Dir, "surface", Surface]))
-                 end || {_, Segment, _, _} <- Servers],
             write_files([{To, Bytes} || {To, {ok, Bytes}} <- Read] ++ Files);
         [Missing | _] -> {error, ["cannot read the cap counterpart ", display(Missing)]}
     end.
