@@ -321,7 +321,8 @@ connect(Client, Job, Command) ->
             case {exited_during_start(Reason), Job} of
                 {true, #{spec := #{executable := _} = Spec}} ->
                     %% By name (`mcp_port:child_env/1', which a jail passes on too).
-                    progress(Job, mcp_cli_render:environment_given([Name || {Name, _} <- mcp_port:child_env(Spec)]));
+                    progress(Job, mcp_cli_render:environment_given([Name || {Name, _} <- mcp_port:child_env(Spec)],
+                                                                   [Name || [Name | _] <- [string:split(E, "=") || E <- os:getenv()]]));
                 _ ->
                     ok
             end,
