@@ -121,12 +121,13 @@ if grep '^warning: ' "$scratch/build.log"; then
 fi
 (cd "$scratch/agent" && gleam run --no-print-progress) > "$scratch/run.log" 2>&1 || {
   cat "$scratch/run.log"; echo "gleam-tests: the new harness's main failed" >&2; exit 1; }
-for line in "example: connected to example" "everything: connected to mcp-servers/everything" \
-            "python: connected to fastmcp-fixture" "everything: {"; do
+for line in "example: connected to example" "example: echo answered: " \
+            "everything: connected to mcp-servers/everything" "everything: get-env answered: {" \
+            "python: connected to fastmcp-fixture" "python: echo answered: "; do
   grep -qxF "$line" "$scratch/run.log" || {
     cat "$scratch/run.log"; echo "gleam-tests: the new harness printed no line '$line'" >&2; exit 1; }
 done
-echo "new-harness: examples/mcp.json as a Gleam project, built and run (everything's get-env called)"
+echo "new-harness: examples/mcp.json as a Gleam project, built and run (a tool of each server called)"
 
 echo "== the cap contract (docs/cap-contract.md) against every generated module"
 contract_check() { python3 "$root/scripts/cap_contract_check.py" "$root/docs/cap-contract.md" "$@"; }

@@ -17,11 +17,14 @@
 %%     then is one line naming it, and nothing starts); header values keep
 %%     `${VAR}', which the HTTP transport resolves.</li>
 %% <li>The tool `main' calls is one the server marks read-only
-%%     (`readOnlyHint'), with no required argument if one has none, else
-%%     with each required argument an empty value (`""', `0', `0.0',
-%%     `False', `[]'); optional arguments are left out. A server with no
-%%     such tool is started, counted and shut down, and `main' says why
-%%     nothing was called: an unmarked tool may change the world.</li>
+%%     (`readOnlyHint'), else one whose name says it only reads (`echo',
+%%     `ping', or `get', `list', `read', `search', `describe', `show' as its
+%%     first word) and whose annotations do not say it writes; among them
+%%     the one with the fewest required arguments, each an empty value
+%%     (`""', `0', `0.0', `False', `[]'); optional arguments are left
+%%     out. A server with no such tool is started, counted and shut down,
+%%     and `main' says why nothing was called: any other tool may change
+%%     the world.</li>
 %% <li>Paths the config gives relative to where mcp-gen runs (a command
 %%     with a `/', a `cwd', and a server without a `cwd' reading relative
 %%     arguments) stay right when the harness runs elsewhere: the server's
@@ -64,19 +67,30 @@ project_name(Dir) ->
 %% @doc The call `main' makes on a server with these tools.
 -spec sample([mcp_codegen:tool_descriptor()]) -> sample().
 sample(Tools) ->
-    Callable = [{Tool, Arguments} || Tool <- Tools, read_only(Tool), not mcp_codegen:requires_tasks(Tool),
-                                     {ok, Arguments} <- [arguments(Tool)]],
-    case lists:sort(fun({_, A}, {_, B}) -> length(A) =< length(B) end, Callable) of
+    Callable = fun(Reads) -> [{Tool, Arguments} || Tool <- Tools, Reads(Tool), not mcp_codegen:requires_tasks(Tool),
+                                                   {ok, Arguments} <- [arguments(Tool)]] end,
+    case lists:sort(fun({_, A}, {_, B}) -> length(A) =< length(B) end,
+                    case Callable(fun marked_read_only/1) of
+                        [] -> Callable(fun named_as_reading/1);
+                        Marked -> Marked
+                    end) of
         [{{tool_descriptor, Name, _, _, _, _, _, _}, Arguments} | _] ->
             {call, Name, mcp_name:mangle(Name), Arguments};
         [] ->
             {none, length(Tools)}
     end.
 
-read_only({tool_descriptor, _, _, _, _, _, {some, {object, Members}}, _}) ->
-    lists:member({<<"readOnlyHint">>, {bool, true}}, Members);
-read_only(_Tool) ->
-    false.
+marked_read_only(Tool) ->
+    lists:member({<<"readOnlyHint">>, {bool, true}}, annotations(Tool)).
+
+named_as_reading({tool_descriptor, Name, _, _, _, _, _, _} = Tool) ->
+    Annotations = annotations(Tool),
+    not lists:member({<<"readOnlyHint">>, {bool, false}}, Annotations)
+        andalso not lists:member({<<"destructiveHint">>, {bool, true}}, Annotations)
+        andalso re:run(Name, "^(echo|ping|(get|list|read|search|describe|show)([-_.A-Z].*)?)$", [{capture, none}]) =:= match.
+
+annotations({tool_descriptor, _, _, _, _, _, {some, {object, Members}}, _}) -> Members;
+annotations(_Tool) -> [].
 
 %% The required parameters with empty values; a structured one (any JSON
 %% value) or a whole-value tool has no obvious empty value, so no call.
@@ -172,14 +186,15 @@ main(Name, Servers) ->
      "fn run(\n"
      "  server: String,\n"
      "  transport: transport.Transport,\n"
-     "  call: Result(fn() -> Outcome, String),\n"
+     "  call: Result(#(String, fn() -> Outcome), String),\n"
      ") -> Nil {\n"
      "  case client.start(transport, client.default_options()) {\n"
      "    Ok(#(started, init)) -> {\n"
      "      cap.register(server, started)\n"
      "      io.println(server <> \": connected to \" <> init.server_info.name)\n"
      "      case call {\n"
-     "        Ok(call) -> io.println(server <> \": \" <> describe(call()))\n"
+     "        Ok(#(tool, call)) ->\n"
+     "          io.println(server <> \": \" <> tool <> describe(call()))\n"
      "        Error(why) -> io.println(server <> \": \" <> why)\n"
      "      }\n"
      "      cap.unregister(server)\n"
@@ -195,8 +210,8 @@ main(Name, Servers) ->
      "}\n\n"
      "fn describe(outcome: Outcome) -> String {\n"
      "  case outcome {\n"
-     "    Ok(Reply(text:, ..)) -> string.join(text, \"\\n\")\n"
-     "    Error(report) -> string.inspect(report)\n"
+     "    Ok(Reply(text:, ..)) -> \" answered: \" <> string.join(text, \"\\n\")\n"
+     "    Error(report) -> \" failed: \" <> string.inspect(report)\n"
      "  }\n"
      "}\n\n"
      "@external(erlang, \"", Name, "_env_ffi\", \"getenv\")\n"
@@ -220,13 +235,13 @@ main(Name, Servers) ->
      "  }\n"
      "}\n"].
 
-call_source(Segment, {call, _Tool, Function, Arguments}) ->
-    ["Ok(fn() { ", Segment, "_tools.", Function, "(",
-     lists:join(", ", [[Label, ": ", Value] || {Label, Value} <- Arguments]), ") })"];
+call_source(Segment, {call, Tool, Function, Arguments}) ->
+    ["Ok(#(", gleam_string(Tool), ", fn() { ", Segment, "_tools.", Function, "(",
+     lists:join(", ", [[Label, ": ", Value] || {Label, Value} <- Arguments]), ") }))"];
 call_source(_Segment, {none, Count}) ->
     ["Error(", gleam_string(iolist_to_binary(
-                 io_lib:format("~b tools listed; none is marked read-only (readOnlyHint) with arguments that can "
-                               "be left empty, so main calls none: call one of src/cap/mcp/ here", [Count]))), ")"].
+                 io_lib:format("~b tools listed; none is marked or named as only reading with arguments that "
+                               "can be left empty, so main calls none: call one of src/cap/mcp/ here", [Count]))), ")"].
 
 transport_function(Segment, Spec) ->
     ["fn ", Segment, "_transport() -> transport.Transport {\n  ", transport_source(Spec), "\n}\n\n"].

@@ -20,7 +20,8 @@ tool(Name, Annotations, Properties, Required) ->
 read_only() -> {some, {object, [{<<"readOnlyHint">>, {bool, true}}]}}.
 
 %% A read-only tool with the fewest required arguments, each an empty
-%% value, optional ones left out; an unmarked or writing tool never.
+%% value, optional ones left out; an unmarked or writing tool never (but
+%% for the names below).
 sample_calls_only_a_read_only_tool_test() ->
     Echo = tool(<<"echo">>, read_only(), [{<<"message">>, <<"string">>}, {<<"n">>, <<"integer">>}], [<<"message">>]),
     Env = tool(<<"get-env">>, read_only(), [], []),
@@ -31,6 +32,18 @@ sample_calls_only_a_read_only_tool_test() ->
     ?assertEqual({call, <<"echo">>, mcp_name:mangle(<<"echo">>), [{<<"message">>, "\"\""}]},
                  mcp_cli_harness:sample([Delete, Echo, Writes])),
     ?assertEqual({none, 2}, mcp_cli_harness:sample([Delete, Writes])),
+    %% without a marked one, a tool named as reading, unless marked as writing
+    Echo2 = tool(<<"echo">>, none, [{<<"text">>, <<"string">>}], [<<"text">>]),
+    GetItems = tool(<<"getItems">>, none, [], []),
+    ListDestructive = tool(<<"list_and_drop">>, {some, {object, [{<<"destructiveHint">>, {bool, true}}]}}, [], []),
+    Getaway = tool(<<"getaway">>, none, [], []),
+    ?assertEqual({call, <<"echo">>, mcp_name:mangle(<<"echo">>), [{<<"text">>, "\"\""}]},
+                 mcp_cli_harness:sample([Delete, Echo2, ListDestructive, Getaway])),
+    ?assertEqual({call, <<"getItems">>, mcp_name:mangle(<<"getItems">>), []},
+                 mcp_cli_harness:sample([Echo2, GetItems])),
+    ?assertEqual({call, <<"get-env">>, mcp_name:mangle(<<"get-env">>), []},
+                 mcp_cli_harness:sample([Echo2, GetItems, Env])),
+    ?assertEqual({none, 3}, mcp_cli_harness:sample([Delete, ListDestructive, Getaway])),
     Typed = tool(<<"t">>, read_only(), [{<<"a">>, <<"integer">>}, {<<"b">>, <<"number">>}, {<<"c">>, <<"boolean">>}],
                  [<<"a">>, <<"b">>, <<"c">>]),
     ?assertEqual({call, <<"t">>, mcp_name:mangle(<<"t">>), [{<<"a">>, "0"}, {<<"b">>, "0.0"}, {<<"c">>, "False"}]},
