@@ -178,3 +178,18 @@ login_is_for_a_remote_server_test() ->
     ?assertMatch({usage_error, ["unknown flag: ", "--env"], _}, mcp_cli_args:parse(["login", "--url", "u", "--env", "A=b"])),
     ?assertMatch({run, #{subcommand := login, server := {url, "u", []}}}, mcp_cli_args:parse(["login", "--url", "u"])),
     ?assertMatch({run, #{subcommand := login, server := {config, "c", all}}}, mcp_cli_args:parse(["login", "--config", "c"])).
+
+%% Every subcommand has a help text that starts with its usage line.
+every_subcommand_has_help_test_() ->
+    [?_assertMatch({help, _}, mcp_cli_args:parse([Sub, "--help"])) || Sub <- ["generate", "list", "call", "login", "new-harness"]]
+    ++ [?_assertEqual({Sub, match}, {Sub, re:run(element(2, mcp_cli_args:parse([Sub, "--help"])), ["^usage: mcp-gen ", Sub, " "],
+                                                 [{capture, none}])})
+        || Sub <- ["generate", "list", "call", "login", "new-harness"]].
+
+new_harness_takes_a_dir_and_a_config_test() ->
+    ?assertMatch({run, #{subcommand := new_harness, harness := "d", out := "d/src", server := {config, "c.json", all}}},
+                 mcp_cli_args:parse(["new-harness", "d", "--config", "c.json"])),
+    ?assertMatch({usage_error, "new-harness needs the project DIR", _}, mcp_cli_args:parse(["new-harness", "--config", "c"])),
+    ?assertMatch({usage_error, "new-harness takes its servers from a config file: give --config FILE", _},
+                 mcp_cli_args:parse(["new-harness", "d", "--", "srv"])),
+    ?assertMatch({usage_error, ["unknown flag: ", "--jail"], _}, mcp_cli_args:parse(["new-harness", "d", "--config", "c", "--jail"])).
