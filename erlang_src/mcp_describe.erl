@@ -45,7 +45,7 @@ start_error({transport_failed, {bad_spawn, _Spec}}) ->
 start_error({transport_failed, native_library_not_loaded}) ->
     "the native library of the mcp application (priv/libmcp_nif.so) is not loaded, so no server can run: "
     "build it with `rebar3 compile` in the mcp checkout (it needs cargo, the Rust toolchain), or put a built "
-    "mcp application on the code path; the warning report about mcp_nif's on_load names the path tried";
+    "mcp application on the code path; mcp_nif's warning names the path tried";
 start_error({transport_failed, {bad_transport_spec, _Spec}}) ->
     "the transport specification is not valid";
 start_error({transport_failed, {oauth, {token_file_permissions, Path}}}) ->
@@ -78,6 +78,10 @@ start_error({handshake_failed, {unavailable, Death}}) ->
 start_error({handshake_failed, call_timed_out}) ->
     "the server did not answer the initialize request in time "
     "(raise --timeout if it is slow to start)";
+start_error({handshake_failed, {server_error, {rpc_error, -32601, _Message, _Data}}}) ->
+    "the handshake failed: the server answered its first request with JSON-RPC error -32601 (method not "
+    "found), so it is not an MCP server of this protocol era (--era chooses another), or it is a program "
+    "that writes back what it reads, as cat does";
 start_error({handshake_failed, ClientError}) ->
     ["the handshake failed: ", client_error(ClientError)];
 start_error({version_unsupported, Requested, Offered}) ->
@@ -343,6 +347,14 @@ evidence_clause({unconfirmed, Reason}) ->
 evidence_clause(Other) ->
     [" (", words(Other), ")"].
 
+%% How a remote session ended, as a clause after "every connection closed".
+session(deleted) -> " and its HTTP session was ended with DELETE";
+session(no_session) -> " (it kept no HTTP session)";
+session({status, Status}) when is_integer(Status) ->
+    io_lib:format(" (it answered the session's DELETE with HTTP ~b)", [Status]);
+session({failed, Reason}) -> [" (the session's DELETE failed: ", words(Reason), ")"];
+session(Other) -> [" (", words(Other), ")"].
+
 %% A port reports a child killed by signal N as exit status 128 + N.
 exit_status(Status) when Status > 128 ->
     case signal_name(Status - 128) of
@@ -394,6 +406,8 @@ retirement_error(Other) ->
 -spec retirement(term()) -> iolist().
 retirement(no_resource) ->
     "the server was never started, so there was nothing to stop";
+retirement({exited, {peer_down, {http_session, Session}}}) ->
+    ["every connection to the remote server closed", session(Session), "; the server itself runs on"];
 retirement({exited, {signal, _}} = Evidence) ->
     ["the server was", evidence_clause(Evidence)];
 retirement(Evidence) ->

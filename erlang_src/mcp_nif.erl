@@ -6,14 +6,16 @@
 %%
 %% The library is `priv/libmcp_nif.so' of the `mcp' application (falling back
 %% to `../priv' beside this beam when the application is not on the code
-%% path). If it cannot be loaded, `-on_load' fails with
-%% `{mcp_nif_not_loaded, Path, Reason}' naming the path tried, and every stub
-%% raises `{mcp_nif_not_loaded, Path}' rather than crashing the VM.
+%% path). If it cannot be loaded (never built, built for another system)
+%% the module still loads, so a caller gets a reason rather than `undef':
+%% `loaded/0' answers `false', a warning is logged once, and every stub
+%% raises `{mcp_nif_not_loaded, Sentence}', one sentence naming the file
+%% tried and the command that builds it.
 -module(mcp_nif).
 
 -on_load(init/0).
 
--export([priv_file/1]).
+-export([priv_file/1, loaded/0]).
 
 %% mcp_json
 -export([json_decode/4, json_encode/4]).
@@ -81,13 +83,27 @@
 -export([event_stream_new/1, event_stream_push/3, event_stream_push_dirty/2, event_stream_max_event_bytes/0]).
 -nifs([event_stream_new/1, event_stream_push/3, event_stream_push_dirty/2, event_stream_max_event_bytes/0]).
 
--spec init() -> ok | {error, term()}.
+-spec init() -> ok.
 init() ->
     Path = library_path(),
     case erlang:load_nif(Path, 0) of
-        ok -> ok;
-        {error, {Reason, Text}} -> {error, {mcp_nif_not_loaded, Path, {Reason, Text}}}
+        ok ->
+            _ = persistent_term:erase({?MODULE, not_loaded}),
+            ok;
+        {error, {_Reason, Text}} ->
+            Sentence = unicode:characters_to_binary(
+                         io_lib:format("the mcp package's native library ~ts.so did not load (~ts): build it "
+                                       "with `rebar3 compile` in the mcp checkout (it needs cargo, the Rust "
+                                       "toolchain; `sh native/build.sh` builds only the library)", [Path, Text])),
+            persistent_term:put({?MODULE, not_loaded}, Sentence),
+            logger:warning("~ts", [Sentence]),
+            ok
     end.
+
+%% @doc Whether the NIF library is loaded (`false': every stub raises).
+-spec loaded() -> boolean().
+loaded() ->
+    persistent_term:get({?MODULE, not_loaded}, loaded) =:= loaded.
 
 %% The library path the loader tries (without the `.so' extension).
 -spec library_path() -> file:filename_all().
@@ -106,7 +122,12 @@ priv_file(Name) ->
           end,
     filename:join(Dir, Name).
 
-not_loaded() -> erlang:nif_error({mcp_nif_not_loaded, library_path()}).
+not_loaded() ->
+    erlang:nif_error({mcp_nif_not_loaded,
+                      persistent_term:get({?MODULE, not_loaded},
+                                          iolist_to_binary(["the mcp package's native library ", library_path(),
+                                                            ".so is not loaded: build it with `rebar3 compile` "
+                                                            "in the mcp checkout"]))}).
 
 json_decode(_, _, _, _) -> not_loaded().
 json_encode(_, _, _, _) -> not_loaded().

@@ -119,7 +119,7 @@ open(Other, _Owner) ->
 %% it did not load (never built, or built for another system) nothing can
 %% run, and the open says so instead of failing inside a transport.
 native_library_loaded() ->
-    erlang:module_loaded(mcp_nif) orelse code:ensure_loaded(mcp_nif) =:= {module, mcp_nif}.
+    code:ensure_loaded(mcp_nif) =:= {module, mcp_nif} andalso mcp_nif:loaded().
 
 %% @doc Writes whole messages, in order (no framing: the transport adds it):
 %% `ok' when the connection is unchanged, `{ok, Next}' when the caller must

@@ -63,9 +63,6 @@ echo "== gleam format --check (the package, the cap counterpart, the tests)"
 
 echo "== gleam/: gleeunit"
 seed_offline "$root/gleam"
-# The package interface the totality test (gleam/test/totality_test.erl)
-# enumerates the public functions from.
-(cd "$root/gleam" && gleam export package-interface --out build/package-interface.json)
 (cd "$root/gleam" && gleam test)
 
 echo "== gleam/code_mode: compile every generated module"
@@ -110,6 +107,27 @@ for program in example everything python; do
   (cd "$harness" && gleam run --no-print-progress -m "harness/$program") || {
     echo "gleam-tests: harness/$program failed" >&2; exit 1; }
 done
+
+echo "== mcp-gen new-harness: a project in one command, run offline"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+(cd "$root" && bin/mcp-gen new-harness "$scratch/agent" --config examples/mcp.json) 2> "$scratch/new-harness.log" || {
+  cat "$scratch/new-harness.log"; echo "gleam-tests: new-harness failed" >&2; exit 1; }
+if ! (cd "$scratch/agent" && gleam build) > "$scratch/build.log" 2>&1; then
+  cat "$scratch/build.log"; echo "gleam-tests: the new harness does not compile" >&2; exit 1
+fi
+if grep '^warning: ' "$scratch/build.log"; then
+  cat "$scratch/build.log"; echo "gleam-tests: the new harness compiles with warnings" >&2; exit 1
+fi
+(cd "$scratch/agent" && gleam run --no-print-progress) > "$scratch/run.log" 2>&1 || {
+  cat "$scratch/run.log"; echo "gleam-tests: the new harness's main failed" >&2; exit 1; }
+for line in "example: connected to example" "example: echo answered: " \
+            "everything: connected to mcp-servers/everything" "everything: get-env answered: {" \
+            "python: connected to fastmcp-fixture" "python: echo answered: "; do
+  grep -qxF "$line" "$scratch/run.log" || {
+    cat "$scratch/run.log"; echo "gleam-tests: the new harness printed no line '$line'" >&2; exit 1; }
+done
+echo "new-harness: examples/mcp.json as a Gleam project, built and run (a tool of each server called)"
 
 echo "== the cap contract (docs/cap-contract.md) against every generated module"
 contract_check() { python3 "$root/scripts/cap_contract_check.py" "$root/docs/cap-contract.md" "$@"; }

@@ -151,6 +151,29 @@ banner_on_stdout_explains_itself_test() ->
                  "character at byte 0); servers must keep stdout for protocol messages, so a banner "
                  "or log line printed there ends the session: see its stderr above", Text).
 
+%% A remote server's retirement ends a session, not the server.
+remote_retirement_says_the_server_runs_on_test_() ->
+    [?_assertEqual(Expected, flat(mcp_describe:retirement({exited, {peer_down, {http_session, Session}}})))
+     || {Session, Expected} <-
+            [{deleted, "every connection to the remote server closed and its HTTP session was ended "
+                       "with DELETE; the server itself runs on"},
+             {no_session, "every connection to the remote server closed (it kept no HTTP session); "
+                          "the server itself runs on"},
+             {{status, 405}, "every connection to the remote server closed (it answered the session's "
+                             "DELETE with HTTP 405); the server itself runs on"},
+             {{failed, timeout}, "every connection to the remote server closed (the session's DELETE "
+                                 "failed: timeout); the server itself runs on"}]].
+
+%% -32601 to the handshake: not an MCP server of this era, or an echo (cat).
+method_not_found_at_the_handshake_names_the_likely_causes_test() ->
+    Text = flat(mcp_describe:start_error({handshake_failed, {server_error, {rpc_error, -32601, <<"Method not found">>, none}}})),
+    ?assertMatch({match, _}, re:run(Text, "-32601 \\(method not found\\), so it is not an MCP server of this "
+                                          "protocol era \\(--era chooses another\\), or it is a program that "
+                                          "writes back what it reads, as cat does$")),
+    %% other server errors keep the server's own words
+    ?assertEqual("the handshake failed: server error -32602: bad params",
+                 flat(mcp_describe:start_error({handshake_failed, {server_error, {rpc_error, -32602, <<"bad params">>, none}}}))).
+
 evidence_names_the_signal_test() ->
     ?assertEqual("with exit status 137 (128 + SIGKILL)", flat(mcp_describe:evidence({exit_status, 137}))),
     ?assertEqual("killed by SIGKILL (signal 9)", flat(mcp_describe:evidence({exited, {signal, 9}}))),

@@ -1,4 +1,4 @@
-%% The tree's map and the rooms it names: the README's "Layout" block names
+%% The tree's map and the rooms it names: docs/project.md's "Layout" block names
 %% every top-level entry git tracks and nothing that is not there; the
 %% library application (`mcp', erlang_src/) neither lists nor calls a module
 %% of the command line's application (`mcp_cli', cli/), which depends on it.
@@ -44,7 +44,7 @@ no_library_module_calls_the_cli_test() ->
 
 %% ---- helpers ----
 
-readme_layout() -> code_block_after(<<"## Layout\n\n">>, "README.md").
+readme_layout() -> code_block_after(<<"## Layout\n\n">>, "docs/project.md").
 
 %% {tracked entries the map misses, entries the map names that git does not track}.
 gaps(Block) ->

@@ -1,7 +1,8 @@
 %% A build whose NIF library is missing: the library's beams alone, in a
 %% VM of their own, without priv/libmcp_nif.so. Connecting a client fails
 %% with `native_library_not_loaded', whose sentence says how to build the
-%% library, instead of a transport failure reporting `undef'.
+%% library, instead of a transport failure reporting `undef', and every
+%% codec call raises one sentence naming the file and the build command.
 -module(mcp_native_library_tests).
 
 -include_lib("eunit/include/eunit.hrl").
@@ -18,12 +19,21 @@ connect_without_the_native_library_says_how_to_build_it() ->
     ?assertNot(filelib:is_file(filename:join([Lib, "priv", "libmcp_nif.so"]))),
     Script = "{ok, C} = mcp_client:prepare(#{executable => \"/bin/cat\"}, #{}),"
              " {error, E} = mcp_client:connect(C),"
-             " io:format(\"~p~n~ts~n\", [E, mcp_describe:start_error(E)]), halt().",
+             " io:format(\"~p~n~ts~n\", [E, mcp_describe:start_error(E)]),"
+             " [try mcp_json:decode(<<\"1\">>) catch error:{mcp_nif_not_loaded, S} -> io:format(\"raised: ~ts~n\", [S]) end"
+             "  || _ <- [1, 2]], halt().",
     Output = run_erl(["-noshell", "-pa", filename:join(Lib, "ebin"), "-eval", Script]),
     ?assertMatch({match, _}, re:run(Output, "^\\{transport_failed,native_library_not_loaded\\}$", [multiline])),
     ?assertMatch({match, _}, re:run(Output, "^the native library of the mcp application \\(priv/libmcp_nif\\.so\\) "
                                             "is not loaded, so no server can run: build it with `rebar3 compile`",
                                     [multiline])),
+    %% every call, not only the first, raises the sentence: the file tried and the build command
+    {match, Raised} = re:run(Output, "^raised: (.*)$", [multiline, global, {capture, all_but_first, binary}]),
+    ?assertEqual(2, length(Raised)),
+    [?assertMatch({match, _}, re:run(Sentence, ["^the mcp package's native library ", Lib,
+                                                "/priv/libmcp_nif\\.so did not load \\(.*\\): build it with "
+                                                "`rebar3 compile` in the mcp checkout"]))
+     || [Sentence] <- Raised],
     ?assertEqual(nomatch, re:run(Output, "undef|bad_transport_spec")),
     ok = file:del_dir_r(filename:dirname(Lib)).
 

@@ -53,6 +53,11 @@ tell_wrapper_ready(false) -> ok;
 tell_wrapper_ready(Path) -> file:write_file(Path, <<>>).
 
 -spec run(mcp_cli_args:command()) -> non_neg_integer().
+run(#{subcommand := new_harness, harness := Dir} = Command) ->
+    case mcp_cli_harness:check(Dir) of
+        ok -> new_harness(Dir, Command);
+        {error, Why} -> progress(Why), 1
+    end;
 run(#{subcommand := Subcommand} = Command) ->
     case mcp_cli_jobs:resolve(Command) of
         {ok, [Job], []} ->
@@ -86,6 +91,87 @@ several(Jobs, Skipped, Command) ->
                                     lists:join(", ", [mcp_printable:printable(F, line, mcp_printable:name_chars())
                                                       || F <- Failed])])),
             max(Status, 1)
+    end.
+
+%% new-harness DIR: every server generated into DIR/src/cap/mcp/ (as
+%% `generate --out'), then the project around them (`mcp_cli_harness').
+new_harness(Dir, #{server := {config, Path, _}} = Command) ->
+    case mcp_cli_jobs:resolve(Command) of
+        {ok, Jobs, Skipped} ->
+            #{status := Status, rows := Rows} = run_jobs(Jobs, Command, case Jobs of [_] -> single; _ -> several end),
+            ok = io:put_chars(standard_error, mcp_cli_render:summary_table(
+                                                [summary_row(Row) || Row <- Rows ++ [#{server => Name, Kind => Why} || {Kind, Name, Why} <- Skipped]])),
+            case Status of
+                0 -> write_harness(Dir, Path, Rows);
+                _ -> progress(["no project written: a server failed (its row says why)"]), Status
+            end;
+        {usage_error, Reason} ->
+            progress(Reason),
+            ok = io:put_chars(standard_error, [mcp_cli_args:usage(new_harness), $\n]),
+            2;
+        {error, Reason} ->
+            progress(Reason),
+            1
+    end.
+
+%% The config read again with each `${VAR}' kept as a marker, so the
+%% project holds lookups rather than values.
+write_harness(Dir, Path, Rows) ->
+    {ok, Entries} = mcp_cli_config:read(Path, fun(Name) -> <<0, Name/binary, 0>> end),
+    Servers = [{Key, Segment, Spec, Sample}
+               || #{server := Key, segment := Segment, sample := Sample} <- Rows,
+                  {Kind, K, Spec} <- Entries, K =:= Key, Kind =:= stdio orelse Kind =:= http],
+    Name = mcp_cli_harness:project_name(Dir),
+    case mcp_cli_harness:write(Dir, mcp_cli_jobs:root(), Name, Servers) of
+        ok ->
+            seed_offline(Dir),
+            format_main(Dir, Name),
+            progress(["wrote the Gleam project ", Name, " in ", name(unicode:characters_to_binary(Dir)),
+                      ": cd there and run `gleam run`"]),
+            0;
+        {error, Why} ->
+            progress(Why),
+            1
+    end.
+
+%% With an offline Gleam toolchain (MCP_GLEAM_HOME), the project's
+%% dependencies are seeded from it, so its first build asks Hex nothing.
+seed_offline(Dir) ->
+    Script = case os:getenv("MCP_GLEAM_HOME") of
+                 false -> false;
+                 Home -> filename:join(Home, "offline-deps")
+             end,
+    case is_list(Script) andalso filelib:is_regular(Script) of
+        true ->
+            Port = open_port({spawn_executable, Script}, [{args, [Dir]}, exit_status, stderr_to_stdout, binary]),
+            case drain(Port) of
+                0 -> progress(["dependencies seeded from MCP_GLEAM_HOME (", Script, ")"]);
+                Status -> progress(io_lib:format("~ts exited with status ~b: gleam will ask Hex for the dependencies",
+                                                 [Script, Status]))
+            end;
+        false ->
+            progress("gleam resolves the project's dependencies (gleam_stdlib, gleam_erlang) on its first build")
+    end.
+
+%% `gleam format' of the main, when a compiler is at hand (MCP_GLEAM_HOME
+%% or PATH); the project builds the same without it.
+format_main(Dir, Name) ->
+    Home = [filename:join([H, "bin", "gleam"]) || H <- [os:getenv("MCP_GLEAM_HOME")], is_list(H)],
+    case [G || G <- Home ++ [os:find_executable("gleam")], is_list(G), filelib:is_regular(G)] of
+        [Gleam | _] ->
+            Port = open_port({spawn_executable, Gleam},
+                             [{args, ["format", filename:join([Dir, "src", <<Name/binary, ".gleam">>])]},
+                              exit_status, stderr_to_stdout, binary]),
+            _ = drain(Port),
+            ok;
+        [] ->
+            ok
+    end.
+
+drain(Port) ->
+    receive
+        {Port, {data, _}} -> drain(Port);
+        {Port, {exit_status, Status}} -> Status
     end.
 
 summary_row(#{invalid := Why} = Row) -> (maps:remove(invalid, Row))#{error => ["invalid entry: ", Why]};
@@ -189,18 +275,20 @@ report_retirement(Job, {ok, Evidence}) ->
 report_retirement(Job, {error, Reason}) ->
     progress(Job, mcp_describe:retirement_error(Reason)).
 
-%% A SIGKILL is how mcp-gen ends a server given no grace, so that one reads
-%% as the normal end it is; with a grace it means the server outstayed it.
+%% A SIGKILL is how mcp-gen ends a server given no grace, and a SIGTERM
+%% how it asks one given a grace, so those read as the normal ends they
+%% are; a SIGKILL after a grace means the server outstayed it.
 retirement(#{spec := Spec}, Evidence) ->
-    case {killed_by_sigkill(Evidence), maps:get(shutdown_grace_ms, Spec, 0)} of
-        {true, 0} -> "the server was stopped with SIGKILL, as mcp-gen ends a server when done (--grace MS sends SIGTERM first)";
-        {true, Grace} -> io_lib:format("the server was killed by SIGKILL: it had not exited ~b ms after SIGTERM", [Grace]);
-        {false, _} -> mcp_describe:retirement(Evidence)
+    case {killed_by(Evidence), maps:get(shutdown_grace_ms, Spec, 0)} of
+        {9, 0} -> "the server was stopped with SIGKILL, as mcp-gen ends a server when done (--grace MS sends SIGTERM first)";
+        {9, Grace} -> io_lib:format("the server was killed by SIGKILL: it had not exited ~b ms after SIGTERM", [Grace]);
+        {15, Grace} when Grace > 0 -> "the server was stopped with SIGTERM, as --grace asks, and ended within the grace";
+        {_, _} -> mcp_describe:retirement(Evidence)
     end.
 
-killed_by_sigkill({exited, {signal, 9}}) -> true;
-killed_by_sigkill({exited, {status, 137}}) -> true;   % 128 + SIGKILL, from a port
-killed_by_sigkill(_Evidence) -> false.
+killed_by({exited, {signal, Signal}}) when is_integer(Signal) -> Signal;
+killed_by({exited, {status, Status}}) when Status > 128, Status < 193 -> Status - 128;   % 128 + N, from a port
+killed_by(_Evidence) -> none.
 
 retirement_row({ok, _Evidence}, Result) -> Result;
 retirement_row({error, Reason}, #{status := Status} = Result) ->
@@ -228,11 +316,28 @@ working_directory(_Job) ->
 connect(Client, Job, Command) ->
     case mcp_client:connect(Client) of
         {ok, InitializeResult} -> act(Client, InitializeResult, Job, Command);
-        {error, Reason} -> fail(Job, mcp_describe:start_error(Reason))
+        {error, Reason} ->
+            Failed = fail(Job, mcp_describe:start_error(Reason)),
+            case {exited_during_start(Reason), Job} of
+                {true, #{spec := #{executable := _} = Spec}} ->
+                    %% By name (`mcp_port:child_env/1', which a jail passes on too).
+                    progress(Job, mcp_cli_render:environment_given([Name || {Name, _} <- mcp_port:child_env(Spec)],
+                                                                   [Name || [Name | _] <- [string:split(E, "=") || E <- os:getenv()]]));
+                _ ->
+                    ok
+            end,
+            Failed
     end.
 
+%% A server that ended on its own before the handshake was done: a missing
+%% variable is the usual cause (an API key the server demands).
+exited_during_start({cleanup_unconfirmed, Cause, _Retirement, _Client}) -> exited_during_start(Cause);
+exited_during_start({handshake_failed, {unavailable, {transport_ended, _Evidence}}}) -> true;
+exited_during_start({handshake_failed, {unavailable, transport_ended}}) -> true;
+exited_during_start(_Reason) -> false.
+
 act(Client, {initialize_result, Protocol, _Tools, {server_info, ServerName, ServerVersion}, _},
-    Job, #{subcommand := generate} = Command) ->
+    Job, #{subcommand := Subcommand} = Command) when Subcommand =:= generate; Subcommand =:= new_harness ->
     progress(Job, ["server ", name(ServerName), " ", name(ServerVersion), ", protocol ", name(Protocol)]),
     with_tools(Client, Job, Command,
                fun(Tools) ->
@@ -245,7 +350,8 @@ act(Client, {initialize_result, Protocol, _Tools, {server_info, ServerName, Serv
                        Counted = #{tools => length(Tools), tiers => mcp_cli_render:tier_counts(Rows)},
                        Name = maps:get(name, Command, maps:get(name, Job, ServerName)),
                        Outcome = case mcp_codegen:generate(Name, Tools) of
-                                     {ok, Generated} -> emit(Job, Generated, maps:get(out, Command, stdout));
+                                     {ok, Generated} -> maps:merge(harness_call(Command, Generated, Tools),
+                                                                   emit(Job, Generated, out(Command)));
                                      {error, Refusal} -> fail(Job, ["refused: ", mcp_describe:refusal(Refusal)])
                                  end,
                        maps:merge(Counted, Outcome)
@@ -271,17 +377,22 @@ act(Client, _InitializeResult, Job, #{subcommand := call, tool := Tool, argument
                                   false -> mcp_cli_render:result_text(Result)
                               end),
             case IsError of
-                true -> with_unknown_tool_hint(Client, Job, Tool, fail(Job, ["tool ", name(Tool), " reported an error"]));
+                true -> with_unknown_tool_hint(Client, Job, Tool, Timeout, fail(Job, ["tool ", name(Tool), " reported an error"]));
                 false -> ok(#{})
             end;
+        {error, {server_error, _} = Reason} ->
+            with_unknown_tool_hint(Client, Job, Tool, Timeout, fail(Job, mcp_describe:client_error(Reason)));
         {error, Reason} ->
-            with_unknown_tool_hint(Client, Job, Tool, fail(Job, mcp_describe:client_error(Reason)))
+            %% no answer (a timeout, a server gone): a listing would not answer either
+            fail(Job, mcp_describe:client_error(Reason))
     end.
 
-%% After a failed call, a tool the server does not list gets a line saying
-%% so and where the names are (servers word "unknown tool" in many ways).
-with_unknown_tool_hint(Client, Job, Tool, Failed) ->
-    case mcp_client:list_tools(Client, client_shutdown_timeout_ms()) of
+%% After a call the server answered with an error, a tool the server does
+%% not list gets a line saying so and where the names are (servers word
+%% "unknown tool" in many ways). The listing waits no longer than the call
+%% was allowed to.
+with_unknown_tool_hint(Client, Job, Tool, Timeout, Failed) ->
+    case mcp_client:list_tools(Client, min(Timeout, client_shutdown_timeout_ms())) of
         {ok, Tools} ->
             case [Name || {tool_descriptor, Name, _, _, _, _, _, _} <- Tools, Name =:= Tool] of
                 [] -> progress(Job, ["the server lists no tool named ", name(Tool),
@@ -299,15 +410,30 @@ with_tools(Client, Job, #{timeout_ms := Timeout}, Continue) ->
         {error, Reason} -> fail(Job, ["tools/list failed: ", mcp_describe:client_error(Reason)])
     end.
 
+%% For new-harness: the module's segment and the call its main makes.
+harness_call(#{subcommand := new_harness}, {generated, ModuleName, _Source, _Surface}, Tools) ->
+    case module_segment(ModuleName) of
+        {ok, Segment} -> #{segment => Segment, sample => mcp_cli_harness:sample(Tools)};
+        error -> #{}
+    end;
+harness_call(_Command, _Generated, _Tools) ->
+    #{}.
+
+%% stdout, or where the module and its surface go: both under --out DIR;
+%% for new-harness DIR, DIR/src and DIR/surface.
+out(#{subcommand := new_harness, harness := Dir}) -> {filename:join(Dir, "src"), filename:join(Dir, "surface")};
+out(#{out := Dir}) -> {Dir, Dir};
+out(_Command) -> stdout.
+
 %% The module on stdout, or its two files under an --out directory.
 emit(_Job, {generated, _ModuleName, Source, _Surface}, stdout) ->
     ok = io:put_chars(Source),
     ok(#{});
-emit(Job, {generated, ModuleName, Source, Surface}, OutDir) ->
+emit(Job, {generated, ModuleName, Source, Surface}, {OutDir, SurfaceDir}) ->
     case module_segment(ModuleName) of
         {ok, Segment} ->
             SourcePath = filename:join([OutDir, "cap", "mcp", <<Segment/binary, ".gleam">>]),
-            SurfacePath = filename:join(OutDir, <<Segment/binary, ".surface">>),
+            SurfacePath = filename:join(SurfaceDir, <<Segment/binary, ".surface">>),
             case write_files([{SourcePath, Source}, {SurfacePath, Surface}]) of
                 ok ->
                     progress(Job, ["wrote ", SourcePath, " and ", SurfacePath]),

@@ -9,7 +9,7 @@
 %% standard MCP configuration file instead (read at run time by
 %% `mcp_cli_config'); with neither the embedded example server is used.
 %% `--env NAME=VALUE' may be given any number of times (a later one for the
-%% same NAME wins). `--jail' runs the server in a bubblewrap jail
+%% same NAME wins); `--env NAME' passes the value mcp-gen itself has. `--jail' runs the server in a bubblewrap jail
 %% (`mcp_jail', docs/jail.md); `--allow-write DIR', `--allow-read DIR',
 %% `--deny-read PATH' (each repeatable), `--allow-net' and
 %% `--allow-unix-sockets' shape it and are usage errors without `--jail'.
@@ -25,7 +25,7 @@
 -export_type([command/0, subcommand/0, server/0, parsed/0]).
 
 
--type subcommand() :: generate | list | call | login.
+-type subcommand() :: generate | list | call | login | new_harness.
 %% `embedded' is the example server shipped in `examples/'; `{config, ...}'
 %% one server of a configuration file, or each of its stdio servers (`all').
 -type server() :: embedded
@@ -44,7 +44,8 @@
                      stderr => mcp_stderr:stderr(), % --stderr FILE|-
                      jail => mcp_jail:spec(),       % --jail and the flags that shape it
                      name => binary(),              % generate: --name
-                     out => string(),               % generate: --out
+                     out => string(),               % generate: --out; new-harness: DIR/src
+                     harness => string(),           % new-harness: DIR
                      tool => binary(),              % call: TOOL
                      arguments => mcp_json:json(),  % call: --args (an object)
                      json => boolean(),             % list, call: --json
@@ -87,6 +88,7 @@ subcommand("generate") -> {ok, generate};
 subcommand("list") -> {ok, list};
 subcommand("call") -> {ok, call};
 subcommand("login") -> {ok, login};
+subcommand("new-harness") -> {ok, new_harness};
 subcommand(_) -> error.
 
 parse_subcommand(Subcommand, Args, ServerPart) ->
@@ -105,7 +107,13 @@ parse_subcommand(Subcommand, Args, ServerPart) ->
 flags(generate) -> [{"--name", name, value}, {"--out", out, value} | common_flags()];
 flags(list) -> [{"--json", json, switch} | common_flags()];
 flags(call) -> [{"--args", args, value}, {"--json", json, switch} | common_flags()];
-flags(login) -> common_flags().
+flags(new_harness) ->
+    [Flag || {_, Key, _} = Flag <- common_flags(), lists:member(Key, [config, server, timeout, verbose])];
+flags(login) -> [Flag || {_, Key, _} = Flag <- common_flags(), not lists:member(Key, process_keys())].
+
+%% The flags that shape a server process: not for a remote server.
+process_keys() ->
+    [env, cwd, grace, stderr | [Key || {_, Key, _} <- jail_flags()]].
 
 common_flags() ->
     [{"--timeout", timeout, value}, {"--config", config, value}, {"--server", server, value},
@@ -153,7 +161,7 @@ append(Key, Value, Flags) ->
     Flags#{Key => maps:get(Key, Flags, []) ++ [Value]}.
 
 build(Subcommand, Flags, Positional, ServerPart) ->
-    Checks = [fun() -> server(Flags, ServerPart) end,
+    Checks = [fun() -> server_of(Subcommand, Flags, ServerPart) end,
               fun() -> timeout(maps:get(timeout, Flags, none)) end,
               fun() -> env(maps:get(env, Flags, [])) end,
               fun() -> cwd(maps:get(cwd, Flags, none)) end,
@@ -176,17 +184,29 @@ specific(generate, Flags) ->
      fun() -> out_dir(maps:get(out, Flags, none)) end];
 specific(login, _Flags) ->
     [];
+specific(new_harness, _Flags) ->
+    [];
 specific(list, Flags) ->
     [fun() -> {ok, #{json => maps:get(json, Flags, false)}} end];
 specific(call, Flags) ->
     [fun() -> arguments(maps:get(args, Flags, "{}")) end,
      fun() -> {ok, #{json => maps:get(json, Flags, false)}} end].
 
+%% `new-harness' runs the servers of a config file.
+server_of(new_harness, Flags, ServerPart) when ServerPart =/= none; not is_map_key(config, Flags) ->
+    {error, "new-harness takes its servers from a config file: give --config FILE"};
+%% `login' authorizes with a remote server: `--url', or a config (whose
+%% entry `mcp_cli_jobs' takes as it is).
+server_of(login, Flags, ServerPart) when ServerPart =/= none; not (is_map_key(url, Flags) orelse is_map_key(config, Flags)) ->
+    {error, "login authorizes with a remote server: give --url URL, or --config FILE with an http entry"};
+server_of(_Subcommand, Flags, ServerPart) ->
+    server(Flags, ServerPart).
+
 %% The server: `--url URL' with its `--header's (a server mcp-gen does not
 %% run, so the flags that shape a process do not apply), else the others.
 server(#{url := Url} = Flags, ServerPart) ->
     Process = [Flag || {Flag, Key, _} <- common_flags(),
-                       lists:member(Key, [env, cwd, grace, stderr, config, server | [K || {_, K, _} <- jail_flags()]]),
+                       lists:member(Key, [config, server | process_keys()]),
                        is_map_key(Key, Flags)],
     case {Url, ServerPart, Process, headers(maps:get(header, Flags, []))} of
         {"", _, _, _} -> {error, "--url must not be empty"};
@@ -223,14 +243,23 @@ server(none, _Config, "") -> {error, "--server must not be empty"};
 server(none, Config, none) -> {ok, #{server => {config, Config, all}}};
 server(none, Config, Name) -> {ok, #{server => {config, Config, {one, unicode:characters_to_binary(Name)}}}}.
 
+%% `--env NAME' is NAME with the value mcp-gen has; the error names NAME
+%% only, and never echoes a NAME=VALUE.
 env(Pairs) ->
     Split = [case string:split(Pair, "=") of
                  [Name, Value] when Name =/= "" -> {Name, Value};
-                 _ -> {error, Pair}
+                 [Name] when Name =/= "" ->
+                     case os:getenv(Name) of
+                         false -> {unset, Name};
+                         Value -> {Name, Value}
+                     end;
+                 _ -> {error, "--env takes NAME=VALUE or NAME, not one starting with ="}
              end || Pair <- Pairs],
-    case [Bad || {error, Bad} <- Split] of
+    case [Why || {error, Why} <- Split] ++
+         [["--env ", Name, ": mcp-gen's environment has no ", Name, " to pass (set it, or give --env ", Name, "=VALUE)"]
+          || {unset, Name} <- Split] of
         [] -> {ok, #{env => Split}};
-        [Bad | _] -> {error, ["--env takes NAME=VALUE, not ", Bad]}
+        [Why | _] -> {error, Why}
     end.
 
 cwd(none) -> {ok, #{}};
@@ -285,6 +314,9 @@ timeout(Text) ->
         _ -> {error, io_lib:format("--timeout must be milliseconds from 1 to ~b", [Max])}
     end.
 
+positional(new_harness, [Dir]) when Dir =/= "" -> {ok, #{harness => Dir, out => filename:join(Dir, "src")}};
+positional(new_harness, []) -> {error, "new-harness needs the project DIR"};
+positional(new_harness, [_Dir, Extra | _]) -> {error, ["unexpected argument: ", Extra]};
 positional(call, [Tool]) -> {ok, #{tool => unicode:characters_to_binary(Tool)}};
 positional(call, []) -> {error, "call needs the TOOL name"};
 positional(call, [_Tool, Extra | _]) -> {error, ["unexpected argument: ", Extra]};
@@ -313,17 +345,24 @@ arguments(Text) ->
 
 %% @doc The one-line usage of a subcommand (or of the program: `top').
 -spec usage(top | subcommand()) -> iolist().
-usage(top) -> "usage: mcp-gen generate|list|call|login [OPTIONS] [SERVER]   (mcp-gen SUBCOMMAND --help)";
+usage(top) -> "usage: mcp-gen generate|list|call|login|new-harness [OPTIONS] [SERVER]   (mcp-gen SUBCOMMAND --help)";
+usage(new_harness) -> "usage: mcp-gen new-harness DIR --config FILE [--server NAME] [--timeout MS] [--verbose]";
 usage(generate) -> ["usage: mcp-gen generate [--name SERVER] [--out DIR]", common_usage()];
 usage(list) -> ["usage: mcp-gen list [--json]", common_usage()];
 usage(call) -> ["usage: mcp-gen call TOOL [--args JSON] [--json]", common_usage()];
-usage(login) -> ["usage: mcp-gen login [--browser CMD]", common_usage()].
+usage(login) -> ["usage: mcp-gen login [--browser CMD] [OAUTH]", general_usage(), remote_usage(), "]"].
 
 common_usage() ->
-    " [--timeout MS] [--verbose] [--era handshake|modern|auto] [--elicit decline|defaults] [--env NAME=VALUE]... [--cwd DIR] [--grace MS] [--stderr FILE|-]"
-    " [--jail [--allow-write DIR]... [--allow-read DIR]... [--deny-read PATH]... [--allow-net]"
-    " [--allow-unix-sockets]] [--config FILE [--server NAME] | --url URL [--header 'NAME: VALUE']..."
-    " | -- COMMAND ARGS...]".
+    [general_usage(),
+     " [--env NAME[=VALUE]]... [--cwd DIR] [--grace MS] [--stderr FILE|-]"
+     " [--jail [--allow-write DIR]... [--allow-read DIR]... [--deny-read PATH]... [--allow-net]"
+     " [--allow-unix-sockets]]", remote_usage(), " | -- COMMAND ARGS...]"].
+
+general_usage() ->
+    " [--timeout MS] [--verbose] [--era handshake|modern|auto] [--elicit decline|defaults]".
+
+remote_usage() ->
+    " [--config FILE [--server NAME] | --url URL [--header 'NAME: VALUE']...".
 
 help(top) ->
     [usage(top), "\n\n"
@@ -331,7 +370,8 @@ help(top) ->
      "  generate  generate the typed Gleam module cap/mcp/<server> and its surface\n"
      "  list      list the tools with their parameters, one per line (or as JSON)\n"
      "  call      call one tool and print its result\n"
-     "  login     authorize with a remote server (OAuth) and keep its tokens\n\n",
+     "  login     authorize with a remote server (OAuth) and keep its tokens\n"
+     "  new-harness  write a Gleam project that calls the servers of a config file\n\n",
      server_help()];
 help(generate) ->
     [usage(generate), "\n\n"
@@ -362,7 +402,22 @@ help(login) ->
      "authorization URL is printed for a person to open, or handed to --browser\n"
      "CMD. The tokens are kept (docs/authorization.md); later runs and the\n"
      "library use and renew them with no person.\n\n",
-     common_help(), "\n", server_help()];
+     general_help(), remote_help(), mcp_cli_oauth:help(), "\n",
+     "The server is --url URL, or --config FILE [--server NAME] naming an http entry.\n"
+     "Exit status: 0 success, 1 refusal or server/client error, 2 usage, 130 interrupted.\n"];
+help(new_harness) ->
+    [usage(new_harness), "\n\n"
+     "Writes a Gleam project in DIR (which must not hold one yet) that depends on\n"
+     "this checkout's gleam/ package: the generated module of every server of the\n"
+     "config (src/cap/mcp/), the cap counterpart they call (src/cap/), and a main\n"
+     "that starts each server, calls one read-only tool and shuts it down. Then\n"
+     "`cd DIR && gleam run`. With MCP_GLEAM_HOME (an offline Gleam toolchain) its\n"
+     "dependencies are seeded from there, so no Hex request is made.\n\n",
+     "  --config FILE    the servers (\"mcpServers\", or VS Code's \"servers\")\n"
+     "  --server NAME    only this one of them\n",
+     io_lib:format("  --timeout MS     deadline for each request to a server (default ~b)\n", [default_timeout_ms()]),
+     "  --verbose        log every line sent and received on stderr, with times\n\n"
+     "Exit status: 0 success, 1 a server or the project failed, 2 usage.\n"];
 help(call) ->
     [usage(call), "\n\n"
      "Calls TOOL once and prints its text content blocks (other blocks as a\n"
@@ -372,6 +427,9 @@ help(call) ->
      common_help(), "\n", server_help()].
 
 common_help() ->
+    [general_help(), process_help(), remote_help(), mcp_cli_oauth:help()].
+
+general_help() ->
     [io_lib:format("  --timeout MS     deadline for each request to the server (default ~b)\n",
                    [default_timeout_ms()]),
      "  --verbose        log every line sent and received on stderr, with times\n"
@@ -379,8 +437,11 @@ common_help() ->
      "                   or auto (probe server/discover, fall back to initialize)\n"
      "  --elicit POLICY  a server's elicitation: decline (default: refused) or defaults\n"
      "                   (accept with the schema's defaults; decline when a required\n"
-     "                   field has none)\n"
-     "  --env NAME=VALUE set a variable in the server's environment (repeatable)\n"
+     "                   field has none)\n"].
+
+process_help() ->
+    ["  --env NAME=VALUE set a variable in the server's environment (repeatable);\n"
+     "                   --env NAME passes mcp-gen's own value of NAME\n"
      "  --cwd DIR        run the server in DIR\n"
      "  --grace MS       when done, send the server SIGTERM and SIGKILL only MS\n"
      "                   later if it has not exited (default: SIGKILL at once)\n"
@@ -394,14 +455,15 @@ common_help() ->
      "                      (under /tmp, /run or a denied path; repeatable)\n"
      "  --deny-read PATH    with --jail: hide PATH too (repeatable)\n"
      "  --allow-net         with --jail: share the host's network\n"
-     "  --allow-unix-sockets  with --jail: allow connecting to Unix sockets\n"
-     "  --config FILE    take the server from an MCP config file (\"mcpServers\",\n"
+     "  --allow-unix-sockets  with --jail: allow connecting to Unix sockets\n"].
+
+remote_help() ->
+    ["  --config FILE    take the server from an MCP config file (\"mcpServers\",\n"
      "                   or VS Code's \"servers\")\n"
      "  --server NAME    the config's server to use (needed when it has several)\n"
      "  --url URL        a remote server over Streamable HTTP instead of a command\n"
      "  --header 'NAME: VALUE'  with --url: send this header (repeatable); ${VAR}\n"
-     "                   in VALUE is the environment variable VAR; never printed\n",
-     mcp_cli_oauth:help()].
+     "                   in VALUE is the environment variable VAR; never printed\n"].
 
 server_help() ->
     "SERVER is --config FILE [--server NAME], --url URL (a remote server), or\n"

@@ -15,8 +15,12 @@
 %% `cwd'. A remote ENTRY is `{"type": "http", "url": STRING, "headers":
 %% {NAME: STRING}}' (`"streamable-http"' is the same type; a `url' without
 %% a `command' or a `type' is one too); it becomes an `mcp_http' spec
-%% `#{url, headers}', and `${VAR}' in a header value is the environment
-%% variable's value (resolved when the client connects, `mcp_http').
+%% `#{url, headers}'.
+%% In `args', `env' values and `headers' values, `${VAR}' and VS Code's
+%% `${env:VAR}' are the environment variable VAR (`mcp_cli_vars'): an
+%% entry naming a variable that is not set, or a `${...}' of another kind,
+%% is invalid, so it is reported before it starts. Header values keep
+%% the reference as `${VAR}', which `mcp_http' resolves when it connects.
 %% Invariants:
 %% <ul>
 %% <li>Every entry is accounted for, in file order: `{stdio, Name, Spec}',
@@ -24,7 +28,7 @@
 %%     package does not speak (`"type"' other than `stdio' and `http', such
 %%     as the older `"sse"'),
 %%     or `{invalid, Name, Why}'. None is dropped silently.</li>
-%% <li>Strings are used verbatim (but header values): no `${...}' substitution, no shell; a
+%% <li>Other strings are used verbatim: no `${...}' substitution, no shell; a
 %%     `command' without a `/' is looked up on PATH (one with a `/' is a
 %%     path), a relative `cwd' is relative to the directory mcp-gen runs
 %%     in.</li>
@@ -33,7 +37,7 @@
 %% </ul>
 -module(mcp_cli_config).
 
--export([read/1, parse/1]).
+-export([read/1, read/2, parse/1, parse/2]).
 -export_type([entry/0]).
 
 -type entry() :: {stdio, Name :: binary(), mcp_transport:spawn()}
@@ -44,9 +48,14 @@
 %% @doc The entries of the configuration file at `Path'.
 -spec read(file:filename_all()) -> {ok, [entry()]} | {error, Reason :: iolist()}.
 read(Path) ->
+    read(Path, fun mcp_cli_vars:os_lookup/1).
+
+%% @doc The same, its variables read through `Lookup'.
+-spec read(file:filename_all(), mcp_cli_vars:lookup()) -> {ok, [entry()]} | {error, Reason :: iolist()}.
+read(Path, Lookup) ->
     case file:read_file(Path) of
         {ok, Bytes} ->
-            case parse(Bytes) of
+            case parse(Bytes, Lookup) of
                 {ok, Entries} -> {ok, Entries};
                 {error, Reason} -> {error, ["config ", display(Path), " ", Reason]}
             end;
@@ -54,15 +63,22 @@ read(Path) ->
             {error, ["cannot read config ", display(Path), ": ", file:format_error(Posix)]}
     end.
 
-%% @doc The entries of a configuration document.
+%% @doc The entries of a configuration document, its variables read from
+%% the VM's environment.
 -spec parse(binary()) -> {ok, [entry()]} | {error, Reason :: iolist()}.
 parse(Bytes) ->
+    parse(Bytes, fun mcp_cli_vars:os_lookup/1).
+
+%% @doc The entries of a configuration document, its variables read
+%% through `Lookup'.
+-spec parse(binary(), mcp_cli_vars:lookup()) -> {ok, [entry()]} | {error, Reason :: iolist()}.
+parse(Bytes, Lookup) ->
     case mcp_json:decode(Bytes) of
         {ok, {object, Members}} ->
             case [Key || {Key, _} <- Members, Key =:= <<"mcpServers">> orelse Key =:= <<"servers">>] of
                 [Key] ->
                     {Key, Servers} = lists:keyfind(Key, 1, Members),
-                    servers(Key, Servers);
+                    servers(Key, Servers, Lookup);
                 [] -> {error, "has no \"mcpServers\" (or VS Code \"servers\") object"};
                 _ -> {error, "has more than one \"mcpServers\"/\"servers\" member"}
             end;
@@ -81,16 +97,16 @@ line_and_column(Bytes, Offset) ->
     LastLine = lists:last(Lines),
     {length(Lines), 1 + length([Byte || <<Byte>> <= LastLine, Byte band 16#C0 =/= 16#80])}.
 
-servers(_Key, {object, Servers}) ->
+servers(_Key, {object, Servers}, Lookup) ->
     Names = [Name || {Name, _} <- Servers],
     case Names -- lists:usort(Names) of
-        [] -> {ok, [entry(Name, Entry) || {Name, Entry} <- Servers]};
+        [] -> {ok, [entry(Name, Entry, Lookup) || {Name, Entry} <- Servers]};
         [Twice | _] -> {error, ["names server ", printable(Twice), " twice"]}
     end;
-servers(Key, _) ->
+servers(Key, _, _Lookup) ->
     {error, ["has a \"", Key, "\" member that is not an object"]}.
 
-entry(Name, {object, Fields}) ->
+entry(Name, {object, Fields}, Lookup) ->
     Field = fun(F) -> case lists:keyfind(F, 1, Fields) of
                           {F, Value} -> {given, Value};
                           false -> none
@@ -98,25 +114,25 @@ entry(Name, {object, Fields}) ->
             end,
     case {Field(<<"type">>), Field(<<"command">>), Field(<<"url">>)} of
         {{given, {string, Http}}, _, _} when Http =:= <<"http">>; Http =:= <<"streamable-http">> ->
-            http(Name, Field);
+            http(Name, Field, Lookup);
         {{given, {string, Type}}, _, _} when Type =/= <<"stdio">> ->
             {unsupported, Name, ["uses the \"", printable(Type), "\" transport; mcp-gen speaks stdio and http"]};
         {{given, {string, _Stdio}}, _, _} = Given ->
-            stdio(Name, Field, Given);
+            stdio(Name, Field, Given, Lookup);
         {{given, _}, _, _} ->
             {invalid, Name, "has a \"type\" that is not a string"};
         {none, none, {given, _}} ->
-            http(Name, Field);
+            http(Name, Field, Lookup);
         Given ->
-            stdio(Name, Field, Given)
+            stdio(Name, Field, Given, Lookup)
     end;
-entry(Name, _) ->
+entry(Name, _, _Lookup) ->
     {invalid, Name, "is not an object"}.
 
-stdio(Name, Field, {_Type, Command, _Url}) ->
+stdio(Name, Field, {_Type, Command, _Url}, Lookup) ->
     Checks = [fun() -> command(Command) end,
-              fun() -> args(Field(<<"args">>)) end,
-              fun() -> env(Field(<<"env">>)) end,
+              fun() -> args(Field(<<"args">>), Lookup) end,
+              fun() -> env(Field(<<"env">>), Lookup) end,
               fun() -> cwd(Field(<<"cwd">>)) end,
               fun() -> jail(Field(<<"jail">>)) end,
               fun() -> stderr(Field(<<"stderr">>)) end,
@@ -126,9 +142,9 @@ stdio(Name, Field, {_Type, Command, _Url}) ->
         {error, Why} -> {invalid, Name, Why}
     end.
 
-http(Name, Field) ->
+http(Name, Field, Lookup) ->
     Checks = [fun() -> url(Field(<<"url">>)) end,
-              fun() -> headers(Field(<<"headers">>)) end,
+              fun() -> headers(Field(<<"headers">>), Lookup) end,
               fun() -> mcp_cli_oauth:from_config(Field(<<"oauth">>)) end],
     case mcp_checks:run(Checks, #{}) of
         {ok, Spec} -> {http, Name, Spec};
@@ -140,13 +156,26 @@ url(none) -> {error, "has no \"url\""};
 url(_) -> {error, "has a \"url\" that is not a non-empty string"}.
 
 %% The error names the header, never its value.
-headers(none) -> {ok, #{headers => []}};
-headers({given, {object, Pairs}}) ->
+headers(none, _Lookup) -> {ok, #{headers => []}};
+headers({given, {object, Pairs}}, Lookup) ->
     case [Name || {Name, Value} <- Pairs, not is_tuple(Value) orelse element(1, Value) =/= string] of
-        [] -> {ok, #{headers => [{Name, Value} || {Name, {string, Value}} <- Pairs]}};
+        [] ->
+            Resolved = [{Name, mcp_cli_vars:header(Value, Lookup)} || {Name, {string, Value}} <- Pairs],
+            case [{Name, Fault} || {Name, {error, Fault}} <- Resolved] of
+                [] -> {ok, #{headers => [{Name, Value} || {Name, {ok, Value}} <- Resolved]}};
+                [{Name, Fault} | _] -> {error, variable_fault(["has a \"headers\" entry ", printable(Name), " whose value"], Fault)}
+            end;
         [Bad | _] -> {error, ["has a \"headers\" entry ", printable(Bad), " whose value is not a string"]}
     end;
-headers({given, _}) -> {error, "has \"headers\" that is not an object"}.
+headers({given, _}, _Lookup) -> {error, "has \"headers\" that is not an object"}.
+
+%% Why a string's `${...}' cannot be used, naming the variable (never a value).
+variable_fault(Where, {unset, Variable}) ->
+    [Where, " names the environment variable ", printable(Variable),
+     ", which is not set: set it where mcp-gen runs, or write the value itself"];
+variable_fault(Where, {unsupported, Reference}) ->
+    [Where, " has ", printable(Reference), ", which mcp-gen does not substitute "
+     "(${VAR} and ${env:VAR} are environment variables; nothing else is)"].
 
 command({given, {string, Command}}) when Command =/= <<>> ->
     case has_nul(Command) of
@@ -156,27 +185,41 @@ command({given, {string, Command}}) when Command =/= <<>> ->
 command(none) -> {error, "has no \"command\""};
 command(_) -> {error, "has a \"command\" that is not a non-empty string"}.
 
-args(none) -> {ok, #{args => []}};
-args({given, {array, Items}}) ->
+args(none, _Lookup) -> {ok, #{args => []}};
+args({given, {array, Items}}, Lookup) ->
     case [S || {string, S} <- Items] of
         Strings when length(Strings) =:= length(Items) ->
             case lists:any(fun has_nul/1, Strings) of
-                false -> {ok, #{args => Strings}};
+                false ->
+                    Expanded = [mcp_cli_vars:expand(S, Lookup) || S <- Strings],
+                    case [Fault || {error, Fault} <- Expanded] of
+                        [] -> {ok, #{args => [S || {ok, S} <- Expanded]}};
+                        [Fault | _] -> {error, variable_fault("has an \"args\" item that", Fault)}
+                    end;
                 true -> {error, "has \"args\" with a NUL character"}
             end;
         _ -> {error, "has \"args\" that are not all strings"}
     end;
-args({given, _}) -> {error, "has \"args\" that is not an array"}.
+args({given, _}, _Lookup) -> {error, "has \"args\" that is not an array"}.
 
-env(none) -> {ok, #{env => []}};
-env({given, {object, Pairs}}) ->
+env(none, _Lookup) -> {ok, #{env => []}};
+env({given, {object, Pairs}}, Lookup) ->
     Env = [{Name, value(Value)} || {Name, Value} <- Pairs],
     case [Name || {Name, invalid} <- Env] ++ [Name || {Name, _} <- Env, not valid_env_name(Name)] of
-        [] -> {ok, #{env => Env}};
+        [] ->
+            Expanded = [{Name, expand_value(Value, Lookup)} || {Name, Value} <- Env],
+            case [{Name, Fault} || {Name, {error, Fault}} <- Expanded] of
+                [] -> {ok, #{env => [{Name, Value} || {Name, {ok, Value}} <- Expanded]}};
+                [{Name, Fault} | _] -> {error, variable_fault(["has an \"env\" entry ", printable(Name), " whose value"], Fault)}
+            end;
         [Bad | _] -> {error, ["has an \"env\" entry ", printable(Bad),
                               " that is not NAME (no = or NUL) with a string (no NUL) or null value"]}
     end;
-env({given, _}) -> {error, "has \"env\" that is not an object"}.
+env({given, _}, _Lookup) -> {error, "has \"env\" that is not an object"}.
+
+%% `null' (unset the variable) has nothing to expand.
+expand_value(false, _Lookup) -> {ok, false};
+expand_value(Value, Lookup) -> mcp_cli_vars:expand(Value, Lookup).
 
 value({string, Value}) ->
     case has_nul(Value) of

@@ -23,7 +23,7 @@
 %% </ul>
 -module(mcp_cli_jobs).
 
--export([resolve/1]).
+-export([resolve/1, root/0]).
 -export_type([job/0, skipped/0]).
 
 -type job() :: #{label := binary() | none,
@@ -57,7 +57,8 @@ choose(Entries, {one, Name}, Path, Command) ->
         [Entry] -> one(Entry, Path, Command);
         [] -> {error, ["config ", display(Path), " has no server ", name(Name), "; it has ", names(Entries)]}
     end;
-choose(Entries, all, Path, #{subcommand := generate, out := _} = Command) ->
+choose(Entries, all, Path, #{subcommand := Subcommand, out := _} = Command)
+  when Subcommand =:= generate; Subcommand =:= new_harness ->
     case {[job(Kind, Name, Spec, Command) || {Kind, Name, Spec} <- Entries, Kind =:= stdio orelse Kind =:= http],
           maps:is_key(name, Command)} of
         {_, true} ->
@@ -161,7 +162,8 @@ escript() ->
         Path -> Path
     end.
 
-%% The repository checkout: bin/mcp-gen exports MCP_GEN_ROOT.
+%% @doc The repository checkout: bin/mcp-gen exports MCP_GEN_ROOT.
+-spec root() -> file:filename_all().
 root() ->
     case os:getenv("MCP_GEN_ROOT") of
         false -> {ok, Cwd} = file:get_cwd(), Cwd;

@@ -1,6 +1,7 @@
 %% @doc What `bin/mcp-gen' prints besides reasons (`mcp_describe'): the
 %% plan table, tool lines and the JSON listing for `list', call results, and
-%% the summary of a several-server `generate'.
+%% the summary of a several-server `generate', and which environment a
+%% server that exited during its start was given.
 %%
 %% Everything a server chose is untrusted and passes through
 %% `mcp_printable' before it reaches a terminal: text through `printable/3'
@@ -11,7 +12,8 @@
 -module(mcp_cli_render).
 
 -export([plan_table/1, plan_row/1, tier_counts/1, tool_line/1, params/1,
-         result_text/1, result_json/1, tools_json/2, json_output/1, summary_table/1]).
+         result_text/1, result_json/1, tools_json/2, json_output/1, summary_table/1,
+         environment_given/2]).
 -export_type([plan_row/0, summary_row/0]).
 
 %% Tool name, tier (typed | structured params | whole value | left out), note.
@@ -207,3 +209,32 @@ result_json({call_tool_result, Blocks, IsError, Structured}) ->
 -spec json_output(mcp_json:json()) -> iolist().
 json_output(Json) ->
     [mcp_printable:terminal_json(mcp_json:encode(Json)), $\n].
+
+%% ---- a server that exited during its start ----
+
+%% @doc The names (never the values) of the environment variables a server
+%% was started with, those of mcp-gen's own that look like credentials
+%% (`credential_like/1') and were not passed, and how to give it more: it
+%% may have exited for want of one, and mcp-gen passes on only a few of
+%% its own.
+-spec environment_given([string() | binary()], [string() | binary()]) -> iolist().
+environment_given(Names, Own) ->
+    Given = lists:usort([unicode:characters_to_binary(N) || N <- Names]),
+    Shown = case Given of
+                [] -> "no environment variables";
+                _ -> ["the environment variables ", listed(Given)]
+            end,
+    Withheld = case [N || N <- lists:usort([unicode:characters_to_binary(O) || O <- Own]),
+                          credential_like(N), not lists:member(N, Given)] of
+                   [] -> "";
+                   [One] -> ["; mcp-gen's own environment has ", name(One), ", which it did not pass"];
+                   Several -> ["; mcp-gen's own environment has ", listed(Several), ", which it did not pass"]
+               end,
+    ["the server was given ", Shown, Withheld, "; mcp-gen passes on only these, so give it any other it needs "
+     "with --env NAME (mcp-gen's own value of NAME), --env NAME=VALUE, or \"env\" in a config entry"].
+
+listed(Names) -> lists:join(", ", [name(N) || N <- Names]).
+
+%% A name a server reads a credential from: API keys, tokens, secrets.
+credential_like(Name) ->
+    re:run(Name, "(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)", [caseless, {capture, none}]) =:= match.

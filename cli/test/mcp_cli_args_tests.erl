@@ -19,6 +19,16 @@ generate_with_every_flag_test() ->
                                      "--verbose", "--env", "A=1", "--env=B=x=y", "--env", "A=",
                                      "--cwd", "/srv", "--", "npx", "-y", "server", "--", "x"])).
 
+%% `--env NAME' passes the value the VM has (set here for the test).
+env_name_alone_passes_the_vms_value_test() ->
+    true = os:putenv("MCP_CLI_ARGS_TEST_KEY", "from-the-vm"),
+    try
+        ?assertMatch({run, #{env := [{"MCP_CLI_ARGS_TEST_KEY", "from-the-vm"}, {"B", "2"}]}},
+                     mcp_cli_args:parse(["list", "--env", "MCP_CLI_ARGS_TEST_KEY", "--env", "B=2"]))
+    after
+        os:unsetenv("MCP_CLI_ARGS_TEST_KEY")
+    end.
+
 config_names_every_server_or_one_test() ->
     ?assertMatch({run, #{server := {config, "cfg.json", all}}},
                  mcp_cli_args:parse(["generate", "--config", "cfg.json", "--out", "d"])),
@@ -82,8 +92,10 @@ usage_errors_name_the_problem_test_() ->
              {["list", "--config", "c", "--", "srv"], "--config and -- COMMAND are alternatives: give one"},
              {["list", "--config", ""], "--config must not be empty"},
              {["list", "--config", "c", "--server", ""], "--server must not be empty"},
-             {["list", "--env", "NOVALUE"], "--env takes NAME=VALUE, not NOVALUE"},
-             {["list", "--env", "=v"], "--env takes NAME=VALUE, not =v"},
+             {["list", "--env", "MCP_CLI_ARGS_TEST_UNSET"],
+              "--env MCP_CLI_ARGS_TEST_UNSET: mcp-gen's environment has no MCP_CLI_ARGS_TEST_UNSET to pass"
+              " (set it, or give --env MCP_CLI_ARGS_TEST_UNSET=VALUE)"},
+             {["list", "--env", "=secret"], "--env takes NAME=VALUE or NAME, not one starting with ="},
              {["list", "--env"], "--env needs a value"},
              {["list", "--cwd", ""], "--cwd must not be empty"},
              {["list", "--grace", "-1"], GraceRange},
@@ -150,3 +162,34 @@ era_and_elicit_are_parsed_and_checked_test() ->
     ?assertNot(is_map_key(era, Plain) orelse is_map_key(elicit, Plain)),
     ?assertMatch({usage_error, _, _}, mcp_cli_args:parse(["list", "--era", "new"])),
     ?assertMatch({usage_error, _, _}, mcp_cli_args:parse(["list", "--elicit", "accept"])).
+
+%% login is for a remote server: its help and flags leave out what shapes
+%% a process (the jail, --env, --cwd, --grace, --stderr) and `-- COMMAND'.
+login_is_for_a_remote_server_test() ->
+    {help, Help} = mcp_cli_args:parse(["login", "--help"]),
+    Text = unicode:characters_to_list(Help),
+    [?assertEqual({Absent, nomatch}, {Absent, string:find(Text, Absent)})
+     || Absent <- ["--jail", "--allow-", "--deny-read", "--env", "--cwd", "--grace", "--stderr", "COMMAND"]],
+    [?assertNotEqual({Present, nomatch}, {Present, string:find(Text, Present)})
+     || Present <- ["--url URL", "--header", "--config FILE", "--browser CMD", "--client-credentials", "--timeout"]],
+    Remote = "login authorizes with a remote server: give --url URL, or --config FILE with an http entry",
+    ?assertMatch({usage_error, Remote, _}, mcp_cli_args:parse(["login", "--", "cat"])),
+    ?assertMatch({usage_error, Remote, _}, mcp_cli_args:parse(["login"])),
+    ?assertMatch({usage_error, ["unknown flag: ", "--env"], _}, mcp_cli_args:parse(["login", "--url", "u", "--env", "A=b"])),
+    ?assertMatch({run, #{subcommand := login, server := {url, "u", []}}}, mcp_cli_args:parse(["login", "--url", "u"])),
+    ?assertMatch({run, #{subcommand := login, server := {config, "c", all}}}, mcp_cli_args:parse(["login", "--config", "c"])).
+
+%% Every subcommand has a help text that starts with its usage line.
+every_subcommand_has_help_test_() ->
+    [?_assertMatch({help, _}, mcp_cli_args:parse([Sub, "--help"])) || Sub <- ["generate", "list", "call", "login", "new-harness"]]
+    ++ [?_assertEqual({Sub, match}, {Sub, re:run(element(2, mcp_cli_args:parse([Sub, "--help"])), ["^usage: mcp-gen ", Sub, " "],
+                                                 [{capture, none}])})
+        || Sub <- ["generate", "list", "call", "login", "new-harness"]].
+
+new_harness_takes_a_dir_and_a_config_test() ->
+    ?assertMatch({run, #{subcommand := new_harness, harness := "d", out := "d/src", server := {config, "c.json", all}}},
+                 mcp_cli_args:parse(["new-harness", "d", "--config", "c.json"])),
+    ?assertMatch({usage_error, "new-harness needs the project DIR", _}, mcp_cli_args:parse(["new-harness", "--config", "c"])),
+    ?assertMatch({usage_error, "new-harness takes its servers from a config file: give --config FILE", _},
+                 mcp_cli_args:parse(["new-harness", "d", "--", "srv"])),
+    ?assertMatch({usage_error, ["unknown flag: ", "--jail"], _}, mcp_cli_args:parse(["new-harness", "d", "--config", "c", "--jail"])).

@@ -29,17 +29,78 @@ unsupported_entries_say_why_test() ->
     {ok, [{unsupported, <<"web">>, Why}]} = parse(<<"{\"mcpServers\": {\"web\": {\"type\": \"sse\"}}}">>),
     ?assertEqual("uses the \"sse\" transport; mcp-gen speaks stdio and http", flat(Why)).
 
-%% A remote entry: its headers as given (a `${VAR}' is resolved when the
-%% client connects), and the errors name the header, not its value.
+%% A remote entry: its headers with each reference spelt `${VAR}' (resolved
+%% when the client connects), and the errors name the header, not its value.
 remote_entries_test() ->
     ?assertEqual({ok, [{http, <<"r">>, #{url => <<"https://h/mcp">>,
-                                         headers => [{<<"Authorization">>, <<"Bearer ${TOKEN}">>}]}}]},
-                 parse(<<"{\"mcpServers\": {\"r\": {\"type\": \"http\", \"url\": \"https://h/mcp\","
-                         " \"headers\": {\"Authorization\": \"Bearer ${TOKEN}\"}}}}">>)),
+                                         headers => [{<<"Authorization">>, <<"Bearer ${TOKEN}">>},
+                                                     {<<"X-Key">>, <<"${TOKEN}">>}]}}]},
+                 mcp_cli_config:parse(<<"{\"mcpServers\": {\"r\": {\"type\": \"http\", \"url\": \"https://h/mcp\","
+                                        " \"headers\": {\"Authorization\": \"Bearer ${TOKEN}\","
+                                        " \"X-Key\": \"${env:TOKEN}\"}}}}">>, vars(#{<<"TOKEN">> => <<"s3cret">>}))),
     {ok, [{invalid, <<"r">>, Bad}]} = parse(<<"{\"mcpServers\": {\"r\": {\"url\": \"u\", \"headers\": {\"X\": 1}}}}">>),
     ?assertEqual("has a \"headers\" entry X whose value is not a string", flat(Bad)),
     {ok, [{invalid, <<"r">>, NoUrl}]} = parse(<<"{\"mcpServers\": {\"r\": {\"type\": \"http\"}}}">>),
     ?assertEqual("has no \"url\"", flat(NoUrl)).
+
+vars(Map) -> fun(Name) -> maps:get(Name, Map, false) end.
+
+%% `${VAR}' and `${env:VAR}' are the variable's value in `env' and `args',
+%% once (a `${...}' inside a value is text); `null' still unsets.
+variables_expand_in_env_and_args_test() ->
+    Lookup = vars(#{<<"MY_KEY">> => <<"k-${OTHER}">>, <<"DIR">> => <<"/data">>}),
+    ?assertEqual({ok, [{stdio, <<"s">>, #{executable => <<"srv">>,
+                                          args => [<<"--root=/data/x">>, <<"/data">>, <<"$HOME">>, <<"${open">>],
+                                          env => [{<<"MY_KEY">>, <<"k-${OTHER}">>}, {<<"BOTH">>, <<"/data:k-${OTHER}">>},
+                                                  {<<"GONE">>, false}]}}]},
+                 mcp_cli_config:parse(<<"{\"mcpServers\": {\"s\": {\"command\": \"srv\","
+                                        " \"args\": [\"--root=${DIR}/x\", \"${env:DIR}\", \"$HOME\", \"${open\"],"
+                                        " \"env\": {\"MY_KEY\": \"${MY_KEY}\", \"BOTH\": \"${DIR}:${env:MY_KEY}\","
+                                        " \"GONE\": null}}}}">>, Lookup)).
+
+%% An unset variable, or a `${...}' this reader does not substitute, makes
+%% the entry invalid (so it never starts), naming the field and the
+%% variable; the values of the variables that are set never appear.
+unset_and_unsupported_references_are_invalid_test_() ->
+    Lookup = vars(#{<<"SET">> => <<"v4lue">>}),
+    Cases = [{<<"{\"command\": \"s\", \"env\": {\"A\": \"${SET}\", \"K\": \"${MY_KEY}\"}}">>,
+              "has an \"env\" entry K whose value names the environment variable MY_KEY, which is not set: "
+              "set it where mcp-gen runs, or write the value itself"},
+             {<<"{\"command\": \"s\", \"args\": [\"${SET}\", \"--k=${env:NOPE}\"]}">>,
+              "has an \"args\" item that names the environment variable NOPE, which is not set: "
+              "set it where mcp-gen runs, or write the value itself"},
+             {<<"{\"url\": \"https://h\", \"headers\": {\"A\": \"${SET}\", \"Authorization\": \"Bearer ${TOKEN}\"}}">>,
+              "has a \"headers\" entry Authorization whose value names the environment variable TOKEN, which is not set: "
+              "set it where mcp-gen runs, or write the value itself"},
+             {<<"{\"command\": \"s\", \"args\": [\"${input:key}\"]}">>,
+              "has an \"args\" item that has ${input:key}, which mcp-gen does not substitute "
+              "(${VAR} and ${env:VAR} are environment variables; nothing else is)"},
+             {<<"{\"command\": \"s\", \"env\": {\"W\": \"${config:root}/x\"}}">>,
+              "has an \"env\" entry W whose value has ${config:root}, which mcp-gen does not substitute "
+              "(${VAR} and ${env:VAR} are environment variables; nothing else is)"},
+             {<<"{\"url\": \"https://h\", \"headers\": {\"A\": \"${SET:-default}\"}}">>,
+              "has a \"headers\" entry A whose value has ${SET:-default}, which mcp-gen does not substitute "
+              "(${VAR} and ${env:VAR} are environment variables; nothing else is)"}],
+    [{Why, fun() ->
+                   {ok, [{invalid, <<"x">>, Got}]} =
+                       mcp_cli_config:parse(iolist_to_binary([<<"{\"mcpServers\": {\"x\": ">>, Entry, <<"}}">>]), Lookup),
+                   ?assertEqual(Why, flat(Got)),
+                   ?assertEqual(nomatch, string:find(flat(Got), "v4lue"))
+           end} || {Entry, Why} <- Cases].
+
+%% parse/1 reads the VM's own environment.
+variables_come_from_the_vm_environment_test() ->
+    true = os:putenv("MCP_CLI_CONFIG_TEST_VAR", "from-vm"),
+    try
+        ?assertMatch({ok, [{stdio, <<"s">>, #{env := [{<<"K">>, <<"from-vm">>}]}}]},
+                     parse(<<"{\"mcpServers\": {\"s\": {\"command\": \"srv\","
+                             " \"env\": {\"K\": \"${MCP_CLI_CONFIG_TEST_VAR}\"}}}}">>))
+    after
+        os:unsetenv("MCP_CLI_CONFIG_TEST_VAR")
+    end,
+    ?assertMatch({ok, [{invalid, <<"s">>, _}]},
+                 parse(<<"{\"mcpServers\": {\"s\": {\"command\": \"srv\","
+                         " \"env\": {\"K\": \"${MCP_CLI_CONFIG_TEST_VAR}\"}}}}">>)).
 
 invalid_entries_say_why_test_() ->
     Cases = [{<<"{}">>, "has no \"command\""},

@@ -1,8 +1,11 @@
 %% The README's quick start, run as written: every shell command of its
-%% "The two commands" and "Command line" blocks (from the repository root,
-%% in order, each must exit 0), and every expression of its "From Erlang"
-%% session (evaluated in order; a result line printed under an expression
-%% must equal its value).
+%% "The two commands", "Command line", "Remote servers" and "Gleam" blocks
+%% (from the repository root, in order, each must exit 0; the Gleam
+%% compiler is `gleam' on PATH or MCP_GLEAM_HOME's, and the project
+%% directory the Gleam block writes is removed first), and every
+%% expression of its "From Erlang" session (evaluated in order; a result
+%% line printed under an expression must equal its value). The README is
+%% at most 300 lines.
 %%
 %% `make test' is the one command not run: this suite runs inside it. The
 %% commands run bin/mcp-gen as a person does (no MCP_GEN_LIB), so the
@@ -16,11 +19,18 @@
 %% A hang guard per command, not a timed assertion.
 -define(HANG_GUARD_S, 300).
 
+-define(HARNESS_DIR, "/tmp/mcp-agent").
+
+readme_is_at_most_300_lines_test() ->
+    ?assert(length(read_readme()) =< 301).   % the split leaves one empty item after the last newline
+
 readme_shell_commands_run_as_written_test_() ->
     Commands = shell_commands(read_readme()),
-    ?assert(length(Commands) >= 8),
-    {inorder, [{Command, {timeout, ?HANG_GUARD_S, fun() -> run_shell(Command) end}}
-               || Command <- Commands, Command =/= "make test"]}.
+    ?assert(length(Commands) >= 10),
+    ?assert(lists:any(fun(C) -> lists:prefix("bin/mcp-gen new-harness " ?HARNESS_DIR, C) end, Commands)),
+    {setup, fun() -> file:del_dir_r(?HARNESS_DIR) end, fun(_) -> file:del_dir_r(?HARNESS_DIR) end,
+     {inorder, [{Command, {timeout, ?HANG_GUARD_S, fun() -> run_shell(Command) end}}
+                || Command <- Commands, Command =/= "make test"]}}.
 
 readme_make_run_prints_only_the_module_test_() ->
     {timeout, ?HANG_GUARD_S,
@@ -28,6 +38,20 @@ readme_make_run_prints_only_the_module_test_() ->
              {0, Module} = shell("make run 2>/dev/null"),
              {ok, Golden} = file:read_file("test/fixtures/cli/example.gleam"),
              ?assertEqual(Golden, Module)
+     end}.
+
+%% The build bin/mcp-gen runs first (forced here by removing its stamp)
+%% writes no terminal colour codes into a redirected stderr.
+readme_make_run_stderr_redirected_has_no_colour_codes_test_() ->
+    {timeout, ?HANG_GUARD_S,
+     fun() ->
+             Log = filename:join("_build", "make-run-stderr." ++ os:getpid()),
+             {0, _Module} = shell("rm -f _build/mcp-gen.stamp && make run 2>" ++ Log),
+             {ok, Stderr} = file:read_file(Log),
+             ok = file:delete(Log),
+             ?assertMatch({_, _}, binary:match(Stderr, <<"mcp-gen: building (rebar3 compile)">>)),
+             ?assertMatch({_, _}, binary:match(Stderr, <<"Compiling mcp">>)),
+             ?assertEqual(nomatch, binary:match(Stderr, <<"\e">>))
      end}.
 
 readme_erlang_session_runs_as_written_test_() ->
@@ -44,10 +68,10 @@ read_readme() ->
     {ok, Text} = file:read_file(?README),
     binary:split(Text, <<"\n">>, [global]).
 
-%% The lines of the ```sh blocks under the two sections a newcomer runs.
+%% The lines of the ```sh blocks under the sections a newcomer runs.
 shell_commands(Lines) ->
     [strip_comment(binary_to_list(Line))
-     || Section <- [<<"## The two commands">>, <<"### Command line">>],
+     || Section <- [<<"## The two commands">>, <<"### Command line">>, <<"### Remote servers">>, <<"### Gleam">>],
         Line <- fenced(section(Lines, Section), <<"```sh">>), Line =/= <<>>].
 
 strip_comment(Line) ->
@@ -100,9 +124,14 @@ run_shell(Command) ->
 
 %% As from a person's shell: not inside the `make test' that runs this suite
 %% (a nested make announces its directory on stdout).
+%% With MCP_GLEAM_HOME, its compiler is on PATH as a person's would be.
 shell(Command) ->
+    Path = case os:getenv("MCP_GLEAM_HOME") of
+               false -> [];
+               Home -> [{"PATH", filename:join(Home, "bin") ++ ":" ++ os:getenv("PATH")}]
+           end,
     Port = open_port({spawn_executable, "/bin/sh"},
-                     [{args, ["-c", Command]}, {env, [{Name, false} || Name <- ["MAKELEVEL", "MAKEFLAGS", "MFLAGS"]]},
+                     [{args, ["-c", Command]}, {env, Path ++ [{Name, false} || Name <- ["MAKELEVEL", "MAKEFLAGS", "MFLAGS"]]},
                       binary, exit_status, use_stdio, hide, stderr_to_stdout]),
     collect(Port, []).
 

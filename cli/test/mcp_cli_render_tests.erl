@@ -88,3 +88,19 @@ summary_table_test() ->
                    "  broken   -      -      -           -      -         1.0 s  failed: executable not found: nope\n"
                    "  remote   -      -      -           -      -         -      not run: is a remote server\n">>,
                  iolist_to_binary(mcp_cli_render:summary_table(Rows))).
+
+%% The server's variables by name; mcp-gen's own credential-like ones it
+%% did not pass are named too (never a value is at hand here at all).
+environment_given_names_what_was_and_was_not_passed_test() ->
+    Text = fun(Given, Own) -> unicode:characters_to_list(mcp_cli_render:environment_given(Given, Own)) end,
+    Tail = "; mcp-gen passes on only these, so give it any other it needs with --env NAME (mcp-gen's own value "
+           "of NAME), --env NAME=VALUE, or \"env\" in a config entry",
+    ?assertEqual("the server was given the environment variables HOME, PATH" ++ Tail,
+                 Text(["PATH", "HOME"], ["PATH", "HOME", "EDITOR", "OLDPWD"])),
+    ?assertEqual("the server was given the environment variables HOME, PATH; mcp-gen's own environment has "
+                 "BRAVE_API_KEY, which it did not pass" ++ Tail,
+                 Text(["PATH", "HOME"], ["PATH", "HOME", "BRAVE_API_KEY", "EDITOR"])),
+    ?assertEqual("the server was given the environment variables GH_TOKEN, HOME; mcp-gen's own environment has "
+                 "DB_PASSWORD, OPENAI_API_KEY, which it did not pass" ++ Tail,
+                 Text(["HOME", "GH_TOKEN"], ["GH_TOKEN", "OPENAI_API_KEY", "DB_PASSWORD", "HOME"])),
+    ?assertEqual("the server was given no environment variables" ++ Tail, Text([], [])).

@@ -34,6 +34,8 @@ cli_test_() ->
       {"call json prints the whole result", {timeout, 120, fun call_json_prints_the_whole_result/0}},
       {"call of a tool error exits 1", {timeout, 120, fun call_of_a_tool_error_exits_1/0}},
       {"call of an unknown tool reports the server error", {timeout, 120, fun call_of_an_unknown_tool_reports_the_server_error/0}},
+      {"a call that times out is not followed by a listing", {timeout, 120, fun a_call_that_times_out_is_not_followed_by_a_listing/0}},
+      {"new harness writes a project without variable values", {timeout, 120, fun new_harness_writes_a_project_without_variable_values/0}},
       {"usage errors exit 2", {timeout, 120, fun usage_errors_exit_2/0}},
       {"help exits 0 for every subcommand", {timeout, 120, fun help_exits_0_for_every_subcommand/0}},
       {"sigint while the vm boots exits 130 and leaves nothing", {timeout, 120, fun sigint_while_the_vm_boots_exits_130_and_leaves_nothing/0}},
@@ -48,6 +50,8 @@ cli_test_() ->
       {"grace lets the server exit on its own", {timeout, 120, fun grace_lets_the_server_exit_on_its_own/0}},
       {"a banner on stdout reads as a sentence", {timeout, 120, fun a_banner_on_stdout_reads_as_a_sentence/0}},
       {"env and cwd reach the server", {timeout, 120, fun env_and_cwd_reach_the_server/0}},
+      {"a server that exits at start names its environment", {timeout, 120, fun a_server_that_exits_at_start_names_its_environment/0}},
+      {"config variables reach the server and an unset one starts nothing", {timeout, 120, fun config_variables_reach_the_server_and_an_unset_one_starts_nothing/0}},
       {"call json escapes terminal controls", {timeout, 120, fun call_json_escapes_terminal_controls/0}},
       {"huge colliding names are shown capped", {timeout, 120, fun huge_colliding_names_are_shown_capped/0}},
       {"generate config reports a server that never answers", {timeout, 120, fun generate_config_reports_a_server_that_never_answers/0}},
@@ -331,7 +335,11 @@ grace_lets_the_server_exit_on_its_own() ->
     {Status, _Stdout, Stderr} = mcp_gen(["list", "--verbose", "--grace", "10000"]),
     ?assertEqual(0, Status),
     ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: the server exited with exit status \\d+", [multiline])),
-    ?assertEqual(nomatch, re:run(Stderr, "killed by")).
+    ?assertEqual(nomatch, re:run(Stderr, "killed by")),
+    %% node keeps the default SIGTERM action: its end is the one --grace asked for
+    {0, _, Node} = mcp_gen(["list", "--verbose", "--grace", "10000", "--", "node", everything_entry()]),
+    ?assertEqual(<<"mcp-gen: the server was stopped with SIGTERM, as --grace asks, and ended within the grace">>,
+                 last_line(Node)).
 
 %% A server that prints a banner on stdout (and then execs a real server,
 %% so SIGKILL reaches the process holding the pipe).
@@ -354,6 +362,95 @@ env_and_cwd_reach_the_server() ->
     ?assertEqual(iolist_to_binary(["two=2 ", Dir]), read(Probe)),
     {1, _, Stderr} = mcp_gen(["list", "--cwd", "/nonexistent/dir"]),
     ?assertEqual(<<"mcp-gen: the server's working directory /nonexistent/dir is not a directory">>, last_line(Stderr)).
+
+%% new-harness: the project around the generated module, a `${VAR}' of
+%% the config as a lookup (its value in no file), and a directory that
+%% already holds a project refused before any server starts.
+new_harness_writes_a_project_without_variable_values() ->
+    Dir = temp_path("harness"),
+    Config = temp_path("harness.json"),
+    ok = file:write_file(Config, mcp_json:encode(
+        {object, [{<<"mcpServers">>, {object, [{<<"example">>, {object, [
+            {<<"command">>, {string, <<"escript">>}},
+            {<<"args">>, {array, [{string, list_to_binary(filename:join(cwd(), "examples/example_server.escript"))}]}},
+            {<<"env">>, {object, [{<<"ERL_LIBS">>, {string, erl_libs_dir()}},
+                                  {<<"EXAMPLE_KEY">>, {string, <<"${MCP_CLI_TEST_SECRET}">>}}]}}]}}]}}]})),
+    {Status, Stdout, Stderr} = mcp_gen(["new-harness", Dir, "--config", Config], [{"MCP_CLI_TEST_SECRET", "s3cret-v4lue"}]),
+    ?assertEqual({0, <<>>}, {Status, Stdout}),
+    ?assertMatch({match, _}, re:run(last_line(Stderr), "^mcp-gen: wrote the Gleam project harness_\\d+ in .*: cd there and run `gleam run`$")),
+    Files = [F || F <- filelib:wildcard(filename:join(Dir, "**/*")), filelib:is_regular(F),
+                  string:find(F, "/build/") =:= nomatch],
+    [?assert(lists:member(filename:join(Dir, F), Files))
+     || F <- ["gleam.toml", "src/cap/mcp/example.gleam", "surface/example.surface", "src/cap/mcp.gleam",
+              "src/cap/internal/mcp.gleam"]],
+    [?assertEqual({F, nomatch}, {F, binary:match(read(F), <<"s3cret">>)}) || F <- Files],
+    {ok, Main} = file:read_file(hd([F || F <- Files, re:run(F, "/src/harness_\\d+\\.gleam$") =/= nomatch])),
+    ?assertMatch({_, _}, binary:match(Main, <<"env(\"MCP_CLI_TEST_SECRET\")">>)),
+    ?assertEqual(read(filename:join(?GOLDEN_DIR, "example.gleam")), read(filename:join(Dir, "src/cap/mcp/example.gleam"))),
+    {1, _, Again} = mcp_gen(["new-harness", Dir, "--config", Config], [{"MCP_CLI_TEST_SECRET", "x"}]),
+    ?assertMatch({match, _}, re:run(Again, "already holds gleam.toml; new-harness writes a new project only$", [multiline])),
+    ?assertEqual(nomatch, re:run(Again, "^mcp-gen: server ", [multiline])),
+    {2, _, Usage} = mcp_gen(["new-harness", temp_path("other")]),
+    ?assertMatch({match, _}, re:run(Usage, "^mcp-gen: new-harness takes its servers from a config file: give --config FILE$",
+                                    [multiline])).
+
+%% A call past its --timeout ends there: the unknown-tool check (a
+%% tools/list) follows only a call the server answered with an error.
+a_call_that_times_out_is_not_followed_by_a_listing() ->
+    {Status, _, Stderr} = mcp_gen(["call", "sleep", "--args", "{\"ms\": 60000}", "--timeout", "1500", "--verbose"]),
+    ?assertEqual(1, Status),
+    ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: wire \\S+ > \\d+ B .*\"method\":\"tools/call\"", [multiline])),
+    ?assertEqual(nomatch, re:run(Stderr, "\"method\":\"tools/list\"")),
+    ?assertMatch({match, _}, re:run(Stderr, "^mcp-gen: the request timed out", [multiline])).
+
+%% A server that exits before the handshake (here for want of a key it
+%% reads from its environment) ends with the names it was given, never a
+%% value, and how to pass more: `--env NAME' passes mcp-gen's own value.
+a_server_that_exits_at_start_names_its_environment() ->
+    Script = "echo \"OTHER_KEY is required, have $MY_KEY\" >&2; exit 1",
+    {Status, _, Stderr} = mcp_gen(["list", "--env", "MY_KEY=s3cret-value", "--", "sh", "-c", Script],
+                                  [{"MCP_CLI_TEST_API_KEY", "withheld-v4lue"}]),
+    ?assertEqual(1, Status),
+    [Failure, Given] = [L || L <- binary:split(Stderr, <<"\n">>, [global, trim]), binary:match(L, <<"mcp-gen: ">>) =/= nomatch],
+    %% (the status itself may be lost when the pipe closes first: mcp_port's pidfd witness)
+    ?assertMatch(<<"mcp-gen: the handshake failed because the server exited on its own", _/binary>>, Failure),
+    ?assertMatch({match, _}, re:run(Given, "^mcp-gen: the server was given the environment variables [A-Z_, ]*\\bMY_KEY\\b"
+                                           "[A-Z_, ]*; mcp-gen's own environment has [A-Z0-9_, ]*\\bMCP_CLI_TEST_API_KEY\\b"
+                                           "[A-Z0-9_, ]*, which it did not pass; mcp-gen passes on only these, so give it any other it needs with "
+                                           "--env NAME \\(mcp-gen's own value of NAME\\), --env NAME=VALUE, "
+                                           "or \"env\" in a config entry$")),
+    ?assertMatch({match, _}, re:run(Given, "\\bPATH\\b")),
+    %% the value reached the server (its own stderr shows it), never mcp-gen's lines
+    ?assertMatch({_, _}, binary:match(Stderr, <<"have s3cret-value">>)),
+    ?assertEqual(nomatch, binary:match(<<Failure/binary, Given/binary>>, [<<"s3cret">>, <<"withheld-v4lue">>])),
+    %% --env NAME passes the VM's value
+    {1, _, Passed} = mcp_gen(["list", "--env", "MCP_CLI_TEST_KEY", "--", "sh", "-c", "echo \"got $MCP_CLI_TEST_KEY\" >&2; exit 1"],
+                             [{"MCP_CLI_TEST_KEY", "vm-value"}]),
+    ?assertMatch({_, _}, binary:match(Passed, <<"got vm-value">>)).
+
+%% `${VAR}' and `${env:VAR}' in a config entry's env and args are mcp-gen's
+%% variables; an unset one is an error before the server starts.
+config_variables_reach_the_server_and_an_unset_one_starts_nothing() ->
+    Probe = temp_path("probe"),
+    Config = temp_path("vars.json"),
+    Script = "printf '%s %s' \"$MY_KEY\" \"$1\" > \"$0\"; exec escript \"$2\"",
+    ok = file:write_file(Config, mcp_json:encode(
+        {object, [{<<"mcpServers">>, {object, [{<<"s">>, {object, [
+            {<<"command">>, {string, <<"sh">>}},
+            {<<"args">>, {array, [{string, S} || S <- [<<"-c">>, list_to_binary(Script), list_to_binary(Probe),
+                                                        <<"--root=${env:MCP_CLI_TEST_DIR}">>,
+                                                        list_to_binary(filename:join(cwd(), "examples/example_server.escript"))]]}},
+            {<<"env">>, {object, [{<<"MY_KEY">>, {string, <<"${MCP_CLI_TEST_KEY}">>}},
+                                  {<<"ERL_LIBS">>, {string, erl_libs_dir()}}]}}]}}]}}]})),
+    {Status, _, _} = mcp_gen(["list", "--config", Config], [{"MCP_CLI_TEST_KEY", "k1"}, {"MCP_CLI_TEST_DIR", "/d"}]),
+    ?assertEqual(0, Status),
+    ?assertEqual(<<"k1 --root=/d">>, read(Probe)),
+    ok = file:delete(Probe),
+    {1, _, Stderr} = mcp_gen(["list", "--config", Config], [{"MCP_CLI_TEST_DIR", "/d"}]),
+    ?assertEqual(iolist_to_binary(["mcp-gen: server s in config ", Config, " has an \"env\" entry MY_KEY whose value "
+                                   "names the environment variable MCP_CLI_TEST_KEY, which is not set: set it where "
+                                   "mcp-gen runs, or write the value itself"]), last_line(Stderr)),
+    ?assertEqual({error, enoent}, file:read_file(Probe)).
 
 %% echo sends its message back: DEL, U+009B (8-bit CSI), U+202E and U+FEFF
 %% come out as \\uXXXX, and the JSON still decodes to the same text.

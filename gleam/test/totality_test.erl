@@ -2,10 +2,11 @@
 %% admit: it returns, within a hang guard, a value of its declared shape
 %% (`Ok'/`Error' for a `Result'), and never raises.
 %%
-%% The functions come from the package interface (`gleam export
-%% package-interface', which scripts/gleam-tests.sh writes to
-%% build/package-interface.json before `gleam test'), so a function added
-%% later is called too. Each parameter type has ordinary values and hostile
+%% The functions come from the package interface, which the test exports
+%% itself (`gleam export package-interface', by the compiler running
+%% `gleam test') into build/package-interface.json on every run, so a
+%% function added later is called too and `gleam test' needs no step
+%% before it. Each parameter type has ordinary values and hostile
 %% ones (`values/1'); each function is called once with ordinary values and
 %% then, parameter by parameter, with each hostile value of that parameter's
 %% type. A parameter type with no entry in `values/1' fails the test,
@@ -58,12 +59,7 @@ the_check_reports_a_result_of_the_wrong_shape_test() ->
 
 %% [{ErlangModule, Function, [ParamType], ReturnShape}]
 public_functions() ->
-    {ok, Text} = case file:read_file(?INTERFACE) of
-                     {ok, _} = Read -> Read;
-                     {error, Why} -> erlang:error({no_package_interface, ?INTERFACE, Why,
-                                                   "run scripts/gleam-tests.sh, or `gleam export package-interface "
-                                                   "--out build/package-interface.json` before `gleam test`"})
-                 end,
+    {ok, Text} = file:read_file(export_interface()),
     {ok, Interface} = mcp_json:decode(Text),
     {object, Modules} = get(<<"modules">>, Interface),
     [{binary_to_atom(binary:replace(Module, <<"/">>, <<"@">>, [global])), binary_to_atom(Name),
@@ -71,6 +67,47 @@ public_functions() ->
       shape(type(get(<<"return">>, Function)))}
      || {Module, Definitions} <- Modules,
         {Name, Function} <- members(get(<<"functions">>, Definitions))].
+
+%% `gleam export package-interface' by the compiler that runs this test
+%% (the VM's parent), or else `gleam' on PATH or in MCP_GLEAM_HOME.
+export_interface() ->
+    Gleam = case [G || G <- [parent_executable(), os:find_executable("gleam"), gleam_home()],
+                       is_list(G), filename:basename(G) =:= "gleam"] of
+                [First | _] -> First;
+                [] -> erlang:error({no_gleam_compiler, "the test exports the package interface with gleam: "
+                                                      "put gleam on PATH or set MCP_GLEAM_HOME"})
+            end,
+    Port = open_port({spawn_executable, Gleam}, [{args, ["export", "package-interface", "--out", ?INTERFACE]},
+                                                 exit_status, stderr_to_stdout, binary]),
+    case collect(Port, []) of
+        {0, _} -> ?INTERFACE;
+        {Status, Output} -> erlang:error({package_interface_not_exported, Gleam, Status, Output})
+    end.
+
+collect(Port, Acc) ->
+    receive
+        {Port, {data, Data}} -> collect(Port, [Data | Acc]);
+        {Port, {exit_status, Status}} -> {Status, iolist_to_binary(lists:reverse(Acc))}
+    end.
+
+parent_executable() ->
+    case file:read_file("/proc/" ++ os:getpid() ++ "/stat") of
+        {ok, Stat} ->
+            %% pid (comm) state ppid ...: the fields after the last ')'
+            [_, After] = string:split(Stat, <<")">>, trailing),
+            [_State, PPid | _] = string:lexemes(After, " "),
+            case file:read_link("/proc/" ++ binary_to_list(PPid) ++ "/exe") of
+                {ok, Path} -> Path;
+                {error, _} -> false
+            end;
+        {error, _} -> false
+    end.
+
+gleam_home() ->
+    case os:getenv("MCP_GLEAM_HOME") of
+        false -> false;
+        Home -> filename:join([Home, "bin", "gleam"])
+    end.
 
 get(Key, {object, Members}) ->
     {Key, Value} = lists:keyfind(Key, 1, Members),
