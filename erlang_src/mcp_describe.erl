@@ -210,10 +210,17 @@ death({write_failed, closed}) ->
 death({flooded, Bytes}) when is_integer(Bytes) ->
     io_lib:format("the server sent more than the client can process: ~b bytes of its output "
                   "were waiting, past the client's budget, so it was stopped", [Bytes]);
+death({http_status, 400}) ->
+    "the server answered HTTP 400 (a server that speaks only the handshake era answers the 2026-07-28 "
+    "revision's requests so: with --era modern, try --era auto)";
 death({http_status, Status}) when is_integer(Status) ->
     io_lib:format("the server answered HTTP ~b", [Status]);
 death({content_type, Type}) ->
     ["the server answered with content type ", name(Type), ", neither JSON nor an event stream"];
+death({http_failed, {failed_connect, [{to_address, {Host, Port}}, {_Family, _Options, Cause} | _]}})
+  when is_integer(Port) ->
+    ["could not connect to ", name(unicode:characters_to_binary(io_lib:format("~ts:~b", [host_text(Host), Port]))),
+     ": ", connect_cause(Cause)];
 death({http_failed, Reason}) ->
     ["the HTTP request failed: ", words(Reason)];
 death({event_too_long, Bytes}) when is_integer(Bytes) ->
@@ -252,6 +259,25 @@ death({handshake_failed, _} = StartError) ->
     start_error(StartError);
 death(Other) ->
     ["the connection ended for a reason this version does not describe: ", words(Other)].
+
+host_text(Host) when is_list(Host) -> Host;
+host_text(Host) when is_tuple(Host) -> inet:ntoa(Host);
+host_text(_) -> "?".
+
+%% Why a connection could not be made (`httpc''s `failed_connect').
+connect_cause(econnrefused) -> "the connection was refused (nothing listens on that port)";
+connect_cause(nxdomain) -> "the host name does not resolve";
+connect_cause(Timeout) when Timeout =:= timeout; Timeout =:= etimedout -> "no answer within the connect timeout";
+connect_cause(ehostunreach) -> "the host is unreachable";
+connect_cause(enetunreach) -> "the network is unreachable";
+connect_cause({tls_alert, {unexpected_message, _}}) ->
+    "TLS failed: the port does not speak TLS (a plain http server? then use an http:// URL)";
+connect_cause({tls_alert, {unknown_ca, _}}) ->
+    "TLS failed: the server's certificate is not signed by an authority this machine trusts";
+connect_cause({tls_alert, {Kind, _}}) ->
+    ["TLS failed (", words(Kind), ")"];
+connect_cause(Other) ->
+    words(Other).
 
 %% An authorization failure (`mcp_oauth'): its terms name steps, statuses
 %% and OAuth error codes, never a token or secret.

@@ -394,7 +394,9 @@ http_options(https, Host, Spec) ->
                   #{cacertfile := File} -> [{cacertfile, File}];
                   _ -> [{cacerts, public_key:cacerts_get()}]
               end,
-    Tls = [{verify, verify_peer}, {depth, 10}, {server_name_indication, Host},
+    %% `log_level': a failed handshake is this connection's typed error,
+    %% never an OTP report on the VM's terminal.
+    Tls = [{verify, verify_peer}, {depth, 10}, {server_name_indication, Host}, {log_level, none},
            {customize_hostname_check, [{match_fun, public_key:pkix_verify_hostname_match_fun(https)}]}
            | CaCerts],
     [{ssl, Tls} | http_options(http, Host, Spec)].

@@ -582,3 +582,45 @@ log(#{level := Level, msg := Msg}, #{config := Test}) ->
 
 flush_all() ->
     receive Message -> [Message | flush_all()] after 0 -> [] end.
+
+%% A connection that cannot be made reads as one sentence naming host,
+%% port and cause (refused; TLS to a port that speaks plain HTTP), and no
+%% OTP report reaches the log.
+connection_failures_read_as_sentences_test_() ->
+    {timeout, 60, fun() ->
+        {ok, Listen} = gen_tcp:listen(0, [binary, {ip, {127, 0, 0, 1}}, {active, false}]),
+        {ok, Port} = inet:port(Listen),
+        Plain = spawn(fun() -> answer_plainly(Listen) end),
+        ok = logger:add_handler(mcp_http_tests_reports, mcp_http_tests, #{config => self(), level => notice}),
+        try
+            Sentence = fun(Url) ->
+                               {error, {handshake_failed, {unavailable, Death}}} = mcp_client:start(#{url => Url}, #{}),
+                               unicode:characters_to_binary(mcp_describe:death(Death))
+                       end,
+            Closed = closed_port(),
+            ?assertEqual(<<"could not connect to 127.0.0.1:", (integer_to_binary(Closed))/binary,
+                           ": the connection was refused (nothing listens on that port)">>,
+                         Sentence("http://127.0.0.1:" ++ integer_to_list(Closed) ++ "/mcp")),
+            ?assertEqual(<<"could not connect to 127.0.0.1:", (integer_to_binary(Port))/binary,
+                           ": TLS failed: the port does not speak TLS (a plain http server? then use an http:// URL)">>,
+                         Sentence("https://127.0.0.1:" ++ integer_to_list(Port) ++ "/mcp")),
+            timer:sleep(100),
+            ?assertEqual([], [Event || {logged, Event} <- flush_all()])
+        after
+            logger:remove_handler(mcp_http_tests_reports),
+            exit(Plain, kill),
+            gen_tcp:close(Listen)
+        end
+    end}.
+
+answer_plainly(Listen) ->
+    {ok, Socket} = gen_tcp:accept(Listen),
+    _ = gen_tcp:send(Socket, <<"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n">>),
+    answer_plainly(Listen).
+
+%% A loopback port nothing listens on (taken, then freed).
+closed_port() ->
+    {ok, Socket} = gen_tcp:listen(0, [{ip, {127, 0, 0, 1}}]),
+    {ok, Port} = inet:port(Socket),
+    gen_tcp:close(Socket),
+    Port.
