@@ -572,7 +572,7 @@ concurrent_manager_starts_log_nothing_test_() ->
             timer:sleep(200),
             ?assertEqual([], [Event || {logged, Event} <- flush_all()])
         after
-            logger:remove_handler(mcp_http_tests_reports)
+            _ = logger:remove_handler(mcp_http_tests_reports)
         end
     end}.
 
@@ -607,9 +607,9 @@ connection_failures_read_as_sentences_test_() ->
             timer:sleep(100),
             ?assertEqual([], [Event || {logged, Event} <- flush_all()])
         after
-            logger:remove_handler(mcp_http_tests_reports),
+            _ = logger:remove_handler(mcp_http_tests_reports),
             exit(Plain, kill),
-            gen_tcp:close(Listen)
+            ok = gen_tcp:close(Listen)
         end
     end}.
 
