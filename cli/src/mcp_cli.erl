@@ -237,8 +237,11 @@ await(Started, Results) ->
             {true, Results}
     end.
 
-%% With several servers on one terminal, each line a server writes to its
-%% inherited stderr is labelled with its config key (`mcp_stderr').
+%% With several servers on one terminal, each line a local server writes
+%% to its inherited stderr is labelled with its config key (`mcp_stderr');
+%% a remote server has no stderr.
+labelled_stderr(#{spec := #{url := _} = Spec}) ->
+    Spec;
 labelled_stderr(#{mode := several, label := Label, spec := Spec}) ->
     case maps:get(stderr, Spec, inherit) of
         inherit -> Spec#{stderr => {labelled, iolist_to_binary([name(Label), " | "])}};

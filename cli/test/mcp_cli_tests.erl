@@ -45,6 +45,7 @@ cli_test_() ->
       {"generate config names the servers that failed", {timeout, 120, fun generate_config_names_the_servers_that_failed/0}},
       {"config with several servers needs a choice", {timeout, 120, fun config_with_several_servers_needs_a_choice/0}},
       {"list json of a config server", {timeout, 120, fun list_json_of_a_config_server/0}},
+      {"generate config runs a remote entry beside a local one", {timeout, 120, fun generate_config_runs_a_remote_entry_beside_a_local_one/0}},
       {"list json of the embedded server", {timeout, 120, fun list_json_of_the_embedded_server/0}},
       {"verbose logs the handshake and the exit", {timeout, 120, fun verbose_logs_the_handshake_and_the_exit/0}},
       {"grace lets the server exit on its own", {timeout, 120, fun grace_lets_the_server_exit_on_its_own/0}},
@@ -292,6 +293,48 @@ config_with_several_servers_needs_a_choice() ->
                                             "choose one with --server NAME$", [multiline])),
     {1, _, Remote} = mcp_gen(["list", "--config", Cfg, "--server", "remote"]),
     ?assertEqual(<<"mcp-gen: server remote uses the \"sse\" transport; mcp-gen speaks stdio and http">>, last_line(Remote)).
+
+%% A config's `"type": "http"' entry beside a stdio one: both generate
+%% (a remote server has no stderr to label).
+generate_config_runs_a_remote_entry_beside_a_local_one() ->
+    Stub = mcp_http_stub:start(fun remote_server/1),
+    try
+        Root = cwd(),
+        Servers = [{<<"example">>, {object, [{<<"command">>, {string, <<"escript">>}},
+                                             {<<"args">>, {array, [{string, path(Root, "examples/example_server.escript")}]}},
+                                             {<<"env">>, {object, [{<<"ERL_LIBS">>, {string, erl_libs_dir()}}]}}]}},
+                   {<<"remote">>, {object, [{<<"type">>, {string, <<"http">>}},
+                                            {<<"url">>, {string, list_to_binary(mcp_http_stub:url(Stub))}}]}}],
+        Path = temp_path("remote-cfg.json"),
+        ok = file:write_file(Path, mcp_json:encode({object, [{<<"mcpServers">>, {object, Servers}}]})),
+        Out = temp_dir("remote-config"),
+        {Status, _, Stderr} = mcp_gen(["generate", "--config", Path, "--out", Out, "--token-dir", temp_path("remote-tokens")]),
+        ?assertEqual({0, nomatch}, {Status, binary:match(Stderr, <<"stderr cannot apply">>)}),
+        [?assert(filelib:is_regular(filename:join([Out, "cap", "mcp", Name ++ ".gleam"]))) || Name <- ["example", "remote"]]
+    after
+        mcp_http_stub:stop(Stub)
+    end.
+
+%% A remote MCP server with one tool, over Streamable HTTP.
+remote_server(#{method := 'POST', body := Body}) ->
+    {ok, {object, Members}} = mcp_json:decode(Body),
+    Result = case proplists:get_value(<<"method">>, Members) of
+                 {string, <<"initialize">>} ->
+                     <<"{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"tools\":{}},"
+                       "\"serverInfo\":{\"name\":\"remote\",\"version\":\"1\"}}">>;
+                 {string, <<"tools/list">>} ->
+                     <<"{\"tools\":[{\"name\":\"ping\",\"inputSchema\":{\"type\":\"object\"}}]}">>;
+                 _ -> none
+             end,
+    case {proplists:get_value(<<"id">>, Members), Result} of
+        {undefined, _} -> {reply, 202, [], <<>>};
+        {Id, none} -> {reply, 200, [{"content-type", "application/json"}],
+                       [<<"{\"jsonrpc\":\"2.0\",\"id\":">>, mcp_json:encode(Id), <<",\"result\":{}}">>]};
+        {Id, _} -> {reply, 200, [{"content-type", "application/json"}],
+                    [<<"{\"jsonrpc\":\"2.0\",\"id\":">>, mcp_json:encode(Id), <<",\"result\":">>, Result, <<"}">>]}
+    end;
+remote_server(_) ->
+    {reply, 405, [], <<>>}.
 
 list_json_of_a_config_server() ->
     {Status, Stdout, _} = mcp_gen(["list", "--config", config_file([]), "--server", "everything", "--json"]),
