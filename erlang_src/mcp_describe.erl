@@ -64,7 +64,7 @@ start_error({transport_failed, {not_for_http, Keys}}) ->
      " cannot apply to it"];
 start_error({transport_failed, {plaintext_headers, Host}}) ->
     ["headers are never sent in plaintext to ", name(Host),
-     ", which is not this machine: use https (or allow_plaintext_headers)"];
+     ", which is not this machine: use https, or allow it with --allow-plaintext (allow_plaintext_headers)"];
 start_error({transport_failed, {header_variable_unset, Name}}) ->
     ["a header names the environment variable ", name(Name), ", which is not set"];
 start_error({transport_failed, {bad_header, Name}}) ->
@@ -217,6 +217,9 @@ death({http_status, Status}) when is_integer(Status) ->
     io_lib:format("the server answered HTTP ~b", [Status]);
 death({content_type, Type}) ->
     ["the server answered with content type ", name(Type), ", neither JSON nor an event stream"];
+death({plaintext_headers, Host}) ->
+    ["the server asks for a token, which is never sent in plaintext to ", name(Host),
+     ", which is not this machine: use https, or allow it with --allow-plaintext (allow_plaintext_headers)"];
 death({http_failed, {failed_connect, [{to_address, {Host, Port}}, {_Family, _Options, Cause} | _]}})
   when is_integer(Port) ->
     ["could not connect to ", name(unicode:characters_to_binary(io_lib:format("~ts:~b", [host_text(Host), Port]))),

@@ -22,7 +22,9 @@
 %%     errors name a header, never its value. They go only to the spec's
 %%     origin: no redirect is followed (a 3xx is `{http_status, Code}'). A
 %%     plain `http' URL to a host other than the loopback is refused when
-%%     headers are given, unless `allow_plaintext_headers => true'. TLS
+%%     headers are given, unless `allow_plaintext_headers => true'; with
+%%     `oauth', such a server is reached, no token is ever sent to it, and
+%%     its challenge ends the connection with `{plaintext_headers, Host}'. TLS
 %%     verifies the peer against the system's CA store
 %%     (`public_key:cacerts_get/0') and the URL's host name.</li>
 %% <li>Every body is bounded: an event (data plus the line being read) and
@@ -115,7 +117,8 @@
                | {bad_session_id, non_neg_integer()}
                | {stream_lost, term()}
                | {response_too_large, non_neg_integer()}
-               | {authorization_failed, mcp_oauth:error_reason()}.
+               | {authorization_failed, mcp_oauth:error_reason()}
+               | {plaintext_headers, binary()}.
 
 -define(DEFAULT_RETRY_MS, 1000).
 -define(MAX_RETRY_MS, 30000).
@@ -205,6 +208,9 @@
                initialized = none :: binary() | none,
                renewed = false :: boolean(),
                oauth = none :: none | #oauth{},
+               %% Plain `http' off the loopback: no token is ever sent, and a
+               %% challenge ends the connection with this reason.
+               bearer_refused = none :: none | {plaintext_headers, binary()},
                %% The standalone stream (`listen/2'): not wanted (the
                %% handshake declared no capability a server asks through),
                %% wanted, being opened (messages wait in `queued', newest
@@ -265,7 +271,7 @@ open_checked(Url, Spec, Owner) ->
         {{ok, Scheme, Host}, {ok, Headers}} ->
             case plaintext_refused(Scheme, Host, Headers, Spec) of
                 true -> {error, {plaintext_headers, list_to_binary(Host)}};
-                false -> start(Url, Scheme, Host, Headers, MaxBytes, Spec, Owner)
+                false -> start(Url, Scheme, Host, Headers, MaxBytes, Spec#{bearer_refused => bearer_refused(Scheme, Host, Spec)}, Owner)
             end
     end.
 
@@ -281,7 +287,8 @@ start(Url, Scheme, Host, Headers, MaxBytes, Spec, Owner) ->
                          headers = fun() -> Headers end,
                          http_options = http_options(Scheme, Host, Spec),
                          max_bytes = MaxBytes,
-                         shutdown_ms = maps:get(shutdown_timeout_ms, Spec, 5000)},
+                         shutdown_ms = maps:get(shutdown_timeout_ms, Spec, 5000),
+                         bearer_refused = maps:get(bearer_refused, Spec)},
             case authorization(Url, Spec) of
                 {ok, OAuth} -> {ok, Http#http{oauth = OAuth}};
                 {error, Reason} -> exit(Manager, shutdown), {error, Reason}
@@ -360,13 +367,21 @@ target(Url) ->
             {error, {bad_url, not_absolute}}
     end.
 
+%% Headers in plaintext off the loopback are refused at open; a bearer
+%% token (`oauth') only when one would be sent (`bearer_refused/3'): a
+%% server that asks for none is reached over plain `http' all the same.
 plaintext_refused(http, Host, [_ | _], Spec) ->
     not maps:get(allow_plaintext_headers, Spec, false) andalso not loopback(Host);
-plaintext_refused(http, Host, [], #{oauth := _} = Spec) ->
-    %% A bearer token is a header too.
-    plaintext_refused(http, Host, [oauth], Spec);
 plaintext_refused(_, _, _, _) ->
     false.
+
+%% Why no token may be sent to this server: `none', or the refusal a
+%% challenge (or a held token) meets.
+bearer_refused(Scheme, Host, Spec) ->
+    case plaintext_refused(Scheme, Host, [bearer], Spec) of
+        true -> {plaintext_headers, list_to_binary(Host)};
+        false -> none
+    end.
 
 %% @doc Whether a URL's host is this machine's loopback.
 -spec loopback(string()) -> boolean().
@@ -490,12 +505,12 @@ outbound(Message, Extra, Http) ->
         Outcome -> Outcome
     end.
 
-post(Message, Stream, #http{oauth = #oauth{pending = none} = OAuth} = Http) ->
+post(Message, Stream, #http{oauth = #oauth{pending = none} = OAuth, bearer_refused = none} = Http) ->
     case expiring(OAuth) of
         true -> {ok, ask(refresh, Stream#stream{message = Message}, Http)};
         false -> posted(Message, Stream, Http)
     end;
-post(Message, Stream, #http{oauth = #oauth{held = Held} = OAuth} = Http) when OAuth =/= none ->
+post(Message, Stream, #http{oauth = #oauth{pending = Pending, held = Held} = OAuth} = Http) when Pending =/= none ->
     {ok, Http#http{oauth = OAuth#oauth{held = [Stream#stream{message = Message} | Held]}}};
 post(Message, Stream, Http) ->
     posted(Message, Stream, Http).
@@ -520,7 +535,11 @@ request(Method, Request, #http{http_options = HttpOptions, manager = Manager, ow
     httpc:request(Method, Request, HttpOptions,
                   [{sync, false}, {stream, {self, once}}, {receiver, Owner}, {body_format, binary}], Manager).
 
-request_headers(#http{headers = Headers, session = Session, version = Version, oauth = OAuth}) ->
+request_headers(#http{headers = Headers, session = Session, version = Version, oauth = OAuth0, bearer_refused = Refused}) ->
+    OAuth = case Refused of
+                none -> OAuth0;
+                _ -> none
+            end,
     [{"accept", ?ACCEPT}]
         ++ [{"mcp-session-id", Session} || Session =/= none]
         ++ [{"mcp-protocol-version", binary_to_list(Version)} || Version =/= none]
@@ -551,6 +570,8 @@ ask(Why, Stream, #http{oauth = #oauth{session = Session, generation = Generation
 
 %% A 401, or a 403 for want of scope, to a POST: the message waits for a
 %% new token, at most `?MAX_AUTHORIZATIONS' times in a row.
+challenged(_Status, _Stream, _Headers, #http{bearer_refused = {plaintext_headers, _} = Refused} = Http) ->
+    fault(Refused, Http);
 challenged(Status, Stream, Headers, Http) ->
     Max = mcp_oauth_discovery:max_challenge_bytes(),
     case header("www-authenticate", Headers) of

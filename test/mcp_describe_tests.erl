@@ -30,6 +30,7 @@ deaths() ->
      {flooded, 33554432},
      {response_too_large, 3145728},
      {http_status, 400},
+     {plaintext_headers, <<"mcp.example.com">>},
      {http_failed, {failed_connect, [{to_address, {"mcp.example.com", 443}}, {inet, [inet], nxdomain}]}},
      {http_failed, {failed_connect, [{to_address, {"mcp.example.com", 443}}, {inet, [inet], {tls_alert, {unknown_ca, "x"}}}]}},
      {http_failed, {failed_connect, [{to_address, {"mcp.example.com", 443}}, {inet, [inet], {tls_alert, {handshake_failure, "x"}}}]}},

@@ -36,6 +36,7 @@
                      server := server(),
                      timeout_ms := pos_integer(),
                      verbose := boolean(),          % --verbose: the wire log on stderr
+                     allow_plaintext => true,       % --allow-plaintext: headers and tokens over plain http
                      era => handshake | modern | auto, % --era (default handshake)
                      elicit => decline | defaults,  % --elicit (default decline)
                      env := [{string(), string()}], % --env NAME=VALUE, in order
@@ -117,7 +118,7 @@ process_keys() ->
 
 common_flags() ->
     [{"--timeout", timeout, value}, {"--config", config, value}, {"--server", server, value},
-     {"--url", url, value}, {"--header", header, repeated},
+     {"--url", url, value}, {"--header", header, repeated}, {"--allow-plaintext", allow_plaintext, switch},
      {"--env", env, repeated}, {"--cwd", cwd, value}, {"--grace", grace, value},
      {"--stderr", stderr, value}, {"--era", era, value}, {"--elicit", elicit, value},
      {"--verbose", verbose, switch} | jail_flags() ++ mcp_cli_oauth:flags()].
@@ -169,6 +170,7 @@ build(Subcommand, Flags, Positional, ServerPart) ->
               fun() -> stderr(maps:get(stderr, Flags, none)) end,
               fun() -> jail(Flags) end,
               fun() -> {ok, #{verbose => maps:get(verbose, Flags, false)}} end,
+              fun() -> {ok, maps:with([allow_plaintext], Flags)} end,
               fun() -> era(maps:get(era, Flags, none)) end,
               fun() -> elicit(maps:get(elicit, Flags, none)) end,
               fun() -> mcp_cli_oauth:options(Flags) end,
@@ -463,7 +465,9 @@ remote_help() ->
      "  --server NAME    the config's server to use (needed when it has several)\n"
      "  --url URL        a remote server over Streamable HTTP instead of a command\n"
      "  --header 'NAME: VALUE'  with --url: send this header (repeatable); ${VAR}\n"
-     "                   in VALUE is the environment variable VAR; never printed\n"].
+     "                   in VALUE is the environment variable VAR; never printed\n"
+     "  --allow-plaintext  send headers and tokens over plain http to a host that\n"
+     "                   is not this machine (refused otherwise)\n"].
 
 server_help() ->
     "SERVER is --config FILE [--server NAME], --url URL (a remote server), or\n"

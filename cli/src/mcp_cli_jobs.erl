@@ -106,8 +106,12 @@ job(http, Name, Spec, Command) ->
 %% A remote server's spec with its authorization (`mcp_cli_oauth'): the
 %% entry's `oauth' under the command line's flags; sealed.
 authorized(Spec, #{subcommand := Subcommand} = Command) ->
+    Plaintext = case maps:get(allow_plaintext, Command, false) of
+                    true -> #{allow_plaintext_headers => true};
+                    false -> #{}
+                end,
     case mcp_cli_oauth:config(Subcommand, maps:get(oauth, Spec, #{}), maps:get(oauth, Command, #{})) of
-        {ok, OAuth} -> {ok, mcp_http:seal(Spec#{oauth => OAuth})};
+        {ok, OAuth} -> {ok, mcp_http:seal(maps:merge(Spec#{oauth => OAuth}, Plaintext))};
         {error, _} = Error -> Error
     end.
 

@@ -169,7 +169,7 @@ login_is_for_a_remote_server_test() ->
     {help, Help} = mcp_cli_args:parse(["login", "--help"]),
     Text = unicode:characters_to_list(Help),
     [?assertEqual({Absent, nomatch}, {Absent, string:find(Text, Absent)})
-     || Absent <- ["--jail", "--allow-", "--deny-read", "--env", "--cwd", "--grace", "--stderr", "COMMAND"]],
+     || Absent <- ["--jail", "--allow-write", "--allow-read", "--allow-net", "--allow-unix-sockets", "--deny-read", "--env", "--cwd", "--grace", "--stderr", "COMMAND"]],
     [?assertNotEqual({Present, nomatch}, {Present, string:find(Text, Present)})
      || Present <- ["--url URL", "--header", "--config FILE", "--browser CMD", "--client-credentials", "--timeout"]],
     Remote = "login authorizes with a remote server: give --url URL, or --config FILE with an http entry",
