@@ -21,7 +21,7 @@
 
 -export([start_error/1, client_error/1, death/1, evidence/1,
          retirement_error/1, retirement/1, refusal/1, words/1,
-         jail_unavailable/1, bad_jail/1, bad_stderr/1]).
+         jail_unavailable/1, bad_jail/1, bad_stderr/1, authorization_failure/1]).
 
 -define(MAX_DEPTH, 4).
 -define(MAX_ITEMS, 8).
@@ -217,9 +217,6 @@ death({http_status, Status}) when is_integer(Status) ->
     io_lib:format("the server answered HTTP ~b", [Status]);
 death({content_type, Type}) ->
     ["the server answered with content type ", name(Type), ", neither JSON nor an event stream"];
-death({plaintext_headers, Host}) ->
-    ["the server asks for a token, which is never sent in plaintext to ", name(Host),
-     ", which is not this machine: use https, or allow it with --allow-plaintext (allow_plaintext_headers)"];
 death({http_failed, {failed_connect, [{to_address, {Host, Port}}, {_Family, _Options, Cause} | _]}})
   when is_integer(Port) ->
     ["could not connect to ", name(unicode:characters_to_binary(io_lib:format("~ts:~b", [host_text(Host), Port]))),
@@ -282,6 +279,13 @@ connect_cause({tls_alert, {Kind, _}}) ->
 connect_cause(Other) ->
     words(Other).
 
+%% @doc Why an authorization failed (`{authorization_failed, Reason}'),
+%% as the clause that ends "which failed: ..." (the Gleam adapter's
+%% `OtherAuthorizationFailure' text, so both read alike).
+-spec authorization_failure(term()) -> iodata().
+authorization_failure(Reason) ->
+    authorization(Reason).
+
 %% An authorization failure (`mcp_oauth'): its terms name steps, statuses
 %% and OAuth error codes, never a token or secret.
 authorization(consent_needed) ->
@@ -300,11 +304,11 @@ authorization(iss_missing) ->
     "the authorization response lacks the `iss` its server advertises, so its code was not used";
 authorization(state_mismatch) ->
     "the authorization response carried another `state` than the one sent, so its code was not used";
-authorization({token_refused, Status, Code}) ->
+authorization({token_refused, Status, Code}) when is_integer(Status) ->
     io_lib:format("the token endpoint answered HTTP ~b (~ts)", [Status, words(Code)]);
-authorization({registration_refused, Status}) ->
+authorization({registration_refused, Status}) when is_integer(Status) ->
     io_lib:format("client registration was refused (HTTP ~b)", [Status]);
-authorization({registration_refused, Status, Code}) ->
+authorization({registration_refused, Status, Code}) when is_integer(Status) ->
     io_lib:format("client registration was refused (HTTP ~b, ~ts)", [Status, words(Code)]);
 authorization(no_client_registration) ->
     "the authorization server offers no registration and no client id was given";
@@ -332,6 +336,9 @@ authorization({unstated_endpoint, Endpoint}) ->
 authorization({challenge_too_long, Bytes}) when is_integer(Bytes) ->
     io_lib:format("the server's WWW-Authenticate challenge held ~b bytes, more than ~b, so it was not read",
                   [Bytes, mcp_oauth_discovery:max_challenge_bytes()]);
+authorization({plaintext_headers, Host}) ->
+    ["a token is never sent in plaintext to ", name(Host),
+     ", which is not this machine: use https, or allow it with --allow-plaintext (allow_plaintext_headers)"];
 authorization(no_token) ->
     "no token is held yet and the server has not asked for one";
 authorization(no_refresh_token) ->

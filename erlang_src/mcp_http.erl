@@ -24,7 +24,8 @@
 %%     plain `http' URL to a host other than the loopback is refused when
 %%     headers are given, unless `allow_plaintext_headers => true'; with
 %%     `oauth', such a server is reached, no token is ever sent to it, and
-%%     its challenge ends the connection with `{plaintext_headers, Host}'. TLS
+%%     its challenge ends the connection with `{authorization_failed,
+%%     {plaintext_headers, Host}}'. TLS
 %%     verifies the peer against the system's CA store
 %%     (`public_key:cacerts_get/0') and the URL's host name.</li>
 %% <li>Every body is bounded: an event (data plus the line being read) and
@@ -117,8 +118,7 @@
                | {bad_session_id, non_neg_integer()}
                | {stream_lost, term()}
                | {response_too_large, non_neg_integer()}
-               | {authorization_failed, mcp_oauth:error_reason()}
-               | {plaintext_headers, binary()}.
+               | {authorization_failed, mcp_oauth:error_reason()}.
 
 -define(DEFAULT_RETRY_MS, 1000).
 -define(MAX_RETRY_MS, 30000).
@@ -571,7 +571,7 @@ ask(Why, Stream, #http{oauth = #oauth{session = Session, generation = Generation
 %% A 401, or a 403 for want of scope, to a POST: the message waits for a
 %% new token, at most `?MAX_AUTHORIZATIONS' times in a row.
 challenged(_Status, _Stream, _Headers, #http{bearer_refused = {plaintext_headers, _} = Refused} = Http) ->
-    fault(Refused, Http);
+    fault({authorization_failed, Refused}, Http);
 challenged(Status, Stream, Headers, Http) ->
     Max = mcp_oauth_discovery:max_challenge_bytes(),
     case header("www-authenticate", Headers) of

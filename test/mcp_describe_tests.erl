@@ -30,7 +30,6 @@ deaths() ->
      {flooded, 33554432},
      {response_too_large, 3145728},
      {http_status, 400},
-     {plaintext_headers, <<"mcp.example.com">>},
      {http_failed, {failed_connect, [{to_address, {"mcp.example.com", 443}}, {inet, [inet], nxdomain}]}},
      {http_failed, {failed_connect, [{to_address, {"mcp.example.com", 443}}, {inet, [inet], {tls_alert, {unknown_ca, "x"}}}]}},
      {http_failed, {failed_connect, [{to_address, {"mcp.example.com", 443}}, {inet, [inet], {tls_alert, {handshake_failure, "x"}}}]}},
@@ -63,7 +62,8 @@ authorization_failures() ->
      {token_store, {token_file_permissions, <<"/home/u/.config/mcp/oauth">>}},
      {token_unusable, malformed}, {token_unusable, too_long}, {token_type_unsupported, <<"DPoP">>},
      {unstated_endpoint, <<"token_endpoint">>}, no_token, no_refresh_token, {challenge_too_long, 400000},
-     {private_endpoint, <<"https://10.0.0.1/token">>}, {unresolved_endpoint, <<"https://as.invalid/token">>}].
+     {private_endpoint, <<"https://10.0.0.1/token">>}, {unresolved_endpoint, <<"https://as.invalid/token">>},
+     {plaintext_headers, <<"mcp.example.com">>}].
 
 client_errors() ->
     [{unavailable, Death} || Death <- deaths()]

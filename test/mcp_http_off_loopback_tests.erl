@@ -6,7 +6,8 @@
 %% With authorization on (as the command line always has it), such a server
 %% is reached when it asks for no token; a token held is never sent to it
 %% (shown sent when plaintext is allowed), and its challenge ends the
-%% connection with `{plaintext_headers, Host}'.
+%% connection with
+%% `{authorization_failed, {plaintext_headers, Host}}'.
 -module(mcp_http_off_loopback_tests).
 
 -include_lib("eunit/include/eunit.hrl").
@@ -44,7 +45,7 @@ token_sent_when_allowed(Net) ->
 
 challenge_refused(#{server := Server} = Net) ->
     {Url, Log} = serve(Net, "challenge", 8082),
-    ?assertEqual({error, {handshake_failed, {unavailable, {plaintext_headers, list_to_binary(Server)}}}},
+    ?assertEqual({error, {handshake_failed, {unavailable, {authorization_failed, {plaintext_headers, list_to_binary(Server)}}}}},
                  mcp_client:start(#{url => Url, oauth => #{store => held_token()}}, #{})),
     ?assertEqual([<<"-">>], lists:usort(log_lines(Log))).
 

@@ -340,7 +340,8 @@ death_reason({handshake_failed, Error}) -> {handshake_request_failed, client_err
 
 %% `{authorization_failed, Reason}' (`mcp_http', `mcp_oauth*'): the Erlang
 %% type of `Reason' is open (`mcp_oauth:error_reason()'), so the last
-%% clause takes what the others do not name, in words. Text from a peer
+%% clause takes what the others do not name, as the command line's clause
+%% (`mcp_describe:authorization_failure/1'). Text from a peer
 %% (a resource, an issuer) is put in words too: printable and capped.
 authorization_failure(Atom) when Atom =:= consent_needed; Atom =:= too_many_challenges;
                                  Atom =:= no_resource_in_metadata; Atom =:= no_authorization_server;
@@ -372,7 +373,7 @@ authorization_failure({token_refused, Status, Code}) when ?IS_CODE(Status, Code)
 authorization_failure({token_store, {token_file_permissions, Path}}) when is_binary(Path) ->
     {token_file_permissions, Path};
 authorization_failure({http_failed, Url, Reason}) -> {authorization_request_failed, words(Url), words(Reason)};
-authorization_failure(Other) -> {other_authorization_failure, words(Other)}.
+authorization_failure(Other) -> {other_authorization_failure, sentence(mcp_describe:authorization_failure(Other))}.
 
 %% An OAuth `error' code as `mcp_oauth' keeps it (printable, at most 64
 %% bytes), or `none'.
