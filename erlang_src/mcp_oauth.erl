@@ -38,7 +38,8 @@
                     client_metadata_url => binary(),
                     client_name => binary(),
                     scopes => [binary()],
-                    browser => none | print | string(),
+                    browser => none | print | paste | string(),
+                    redirect_port => 0..65535,
                     consent_timeout_ms => pos_integer(),
                     store => mcp_oauth_token_store:store()}.
 -type error_reason() :: term().
@@ -180,7 +181,7 @@ register(Http, Endpoint, Metadata, Config, RedirectUri) ->
 %%% -------------------------------------------------- authorization code
 
 authorization_code(Http, #{metadata := Metadata, issuer := Issuer} = Found, Config, Previous, Scopes, Browser) ->
-    case mcp_oauth_loopback:listen() of
+    case mcp_oauth_loopback:listen(maps:get(redirect_port, Config, 0)) of
         {ok, Listener} ->
             try
                 RedirectUri = mcp_oauth_loopback:redirect_uri(Listener),
@@ -199,7 +200,12 @@ authorization_code(Http, #{metadata := Metadata, issuer := Issuer} = Found, Conf
                         case mcp_oauth_loopback:open_browser(Browser, Url) of
                             ok ->
                                 Timeout = maps:get(consent_timeout_ms, Config, ?CONSENT_TIMEOUT_MS),
-                                case mcp_oauth_loopback:await(Listener, Timeout, fun(Params) -> state_matches(Params, State) end) of
+                                Source = case Browser of
+                                             paste -> pasted;
+                                             _ -> listener
+                                         end,
+                                case mcp_oauth_loopback:await(Listener, Timeout, fun(Params) -> state_matches(Params, State) end,
+                                                              Source) of
                                     {ok, Params} ->
                                         case response_checked(Params, State, Issuer, Metadata) of
                                             {ok, Code} ->

@@ -14,9 +14,11 @@
 %% end on its own: its port is never closed, it is never killed.
 -module(mcp_oauth_loopback).
 
--export([listen/0, redirect_uri/1, await/3, close/1, open_browser/2]).
+-export([listen/0, listen/1, redirect_uri/1, await/3, await/4, close/1, open_browser/2]).
 
 -define(MAX_REQUEST_BYTES, 8192).
+%% How often a wait that also takes a pasted address looks for one.
+-define(PASTE_POLL_MS, 100).
 %% The browser command's stdout and stderr each go to /dev/null: never into
 %% a pipe of ours, never merged.
 -define(QUIET_SCRIPT, "exec \"$@\" >/dev/null 2>/dev/null").
@@ -26,8 +28,14 @@
 
 -spec listen() -> {ok, gen_tcp:socket()} | {error, term()}.
 listen() ->
-    gen_tcp:listen(0, [binary, {ip, {127, 0, 0, 1}}, {active, false}, {packet, http_bin},
-                       {packet_size, ?MAX_REQUEST_BYTES}, {reuseaddr, true}]).
+    listen(0).
+
+%% @doc A listener on 127.0.0.1 at `Port' (0: an ephemeral port), for a
+%% pre-registered client whose redirect URI names a fixed port.
+-spec listen(0..65535) -> {ok, gen_tcp:socket()} | {error, term()}.
+listen(Port) when is_integer(Port), Port >= 0, Port =< 65535 ->
+    gen_tcp:listen(Port, [binary, {ip, {127, 0, 0, 1}}, {active, false}, {packet, http_bin},
+                          {packet_size, ?MAX_REQUEST_BYTES}, {reuseaddr, true}]).
 
 -spec redirect_uri(gen_tcp:socket()) -> binary().
 redirect_uri(Listener) ->
@@ -46,13 +54,77 @@ close(Listener) ->
 -spec await(gen_tcp:socket(), non_neg_integer(), fun(([{binary(), binary()}]) -> boolean())) ->
           {ok, [{binary(), binary()}]} | {error, term()}.
 await(Listener, TimeoutMs, Ours) ->
-    Deadline = erlang:monotonic_time(millisecond) + TimeoutMs,
-    accept(Listener, Deadline, Ours).
+    await(Listener, TimeoutMs, Ours, listener).
 
-accept(Listener, Deadline, Ours) ->
+%% @doc `await/3', and with `pasted' also the address a person pastes on
+%% standard input: the redirect their browser ended on, on a machine that
+%% cannot reach this listener (a login over SSH). A line that is not the
+%% awaited redirect is answered on standard error and the wait goes on.
+-spec await(gen_tcp:socket(), non_neg_integer(), fun(([{binary(), binary()}]) -> boolean()), listener | pasted) ->
+          {ok, [{binary(), binary()}]} | {error, term()}.
+await(Listener, TimeoutMs, Ours, listener) ->
+    accept(Listener, erlang:monotonic_time(millisecond) + TimeoutMs, Ours, none);
+await(Listener, TimeoutMs, Ours, pasted) ->
+    Waiter = self(),
+    Ref = make_ref(),
+    Reader = spawn_link(fun() -> read_lines(Waiter, Ref) end),
+    try accept(Listener, erlang:monotonic_time(millisecond) + TimeoutMs, Ours, Ref)
+    after
+        unlink(Reader),
+        exit(Reader, kill),
+        receive {pasted, Ref, _} -> ok after 0 -> ok end
+    end.
+
+read_lines(Waiter, Ref) ->
+    case io:get_line(standard_io, "") of
+        Line when is_list(Line); is_binary(Line) ->
+            Waiter ! {pasted, Ref, unicode:characters_to_binary(Line)},
+            read_lines(Waiter, Ref);
+        _ ->
+            ok
+    end.
+
+%% Accepts in slices of `?PASTE_POLL_MS' while a paste may come.
+accept(Listener, Deadline, Ours, Pasted) ->
     Left = max(0, Deadline - erlang:monotonic_time(millisecond)),
-    case gen_tcp:accept(Listener, Left) of
+    receive
+        {pasted, Pasted, Line} ->
+            case pasted_params(Line) of
+                {ok, Params} ->
+                    case Ours(Params) of
+                        true -> {ok, Params};
+                        false -> refused_paste(Listener, Deadline, Ours, Pasted)
+                    end;
+                error ->
+                    refused_paste(Listener, Deadline, Ours, Pasted)
+            end
+    after 0 ->
+        Slice = case Pasted of
+                    none -> Left;
+                    _ -> min(Left, ?PASTE_POLL_MS)
+                end,
+        case gen_tcp:accept(Listener, Slice) of
+            {error, timeout} when Pasted =/= none, Left > 0 -> accept(Listener, Deadline, Ours, Pasted);
+            Accepted -> accepted(Accepted, Listener, Deadline, Ours, Pasted)
+        end
+    end.
+
+refused_paste(Listener, Deadline, Ours, Pasted) ->
+    io:format(standard_error, "mcp-gen: that is not the address the authorization sent your browser to; "
+                              "paste the whole address from its address bar~n", []),
+    accept(Listener, Deadline, Ours, Pasted).
+
+%% The query of a pasted `http://127.0.0.1:PORT/callback?...' address.
+pasted_params(Line) ->
+    case uri_string:parse(string:trim(Line)) of
+        #{path := <<"/callback">>, query := Query} -> {ok, query(Query)};
+        _ -> error
+    end.
+
+accepted(Accepted, Listener, Deadline, Ours, Pasted) ->
+    case Accepted of
         {ok, Socket} ->
+            Left = max(0, Deadline - erlang:monotonic_time(millisecond)),
             Params = case request_path(Socket, Left) of
                          {ok, <<"/callback?", Query/binary>>} -> query(Query);
                          _ -> none
@@ -62,7 +134,7 @@ accept(Listener, Deadline, Ours) ->
             gen_tcp:close(Socket),
             case Taken of
                 true -> {ok, Params};
-                false -> accept(Listener, Deadline, Ours)
+                false -> accept(Listener, Deadline, Ours, Pasted)
             end;
         {error, Reason} ->
             {error, Reason}
@@ -96,10 +168,16 @@ query(Query) ->
     end.
 
 %% @doc Hands the authorization URL on: to `Browser' (an executable, run
-%% with the URL as its argument), or, with `print', to stderr for a person.
--spec open_browser(print | string(), binary()) -> ok | {error, term()}.
+%% with the URL as its argument), or, with `print' and `paste', to stderr
+%% for a person (`paste' also asks for the address the browser ends on).
+-spec open_browser(print | paste | string(), binary()) -> ok | {error, term()}.
 open_browser(print, Url) ->
     io:format(standard_error, "mcp-gen: to authorize, open this URL in a browser:~n  ~ts~n", [Url]),
+    ok;
+open_browser(paste, Url) ->
+    io:format(standard_error, "mcp-gen: to authorize, open this URL in a browser (on any machine):~n  ~ts~n"
+                              "mcp-gen: then paste here the address the browser ends on "
+                              "(http://127.0.0.1:...; the page itself may fail to load)~n", [Url]),
     ok;
 open_browser(Browser, Url) ->
     case os:find_executable(Browser) of

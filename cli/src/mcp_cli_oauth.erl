@@ -15,10 +15,11 @@
 -export([flags/0, options/1, from_config/1, config/3, help/0]).
 -export_type([given/0]).
 
--type given() :: #{browser => string(), client_id => binary(), client_secret_env => string(),
+-type given() :: #{browser => string() | paste, client_id => binary(), client_secret_env => string(),
                    private_key_file => string(), signing_alg => binary(),
                    grant => authorization_code | client_credentials,
-                   client_metadata_url => binary(), scopes => [binary()], token_dir => string()}.
+                   client_metadata_url => binary(), scopes => [binary()], token_dir => string(),
+                   redirect_port => string() | 1..65535}.
 
 -spec flags() -> [{string(), atom(), value | switch | repeated}].
 flags() ->
@@ -26,7 +27,8 @@ flags() ->
      {"--client-secret-env", client_secret_env, value}, {"--private-key-file", private_key_file, value},
      {"--signing-alg", signing_alg, value}, {"--client-credentials", client_credentials, switch},
      {"--client-metadata-url", client_metadata_url, value}, {"--scope", scope, repeated},
-     {"--token-dir", token_dir, value}].
+     {"--token-dir", token_dir, value}, {"--redirect-port", redirect_port, value},
+     {"--paste-redirect", paste_redirect, switch}].
 
 -spec help() -> iolist().
 help() ->
@@ -40,7 +42,11 @@ help() ->
     "  --client-metadata-url URL  this client's metadata document (its client id\n"
     "                   where the authorization server accepts one)\n"
     "  --scope SCOPE    ask for SCOPE instead of the server's (repeatable)\n"
-    "  --token-dir DIR  keep tokens in DIR (default ~/.config/mcp/oauth, mode 0700)\n".
+    "  --token-dir DIR  keep tokens in DIR (default ~/.config/mcp/oauth, mode 0700)\n"
+    "  --redirect-port N  receive the authorization at http://127.0.0.1:N/callback\n"
+    "                   (a pre-registered client's fixed redirect URI; default: any port)\n"
+    "  --paste-redirect print the URL and take the address the browser ends on,\n"
+    "                   pasted on standard input (a browser on another machine)\n".
 
 %% @doc The command's `oauth' options from its flags.
 -spec options(#{atom() => term()}) -> {ok, #{oauth => given()}} | {error, iolist()}.
@@ -54,13 +60,20 @@ options(Flags) ->
               ++ [{grant, client_credentials} || maps:get(client_credentials, Flags, false)]
               ++ [{client_metadata_url, unicode:characters_to_binary(U)} || U <- [maps:get(client_metadata_url, Flags, none)], U =/= none]
               ++ [{scopes, [unicode:characters_to_binary(S) || S <- Scopes]} || Scopes <- [maps:get(scope, Flags, [])], Scopes =/= []]
-              ++ [{token_dir, filename:absname(D)} || D <- [maps:get(token_dir, Flags, none)], D =/= none]),
+              ++ [{token_dir, filename:absname(D)} || D <- [maps:get(token_dir, Flags, none)], D =/= none]
+              ++ [{redirect_port, P} || P <- [maps:get(redirect_port, Flags, none)], P =/= none]
+              ++ [{browser, paste} || maps:get(paste_redirect, Flags, false)]),
     case checked(Given) of
         ok when Given =:= #{} -> {ok, #{}};
         ok -> {ok, #{oauth => Given}};
         {error, _} = Error -> Error
     end.
 
+checked(#{redirect_port := Port}) when is_list(Port) ->
+    case string:to_integer(Port) of
+        {N, ""} when N >= 1, N =< 65535 -> ok;
+        _ -> {error, "--redirect-port takes a port number from 1 to 65535"}
+    end;
 checked(#{client_secret_env := _, private_key_file := _}) ->
     {error, "--client-secret-env and --private-key-file are alternatives: give one"};
 checked(#{grant := client_credentials} = Given) when not is_map_key(client_id, Given) ->
@@ -73,7 +86,8 @@ checked(_Given) ->
 
 %% @doc A remote entry's `"oauth"' object: `client_id', `client_secret_env',
 %% `private_key_file', `signing_alg', `grant' (`"authorization_code"' or
-%% `"client_credentials"'), `client_metadata_url', `scopes' (strings).
+%% `"client_credentials"'), `client_metadata_url', `scopes' (strings),
+%% `redirect_port' (1..65535).
 -spec from_config(none | {given, mcp_json:json()}) -> {ok, #{oauth => given()}} | {error, iolist()}.
 from_config(none) ->
     {ok, #{}};
@@ -94,6 +108,7 @@ config_pair(<<"grant">>, {string, <<"client_credentials">>}) -> {ok, {grant, cli
 config_pair(<<"grant">>, {string, <<"authorization_code">>}) -> {ok, {grant, authorization_code}};
 config_pair(<<"client_metadata_url">>, {string, V}) -> {ok, {client_metadata_url, V}};
 config_pair(<<"scopes">>, {array, Items}) -> {ok, {scopes, [S || {string, S} <- Items]}};
+config_pair(<<"redirect_port">>, {int, Port}) when Port >= 1, Port =< 65535 -> {ok, {redirect_port, Port}};
 config_pair(Key, _) -> {error, ["key ", mcp_printable:printable(Key, line, mcp_printable:name_chars()),
                                 " that is unknown or of the wrong type"]}.
 
@@ -108,12 +123,16 @@ config(Subcommand, FromFile, FromFlags) ->
                   {_, login} -> print;
                   _ -> none
               end,
-    Base = maps:with([client_id, client_metadata_url, scopes, grant], Given),
+    Base = maps:merge(maps:with([client_id, client_metadata_url, scopes, grant], Given),
+                      maps:from_list([{redirect_port, port(P)} || P <- [maps:get(redirect_port, Given, none)], P =/= none])),
     Store = {dir, maps:get(token_dir, Given, mcp_oauth_token_store:default_dir())},
     case secrets(Given) of
         {ok, Secrets} -> {ok, maps:merge(Base#{browser => Browser, store => Store}, Secrets)};
         {error, _} = Error -> Error
     end.
+
+port(Port) when is_integer(Port) -> Port;
+port(Port) -> list_to_integer(Port).
 
 secrets(#{client_secret_env := Var}) ->
     case os:getenv(Var) of

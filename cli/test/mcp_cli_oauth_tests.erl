@@ -68,3 +68,52 @@ a_server_that_needs_consent_says_login_test() ->
 temp_dir() ->
     filename:join(["/tmp", "mcp_cli_oauth_tests." ++ os:getpid(), integer_to_list(erlang:unique_integer([positive]))]).
 
+
+%% A login whose browser is on another machine: the URL is printed, the
+%% person pastes the address the browser ended on. A line that is not that
+%% address is refused and the wait goes on; the redirect URI names the
+%% fixed port given (a pre-registered client's).
+login_by_pasting_the_redirect_on_a_fixed_port_test_() ->
+    {timeout, 120, fun login_by_pasting_the_redirect_on_a_fixed_port/0}.
+
+login_by_pasting_the_redirect_on_a_fixed_port() ->
+    Fake = mcp_oauth_fake:start(#{accepted => ?TOKEN, token => granting()}),
+    Url = binary_to_list(mcp_oauth_fake:url(Fake)),
+    Dir = temp_dir(),
+    {ok, Free} = gen_tcp:listen(0, [{ip, {127, 0, 0, 1}}]),
+    {ok, RedirectPort} = inet:port(Free),
+    ok = gen_tcp:close(Free),
+    StderrFile = filename:join(Dir ++ ".stderr", "err"),
+    ok = filelib:ensure_dir(StderrFile),
+    Lib = filename:dirname(code:lib_dir(mcp)),
+    Port = open_port({spawn_executable, "/bin/sh"},
+                     [{args, ["-c", "exec \"$0\" \"$@\" 2>\"$MCP_TEST_STDERR\"", "bin/mcp-gen", "login", "--url", Url,
+                              "--paste-redirect", "--redirect-port", integer_to_list(RedirectPort), "--token-dir", Dir]},
+                      {env, [{"MCP_GEN_LIB", Lib}, {"MCP_TEST_STDERR", StderrFile}]},
+                      binary, exit_status, use_stdio]),
+    AuthorizeUrl = printed_url(StderrFile, 300),
+    ?assertNotEqual(nomatch, string:find(uri_string:percent_decode(AuthorizeUrl),
+                                         "redirect_uri=http://127.0.0.1:" ++ integer_to_list(RedirectPort) ++ "/callback")),
+    {ok, {{_, 302, _}, Headers, _}} = httpc:request(get, {AuthorizeUrl, []}, [{autoredirect, false}], []),
+    Location = proplists:get_value("location", Headers),
+    true = port_command(Port, "http://127.0.0.1:1/callback?code=forged&state=forged\n"),
+    true = port_command(Port, [Location, "\n"]),
+    Status = receive {Port, {exit_status, S}} -> S after 60000 -> error(login_did_not_end) end,
+    {ok, Stderr} = file:read_file(StderrFile),
+    mcp_oauth_fake:stop(Fake),
+    ?assertEqual({0, nomatch}, {Status, binary:match(Stderr, ?TOKEN)}),
+    ?assertNotEqual(nomatch, binary:match(Stderr, <<"that is not the address">>)),
+    ?assertMatch([_], filelib:wildcard(filename:join(Dir, "*.json"))).
+
+%% The authorization URL mcp-gen printed, once it is in the stderr file.
+printed_url(_File, 0) ->
+    error(no_authorization_url_printed);
+printed_url(File, Tries) ->
+    case file:read_file(File) of
+        {ok, Text} ->
+            case re:run(Text, "^  (http://\\S+)$", [multiline, {capture, all_but_first, list}]) of
+                {match, [Found]} -> Found;
+                nomatch -> timer:sleep(100), printed_url(File, Tries - 1)
+            end;
+        {error, _} -> timer:sleep(100), printed_url(File, Tries - 1)
+    end.
