@@ -42,6 +42,24 @@ no_library_module_calls_the_cli_test() ->
                             lists:member(Callee, Cli)],
     ?assertEqual([], lists:usort(Calls)).
 
+%% docs/design.md's module map names every module of both applications.
+design_names_every_module_test() ->
+    ?assertEqual([], unnamed(app_modules(mcp) ++ app_modules(mcp_cli), design_module_map())).
+
+%% The check can fail: a module the map does not name is reported.
+a_module_the_design_does_not_name_is_reported_test() ->
+    ?assertEqual([mcp_not_in_the_map], unnamed([mcp_json, mcp_not_in_the_map], design_module_map())).
+
+unnamed(Modules, Map) ->
+    [M || M <- Modules, binary:match(Map, <<"`", (atom_to_binary(M))/binary, "`">>) =:= nomatch].
+
+%% The text from "Erlang library, one module per concern" to "House rules".
+design_module_map() ->
+    {ok, Text} = file:read_file("docs/design.md"),
+    [_, From] = binary:split(Text, <<"**Erlang library, one module per concern**">>),
+    [Map, _] = binary:split(From, <<"House rules:">>),
+    Map.
+
 %% ---- helpers ----
 
 readme_layout() -> code_block_after(<<"## Layout\n\n">>, "docs/project.md").
