@@ -62,6 +62,9 @@ start_error({transport_failed, {bad_jail, Why}}) ->
 start_error({transport_failed, {not_for_http, Keys}}) ->
     ["a remote server (url) is not a process: ", lists:join(", ", [words(Key) || Key <- Keys]),
      " cannot apply to it"];
+start_error({transport_failed, {unsupported_proxy, Variable}}) ->
+    ["the proxy in the environment variable ", name(unicode:characters_to_binary(Variable)),
+     " is not an http:// proxy without credentials, the only kind this client speaks"];
 start_error({transport_failed, {plaintext_headers, Host}}) ->
     ["headers are never sent in plaintext to ", name(Host),
      ", which is not this machine: use https, or allow it with --allow-plaintext (allow_plaintext_headers)"];

@@ -27,7 +27,9 @@
 %%     its challenge ends the connection with `{authorization_failed,
 %%     {plaintext_headers, Host}}'. TLS
 %%     verifies the peer against the system's CA store
-%%     (`public_key:cacerts_get/0') and the URL's host name.</li>
+%%     (`public_key:cacerts_get/0') and the URL's host name. The proxy of
+%%     the environment (`https_proxy', `http_proxy', `no_proxy', ... as
+%%     curl reads them: `mcp_http_proxy') is used.</li>
 %% <li>Every body is bounded: an event (data plus the line being read) and
 %%     a JSON body by `max_line_bytes' (default and at most
 %%     `mcp_stdio:max_line_bytes()'). `httpc' streams only 200 answers and
@@ -277,11 +279,16 @@ open_checked(Url, Spec, Owner) ->
 
 start(Url, Scheme, Host, Headers, MaxBytes, Spec, Owner) ->
     _ = application:ensure_all_started(ssl),
-    case start_manager() of
-        {ok, Manager, Profile} ->
+    case {mcp_http_proxy:options(Scheme, Host), start_manager()} of
+        {{error, Reason}, {ok, Manager, _}} ->
+            exit(Manager, shutdown),
+            {error, Reason};
+        {{error, Reason}, _} ->
+            {error, Reason};
+        {{ok, Proxy}, {ok, Manager, Profile}} ->
             ok = httpc:set_options([{max_sessions, 64}, {max_keep_alive_length, 0},
                                     {keep_alive_timeout, 60000}, {cookies, disabled},
-                                    {socket_opts, [{recbuf, ?READ_BYTES}, {buffer, ?READ_BYTES}]}], Manager),
+                                    {socket_opts, [{recbuf, ?READ_BYTES}, {buffer, ?READ_BYTES}]} | Proxy], Manager),
             Http = #http{owner = Owner, ref = make_ref(), url = Url, manager = Manager,
                          handler_table = mcp_http_watch:handler_table(Profile),
                          headers = fun() -> Headers end,
@@ -293,7 +300,7 @@ start(Url, Scheme, Host, Headers, MaxBytes, Spec, Owner) ->
                 {ok, OAuth} -> {ok, Http#http{oauth = OAuth}};
                 {error, Reason} -> exit(Manager, shutdown), {error, Reason}
             end;
-        {error, Reason} ->
+        {_, {error, Reason}} ->
             {error, {http_client_failed, Reason}}
     end.
 

@@ -95,13 +95,19 @@ post_json(Client, Url, Json) ->
 request(Client, Method, Request, Url) ->
     case mcp_http:target(str(Url)) of
         {ok, Scheme, Host} ->
-            case {reachable(Host, Client), Scheme =:= https orelse mcp_http:loopback(Host)} of
-                {{ok, Pin}, true} ->
+            case {reachable(Host, Client), Scheme =:= https orelse mcp_http:loopback(Host),
+                  mcp_http_proxy:options(Scheme, Host)} of
+                {_, _, {error, Proxy}} ->
+                    {error, Proxy};
+                {{ok, Pin}, true, {ok, Proxy}} ->
                     Options = [{timeout, ?TIMEOUT_MS} | mcp_http:connection_options(Scheme, Host)],
-                    answer(sent(Client, Method, pinned(Request, Pin), Options), Client, Url);
-                {{ok, _}, false} ->
+                    ok = httpc:set_options(proxied(Proxy), manager(Client)),
+                    %% Through a proxy, the proxy resolves the name.
+                    Direct = case Proxy of [] -> Pin; _ -> none end,
+                    answer(sent(Client, Method, pinned(Request, Direct), Options), Client, Url);
+                {{ok, _}, false, _} ->
                     {error, {plaintext_endpoint, mcp_http:shown_url(Url)}};
-                {{error, Refused}, _} ->
+                {{error, Refused}, _, _} ->
                     {error, {Refused, mcp_http:shown_url(Url)}}
             end;
         {error, _} ->
@@ -128,6 +134,15 @@ reachable(Host, {_Manager, _Table, Kinds}) ->
         {error, unresolved} ->
             {error, unresolved_endpoint}
     end.
+
+%% The manager's proxy options for one request: the proxy found, or, for
+%% a direct one, proxies that every host bypasses (`httpc' takes no
+%% "none" once one was set, and the manager serves every host of the
+%% flow: `"*."' is the domain suffix every host has).
+proxied([]) -> [{Kind, {{"localhost", 1}, ["*."]}} || Kind <- [proxy, https_proxy]];
+proxied(Proxy) -> Proxy.
+
+manager({Manager, _Table, _Reach}) -> Manager.
 
 %% The request to the checked address, naming the host in `host'.
 pinned(Request, none) ->

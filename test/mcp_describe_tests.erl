@@ -75,6 +75,7 @@ client_errors() ->
 
 start_errors() ->
     [{transport_failed, {executable_not_found, <<"srv">>}},
+     {transport_failed, {unsupported_proxy, "https_proxy"}},
      {transport_failed, {executable_not_found, "srv"}},
      {transport_failed, {spawn_failed, eacces}},
      {transport_failed, already_connected},

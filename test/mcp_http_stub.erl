@@ -5,6 +5,9 @@
 %% reported to the process that started the stub as `{stub_request, Stub,
 %% Request}'.
 %%
+%% A request for another host (as a proxy sees it: an absolute URI, or
+%% CONNECT) is reported with `proxied_to => {Host, Port}'.
+%%
 %% Answers: `{reply, Status, Headers, Body}' (Content-Length added),
 %% `{sse, Headers, Chunks}' (chunked event stream, then the end),
 %% `{sse_forever, Headers, Chunks, Every}' (the chunks, then `: ping' every
@@ -63,6 +66,11 @@ serve(Socket, Handler, Owner, Stub) ->
 read_request(Socket) ->
     case gen_tcp:recv(Socket, 0) of
         {ok, {http_request, Method, {abs_path, Path}, _}} -> headers(Socket, #{method => Method, path => Path, headers => []});
+        %% As a proxy: an absolute URI (plain http), or CONNECT's authority.
+        {ok, {http_request, Method, {absoluteURI, _, Host, Port, Path}, _}} ->
+            headers(Socket, #{method => Method, path => Path, headers => [], proxied_to => {Host, Port}});
+        {ok, {http_request, <<"CONNECT">>, {scheme, Host, Port}, _}} ->
+            headers(Socket, #{method => 'CONNECT', path => <<>>, headers => [], proxied_to => {Host, Port}});
         _ -> closed
     end.
 

@@ -370,10 +370,12 @@ httpc_alone_holds_an_endless_body_test_() ->
         try
             {ok, RequestId} = httpc:request(post, {mcp_http_stub:url(Stub), [], "application/json", <<"{}">>}, [],
                                             [{sync, false}, {stream, {self, once}}, {body_format, binary}], Manager),
-            timer:sleep(500),
             Table = mcp_http_watch:handler_table(mcp_http_tests_profile),
-            {ok, Held} = mcp_http_watch:held_bytes(Table, RequestId),
-            ?assert(Held > 8 * 1048576),
+            Holds = fun() ->
+                            {ok, Held} = mcp_http_watch:held_bytes(Table, RequestId),
+                            Held > 8 * 1048576
+                    end,
+            ?assertEqual(ok, settles(Holds, 500)),
             ok = httpc:cancel_request(RequestId, Manager)
         after
             inets:stop(httpc, Manager),
@@ -624,3 +626,49 @@ closed_port() ->
     {ok, Port} = inet:port(Socket),
     gen_tcp:close(Socket),
     Port.
+
+%%% --------------------------------------------------------------- proxies
+
+with_env(Vars, Fun) ->
+    Names = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY", "HTTP_PROXY"],
+    Saved = [{Name, os:getenv(Name)} || Name <- Names],
+    [os:unsetenv(Name) || Name <- Names],
+    [os:putenv(Name, Value) || {Name, Value} <- Vars],
+    try Fun() after [case Value of false -> os:unsetenv(Name); _ -> os:putenv(Name, Value) end || {Name, Value} <- Saved] end.
+
+%% The proxy of the environment carries the connection: a host that does
+%% not resolve is reached through `http_proxy' (the proxy, a stub here,
+%% sees the absolute URI); `no_proxy' naming the host, or only the upper
+%% case HTTP_PROXY (which curl ignores), leaves it direct.
+the_environment_proxy_is_used_test_() ->
+    {timeout, 60, fun() ->
+        Stub = mcp_http_stub:start(mcp(fun(_, _) -> default end)),
+        Proxy = "http://127.0.0.1:" ++ integer_to_list(mcp_http_stub:port(Stub)),
+        Far = "http://mcp.proxied.invalid/mcp",
+        try
+            with_env([{"http_proxy", Proxy}], fun() ->
+                {ok, Client, _} = mcp_client:start(#{url => Far}, #{}),
+                ?assertMatch({ok, _}, call(Client)),
+                shut_down_leaving_nothing(Client)
+            end),
+            ?assertMatch([{<<"mcp.proxied.invalid">>, _} | _],
+                         [To || #{proxied_to := To} <- requests()]),
+            [with_env(Env, fun() ->
+                ?assertMatch({error, {handshake_failed, {unavailable, {http_failed, _}}}},
+                             mcp_client:start(#{url => Far}, #{}))
+             end) || Env <- [[{"http_proxy", Proxy}, {"no_proxy", "example.com, .proxied.invalid"}],
+                             [{"HTTP_PROXY", Proxy}]]],
+            ?assertEqual([], requests()),
+            with_env([{"https_proxy", Proxy}], fun() ->
+                ?assertMatch({error, {handshake_failed, _}},
+                             mcp_client:start(#{url => "https://mcp.proxied.invalid/mcp"}, #{}))
+            end),
+            ?assertMatch([#{method := 'CONNECT', proxied_to := {<<"mcp.proxied.invalid">>, <<"443">>}} | _], requests()),
+            with_env([{"https_proxy", "socks5://127.0.0.1:1"}], fun() ->
+                ?assertEqual({error, {transport_failed, {unsupported_proxy, "https_proxy"}}},
+                             mcp_client:start(#{url => "https://mcp.proxied.invalid/mcp"}, #{}))
+            end)
+        after
+            mcp_http_stub:stop(Stub), forget_requests(Stub)
+        end
+    end}.
