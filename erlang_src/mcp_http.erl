@@ -97,8 +97,8 @@
 -behaviour(mcp_transport).
 
 -export([open/2, send/2, event/2, terminate/1, os_pid/1, takes_headers/0]).
--export([default_retry_ms/0, max_retry_ms/0, max_resumptions/0, max_event_id_bytes/0, resolve_headers/1, seal/1, shown_url/1,
-         session_renewed_code/0, start_manager/0, target/1, connection_options/2, loopback/1]).
+-export([default_retry_ms/0, max_retry_ms/0, max_resumptions/0, max_event_id_bytes/0, resolve_headers/1, seal/1,
+         session_renewed_code/0]).
 -export_type([spec/0, fault/0]).
 
 -type spec() :: #{url := binary() | string(),
@@ -243,19 +243,6 @@ seal(#{oauth := OAuth} = Spec) when is_map(OAuth) -> seal(Spec#{oauth := fun() -
 seal(#{headers := Headers} = Spec) when is_list(Headers) -> Spec#{headers := fun() -> Headers end};
 seal(Spec) -> Spec.
 
-%% @doc The URL as logs show it: scheme, host, port and path, without a
-%% query or fragment (which may carry a token).
--spec shown_url(binary() | string()) -> binary().
-shown_url(Url) ->
-    case uri_string:parse(Url) of
-        #{} = Parts ->
-            case unicode:characters_to_binary(uri_string:recompose(maps:with([scheme, host, port, path], Parts))) of
-                Shown when is_binary(Shown) -> Shown;
-                _ -> <<"(not a URL)">>
-            end;
-        {error, _, _} -> <<"(not a URL)">>
-    end.
-
 -spec open(spec(), pid()) -> {ok, #http{}} | {error, term()}.
 open(#{url := Url} = Spec, Owner) when Owner =:= self() ->
     case [Key || Key <- [jail, env, executable, args, cd, inherit_env, stderr], is_map_key(Key, Spec)] of
@@ -267,7 +254,7 @@ open(Spec, _Owner) ->
 
 open_checked(Url, Spec, Owner) ->
     MaxBytes = max_bytes(maps:get(max_line_bytes, Spec, mcp_stdio:max_line_bytes())),
-    case {target(Url), resolve_headers(unsealed(maps:get(headers, Spec, [])))} of
+    case {mcp_http_target:target(Url), resolve_headers(unsealed(maps:get(headers, Spec, [])))} of
         {{error, _} = Error, _} -> Error;
         {_, {error, _} = Error} -> Error;
         {{ok, Scheme, Host}, {ok, Headers}} ->
@@ -279,7 +266,7 @@ open_checked(Url, Spec, Owner) ->
 
 start(Url, Scheme, Host, Headers, MaxBytes, Spec, Owner) ->
     _ = application:ensure_all_started(ssl),
-    case {mcp_http_proxy:options(Scheme, Host), start_manager()} of
+    case {mcp_http_proxy:options(Scheme, Host), mcp_httpc_profiles:start_manager()} of
         {{error, Reason}, {ok, Manager, _}} ->
             exit(Manager, shutdown),
             {error, Reason};
@@ -292,7 +279,7 @@ start(Url, Scheme, Host, Headers, MaxBytes, Spec, Owner) ->
             Http = #http{owner = Owner, ref = make_ref(), url = Url, manager = Manager,
                          handler_table = mcp_http_watch:handler_table(Profile),
                          headers = fun() -> Headers end,
-                         http_options = http_options(Scheme, Host, Spec),
+                         http_options = mcp_http_target:options(Scheme, Host, Spec),
                          max_bytes = MaxBytes,
                          shutdown_ms = maps:get(shutdown_timeout_ms, Spec, 5000),
                          bearer_refused = maps:get(bearer_refused, Spec)},
@@ -333,52 +320,11 @@ max_bytes(Bytes) when is_integer(Bytes), Bytes >= 1 ->
     end;
 max_bytes(Other) -> error(badarg, [Other]).
 
-%% @doc A stand-alone `httpc' manager linked to the caller, and its profile:
-%% the first of `mcp_httpc_profiles:all()' no live manager holds.
--spec start_manager() -> {ok, pid(), atom()} | {error, too_many_clients}.
-start_manager() ->
-    start_manager(mcp_httpc_profiles:all()).
-
-start_manager([]) ->
-    {error, too_many_clients};
-start_manager([Profile | Rest]) ->
-    %% One start at a time per name, under a lock of this node taken
-    %% without waiting (a name being started elsewhere is skipped): two
-    %% starts racing for one name would crash the second manager's init
-    %% with a crash report. A live manager's table names its profile taken.
-    Claim = fun() ->
-                    case mcp_httpc_profiles:held(Profile) of
-                        false -> inets:start(httpc, [{profile, Profile}], stand_alone);
-                        true -> held
-                    end
-            end,
-    case global:trans({{mcp_httpc_profiles, Profile}, self()}, Claim, [node()], 0) of
-        {ok, Manager} -> {ok, Manager, Profile};
-        _Taken -> start_manager(Rest)
-    end.
-
-%% @doc The scheme and host of an absolute `http'/`https' URL without
-%% userinfo (the scheme compared case-insensitively).
--spec target(string()) -> {ok, http | https, string()} | {error, {bad_url, atom()}}.
-target(Url) ->
-    case uri_string:parse(Url) of
-        #{userinfo := _} ->
-            {error, {bad_url, userinfo_not_allowed}};
-        #{scheme := Scheme, host := Host} when Host =/= "" ->
-            case string:lowercase(Scheme) of
-                "http" -> {ok, http, Host};
-                "https" -> {ok, https, Host};
-                _ -> {error, {bad_url, unsupported_scheme}}
-            end;
-        _ ->
-            {error, {bad_url, not_absolute}}
-    end.
-
 %% Headers in plaintext off the loopback are refused at open; a bearer
 %% token (`oauth') only when one would be sent (`bearer_refused/3'): a
 %% server that asks for none is reached over plain `http' all the same.
 plaintext_refused(http, Host, [_ | _], Spec) ->
-    not maps:get(allow_plaintext_headers, Spec, false) andalso not loopback(Host);
+    not maps:get(allow_plaintext_headers, Spec, false) andalso not mcp_http_target:loopback(Host);
 plaintext_refused(_, _, _, _) ->
     false.
 
@@ -389,39 +335,6 @@ bearer_refused(Scheme, Host, Spec) ->
         true -> {plaintext_headers, list_to_binary(Host)};
         false -> none
     end.
-
-%% @doc Whether a URL's host is this machine's loopback.
--spec loopback(string()) -> boolean().
-loopback(Host) ->
-    loopback_name(string:lowercase(Host)).
-
-loopback_name("localhost") -> true;
-loopback_name(Host) ->
-    case inet:parse_address(string:trim(Host, both, "[]")) of
-        {ok, {127, _, _, _}} -> true;
-        {ok, {0, 0, 0, 0, 0, 0, 0, 1}} -> true;
-        _ -> false
-    end.
-
-%% @doc The `httpc' options of a connection to `Host' with the defaults of
-%% a spec (no redirect followed; TLS verified against the system's CA store).
--spec connection_options(http | https, string()) -> list().
-connection_options(Scheme, Host) ->
-    http_options(Scheme, Host, #{}).
-
-http_options(http, _Host, Spec) ->
-    [{autoredirect, false}, {connect_timeout, maps:get(connect_timeout_ms, Spec, 30000)}];
-http_options(https, Host, Spec) ->
-    CaCerts = case Spec of
-                  #{cacertfile := File} -> [{cacertfile, File}];
-                  _ -> [{cacerts, public_key:cacerts_get()}]
-              end,
-    %% `log_level': a failed handshake is this connection's typed error,
-    %% never an OTP report on the VM's terminal.
-    Tls = [{verify, verify_peer}, {depth, 10}, {server_name_indication, Host}, {log_level, none},
-           {customize_hostname_check, [{match_fun, public_key:pkix_verify_hostname_match_fun(https)}]}
-           | CaCerts],
-    [{ssl, Tls} | http_options(http, Host, Spec)].
 
 %% @doc The spec's headers as `httpc' sends them: each `${NAME}' in a value
 %% replaced by the environment variable's value. A name that is not an

@@ -57,7 +57,7 @@ kind({_, _, _, _, _, _, _, _}) -> public.
 %% @doc `Url' with its host replaced by `Address', and the `host' header
 %% that names the original host (and port, when the URL gives one): the
 %% request goes to that address, TLS still checks the original name
-%% (`mcp_http:connection_options/2' sets it as the server name).
+%% (`mcp_http_target:connection_options/2' sets it as the server name).
 -spec pinned(string(), inet:ip_address()) -> {string(), {string(), string()}}.
 pinned(Url, Address) ->
     #{host := Host} = Parts = uri_string:parse(Url),

@@ -1,12 +1,12 @@
 %% @doc The profile names of the `httpc' managers this package starts
-%% (`mcp_http:start_manager/0'): a fixed pool of compile-time atoms, since
+%% (`start_manager/0'): a fixed pool of compile-time atoms, since
 %% no library module mints an atom. A stand-alone manager's profile names
 %% its ETS tables, so it is unique among live managers: at most 256 live at
 %% once (each remote client holds one, and one more while it authorizes);
 %% the 257th is `{error, too_many_clients}'.
 -module(mcp_httpc_profiles).
 
--export([all/0, held/1]).
+-export([all/0, held/1, start_manager/0]).
 
 %% @doc Every profile name, in the order they are tried.
 -spec all() -> [atom(), ...].
@@ -52,4 +52,28 @@ held(Profile) ->
         Table -> ets:whereis(Table) =/= undefined
     catch
         error:badarg -> false
+    end.
+
+%% @doc A stand-alone `httpc' manager linked to the caller, and its profile:
+%% the first of `mcp_httpc_profiles:all()' no live manager holds.
+-spec start_manager() -> {ok, pid(), atom()} | {error, too_many_clients}.
+start_manager() ->
+    start_manager(all()).
+
+start_manager([]) ->
+    {error, too_many_clients};
+start_manager([Profile | Rest]) ->
+    %% One start at a time per name, under a lock of this node taken
+    %% without waiting (a name being started elsewhere is skipped): two
+    %% starts racing for one name would crash the second manager's init
+    %% with a crash report. A live manager's table names its profile taken.
+    Claim = fun() ->
+                    case held(Profile) of
+                        false -> inets:start(httpc, [{profile, Profile}], stand_alone);
+                        true -> held
+                    end
+            end,
+    case global:trans({{mcp_httpc_profiles, Profile}, self()}, Claim, [node()], 0) of
+        {ok, Manager} -> {ok, Manager, Profile};
+        _Taken -> start_manager(Rest)
     end.

@@ -163,10 +163,10 @@ metadata(Http, Issuer) ->
                          end,
             case first_document(Http, Candidates) of
                 {ok, Members} -> issued_by(Issuer, Members);
-                none -> {error, {no_authorization_server_metadata, mcp_http:shown_url(Issuer)}}
+                none -> {error, {no_authorization_server_metadata, mcp_http_target:shown_url(Issuer)}}
             end;
         _ ->
-            {error, {bad_issuer, mcp_http:shown_url(Issuer)}}
+            {error, {bad_issuer, mcp_http_target:shown_url(Issuer)}}
     end.
 
 issued_by(Issuer, Members) ->
@@ -176,7 +176,7 @@ issued_by(Issuer, Members) ->
     end.
 
 shown(none) -> none;
-shown(Url) -> mcp_http:shown_url(Url).
+shown(Url) -> mcp_http_target:shown_url(Url).
 
 %% 2025-03-26: the origin's RFC 8414 metadata, else its default endpoints.
 legacy(Http, Origin) ->

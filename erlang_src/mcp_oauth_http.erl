@@ -14,7 +14,7 @@
 %% checked, with the name in `host' and as the TLS server name, so a
 %% second answer of the DNS (rebinding) is never used; no redirect
 %% is followed (a 3xx is an answer like any other); TLS verifies the peer as the MCP transport does
-%% (`mcp_http:connection_options/2'); an answer body larger than
+%% (`mcp_http_target:connection_options/2'); an answer body larger than
 %% `max_body_bytes()' is `{error, {body_too_long, Bytes}}' and never
 %% decoded, and `httpc', which reads a whole answer with no limit of its
 %% own, is measured while it reads (`mcp_http_watch') and stopped past
@@ -43,7 +43,7 @@ max_body_bytes() -> ?MAX_BODY_BYTES.
 -spec start(binary() | string()) -> {ok, client()} | {error, term()}.
 start(ServerUrl) ->
     _ = application:ensure_all_started(ssl),
-    case mcp_http:start_manager() of
+    case mcp_httpc_profiles:start_manager() of
         {ok, Manager, Profile} -> {ok, {Manager, mcp_http_watch:handler_table(Profile), reach(ServerUrl)}};
         {error, Reason} -> {error, Reason}
     end.
@@ -93,25 +93,25 @@ post_json(Client, Url, Json) ->
                             mcp_json:encode(Json)}, Url).
 
 request(Client, Method, Request, Url) ->
-    case mcp_http:target(str(Url)) of
+    case mcp_http_target:target(str(Url)) of
         {ok, Scheme, Host} ->
-            case {reachable(Host, Client), Scheme =:= https orelse mcp_http:loopback(Host),
+            case {reachable(Host, Client), Scheme =:= https orelse mcp_http_target:loopback(Host),
                   mcp_http_proxy:options(Scheme, Host)} of
                 {_, _, {error, Proxy}} ->
                     {error, Proxy};
                 {{ok, Pin}, true, {ok, Proxy}} ->
-                    Options = [{timeout, ?TIMEOUT_MS} | mcp_http:connection_options(Scheme, Host)],
+                    Options = [{timeout, ?TIMEOUT_MS} | mcp_http_target:connection_options(Scheme, Host)],
                     ok = httpc:set_options(proxied(Proxy), manager(Client)),
                     %% Through a proxy, the proxy resolves the name.
                     Direct = case Proxy of [] -> Pin; _ -> none end,
                     answer(sent(Client, Method, pinned(Request, Direct), Options), Client, Url);
                 {{ok, _}, false, _} ->
-                    {error, {plaintext_endpoint, mcp_http:shown_url(Url)}};
+                    {error, {plaintext_endpoint, mcp_http_target:shown_url(Url)}};
                 {{error, Refused}, _, _} ->
-                    {error, {Refused, mcp_http:shown_url(Url)}}
+                    {error, {Refused, mcp_http_target:shown_url(Url)}}
             end;
         {error, _} ->
-            {error, {bad_url, mcp_http:shown_url(Url)}}
+            {error, {bad_url, mcp_http_target:shown_url(Url)}}
     end.
 
 %% A host every address of which is of a kind the flow may reach, and the
@@ -161,11 +161,11 @@ sent({Manager, _Table, _Reach}, Method, Request, Options) ->
 answer({ok, RequestId}, Client, Url) ->
     case awaited(RequestId, Client) of
         {ok, {{_, Status, _}, _Headers, Body}} -> decoded(Status, Body);
-        {ok, {error, Reason}} -> {error, {http_failed, mcp_http:shown_url(Url), failure(Reason)}};
+        {ok, {error, Reason}} -> {error, {http_failed, mcp_http_target:shown_url(Url), failure(Reason)}};
         {error, _} = Error -> Error
     end;
 answer({error, Reason}, _Client, Url) ->
-    {error, {http_failed, mcp_http:shown_url(Url), failure(Reason)}}.
+    {error, {http_failed, mcp_http_target:shown_url(Url), failure(Reason)}}.
 
 %% `httpc''s own timeout answers every request; what its handler holds is
 %% the bound meanwhile (our request bodies are small: counted as none, the

@@ -130,7 +130,7 @@ note(Log, What) ->
 
 command(#{executable := Executable} = Spawn) -> {argv, [Executable | maps:get(args, Spawn, [])]};
 command({mcp_port, Spawn}) -> command(Spawn);
-command(#{url := Url}) -> {url, mcp_http:shown_url(Url)};   % never a header, query or fragment
+command(#{url := Url}) -> {url, mcp_http_target:shown_url(Url)};   % never a header, query or fragment
 command({mcp_http, Remote}) -> command(Remote);
 command({Module, _Arg}) when is_atom(Module) -> {module, Module};
 command(_Other) -> unknown.

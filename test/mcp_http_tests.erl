@@ -95,11 +95,11 @@ the_manager_pool_holds_256_test_() ->
         Held = length([P || P <- mcp_httpc_profiles:all(), mcp_httpc_profiles:held(P)]),
         Managers = take_managers([]),
         try
-            ?assertEqual({error, too_many_clients}, mcp_http:start_manager()),
+            ?assertEqual({error, too_many_clients}, mcp_httpc_profiles:start_manager()),
             ?assertEqual(256, Held + length(Managers)),
             [Last | _] = Managers,
             stop_manager(Last),
-            {ok, Again, _} = mcp_http:start_manager(),
+            {ok, Again, _} = mcp_httpc_profiles:start_manager(),
             stop_manager(Again)
         after
             lists:foreach(fun stop_manager/1, tl(Managers))
@@ -107,7 +107,7 @@ the_manager_pool_holds_256_test_() ->
     end}.
 
 take_managers(Taken) ->
-    case mcp_http:start_manager() of
+    case mcp_httpc_profiles:start_manager() of
         {ok, Manager, _Profile} -> take_managers([Manager | Taken]);
         {error, too_many_clients} -> Taken
     end.
@@ -562,7 +562,7 @@ concurrent_manager_starts_log_nothing_test_() ->
         Self = self(),
         try
             Starters = [spawn(fun() ->
-                                      Outcome = mcp_http:start_manager(),
+                                      Outcome = mcp_httpc_profiles:start_manager(),
                                       Self ! {started, self(), Outcome},
                                       receive stop -> ok end
                               end) || _ <- lists:seq(1, 200)],
