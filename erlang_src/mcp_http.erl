@@ -134,9 +134,6 @@
 -define(NUDGE_MS, 20).
 %% How long messages wait for the standalone stream's answer (`listen/2').
 -define(LISTEN_OPEN_MS, 5000).
-%% Authorizations in a row, without a request answered, before
-%% `{authorization_failed, too_many_challenges}'.
--define(MAX_AUTHORIZATIONS, 3).
 
 %% What the transport knows of an outbound message.
 -type rpc() :: {request, Id :: integer(), Method :: binary()} | notification | response | listen.
@@ -169,21 +166,6 @@
                  %% The POSTed message, sent again after an authorization.
                  message = none :: binary() | none}).
 
-%% The authorization of a server that asks for tokens (`oauth' in the spec).
--record(oauth, {session :: pid(),
-                bearer = none :: mcp_oauth_session:sealed() | none,
-                generation = 0 :: non_neg_integer(),
-                %% When the token is due for renewal (`mcp_oauth_token').
-                renew_at = none :: integer() | none,
-                %% The session's answer awaited (`gen_server:send_request/2'),
-                %% and what was asked: a renewal, or an answer to a challenge.
-                pending = none :: none | gen_server:request_id(),
-                asked = refresh :: refresh | challenge,
-                %% Messages waiting for that answer, newest first.
-                held = [] :: [#stream{}],
-                %% Authorizations in a row without a request answered 2xx.
-                attempts = 0 :: non_neg_integer()}).
-
 -record(http, {owner :: pid(),
                ref :: reference(),
                url :: string(),
@@ -209,10 +191,10 @@
                handshake = none :: binary() | none,
                initialized = none :: binary() | none,
                renewed = false :: boolean(),
-               oauth = none :: none | #oauth{},
-               %% Plain `http' off the loopback: no token is ever sent, and a
-               %% challenge ends the connection with this reason.
-               bearer_refused = none :: none | {plaintext_headers, binary()},
+               %% The authorization layer (`oauth' in the spec), and the
+               %% messages waiting for its token, newest first.
+               auth = none :: none | mcp_http_auth:auth(),
+               held = [] :: [#stream{}],
                %% The standalone stream (`listen/2'): not wanted (the
                %% handshake declared no capability a server asks through),
                %% wanted, being opened (messages wait in `queued', newest
@@ -260,7 +242,7 @@ open_checked(Url, Spec, Owner) ->
         {{ok, Scheme, Host}, {ok, Headers}} ->
             case plaintext_refused(Scheme, Host, Headers, Spec) of
                 true -> {error, {plaintext_headers, list_to_binary(Host)}};
-                false -> start(Url, Scheme, Host, Headers, MaxBytes, Spec#{bearer_refused => bearer_refused(Scheme, Host, Spec)}, Owner)
+                false -> start(Url, Scheme, Host, Headers, MaxBytes, Spec, Owner)
             end
     end.
 
@@ -281,10 +263,9 @@ start(Url, Scheme, Host, Headers, MaxBytes, Spec, Owner) ->
                          headers = fun() -> Headers end,
                          http_options = mcp_http_target:options(Scheme, Host, Spec),
                          max_bytes = MaxBytes,
-                         shutdown_ms = maps:get(shutdown_timeout_ms, Spec, 5000),
-                         bearer_refused = maps:get(bearer_refused, Spec)},
-            case authorization(Url, Spec) of
-                {ok, OAuth} -> {ok, Http#http{oauth = OAuth}};
+                         shutdown_ms = maps:get(shutdown_timeout_ms, Spec, 5000)},
+            case mcp_http_auth:start(list_to_binary(Url), Spec, bearer_refused(Scheme, Host, Spec)) of
+                {ok, Auth} -> {ok, Http#http{auth = Auth}};
                 {error, Reason} -> exit(Manager, shutdown), {error, Reason}
             end;
         {_, {error, Reason}} ->
@@ -293,25 +274,6 @@ start(Url, Scheme, Host, Headers, MaxBytes, Spec, Owner) ->
 
 unsealed(Headers) when is_function(Headers, 0) -> Headers();
 unsealed(Headers) -> Headers.
-
-%% The spec's `oauth': a session holding the server's tokens, the stored
-%% one (if any) sent from the first request on.
-authorization(Url, #{oauth := OAuth}) ->
-    Config = case OAuth of
-                 Sealed when is_function(Sealed, 0) -> Sealed;
-                 Map -> fun() -> Map end
-             end,
-    case mcp_oauth_session:start_link(list_to_binary(Url), Config) of
-        {ok, Session} -> {ok, granted(mcp_oauth_session:current(Session), #oauth{session = Session})};
-        {error, Reason} -> {error, {oauth, Reason}}
-    end;
-authorization(_Url, _Spec) ->
-    {ok, none}.
-
-granted({ok, Bearer, Generation, RenewAt}, OAuth) ->
-    OAuth#oauth{bearer = Bearer, generation = Generation, renew_at = RenewAt};
-granted(none, OAuth) ->
-    OAuth.
 
 max_bytes(Bytes) when is_integer(Bytes), Bytes >= 1 ->
     case Bytes =< mcp_stdio:max_line_bytes() of
@@ -425,18 +387,16 @@ outbound(Message, Extra, Http) ->
         Outcome -> Outcome
     end.
 
-post(Message, Stream, #http{oauth = #oauth{pending = none} = OAuth, bearer_refused = none} = Http) ->
-    case expiring(OAuth) of
-        true -> {ok, ask(refresh, Stream#stream{message = Message}, Http)};
-        false -> posted(Message, Stream, Http)
-    end;
-post(Message, Stream, #http{oauth = #oauth{pending = Pending, held = Held} = OAuth} = Http) when Pending =/= none ->
-    {ok, Http#http{oauth = OAuth#oauth{held = [Stream#stream{message = Message} | Held]}}};
-post(Message, Stream, Http) ->
-    posted(Message, Stream, Http).
+%% A message goes now, or waits for the authorization layer's token.
+post(Message, Stream, #http{auth = Auth, held = Held} = Http) ->
+    case mcp_http_auth:before_send(Auth) of
+        send -> posted(Message, Stream, Http);
+        wait -> {ok, Http#http{held = [Stream#stream{message = Message} | Held]}};
+        {asked, Asked} -> {ok, Http#http{auth = Asked, held = [Stream#stream{message = Message} | Held]}}
+    end.
 
 posted(Message, #stream{headers = Extra} = Stream0, Http) ->
-    Stream = case Http#http.oauth of
+    Stream = case Http#http.auth of
                  none -> Stream0;
                  _ -> Stream0#stream{message = Message}
              end,
@@ -455,87 +415,39 @@ request(Method, Request, #http{http_options = HttpOptions, manager = Manager, ow
     httpc:request(Method, Request, HttpOptions,
                   [{sync, false}, {stream, {self, once}}, {receiver, Owner}, {body_format, binary}], Manager).
 
-request_headers(#http{headers = Headers, session = Session, version = Version, oauth = OAuth0, bearer_refused = Refused}) ->
-    OAuth = case Refused of
-                none -> OAuth0;
-                _ -> none
-            end,
+request_headers(#http{headers = Headers, session = Session, version = Version, auth = Auth}) ->
     [{"accept", ?ACCEPT}]
         ++ [{"mcp-session-id", Session} || Session =/= none]
         ++ [{"mcp-protocol-version", binary_to_list(Version)} || Version =/= none]
         ++ Headers()
-        ++ case OAuth of
-               #oauth{bearer = Bearer} when is_function(Bearer, 0) -> [{"authorization", "Bearer " ++ binary_to_list(Bearer())}];
-               _ -> []
-           end.
+        ++ mcp_http_auth:headers(Auth).
 
 %%% -------------------------------------------------------- authorization
 
-%% Whether the token held expires within the margin (so it is renewed first).
-expiring(#oauth{bearer = none}) -> false;
-expiring(#oauth{renew_at = none}) -> false;
-expiring(#oauth{renew_at = At}) -> At =< erlang:system_time(second).
-
-%% Asks the session for a token (without waiting): `Why' is a challenge or
-%% `refresh'. The stream waits for the answer, as every message sent
-%% until then (`authorized/2').
-ask(Why, Stream, #http{oauth = #oauth{session = Session, generation = Generation, held = Held,
-                                      attempts = Attempts} = OAuth} = Http) ->
-    Request = gen_server:send_request(Session, {authorize, Why, Generation}),
-    Asked = case Why of
-                refresh -> refresh;
-                _ -> challenge
-            end,
-    Http#http{oauth = OAuth#oauth{pending = Request, asked = Asked, held = [Stream | Held], attempts = Attempts + 1}}.
-
-%% A 401, or a 403 for want of scope, to a POST: the message waits for a
-%% new token, at most `?MAX_AUTHORIZATIONS' times in a row.
-challenged(_Status, _Stream, _Headers, #http{bearer_refused = {plaintext_headers, _} = Refused} = Http) ->
-    fault({authorization_failed, Refused}, Http);
-challenged(Status, Stream, Headers, Http) ->
-    Max = mcp_oauth_discovery:max_challenge_bytes(),
-    case header("www-authenticate", Headers) of
-        Value when is_list(Value), length(Value) > Max ->
-            fault({authorization_failed, {challenge_too_long, length(Value)}}, Http);
-        Value ->
-            challenged_with(Status, Stream, mcp_oauth_discovery:challenge(Value), Http)
+%% A 401, or a 403, to a POST: the message waits for a new token
+%% (`mcp_http_auth'), or the connection fails.
+challenged(Status, #stream{message = Message} = Stream, Headers, #http{auth = Auth, held = Held} = Http) ->
+    case mcp_http_auth:challenged(Auth, Status, header("www-authenticate", Headers), Message =/= none) of
+        {hold, Next} -> {ok, [], Http#http{auth = Next, held = [Stream | Held]}};
+        {fault, Reason} -> fault(Reason, Http)
     end.
 
-challenged_with(Status, #stream{message = Message} = Stream, Challenge, #http{oauth = OAuth} = Http) ->
-    Scope = maps:get(error, Challenge, none) =:= <<"insufficient_scope">>,
-    case OAuth of
-        _ when Status =:= 403, not Scope -> fault({http_status, Status}, Http);
-        _ when Message =:= none -> fault({http_status, Status}, Http);
-        #oauth{pending = Pending, held = Held} when Pending =/= none ->
-            {ok, [], Http#http{oauth = OAuth#oauth{held = [Stream | Held]}}};
-        #oauth{attempts = Attempts} when Attempts >= ?MAX_AUTHORIZATIONS ->
-            fault({authorization_failed, too_many_challenges}, Http);
-        #oauth{} ->
-            {ok, [], ask(Challenge, Stream, Http)}
-    end.
-
-%% The session's answer: the held messages go out with the new token.
-authorized({ok, Bearer, Generation, RenewAt}, #http{oauth = OAuth} = Http) ->
-    authorized(none, Http#http{oauth = OAuth#oauth{bearer = Bearer, generation = Generation, renew_at = RenewAt}});
-authorized(none, #http{oauth = #oauth{held = Held} = OAuth} = Http) ->
-    Next = Http#http{oauth = OAuth#oauth{pending = none, held = []}},
+%% The layer's token came (or its renewal failed): the held messages go
+%% out, oldest first; or it failed, and they are dropped.
+authorized({resend, Auth}, #http{held = Held} = Http) ->
     lists:foldl(fun(#stream{message = Message} = Stream, {ok, [], Acc}) ->
                         case posted(Message, Stream, Acc) of
                             {ok, Sent} -> {ok, [], Sent};
                             {error, Fault} -> fault(Fault, Acc)
                         end;
                    (_Stream, Outcome) -> Outcome
-                end, {ok, [], Next}, lists:reverse(Held));
-authorized({error, _Reason}, #http{oauth = #oauth{asked = refresh} = OAuth} = Http) ->
-    %% No renewal: the messages go without a token, and the server's
-    %% challenge starts an authorization.
-    authorized(none, Http#http{oauth = OAuth#oauth{bearer = none}});
-authorized({error, Reason}, #http{oauth = OAuth} = Http) ->
-    fault({authorization_failed, Reason}, Http#http{oauth = OAuth#oauth{pending = none, held = []}}).
+                end, {ok, [], Http#http{auth = Auth, held = []}}, lists:reverse(Held));
+authorized({fault, Reason, Auth}, Http) ->
+    fault(Reason, Http#http{auth = Auth, held = []}).
 
 %% A request answered 2xx ends a run of authorizations (a notification's
 %% 202 does not: it may be the answer to one sent before the run began).
-succeeded({request, _, _}, #http{oauth = #oauth{} = OAuth} = Http) -> Http#http{oauth = OAuth#oauth{attempts = 0}};
+succeeded({request, _, _}, #http{auth = Auth} = Http) -> Http#http{auth = mcp_http_auth:succeeded(Auth)};
 succeeded(_Rpc, Http) -> Http.
 
 %% The actor's own messages start with the envelope in a fixed order
@@ -583,14 +495,11 @@ close_request(Id, #http{streams = Streams, waiting = Waiting, manager = Manager}
 %%% --------------------------------------------------------------- event
 
 -spec event(#http{}, term()) -> {ok, [mcp_transport:event()], #http{}} | not_mine.
-event(#http{oauth = #oauth{pending = Pending}} = Http, Info) when Pending =/= none ->
-    case gen_server:check_response(Info, Pending) of
-        {reply, Reply} -> authorized(Reply, Http);
-        {error, {Reason, _}} -> authorized({error, {session_down, Reason}}, Http);
-        no_reply -> event_checked(Http, Info)
-    end;
-event(Http, Info) ->
-    event_checked(Http, Info).
+event(#http{auth = Auth} = Http, Info) ->
+    case mcp_http_auth:answer(Auth, Info) of
+        not_mine -> event_checked(Http, Info);
+        Answer -> authorized(Answer, Http)
+    end.
 
 -spec event_checked(#http{}, term()) -> {ok, [mcp_transport:event()], #http{}} | not_mine.
 event_checked(#http{streams = Streams} = Http, {http, {RequestId, stream_start, Headers, Handler}}) when is_map_key(RequestId, Streams) ->
@@ -700,8 +609,8 @@ answer(RequestId, #stream{body = {sse, _}} = Stream, {stream_end, _Headers}, Htt
     ended(Stream, ended, drop(RequestId, Http));
 answer(RequestId, _Stream, {stream_end, _Headers}, Http) ->
     {ok, [], drop(RequestId, Http)};
-answer(RequestId, Stream, {{_Version, Status, _Phrase}, Headers, _Body}, #http{oauth = #oauth{}} = Http)
-  when Status =:= 401; Status =:= 403 ->
+answer(RequestId, Stream, {{_Version, Status, _Phrase}, Headers, _Body}, #http{auth = Auth} = Http)
+  when Auth =/= none, Status =:= 401 orelse Status =:= 403 ->
     challenged(Status, Stream, Headers, drop(RequestId, Http));
 answer(RequestId, #stream{headers = [_ | _], rpc = {request, Id, _}}, {{_Version, Status, _Phrase}, Headers, Body}, Http)
   when Status < 200; Status >= 300 ->
@@ -1067,10 +976,9 @@ deletion_outcome(_Other) -> {failed, unknown}.
 %% (bounded by `shutdown_timeout_ms'), then stops the manager; its exit is
 %% the proof (`event/2').
 -spec terminate(#http{}) -> ok.
-terminate(#http{oauth = #oauth{session = Session}} = Http) ->
-    unlink(Session),
-    exit(Session, shutdown),
-    terminate(Http#http{oauth = none});
+terminate(#http{auth = Auth} = Http) when Auth =/= none ->
+    ok = mcp_http_auth:stop(Auth),
+    terminate(Http#http{auth = none});
 terminate(#http{session = none, manager = Manager}) ->
     exit(Manager, shutdown),
     ok;

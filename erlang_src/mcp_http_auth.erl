@@ -1,0 +1,169 @@
+%% @doc The authorization layer of the HTTP transport: what `mcp_http'
+%% asks before it sends (`before_send/1', `headers/1') and tells after an
+%% answer (`challenged/4', `succeeded/1'), and the token session's answers
+%% it hands over (`answer/2'). The token, its expiry and the flows belong
+%% to `mcp_oauth_session' (one process per connection); this value holds
+%% the token as a closure, the pending question and the count of
+%% authorizations in a row. It builds no HTTP request and holds no message:
+%% the transport keeps the messages that wait for a token.
+%%
+%% Invariants:
+%% <ul>
+%% <li>One question to the session at a time; every message sent meanwhile
+%%     waits (`before_send/1' answers `wait').</li>
+%% <li>A token due for renewal (`mcp_oauth_token') is renewed before the
+%%     next message goes out; a renewal that fails sends the messages
+%%     without a token, so the server's challenge starts an
+%%     authorization.</li>
+%% <li>At most `max_authorizations()' authorizations in a row without a
+%%     request answered 2xx; the next challenge is `{authorization_failed,
+%%     too_many_challenges}'.</li>
+%% <li>A connection over plain `http' off the loopback (`refused') never
+%%     sends a token, and a challenge there is `{authorization_failed,
+%%     {plaintext_headers, Host}}'.</li>
+%% <li>A `WWW-Authenticate' longer than
+%%     `mcp_oauth_discovery:max_challenge_bytes()' is not read:
+%%     `{authorization_failed, {challenge_too_long, Bytes}}'.</li>
+%% </ul>
+-module(mcp_http_auth).
+
+-export([start/3, stop/1, headers/1, before_send/1, waiting/1, challenged/4, answer/2, succeeded/1,
+         max_authorizations/0]).
+-export_type([auth/0]).
+
+-define(MAX_AUTHORIZATIONS, 3).
+
+-record(auth, {session :: pid(),
+               bearer = none :: mcp_oauth_session:sealed() | none,
+               generation = 0 :: non_neg_integer(),
+               %% When the token is due for renewal (`mcp_oauth_token').
+               renew_at = none :: integer() | none,
+               %% The session's answer awaited (`gen_server:send_request/2'),
+               %% and what was asked: a renewal, or an answer to a challenge.
+               pending = none :: none | gen_server:request_id(),
+               asked = refresh :: refresh | challenge,
+               %% Authorizations in a row without a request answered 2xx.
+               attempts = 0 :: non_neg_integer(),
+               refused = none :: none | {plaintext_headers, binary()}}).
+
+-opaque auth() :: #auth{}.
+
+%% @doc Authorizations in a row, without a request answered 2xx, before
+%% `{authorization_failed, too_many_challenges}'.
+-spec max_authorizations() -> pos_integer().
+max_authorizations() -> ?MAX_AUTHORIZATIONS.
+
+%% @doc The layer of a spec with `oauth' (else `none'): a token session
+%% linked to the caller, the stored token (if any) sent from the first
+%% request on. `Refused': why no token may go to this server, or `none'.
+-spec start(binary(), map(), none | {plaintext_headers, binary()}) -> {ok, auth() | none} | {error, {oauth, term()}}.
+start(Url, #{oauth := OAuth}, Refused) ->
+    Config = case OAuth of
+                 Sealed when is_function(Sealed, 0) -> Sealed;
+                 Map -> fun() -> Map end
+             end,
+    case mcp_oauth_session:start_link(Url, Config) of
+        {ok, Session} -> {ok, granted(mcp_oauth_session:current(Session), #auth{session = Session, refused = Refused})};
+        {error, Reason} -> {error, {oauth, Reason}}
+    end;
+start(_Url, _Spec, _Refused) ->
+    {ok, none}.
+
+granted({ok, Bearer, Generation, RenewAt}, Auth) ->
+    Auth#auth{bearer = Bearer, generation = Generation, renew_at = RenewAt};
+granted(none, Auth) ->
+    Auth.
+
+-spec stop(auth() | none) -> ok.
+stop(none) ->
+    ok;
+stop(#auth{session = Session}) ->
+    unlink(Session),
+    exit(Session, shutdown),
+    ok.
+
+%% @doc The `Authorization' header of the next request, if a token may go.
+-spec headers(auth() | none) -> [{string(), string()}].
+headers(#auth{bearer = Bearer, refused = none}) when is_function(Bearer, 0) ->
+    [{"authorization", "Bearer " ++ binary_to_list(Bearer())}];
+headers(_) ->
+    [].
+
+%% @doc Whether a message may go now: `send', `wait' (a question is
+%% pending: the message waits for its answer), or `{asked, Auth}' (the
+%% token is due: a renewal was asked, and the message waits for it).
+-spec before_send(auth() | none) -> send | wait | {asked, auth()}.
+before_send(none) -> send;
+before_send(#auth{refused = {_, _}}) -> send;
+before_send(#auth{pending = Pending}) when Pending =/= none -> wait;
+before_send(#auth{bearer = Bearer, renew_at = At} = Auth) when Bearer =/= none, is_integer(At) ->
+    case At =< erlang:system_time(second) of
+        true -> {asked, ask(refresh, Auth)};
+        false -> send
+    end;
+before_send(_) -> send.
+
+%% @doc Whether a question to the session is pending.
+-spec waiting(auth() | none) -> boolean().
+waiting(#auth{pending = Pending}) -> Pending =/= none;
+waiting(none) -> false.
+
+%% Asks the session for a token, without waiting: `Why' is a challenge or
+%% `refresh'.
+ask(Why, #auth{session = Session, generation = Generation, attempts = Attempts} = Auth) ->
+    Request = gen_server:send_request(Session, {authorize, Why, Generation}),
+    Asked = case Why of
+                refresh -> refresh;
+                _ -> challenge
+            end,
+    Auth#auth{pending = Request, asked = Asked, attempts = Attempts + 1}.
+
+%% @doc A 401, or a 403, to a request: `{hold, Auth}' (the request waits
+%% for a new token and goes again) or `{fault, Reason}'. `Value' is the
+%% `WWW-Authenticate' header (`none' when absent); `Resendable', whether
+%% the request can go again.
+-spec challenged(auth(), 401 | 403, string() | none, boolean()) -> {hold, auth()} | {fault, term()}.
+challenged(#auth{refused = {_, _} = Refused}, _Status, _Value, _Resendable) ->
+    {fault, {authorization_failed, Refused}};
+challenged(Auth, Status, Value, Resendable) ->
+    Max = mcp_oauth_discovery:max_challenge_bytes(),
+    case Value of
+        _ when is_list(Value), length(Value) > Max ->
+            {fault, {authorization_failed, {challenge_too_long, length(Value)}}};
+        _ ->
+            Challenge = mcp_oauth_discovery:challenge(Value),
+            Scope = maps:get(error, Challenge, none) =:= <<"insufficient_scope">>,
+            case Auth of
+                _ when Status =:= 403, not Scope -> {fault, {http_status, Status}};
+                _ when not Resendable -> {fault, {http_status, Status}};
+                #auth{pending = Pending} when Pending =/= none -> {hold, Auth};
+                #auth{attempts = Attempts} when Attempts >= ?MAX_AUTHORIZATIONS ->
+                    {fault, {authorization_failed, too_many_challenges}};
+                #auth{} -> {hold, ask(Challenge, Auth)}
+            end
+    end.
+
+%% @doc The session's answer, if `Info' is it: `{resend, Auth}' (the
+%% messages held go out, with the new token or, after a renewal that
+%% failed, without one) or `{fault, Reason, Auth}' (they are dropped).
+-spec answer(auth() | none, term()) -> not_mine | {resend, auth()} | {fault, term(), auth()}.
+answer(#auth{pending = Pending} = Auth, Info) when Pending =/= none ->
+    case gen_server:check_response(Info, Pending) of
+        {reply, Reply} -> answered(Reply, Auth#auth{pending = none});
+        {error, {Reason, _}} -> answered({error, {session_down, Reason}}, Auth#auth{pending = none});
+        no_reply -> not_mine
+    end;
+answer(_Auth, _Info) ->
+    not_mine.
+
+answered({ok, Bearer, Generation, RenewAt}, Auth) ->
+    {resend, Auth#auth{bearer = Bearer, generation = Generation, renew_at = RenewAt}};
+answered({error, _Reason}, #auth{asked = refresh} = Auth) ->
+    {resend, Auth#auth{bearer = none}};
+answered({error, Reason}, Auth) ->
+    {fault, {authorization_failed, Reason}, Auth}.
+
+%% @doc A request answered 2xx ends a run of authorizations.
+-spec succeeded(auth() | none) -> auth() | none.
+succeeded(#auth{} = Auth) -> Auth#auth{attempts = 0};
+succeeded(none) -> none.
