@@ -127,6 +127,9 @@
 -define(MAX_RESUMPTIONS, 3).
 -define(MAX_SESSION_ID_BYTES, 1024).
 -define(MAX_EVENT_ID_BYTES, 1024).
+%% A negotiated protocol version becomes the `MCP-Protocol-Version'
+%% header only when it is at most this long and visible ASCII.
+-define(MAX_VERSION_BYTES, 64).
 -define(ACCEPT, "application/json, text/event-stream").
 %% What one socket read may deliver: the body reaches the owner in chunks
 %% of up to this size (each a message counted by the actor's flood budget).
@@ -489,8 +492,10 @@ close_request(Id, #http{streams = Streams, waiting = Waiting, manager = Manager}
          end,
     Open = maps:keys(maps:filter(Of, Streams)),
     [ok = httpc:cancel_request(RequestId, Manager) || RequestId <- Open],
+    %% A request waiting for a token is never sent once cancelled.
     Http#http{streams = maps:without(Open, Streams),
-              waiting = maps:filter(fun(Tag, Stream) -> not Of(Tag, Stream) end, Waiting)}.
+              waiting = maps:filter(fun(Tag, Stream) -> not Of(Tag, Stream) end, Waiting),
+              held = [Stream || Stream <- Http#http.held, not Of(held, Stream)]}.
 
 %%% --------------------------------------------------------------- event
 
@@ -755,7 +760,11 @@ negotiated(Id, Messages, Http) ->
                         case mcp_jsonrpc:decode(Message) of
                             {ok, {response, {id_int, Id}, {ok, {object, Result}}}} ->
                                 case proplists:get_value(<<"protocolVersion">>, Result) of
-                                    {string, Version} -> Acc#http{version = Version};
+                                    {string, Version} when byte_size(Version) =< ?MAX_VERSION_BYTES ->
+                                        case lists:all(fun(C) -> C >= 16#21 andalso C =< 16#7E end, binary_to_list(Version)) of
+                                            true -> Acc#http{version = Version};
+                                            false -> Acc
+                                        end;
                                     _ -> Acc
                                 end;
                             _ -> Acc
@@ -976,13 +985,16 @@ deletion_outcome(_Other) -> {failed, unknown}.
 %% (bounded by `shutdown_timeout_ms'), then stops the manager; its exit is
 %% the proof (`event/2').
 -spec terminate(#http{}) -> ok.
-terminate(#http{auth = Auth} = Http) when Auth =/= none ->
+terminate(#http{auth = Auth} = Http) ->
+    %% The DELETE carries the token (built before the layer stops).
+    Deleted = delete(Http),
     ok = mcp_http_auth:stop(Auth),
-    terminate(Http#http{auth = none});
-terminate(#http{session = none, manager = Manager}) ->
+    Deleted.
+
+delete(#http{session = none, manager = Manager}) ->
     exit(Manager, shutdown),
     ok;
-terminate(#http{ref = Ref, owner = Owner, manager = Manager, url = Url, shutdown_ms = Timeout} = Http) ->
+delete(#http{ref = Ref, owner = Owner, manager = Manager, url = Url, shutdown_ms = Timeout} = Http) ->
     Receiver = fun(Reply) -> Owner ! {mcp_http, Ref, {deleted, Reply}} end,
     case httpc:request(delete, {Url, request_headers(Http)},
                        [{timeout, max(1, Timeout div 2)} | Http#http.http_options],

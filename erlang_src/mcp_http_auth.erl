@@ -34,6 +34,9 @@
 -define(MAX_AUTHORIZATIONS, 3).
 
 -record(auth, {session :: pid(),
+               %% The flow's HTTP client: ours (linked to the transport's
+               %% process), so that stopping it ends a flow under way.
+               http :: mcp_oauth_http:client(),
                bearer = none :: mcp_oauth_session:sealed() | none,
                generation = 0 :: non_neg_integer(),
                %% When the token is due for renewal (`mcp_oauth_token').
@@ -62,9 +65,17 @@ start(Url, #{oauth := OAuth}, Refused) ->
                  Sealed when is_function(Sealed, 0) -> Sealed;
                  Map -> fun() -> Map end
              end,
-    case mcp_oauth_session:start_link(Url, Config) of
-        {ok, Session} -> {ok, granted(mcp_oauth_session:current(Session), #auth{session = Session, refused = Refused})};
-        {error, Reason} -> {error, {oauth, Reason}}
+    case mcp_oauth_http:start(Url) of
+        {ok, Http} ->
+            case mcp_oauth_session:start_link(Url, Config, Http) of
+                {ok, Session} ->
+                    {ok, granted(mcp_oauth_session:current(Session), #auth{session = Session, http = Http, refused = Refused})};
+                {error, Reason} ->
+                    ok = mcp_oauth_http:stop(Http),
+                    {error, {oauth, Reason}}
+            end;
+        {error, Reason} ->
+            {error, {oauth, Reason}}
     end;
 start(_Url, _Spec, _Refused) ->
     {ok, none}.
@@ -77,9 +88,16 @@ granted(none, Auth) ->
 -spec stop(auth() | none) -> ok.
 stop(none) ->
     ok;
-stop(#auth{session = Session}) ->
+stop(#auth{session = Session, http = Http}) ->
+    %% The flow's client first (every request of a flow under way fails at
+    %% once), then the session is killed, not asked: inside a flow (a
+    %% consent wait of minutes) it would read a shutdown only after it,
+    %% and go on sending the client's credentials for a client that is
+    %% gone. Nothing it holds outlives it but its loopback listener, which
+    %% closes with it.
+    ok = mcp_oauth_http:stop(Http),
     unlink(Session),
-    exit(Session, shutdown),
+    exit(Session, kill),
     ok.
 
 %% @doc The `Authorization' header of the next request, if a token may go.

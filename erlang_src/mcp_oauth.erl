@@ -88,7 +88,12 @@ scopes(Found, Challenge, Config, Previous) ->
                  #{<<"scope">> := Granted} -> Granted;
                  _ -> []
              end,
-    Before ++ [S || S <- Asked, not lists:member(S, Before)].
+    %% A set, not `lists:member': both lists come from peers (a token
+    %% answer, the resource's metadata) and may be long.
+    {Added, _} = lists:foldl(fun(S, {Acc, Seen}) when is_map_key(S, Seen) -> {Acc, Seen};
+                                (S, {Acc, Seen}) -> {[S | Acc], Seen#{S => true}}
+                             end, {[], maps:from_keys(Before, true)}, Asked),
+    Before ++ lists:reverse(Added).
 
 with_offline([], _Metadata) ->
     [];

@@ -17,6 +17,8 @@
 -export([listen/0, listen/1, redirect_uri/1, await/3, await/4, close/1, open_browser/2]).
 
 -define(MAX_REQUEST_BYTES, 8192).
+%% How long one connection may take to send its request.
+-define(REQUEST_MS, 2000).
 %% How often a wait that also takes a pasted address looks for one.
 -define(PASTE_POLL_MS, 100).
 %% The browser command's stdout and stderr each go to /dev/null: never into
@@ -124,7 +126,9 @@ pasted_params(Line) ->
 accepted(Accepted, Listener, Deadline, Ours, Pasted) ->
     case Accepted of
         {ok, Socket} ->
-            Left = max(0, Deadline - erlang:monotonic_time(millisecond)),
+            %% One connection gets at most `?REQUEST_MS' to send its
+            %% request: an idle one cannot hold the listener until the deadline.
+            Left = min(?REQUEST_MS, max(0, Deadline - erlang:monotonic_time(millisecond))),
             Params = case request_path(Socket, Left) of
                          {ok, <<"/callback?", Query/binary>>} -> query(Query);
                          _ -> none

@@ -20,7 +20,7 @@
 -module(mcp_oauth_session).
 -behaviour(gen_server).
 
--export([start_link/2, stop/1, current/1, bearer/1, authorize/3]).
+-export([start_link/2, start_link/3, stop/1, current/1, bearer/1, authorize/3]).
 -export([init/1, handle_call/3, handle_cast/2, handle_info/2, terminate/2, format_status/1]).
 -export_type([sealed/0, grant/0]).
 
@@ -32,20 +32,31 @@
 -record(session, {url :: binary(),
                   config :: fun(() -> mcp_oauth:config()),
                   http :: mcp_oauth_http:client(),
+                  %% Whether `http' is this session's to stop.
+                  owned :: boolean(),
                   record :: fun(() -> mcp_oauth_token_store:record() | none),
                   generation = 0 :: non_neg_integer()}).
 
 -spec start_link(binary(), mcp_oauth:config() | fun(() -> mcp_oauth:config())) -> {ok, pid()} | {error, term()} | ignore.
-start_link(ServerUrl, Config) when is_map(Config) ->
-    start_link(ServerUrl, fun() -> Config end);
 start_link(ServerUrl, Config) ->
+    start_link(ServerUrl, Config, own).
+
+%% @doc `start_link/2' with the flow's HTTP client given (`own': the session
+%% starts and stops its own). A client given belongs to the caller, who
+%% can stop it (and so every request of a flow under way) while the
+%% session is busy.
+-spec start_link(binary(), mcp_oauth:config() | fun(() -> mcp_oauth:config()), own | mcp_oauth_http:client()) ->
+          {ok, pid()} | {error, term()} | ignore.
+start_link(ServerUrl, Config, Http) when is_map(Config) ->
+    start_link(ServerUrl, fun() -> Config end, Http);
+start_link(ServerUrl, Config, Http) ->
     %% The store is read here, so that a refused one is an error of the
     %% caller's, not a session that dies at start.
     Url = unicode:characters_to_binary(ServerUrl),
     case mcp_oauth_token_store:load(maps:get(store, Config(), none), Url) of
         {error, Reason} -> {error, Reason};
-        {ok, Stored} -> gen_server:start_link(?MODULE, {Url, Config, Stored}, []);
-        none -> gen_server:start_link(?MODULE, {Url, Config, none}, [])
+        {ok, Stored} -> gen_server:start_link(?MODULE, {Url, Config, Stored, Http}, []);
+        none -> gen_server:start_link(?MODULE, {Url, Config, none, Http}, [])
     end.
 
 -spec stop(pid()) -> ok.
@@ -72,12 +83,15 @@ authorize(Session, Challenge, Generation) ->
 
 %%% ------------------------------------------------------------- server
 
-init({Url, Config, Record}) ->
+init({Url, Config, Record, Given}) ->
     %% The `httpc' manager's start may fail on a busy profile name, as an
     %% exit of the linked process: a message here, not this session's end.
     process_flag(trap_exit, true),
-    {ok, Http} = mcp_oauth_http:start(Url),
-    {ok, #session{url = Url, config = Config, http = Http, record = fun() -> Record end,
+    {Http, Owned} = case Given of
+                        own -> {ok, Started} = mcp_oauth_http:start(Url), {Started, true};
+                        _ -> {Given, false}
+                    end,
+    {ok, #session{url = Url, config = Config, http = Http, owned = Owned, record = fun() -> Record end,
                   generation = case Record of none -> 0; _ -> 1 end}}.
 
 handle_call(current, _From, Session) ->
@@ -99,8 +113,10 @@ handle_cast(_Message, Session) ->
 handle_info(_Message, Session) ->
     {noreply, Session}.
 
-terminate(_Reason, #session{http = Http}) ->
-    mcp_oauth_http:stop(Http).
+terminate(_Reason, #session{http = Http, owned = true}) ->
+    mcp_oauth_http:stop(Http);
+terminate(_Reason, #session{owned = false}) ->
+    ok.
 
 format_status(Status) ->
     Status.

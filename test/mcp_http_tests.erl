@@ -642,7 +642,8 @@ with_env(Vars, Fun) ->
 %% case HTTP_PROXY (which curl ignores), leaves it direct.
 the_environment_proxy_is_used_test_() ->
     {timeout, 60, fun() ->
-        Stub = mcp_http_stub:start(mcp(fun(_, _) -> default end)),
+        Mcp = mcp(fun(_, _) -> default end),
+        Stub = mcp_http_stub:start(fun(#{method := 'CONNECT'}) -> {reply, 403, [], <<>>}; (R) -> Mcp(R) end),
         Proxy = "http://127.0.0.1:" ++ integer_to_list(mcp_http_stub:port(Stub)),
         Far = "http://mcp.proxied.invalid/mcp",
         try
@@ -672,3 +673,39 @@ the_environment_proxy_is_used_test_() ->
             mcp_http_stub:stop(Stub), forget_requests(Stub)
         end
     end}.
+
+%% The negotiated protocol version becomes a header only when it is a
+%% short visible-ASCII value: a version carrying CR LF and a header of its
+%% own is not sent (the teardown DELETE shows what later requests carry).
+a_protocol_version_that_would_inject_a_header_is_not_sent_test_() ->
+    Run = fun(Version) ->
+                  Handler = mcp(fun(<<"initialize">>, #{body := Body}) ->
+                                        {ok, {object, Members}} = mcp_json:decode(Body),
+                                        {int, Id} = proplists:get_value(<<"id">>, Members),
+                                        Result = mcp_json:encode({object, [{<<"protocolVersion">>, {string, Version}},
+                                                                           {<<"capabilities">>, {object, [{<<"tools">>, {object, []}}]}},
+                                                                           {<<"serverInfo">>, {object, [{<<"name">>, {string, <<"s">>}},
+                                                                                                        {<<"version">>, {string, <<"1">>}}]}}]}),
+                                        json({int, Id}, Result, [{"mcp-session-id", "session-1"}]);
+                                   (_, _) -> default
+                                end),
+                  with_stub_handler(Handler, fun(Url) ->
+                      Started = case mcp_client:start(#{url => Url}, #{}) of
+                                    {ok, Client, _} -> _ = mcp_client:shutdown(Client, 5000), started;
+                                    {error, Reason} -> Reason
+                                end,
+                      {Started, [H || #{method := 'DELETE', headers := H} <- requests()]}
+                  end)
+          end,
+    [{timeout, 30, fun() ->
+         {started, [Headers]} = Run(<<"2025-11-25">>),
+         ?assertEqual({<<"mcp-protocol-version">>, <<"2025-11-25">>}, lists:keyfind(<<"mcp-protocol-version">>, 1, Headers))
+     end},
+     {timeout, 30, fun() ->
+         %% Refused by the client (not a version it speaks); the session's
+         %% DELETE at the retirement carries neither the version nor the
+         %% header smuggled in it.
+         {{version_unsupported, _, _}, [Headers]} = Run(<<"2025-11-25\r\nx-injected: yes">>),
+         ?assertEqual(false, lists:keyfind(<<"x-injected">>, 1, Headers)),
+         ?assertEqual(false, lists:keyfind(<<"mcp-protocol-version">>, 1, Headers))
+     end}].

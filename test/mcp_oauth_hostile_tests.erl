@@ -190,8 +190,10 @@ mcp_oauth_fake_answer(Body) ->
     case proplists:get_value(<<"method">>, Members) of
         _ when Id =:= undefined -> {reply, 202, [], <<>>};
         {string, <<"initialize">>} ->
-            result(Id, <<"{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"tools\":{}},"
-                         "\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}">>);
+            {reply, Status, Headers, Json} =
+                result(Id, <<"{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"tools\":{}},"
+                             "\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}">>),
+            {reply, Status, [{"mcp-session-id", "s-1"} | Headers], Json};
         {string, <<"tools/list">>} -> result(Id, <<"{\"tools\":[]}">>);
         _ -> result(Id, <<"{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}">>)
     end.
@@ -427,3 +429,127 @@ a_request_is_pinned_to_the_checked_address_test_() ->
                    mcp_http_address:pinned("https://as.example/t", {16#2001, 16#db8, 0, 0, 0, 0, 0, 1})),
      ?_assertEqual({ok, [{{127, 0, 0, 1}, loopback}]}, mcp_http_address:resolve("a.localhost")),
      ?_assertEqual({error, unresolved}, mcp_http_address:resolve("no-such-host.invalid"))].
+
+%%% ------------------------------------------- a client that is gone
+
+%% A protected MCP server whose authorization takes `Delay' ms at the
+%% protected-resource metadata: `initialize' needs no token, `tools/call'
+%% needs "Bearer t" (the token endpoint grants it). Requests go to the
+%% test process as `{seen, Method, Path, Authorization}'.
+slow_authorization(Delay) ->
+    Self = self(),
+    mcp_http_stub:start(
+      fun(#{method := M, path := P, headers := H} = R) ->
+              Self ! {seen, M, P, proplists:get_value(<<"authorization">>, H), rpc_method(R)},
+              slow_route(R, Delay)
+      end).
+
+rpc_method(#{body := Body}) when Body =/= <<>> ->
+    case mcp_json:decode(Body) of
+        {ok, {object, Members}} -> proplists:get_value(<<"method">>, Members, none);
+        _ -> none
+    end;
+rpc_method(_) ->
+    none.
+
+slow_route(#{path := <<"/prm">>} = R, Delay) ->
+    timer:sleep(Delay),
+    Base = host(R),
+    json(200, {object, [{<<"resource">>, {string, <<Base/binary, "/mcp">>}},
+                        {<<"authorization_servers">>, {array, [{string, Base}]}}]});
+slow_route(#{path := <<"/.well-known/oauth-authorization-server">>} = R, _) ->
+    Base = host(R),
+    json(200, {object, [{<<"issuer">>, {string, Base}}, {<<"token_endpoint">>, {string, <<Base/binary, "/token">>}}]});
+slow_route(#{method := 'POST', path := <<"/token">>}, _) ->
+    json(200, {object, [{<<"access_token">>, {string, <<"t">>}}, {<<"token_type">>, {string, <<"Bearer">>}}]});
+slow_route(#{method := 'POST', path := <<"/mcp">>, headers := H, body := Body} = R, _) ->
+    {ok, {object, Members}} = mcp_json:decode(Body),
+    case {proplists:get_value(<<"method">>, Members), proplists:get_value(<<"authorization">>, H)} of
+        {{string, <<"tools/call">>}, <<"Bearer t">>} -> mcp_oauth_fake_answer(Body);
+        {{string, <<"tools/call">>}, _} ->
+            {reply, 401, [{"www-authenticate", ["Bearer resource_metadata=\"", host(R), "/prm\""]}], <<>>};
+        _ -> mcp_oauth_fake_answer(Body)
+    end;
+slow_route(#{method := 'DELETE'}, _) -> {reply, 200, [], <<>>};
+slow_route(_, _) -> {reply, 404, [], <<>>}.
+
+seen(Method, Path) ->
+    [Auth || {seen, M, P, Auth, _} <- flush(), M =:= Method, P =:= Path].
+
+%% The Authorization of each `tools/call' POSTed so far.
+calls_seen() ->
+    [Auth || {seen, 'POST', _, Auth, {string, <<"tools/call">>}} <- flush()].
+
+%% A call that waits for a token and is given up (its deadline) is never
+%% sent once the token comes. The channel: the same call with a longer
+%% deadline is sent, with the token, and answered.
+a_call_given_up_while_waiting_for_a_token_is_never_sent_test_() ->
+    {timeout, 60, fun() ->
+        Stub = slow_authorization(1500),
+        Url = list_to_binary(mcp_http_stub:url(Stub)),
+        try
+            {ok, Patient, _} = mcp_client:start(#{url => Url, oauth => cc_config(none)}, #{}),
+            ?assertMatch({ok, _}, mcp_client:call_tool(Patient, <<"t">>, {object, []}, 10000)),
+            _ = mcp_client:shutdown(Patient, 5000),
+            ?assertEqual([undefined, <<"Bearer t">>], calls_seen()),
+            {ok, Hasty, _} = mcp_client:start(#{url => Url, oauth => cc_config(none)}, #{}),
+            ?assertEqual({error, call_timed_out}, mcp_client:call_tool(Hasty, <<"t">>, {object, []}, 500)),
+            timer:sleep(2500),
+            ?assertEqual([undefined], calls_seen()),
+            _ = mcp_client:shutdown(Hasty, 5000)
+        after
+            mcp_http_stub:stop(Stub), flush()
+        end
+    end}.
+
+%% A client that gives up while its authorization flow is under way takes
+%% the flow with it: no token request (with the client secret) reaches
+%% the authorization server afterwards.
+a_client_gone_mid_flow_sends_no_secret_afterwards_test_() ->
+    {timeout, 60, fun() ->
+        Stub = slow_authorization(2000),
+        Url = list_to_binary(mcp_http_stub:url(Stub)),
+        Spec = #{url => Url, oauth => cc_config(none)},
+        try
+            {ok, Client, _} = mcp_client:start(Spec, #{}),
+            ?assertEqual({error, call_timed_out}, mcp_client:call_tool(Client, <<"t">>, {object, []}, 300)),
+            _ = mcp_client:shutdown(Client, 5000),
+            timer:sleep(3000),
+            ?assertEqual([], seen('POST', <<"/token">>))
+        after
+            mcp_http_stub:stop(Stub), flush()
+        end
+    end}.
+
+%% The session's DELETE carries the token like every other request.
+the_session_delete_carries_the_token_test_() ->
+    {timeout, 30, fun() ->
+        Stub = slow_authorization(0),
+        try
+            {ok, Client, _} = mcp_client:start(#{url => list_to_binary(mcp_http_stub:url(Stub)), oauth => cc_config(none)}, #{}),
+            ?assertMatch({ok, _}, mcp_client:call_tool(Client, <<"t">>, {object, []}, 5000)),
+            _ = mcp_client:shutdown(Client, 5000),
+            ?assertEqual([<<"Bearer t">>], seen('DELETE', <<"/mcp">>))
+        after
+            mcp_http_stub:stop(Stub), flush()
+        end
+    end}.
+
+%% An idle connection to the redirect listener gets `?REQUEST_MS' (2 s),
+%% not the whole consent wait: the real redirect behind it is taken well
+%% before a 10 s deadline (an idle connection once held it to the end).
+an_idle_connection_does_not_hold_the_redirect_listener_test_() ->
+    {timeout, 30, fun() ->
+        {ok, Listener} = mcp_oauth_loopback:listen(),
+        {ok, Port} = inet:port(Listener),
+        {ok, Idle} = gen_tcp:connect({127, 0, 0, 1}, Port, [binary, {active, false}]),
+        Self = self(),
+        _ = spawn(fun() -> timer:sleep(200), Self ! {real, get_callback(Port, "code=c&state=ours")} end),
+        Started = erlang:monotonic_time(millisecond),
+        Got = mcp_oauth_loopback:await(Listener, 10000, fun(P) -> proplists:get_value(<<"state">>, P) =:= <<"ours">> end),
+        Waited = erlang:monotonic_time(millisecond) - Started,
+        mcp_oauth_loopback:close(Listener),
+        ok = gen_tcp:close(Idle),
+        ?assertEqual({ok, [{<<"code">>, <<"c">>}, {<<"state">>, <<"ours">>}]}, Got),
+        ?assert(Waited < 8000)
+    end}.
