@@ -97,7 +97,8 @@
 -behaviour(mcp_transport).
 
 -export([open/2, send/2, event/2, terminate/1, os_pid/1, takes_headers/0]).
--export([default_retry_ms/0, max_retry_ms/0, max_resumptions/0, max_event_id_bytes/0, resolve_headers/1, seal/1,
+-export([default_retry_ms/0, max_retry_ms/0, max_resumptions/0, max_event_id_bytes/0, max_answer_streams/0,
+         resolve_headers/1, seal/1,
          session_renewed_code/0]).
 -export_type([spec/0, fault/0]).
 
@@ -127,6 +128,10 @@
 -define(MAX_RESUMPTIONS, 3).
 -define(MAX_SESSION_ID_BYTES, 1024).
 -define(MAX_EVENT_ID_BYTES, 1024).
+%% Our answers and notifications POSTed and not yet acknowledged, at once,
+%% and how long each waits for its 202.
+-define(MAX_ANSWER_STREAMS, 16).
+-define(ANSWER_TIMEOUT_MS, 30000).
 %% A negotiated protocol version becomes the `MCP-Protocol-Version'
 %% header only when it is at most this long and visible ASCII.
 -define(MAX_VERSION_BYTES, 64).
@@ -398,15 +403,29 @@ post(Message, Stream, #http{auth = Auth, held = Held} = Http) ->
         {asked, Asked} -> {ok, Http#http{auth = Asked, held = [Stream#stream{message = Message} | Held]}}
     end.
 
-posted(Message, #stream{headers = Extra} = Stream0, Http) ->
+posted(Message, #stream{headers = Extra, rpc = Rpc} = Stream0, #http{streams = Streams} = Http) ->
     Stream = case Http#http.auth of
                  none -> Stream0;
                  _ -> Stream0#stream{message = Message}
              end,
     Request = {Http#http.url, request_headers(Http) ++ Extra, "application/json", Message},
-    case request(post, Request, Http) of
-        {ok, RequestId} -> {ok, keep(RequestId, Stream#stream{sent = iolist_size(Message)}, Http)};
-        {error, Reason} -> {error, {http_failed, Reason}}
+    %% Our answers and notifications wait for a 202 at most
+    %% `?ANSWER_TIMEOUT_MS', and at most `?MAX_ANSWER_STREAMS' at once: a
+    %% server that asks without end and never acknowledges cannot make the
+    %% client hold a socket per question.
+    Answering = [S || #stream{rpc = R} = S <- maps:values(Streams), R =:= response orelse R =:= notification],
+    Timeout = case Rpc of
+                  {request, _, _} -> [];
+                  _ -> [{timeout, ?ANSWER_TIMEOUT_MS}]
+              end,
+    case length(Answering) >= ?MAX_ANSWER_STREAMS andalso Timeout =/= [] of
+        true ->
+            {error, {http_failed, {too_many_streams, length(Answering)}}};
+        false ->
+            case request(post, Request, Timeout, Http) of
+                {ok, RequestId} -> {ok, keep(RequestId, Stream#stream{sent = iolist_size(Message)}, Http)};
+                {error, Reason} -> {error, {http_failed, Reason}}
+            end
     end.
 
 remembered(<<"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"", _/binary>> = Message, Http) ->
@@ -414,8 +433,11 @@ remembered(<<"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"", _/
 remembered(_Message, Http) ->
     Http.
 
-request(Method, Request, #http{http_options = HttpOptions, manager = Manager, owner = Owner}) ->
-    httpc:request(Method, Request, HttpOptions,
+request(Method, Request, Http) ->
+    request(Method, Request, [], Http).
+
+request(Method, Request, Extra, #http{http_options = HttpOptions, manager = Manager, owner = Owner}) ->
+    httpc:request(Method, Request, Extra ++ HttpOptions,
                   [{sync, false}, {stream, {self, once}}, {receiver, Owner}, {body_format, binary}], Manager).
 
 request_headers(#http{headers = Headers, session = Session, version = Version, auth = Auth}) ->
@@ -683,6 +705,10 @@ resumable(Id) when is_binary(Id), byte_size(Id) =< ?MAX_EVENT_ID_BYTES ->
     end;
 resumable(_) ->
     none.
+
+%% @doc Our answers and notifications that may wait for their 202 at once.
+-spec max_answer_streams() -> pos_integer().
+max_answer_streams() -> ?MAX_ANSWER_STREAMS.
 
 %% @doc The longest event id echoed as `Last-Event-ID'.
 -spec max_event_id_bytes() -> pos_integer().

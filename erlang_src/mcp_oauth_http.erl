@@ -49,19 +49,19 @@ start(ServerUrl) ->
     end.
 
 %% The kinds of network the flow may reach: any, for a server on this
-%% machine; else public addresses and the kinds the server itself is on
-%% (a server on a private network may have its authorization server there).
+%% machine's loopback (`localhost', 127/8, ::1); else public addresses,
+%% and the kind of the server's own address when its URL gives an address
+%% (a server on a private network may have its authorization server
+%% there). A server named by a host name widens nothing: what its name
+%% resolves to when checked need not be what the transport connects to
+%% (a name with a public A and a loopback AAAA record, or one rebound).
 reach(ServerUrl) ->
     case uri_string:parse(str(ServerUrl)) of
         #{host := Host} when is_list(Host) ->
-            case mcp_http_address:resolve(Host) of
-                {ok, Addresses} ->
-                    Kinds = lists:usort([Kind || {_, Kind} <- Addresses]),
-                    case lists:member(loopback, Kinds) orelse lists:member(unspecified, Kinds) of
-                        true -> any;
-                        false -> lists:usort([public | Kinds])
-                    end;
-                {error, _} -> [public]
+            case {mcp_http_target:loopback(Host), inet:parse_address(string:trim(Host, both, "[]"))} of
+                {true, _} -> any;
+                {false, {ok, Address}} -> lists:usort([public, mcp_http_address:kind(Address)]);
+                {false, {error, _}} -> [public]
             end;
         _ -> [public]
     end.

@@ -709,3 +709,31 @@ a_protocol_version_that_would_inject_a_header_is_not_sent_test_() ->
          ?assertEqual(false, lists:keyfind(<<"x-injected">>, 1, Headers)),
          ?assertEqual(false, lists:keyfind(<<"mcp-protocol-version">>, 1, Headers))
      end}].
+
+%% A server that asks on a request's stream without end (pings) and never
+%% acknowledges the answers: at most `max_answer_streams()' answers wait
+%% at once; one more and the connection fails, its sockets closed. Below
+%% the cap every question is answered (the channel).
+unacknowledged_answers_are_bounded_test_() ->
+    Run = fun(Questions) ->
+                  Pings = [[<<"data: {\"jsonrpc\":\"2.0\",\"id\":\"s">>, integer_to_binary(N),
+                            <<"\",\"method\":\"ping\"}\n\n">>] || N <- lists:seq(1, Questions)],
+                  Handler = mcp(fun(<<"tools/call">>, _) -> {sse_forever, [], Pings, 200};
+                                   (response, _) -> hold;
+                                   (_, _) -> default
+                                end),
+                  with_stub_handler(Handler, fun(Url) ->
+                      {ok, Client, _} = mcp_client:start(#{url => Url}, #{}),
+                      Outcome = mcp_client:call_tool(Client, <<"t">>, {object, []}, 3000),
+                      Answers = length([R || #{method := 'POST', body := B} = R <- requests(), rpc_method(B) =:= response]),
+                      _ = mcp_client:shutdown(Client, 5000),
+                      {Outcome, Answers}
+                  end)
+          end,
+    Max = mcp_http:max_answer_streams(),
+    [{timeout, 60, ?_assertMatch({{error, call_timed_out}, 10}, Run(10))},
+     {timeout, 60, fun() ->
+         {Outcome, Answers} = Run(40),
+         ?assertEqual({error, {unavailable, {write_failed, {http_failed, {too_many_streams, Max}}}}}, Outcome),
+         ?assert(Answers =< Max)
+     end}].

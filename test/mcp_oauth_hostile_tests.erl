@@ -553,3 +553,26 @@ an_idle_connection_does_not_hold_the_redirect_listener_test_() ->
         ?assertEqual({ok, [{<<"code">>, <<"c">>}, {<<"state">>, <<"ours">>}]}, Got),
         ?assert(Waited < 8000)
     end}.
+
+%% A server named by a host name whose records include this machine (a
+%% public A and a loopback AAAA, as a hostile DNS answers) cannot point
+%% the flow here: only a URL that names the loopback itself widens what
+%% the flow may reach. The names are this VM's own host table (no DNS).
+a_name_that_also_resolves_here_widens_nothing_test() ->
+    ok = inet_db:add_host({198, 51, 100, 7}, ["mcp.twofaced.test"]),
+    ok = inet_db:add_host({0, 0, 0, 0, 0, 0, 0, 1}, ["mcp.twofaced.test"]),
+    Stub = mcp_http_stub:start(fun(_) -> {reply, 200, [{"content-type", "application/json"}], <<"{}">>} end),
+    Local = mcp_http_stub:url(Stub),
+    try
+        {ok, Near} = mcp_oauth_http:start(<<"http://localhost:1/mcp">>),
+        ?assertEqual({ok, {200, []}}, mcp_oauth_http:get_json(Near, Local)),
+        mcp_oauth_http:stop(Near),
+        {ok, Twofaced} = mcp_oauth_http:start(<<"https://mcp.twofaced.test/mcp">>),
+        ?assertMatch({error, {local_endpoint, _}}, mcp_oauth_http:get_json(Twofaced, Local)),
+        mcp_oauth_http:stop(Twofaced)
+    after
+        mcp_http_stub:stop(Stub),
+        inet_db:del_host({198, 51, 100, 7}),
+        inet_db:del_host({0, 0, 0, 0, 0, 0, 0, 1}),
+        flush()
+    end.
