@@ -91,6 +91,8 @@
 -define(FILTER_FD_SCRIPT, "exec \"$@\" 3<\"$0\"").
 %% Where the Landlock launcher appears inside the jail (the private /run).
 -define(LAUNCHER_IN_JAIL, "/run/mcp-landlock").
+%% The prefix of the names the server's variables are carried under.
+-define(CARRIER, "MCP_JAIL_ENV_").
 
 -define(OPTIONS, [write, read, deny, net, unix_sockets, bwrap]).
 
@@ -114,11 +116,14 @@
 %% tmpfs mounts (the host's /run holds sockets and per-user secrets).
 -define(PRIVATE_DIRS, ["/tmp", "/run"]).
 
-%% @doc The program and argv `mcp_port' spawns for `Target' jailed by
-%% `Jail', after validating the spec and checking (once per VM) that the
-%% jail can run here.
+%% @doc The program, argv and environment `mcp_port' spawns for `Target'
+%% jailed by `Jail', after validating the spec and checking (once per VM)
+%% that the jail can run here. The environment is the whole of the
+%% spawned process's: `Target''s carried under other names (`carried/1'),
+%% never on the argv.
 -spec command(spec(), target()) ->
-          {ok, Program :: string(), Argv :: [string() | binary()]} | {error, bad_jail() | unavailable()}.
+          {ok, Program :: string(), Argv :: [string() | binary()], Env :: [{string(), string()}]}
+        | {error, bad_jail() | unavailable()}.
 command(Jail, Target) ->
     case options(Jail) of
         {ok, Options} ->
@@ -149,12 +154,12 @@ profile(Jail, Target) ->
         {error, _} = Error -> Error
     end.
 
-wrapped(Bwrap, #{unix_sockets := UnixSockets} = Options, Target) ->
+wrapped(Bwrap, #{unix_sockets := UnixSockets} = Options, #{env := Env} = Target) ->
     case {arguments(Options, Target), filter_file(UnixSockets), landlock()} of
         {{ok, Arguments, Mounts}, {ok, Filter}, {ok, Landlock}} ->
             {Bind, Launch} = launcher(Landlock, Mounts),
             {ok, ?SHELL, ["-c", ?FILTER_FD_SCRIPT, Filter, Bwrap | Arguments] ++ Bind
-                          ++ ["--seccomp", "3", "--" | Launch] ++ command_line(Target)};
+                          ++ ["--seccomp", "3", "--" | Launch] ++ command_line(Target), carried(Env)};
         {{error, _} = Error, _, _} -> Error;
         {_, {error, _} = Error, _} -> Error;
         {_, _, {error, _} = Error} -> Error
@@ -163,14 +168,27 @@ wrapped(Bwrap, #{unix_sockets := UnixSockets} = Options, Target) ->
 command_line(#{executable := Executable, args := Args}) ->
     [Executable | Args].
 
+%% The server's environment as the spawned process's own: each variable
+%% `NAME=VALUE' the value of `MCP_JAIL_ENV_<index>' (`mcp_os::jail_env').
+%% The processes that carry it (the stderr relay's shell, the filter's
+%% shell, bwrap) show it in `/proc/<pid>/environ', readable by their owner
+%% alone, never in `/proc/<pid>/cmdline', which every local user reads;
+%% under these names none of it acts on them (an `LD_PRELOAD' meant for
+%% the server never loads into bwrap or the launcher). The launcher
+%% decodes it.
+carried(Env) ->
+    [{?CARRIER ++ integer_to_list(Index), Name ++ "=" ++ Value}
+     || {Index, {Name, Value}} <- lists:enumerate(0, Env)].
+
 %% The launcher bound into the jail and the words that run the server
-%% through it, allowed to write beneath `writable/1' alone; nothing when
-%% the kernel has no Landlock.
-launcher(none, _Mounts) ->
-    {[], []};
-launcher({launcher, Path}, Mounts) ->
-    {["--ro-bind", Path, ?LAUNCHER_IN_JAIL],
-     [?LAUNCHER_IN_JAIL | lists:append([["--writable", Dir] || Dir <- writable(Mounts)])] ++ ["--"]}.
+%% through it: with Landlock, allowed to write beneath `writable/1' alone;
+%% without (a kernel that has none), `--no-landlock'.
+launcher({Path, Abi}, Mounts) ->
+    Restriction = case Abi of
+                      0 -> ["--no-landlock"];
+                      _ -> lists:append([["--writable", Dir] || Dir <- writable(Mounts)])
+                  end,
+    {["--ro-bind", Path, ?LAUNCHER_IN_JAIL], [?LAUNCHER_IN_JAIL | Restriction] ++ ["--"]}.
 
 %% Where the jail meant writes to go: the write grants, the private and
 %% hiding tmpfs mounts, the jail's own /dev and /proc. Everywhere else is
@@ -323,13 +341,13 @@ arguments(Options, #{executable := Executable, env := Env} = Target) ->
         {false, {given, Dir}} ->
             case hidden(Dir, Mounts) of
                 true -> {error, {bad_jail, {cd_hidden, Dir}}};
-                false -> {ok, profile_arguments(Options, Mounts, Env) ++ ["--chdir", Dir], Mounts}
+                false -> {ok, profile_arguments(Options, Mounts) ++ ["--chdir", Dir], Mounts}
             end;
         {false, none} ->
-            {ok, profile_arguments(Options, Mounts, Env), Mounts}
+            {ok, profile_arguments(Options, Mounts), Mounts}
     end.
 
-profile_arguments(Options, Mounts, Env) ->
+profile_arguments(Options, Mounts) ->
     ["--ro-bind", "/", "/",                  % read everything ...
      "--dev", "/dev",                        % a minimal /dev (null, zero, urandom, tty, pts, shm)
      "--proc", "/proc"]                      % the jail's own pids only,
@@ -342,9 +360,7 @@ profile_arguments(Options, Mounts, Env) ->
         "--disable-userns",                  % and none nested inside it
         "--cap-drop", "ALL",                 % no capability, even for root
         "--die-with-parent",                 % gone when the port's child (bwrap) is
-        "--new-session",                     % no TIOCSTI into a terminal
-        "--clearenv"]                        % exactly the spawn's computed environment
-    ++ lists:append([["--setenv", Name, Value] || {Name, Value} <- Env]).
+        "--new-session"].                    % no TIOCSTI into a terminal
 
 %% Every mount over the read-only root, outermost first, so a deeper path
 %% always wins over its ancestor (a read grant re-exposes a file inside a
@@ -529,7 +545,7 @@ probe(Bwrap) ->
     Target = #{executable => ?SHELL, args => ["-c", "exit 0"], env => []},
     {ok, Options} = options(true),
     case wrapped(Bwrap, Options, Target) of
-        {ok, Program, Argv} ->
+        {ok, Program, Argv, _NoEnv} ->
             %% In a process of its own: the caller (a client actor) may trap
             %% exits and must not receive the probe port's messages.
             {Pid, Monitor} = spawn_monitor(fun() -> exit({probed, run_probe(Program, Argv)}) end),
@@ -603,8 +619,7 @@ ask_landlock(Path) ->
         true ->
             {Pid, Monitor} = spawn_monitor(fun() -> exit({abi, launcher_abi(Path)}) end),
             receive
-                {'DOWN', Monitor, process, Pid, {abi, Abi}} when is_integer(Abi), Abi >= 1 -> {ok, {launcher, Path}};
-                {'DOWN', Monitor, process, Pid, {abi, 0}} -> {ok, none};
+                {'DOWN', Monitor, process, Pid, {abi, Abi}} when is_integer(Abi), Abi >= 0 -> {ok, {Path, Abi}};
                 {'DOWN', Monitor, process, Pid, Other} -> {error, {jail_unavailable, {probe_failed, -1, term_text(Other)}}}
             end
     end.

@@ -85,11 +85,11 @@ open(#{executable := Executable} = Spawn, Owner) when Owner =:= self() ->
     Framer = mcp_transport:framer(maps:get(max_line_bytes, Spawn, mcp_stdio:max_line_bytes())),
     Grace = grace(maps:get(shutdown_grace_ms, Spawn, 0)),
     case launch(Executable, Spawn) of
-        {ok, Program, Args} ->
+        {ok, Program, Args, Env} ->
             Options = [binary, stream, exit_status, use_stdio, hide,
                        {busy_limits_port, {?MAX_QUEUE_BYTES div 2, ?MAX_QUEUE_BYTES}},
                        {args, Args}]
-                ++ env_option(Spawn) ++ cd_option(Spawn),
+                ++ env_option(Env) ++ cd_option(Spawn),
             try open_port({spawn_executable, Program}, Options) of
                 Port ->
                     OsPid = case erlang:port_info(Port, os_pid) of
@@ -107,12 +107,17 @@ open(#{executable := Executable} = Spawn, Owner) when Owner =:= self() ->
 open(Spawn, _Owner) ->
     {error, {bad_spawn, Spawn}}.
 
-%% The program and argv to spawn: the command, with its stderr where the
-%% spec's `stderr' says (`mcp_stderr').
+%% The program, argv and environment to spawn: the command, with its
+%% stderr where the spec's `stderr' says (`mcp_stderr').
 launch(Executable, Spawn) ->
     case command(Executable, Spawn) of
-        {ok, Program, Args} -> mcp_stderr:wrap(stderr_route(Spawn), Program, Args);
-        {error, _} = Error -> Error
+        {ok, Program, Args, Env} ->
+            case mcp_stderr:wrap(stderr_route(Spawn), Program, Args) of
+                {ok, Wrapper, WrapperArgs} -> {ok, Wrapper, WrapperArgs, Env};
+                {error, _} = Error -> Error
+            end;
+        {error, _} = Error ->
+            Error
     end.
 
 %% A jailed server never holds the VM's own stderr: `inherit' is relayed.
@@ -124,9 +129,11 @@ stderr_route(#{jail := _} = Spawn) ->
 stderr_route(Spawn) ->
     maps:get(stderr, Spawn, inherit).
 
-%% The executable itself, or, with `jail' in the spec, the bubblewrap
-%% command `mcp_jail' builds around it (an invalid jail or one this host
-%% cannot run fails the open, before anything is spawned).
+%% The executable itself with the child's environment, or, with `jail' in
+%% the spec, the bubblewrap command `mcp_jail' builds around it and the
+%% environment that carries the child's to the launcher (an invalid jail
+%% or one this host cannot run fails the open, before anything is
+%% spawned).
 command(Executable, Spawn) ->
     case resolve_executable(Executable) of
         {ok, Path} ->
@@ -136,7 +143,7 @@ command(Executable, Spawn) ->
                     Target = #{executable => filename:absname(Path), args => Args, env => child_env(Spawn)},
                     mcp_jail:command(Jail, maps:merge(Target, maps:with([cd], Spawn)));
                 _ ->
-                    {ok, Path, Args}
+                    {ok, Path, Args, child_env(Spawn)}
             end;
         {error, _} = Error ->
             Error
@@ -184,10 +191,9 @@ resolve_executable(Executable) ->
 inherited_env_names() -> ?INHERITED_ENV_NAMES.
 
 %% The port's `env' can only add to or remove from the VM's environment:
-%% every VM variable the child's environment (`child_env/1') does not have
-%% is unset, and the child's variables are set.
-env_option(Spawn) ->
-    Env = child_env(Spawn),
+%% every VM variable the spawned process's environment `Env' does not have
+%% is unset, and its variables are set.
+env_option(Env) ->
     case [{Name, false} || {Name, _} <- vm_env(), not lists:keymember(Name, 1, Env)] ++ Env of
         [] -> [];
         Option -> [{env, Option}]

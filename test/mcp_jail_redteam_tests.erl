@@ -12,7 +12,9 @@
 %% - credentials created, or replaced by a rename, after the jail started;
 %% - AF_VSOCK, which no namespace separates from the host;
 %% - a FIFO on a read-only mount, whose writes reach the host program
-%%   reading it.
+%%   reading it;
+%% - the spec's environment (API keys) on a command line, which every
+%%   local user reads in /proc/<pid>/cmdline.
 -module(mcp_jail_redteam_tests).
 
 -include_lib("eunit/include/eunit.hrl").
@@ -291,3 +293,36 @@ commit(Repo, Message) ->
     ok = file:write_file(filename:join(Repo, "file.txt"), Message),
     ok = git(Repo, ["add", "file.txt"]),
     git(Repo, ["commit", "-q", "-m", Message]).
+
+%%% ------------------------------------------------------------ no secret on an argv
+
+%% `/proc/<pid>/cmdline' is mode 0444: a variable given to bwrap as
+%% `--setenv NAME VALUE' is published to every local user for the jail's
+%% whole life (shown first with bwrap run that way). A jailed server gets
+%% the spec's `env' through the environment of the processes between the
+%% VM and it (`/proc/<pid>/environ', 0400), and no process's command line
+%% holds the value while it runs.
+secret_on_no_argv_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        Secret = "sk-planted-" ++ integer_to_list(erlang:unique_integer([positive])),
+        Setenv = open_port({spawn_executable, os:find_executable("bwrap")},
+                           [{args, ["--ro-bind", "/", "/", "--setenv", "OPENAI_API_KEY", Secret,
+                                    "--", "/bin/sh", "-c", "read line"]}, exit_status, hide]),
+        {os_pid, SetenvPid} = erlang:port_info(Setenv, os_pid),
+        ?assert(lists:member(SetenvPid, argv_holders(Secret))),
+        _ = os:cmd("kill -s KILL -- -" ++ integer_to_list(SetenvPid)),
+        receive {Setenv, {exit_status, _}} -> ok after ?TIMEOUT -> error(no_exit) end,
+        Spawn = maps:update_with(env, fun(Env) -> [{"OPENAI_API_KEY", Secret} | Env] end, hostile(Scratch, true)),
+        with_client(Spawn, fun(C) ->
+            %% The server has it, and nothing on the host shows it on an argv.
+            ?assertEqual(<<"ok:", (list_to_binary(Secret))/binary>>, probe(C, getenv, [{name, "OPENAI_API_KEY"}])),
+            ?assertEqual([], argv_holders(Secret))
+        end)
+    end))}.
+
+%% The host processes whose command line holds `Text'.
+argv_holders(Text) ->
+    [Pid || Entry <- filelib:wildcard("/proc/[0-9]*/cmdline"),
+            {ok, Cmdline} <- [file:read_file(Entry)],
+            binary:match(Cmdline, list_to_binary(Text)) =/= nomatch,
+            Pid <- [list_to_integer(lists:nth(3, filename:split(Entry)))]].

@@ -441,7 +441,7 @@ hidden_executable_and_cd_test_() ->
                                       start_error(#{executable => Link, jail => true}))
                      end)),
               %% A grant makes both visible again.
-              ?_assertMatch({ok, "/bin/sh", _}, command(#{read => [Dir]}, Exe, #{cd => Dir}))]
+              ?_assertMatch({ok, "/bin/sh", _, _}, command(#{read => [Dir]}, Exe, #{cd => Dir}))]
      end}.
 
 command(Jail, Executable, Extra) ->
@@ -477,7 +477,9 @@ profile_test_() ->
               ?_assert(Position(["--ro-bind", "/dev/null", filename:join(Home, ".netrc")]) > 0),
               ?_assertEqual(0, Position(["--ro-bind", "/dev/null", filename:join(Home, ".pypirc")])),
               ?_assert(Position(["--share-net"]) > Position(["--unshare-all"])),
-              ?_assert(Position(["--clearenv", "--setenv", "HOME", Home, "--setenv", "LANG", "C.UTF-8"]) > 0),
+              %% The environment is never on the argv.
+              ?_assertEqual(0, Position(["--setenv"])),
+              ?_assertEqual(0, Position(["C.UTF-8"])),
               ?_assert(Position(["--die-with-parent"]) > 0),
               ?_assert(Position(["--new-session"]) > 0),
               ?_assert(Position(["--cap-drop", "ALL"]) > 0),

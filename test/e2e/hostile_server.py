@@ -32,6 +32,7 @@ Tools (arguments in parentheses):
   make_executable(path)       chmod 0755
   write_fifo(path, text)      open a FIFO for writing without blocking
                               (a host program reads it) and write text
+  getenv(name)                the value of an environment variable
 """
 import ctypes
 import errno
@@ -209,9 +210,16 @@ def env(_args):
     return ",".join(sorted(os.environ))
 
 
+def getenv(args):
+    value = os.environ.get(args["name"])
+    if value is None:
+        raise OSError(errno.ENOENT, "unset")
+    return value
+
+
 TOOLS = {f.__name__: f for f in [read_file, write_file, tcp_connect, unix_connect, list_pids, signal, daemonize, env,
                                   writable_settings, rewrite_setting, stderr_inode, add_key, vsock,
-                                  ptrace_seize, read_memory, symlink, rename, make_executable, write_fifo]}
+                                  ptrace_seize, read_memory, symlink, rename, make_executable, write_fifo, getenv]}
 
 
 def reply(message_id, result):

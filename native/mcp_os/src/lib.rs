@@ -5,9 +5,11 @@
 //! Linux only: a [`ChildWatch`] is a pidfd (Linux 5.3+) on a port's child.
 //! On other systems every call answers [`WatchError::Unsupported`].
 //! [`landlock`] restricts the jail's launcher (the `mcp-landlock` binary)
-//! to writing only where the jail allows.
+//! to writing only where the jail allows; [`jail_env`] decodes the
+//! server's environment the launcher receives.
 
 pub mod child_watch;
+pub mod jail_env;
 pub mod landlock;
 
 pub use child_watch::{ChildWatch, WatchError};
