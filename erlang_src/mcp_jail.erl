@@ -32,11 +32,16 @@
 %%     `mcp_nif') always applies: socket families other than INET, INET6
 %%     and NETLINK (and Unix, with `unix_sockets => true'), datagram socket
 %%     pairs, io_uring, keyrings, tracing and foreign ABIs are
-%%     refused. When the kernel has Landlock the server runs through the
-%%     launcher `priv/mcp-landlock', which allows writes only beneath the
-%%     write grants, the tmpfs mounts, `/dev' and `/proc' (a FIFO on a
-%%     read-only mount refuses the open); a launcher missing from `priv'
-%%     is `jail_unavailable', never a jail without it.</li>
+%%     refused. The jail's init is the launcher `priv/mcp-landlock', which
+%%     the server cannot write, and which runs the server restricted by
+%%     Landlock to writing only beneath the write grants, the tmpfs
+%%     mounts, `/dev' and `/proc' (a FIFO on a read-only mount refuses the
+%%     open); a launcher missing from `priv' is `jail_unavailable', never a
+%%     jail without it, and so is a kernel without Landlock unless the spec
+%%     says `landlock => false'.</li>
+%% <li>The server's environment is never on a command line: it is carried
+%%     in the spawned process's environment (`carried/1') and decoded by
+%%     the launcher.</li>
 %% <li>The port's child stays the witness: the child is
 %%     `/bin/sh', which opens the filter file as fd 3 and `exec's bwrap (the
 %%     same pid); bwrap exits with its jailed child's status, or 128 + N
@@ -57,6 +62,7 @@
                   deny => [path()],
                   net => boolean(),
                   unix_sockets => boolean(),
+                  landlock => boolean(),
                   bwrap => path()}.
 %% What `mcp_port' runs inside the jail: an absolute executable, its
 %% arguments, the child's whole environment and its working directory.
@@ -65,7 +71,7 @@
                     env := [{string(), string()}],
                     cd => path()}.
 -type bad_jail() :: {bad_jail, {unknown_option, term()}
-                              | {not_a_boolean, {net | unix_sockets, term()}}
+                              | {not_a_boolean, {net | unix_sockets | landlock, term()}}
                               | {not_a_list, {write | read | deny, term()}}
                               | {not_a_path, term()}
                               | {relative_path, string()}
@@ -80,7 +86,8 @@
                                         | probe_timed_out
                                         | {unsupported_architecture, string()}
                                         | {filter_not_written, string(), term()}
-                                        | {launcher_missing, file:filename_all()}}.
+                                        | {launcher_missing, file:filename_all()}
+                                        | landlock_unavailable}.
 
 %% How long the availability probe (a jailed `exit 0', ~20 ms) may take.
 -define(PROBE_TIMEOUT_MS, 10000).
@@ -94,7 +101,7 @@
 %% The prefix of the names the server's variables are carried under.
 -define(CARRIER, "MCP_JAIL_ENV_").
 
--define(OPTIONS, [write, read, deny, net, unix_sockets, bwrap]).
+-define(OPTIONS, [write, read, deny, net, unix_sockets, landlock, bwrap]).
 
 %% The file type bits of a mode, and a FIFO's (`file:read_file_info/1'
 %% calls every special file `other').
@@ -157,9 +164,13 @@ profile(Jail, Target) ->
 wrapped(Bwrap, #{unix_sockets := UnixSockets} = Options, #{env := Env} = Target) ->
     case {arguments(Options, Target), filter_file(UnixSockets), landlock()} of
         {{ok, Arguments, Mounts}, {ok, Filter}, {ok, Landlock}} ->
-            {Bind, Launch} = launcher(Landlock, Mounts),
-            {ok, ?SHELL, ["-c", ?FILTER_FD_SCRIPT, Filter, Bwrap | Arguments] ++ Bind
-                          ++ ["--seccomp", "3", "--" | Launch] ++ command_line(Target), carried(Env)};
+            case launcher(Landlock, maps:get(landlock, Options), Mounts) of
+                {ok, Bind, Launch} ->
+                    {ok, ?SHELL, ["-c", ?FILTER_FD_SCRIPT, Filter, Bwrap | Arguments] ++ Bind
+                                  ++ ["--seccomp", "3", "--" | Launch] ++ command_line(Target), carried(Env)};
+                {error, _} = Error ->
+                    Error
+            end;
         {{error, _} = Error, _, _} -> Error;
         {_, {error, _} = Error, _} -> Error;
         {_, _, {error, _} = Error} -> Error
@@ -180,15 +191,20 @@ carried(Env) ->
     [{?CARRIER ++ integer_to_list(Index), Name ++ "=" ++ Value}
      || {Index, {Name, Value}} <- lists:enumerate(0, Env)].
 
-%% The launcher bound into the jail and the words that run the server
-%% through it: with Landlock, allowed to write beneath `writable/1' alone;
-%% without (a kernel that has none), `--no-landlock'.
-launcher({Path, Abi}, Mounts) ->
-    Restriction = case Abi of
-                      0 -> ["--no-landlock"];
-                      _ -> lists:append([["--writable", Dir] || Dir <- writable(Mounts)])
+%% The launcher bound into the jail (its init, `--as-pid-1') and the
+%% words that run the server through it: with Landlock, allowed to write
+%% beneath `writable/1' alone; `--no-landlock' only when the spec says
+%% `landlock => false'. A kernel without Landlock refuses a jail that
+%% relies on it: the caller accepts the weaker jail by name, never by
+%% default.
+launcher({_Path, 0}, true, _Mounts) ->
+    {error, {jail_unavailable, landlock_unavailable}};
+launcher({Path, Abi}, Landlock, Mounts) ->
+    Restriction = case Landlock andalso Abi > 0 of
+                      false -> ["--no-landlock"];
+                      true -> lists:append([["--writable", Dir] || Dir <- writable(Mounts)])
                   end,
-    {["--ro-bind", Path, ?LAUNCHER_IN_JAIL], [?LAUNCHER_IN_JAIL | Restriction] ++ ["--"]}.
+    {ok, ["--ro-bind", Path, ?LAUNCHER_IN_JAIL], [?LAUNCHER_IN_JAIL | Restriction] ++ ["--"]}.
 
 %% Where the jail meant writes to go: the write grants, the private and
 %% hiding tmpfs mounts, the jail's own /dev and /proc. Everywhere else is
@@ -209,6 +225,7 @@ options(Jail) when is_map(Jail) ->
                        fun() -> grants(deny, Jail, may_be_absent) end,
                        fun() -> flag(net, Jail) end,
                        fun() -> flag(unix_sockets, Jail) end,
+                       fun() -> flag(landlock, Jail, true) end,
                        fun() -> bwrap_option(Jail) end], #{})
     end;
 options(Other) ->
@@ -300,7 +317,10 @@ real_path([Name | Rest], Resolved, Links) ->
     end.
 
 flag(Key, Jail) ->
-    case maps:get(Key, Jail, false) of
+    flag(Key, Jail, false).
+
+flag(Key, Jail, Default) ->
+    case maps:get(Key, Jail, Default) of
         Value when is_boolean(Value) -> {ok, #{Key => Value}};
         Other -> {error, {bad_jail, {not_a_boolean, {Key, Other}}}}
     end.
@@ -360,6 +380,7 @@ profile_arguments(Options, Mounts) ->
         "--disable-userns",                  % and none nested inside it
         "--cap-drop", "ALL",                 % no capability, even for root
         "--die-with-parent",                 % gone when the port's child (bwrap) is
+        "--as-pid-1",                        % the launcher is the jail's init, not bwrap's
         "--new-session"].                    % no TIOCSTI into a terminal
 
 %% Every mount over the read-only root, outermost first, so a deeper path
@@ -543,7 +564,8 @@ available(Bwrap) ->
 
 probe(Bwrap) ->
     Target = #{executable => ?SHELL, args => ["-c", "exit 0"], env => []},
-    {ok, Options} = options(true),
+    %% The probe asks bwrap alone; Landlock is asked by `landlock/0'.
+    {ok, Options} = options(#{landlock => false}),
     case wrapped(Bwrap, Options, Target) of
         {ok, Program, Argv, _NoEnv} ->
             %% In a process of its own: the caller (a client actor) may trap
@@ -595,11 +617,11 @@ term_text(Term) -> unicode:characters_to_binary(io_lib:format("~0p", [Term])).
 
 %%% ------------------------------------------------------------ Landlock
 
-%% Whether jails run the server through the launcher (`priv/mcp-landlock',
-%% native/mcp_os): asked once per VM, by the launcher itself, which prints
-%% the kernel's Landlock ABI (0: none, and jails run without it, as
-%% docs/jail.md says). A launcher missing from `priv' is a broken build,
-%% an error rather than a weaker jail.
+%% The launcher (`priv/mcp-landlock', native/mcp_os) and the kernel's
+%% Landlock ABI, asked once per VM of the launcher itself (0: none, and a
+%% jail that relies on Landlock is refused, as docs/jail.md says). A
+%% launcher missing from `priv' is a broken build, an error rather than a
+%% weaker jail.
 landlock() ->
     Key = {?MODULE, landlock},
     case persistent_term:get(Key, unknown) of

@@ -84,6 +84,7 @@ start_errors() ->
      {transport_failed, {jail_unavailable, {unsupported_architecture, "riscv64-unknown-linux-gnu"}}},
      {transport_failed, {jail_unavailable, {filter_not_written, "/tmp/x", eacces}}},
      {transport_failed, {jail_unavailable, {launcher_missing, "/opt/mcp/priv/mcp-landlock"}}},
+     {transport_failed, {jail_unavailable, landlock_unavailable}},
      {transport_failed, {bad_jail, {unknown_option, network}}},
      {transport_failed, {bad_jail, {not_a_boolean, {net, yes}}}},
      {transport_failed, {bad_jail, {not_a_list, {read, "/etc"}}}},

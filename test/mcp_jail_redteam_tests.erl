@@ -14,7 +14,9 @@
 %% - a FIFO on a read-only mount, whose writes reach the host program
 %%   reading it;
 %% - the spec's environment (API keys) on a command line, which every
-%%   local user reads in /proc/<pid>/cmdline.
+%%   local user reads in /proc/<pid>/cmdline;
+%% - the jail's init written through /proc/1/mem, with or without
+%%   Landlock, and a kernel without Landlock taken for one with it.
 -module(mcp_jail_redteam_tests).
 
 -include_lib("eunit/include/eunit.hrl").
@@ -326,3 +328,51 @@ argv_holders(Text) ->
             {ok, Cmdline} <- [file:read_file(Entry)],
             binary:match(Cmdline, list_to_binary(Text)) =/= nomatch,
             Pid <- [list_to_integer(lists:nth(3, filename:split(Entry)))]].
+
+%%% ------------------------------------------------------------ the jail's init
+
+%% bwrap's own init (pid 1 of the jail, same uid as the server, dumpable)
+%% opens for writing through /proc/1/mem when nothing but Landlock's
+%% tracing rule stands in the way: code written there can detach it from
+%% the tree the client retires and make the client report an exit while
+%% the server runs on. Shown with bwrap's init and the jail's mounts alone;
+%% then the jail's init is the launcher, which the server cannot open,
+%% with Landlock (its domain may not trace outside) and without it (the
+%% init is not dumpable).
+init_memory_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        {ok, Profile} = mcp_jail:profile(jail(true), #{executable => python(), args => [], env => []}),
+        Script = "import os; os.close(os.open('/proc/1/mem', os.O_RDWR))",
+        BwrapInit = open_port({spawn_executable, os:find_executable("bwrap")},
+                              [{args, (Profile -- ["--as-pid-1"]) ++ ["--", python(), "-c", Script]}, exit_status, hide]),
+        ?assertEqual(0, receive {BwrapInit, {exit_status, S}} -> S after ?TIMEOUT -> timeout end),
+        Open = [{open_memory, [{pid, 1}]}],
+        ?assertEqual([<<"error:EACCES">>], with_client(hostile(Scratch, true), fun(C) -> [probe(C, T, A) || {T, A} <- Open] end)),
+        ?assertEqual([<<"error:EACCES">>], with_client(hostile(Scratch, #{landlock => false}),
+                                                       fun(C) -> [probe(C, T, A) || {T, A} <- Open] end))
+    end))}.
+
+%% A kernel without Landlock (as the launcher reports it: ABI 0) refuses a
+%% jail that relies on it, with a sentence that says what is missing and
+%% how to accept less; `landlock => false' accepts the weaker jail.
+without_landlock_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        Key = {mcp_jail, landlock},
+        ok = with_client(hostile(Scratch, true), fun(_) -> ok end),
+        {Launcher, Abi} = persistent_term:get(Key),
+        ?assert(Abi >= 1),
+        try
+            persistent_term:put(Key, {Launcher, 0}),
+            Refused = mcp_client:start(hostile(Scratch, true), #{}),
+            ?assertEqual({error, {transport_failed, {jail_unavailable, landlock_unavailable}}}, Refused),
+            {error, Reason} = Refused,
+            Sentence = iolist_to_binary(mcp_describe:start_error(Reason)),
+            [?assertNotEqual(nomatch, binary:match(Sentence, Part))
+             || Part <- [<<"no Landlock">>, <<"--no-landlock">>, <<"landlock => false">>, <<"landlock: False">>]],
+            with_client(hostile(Scratch, #{landlock => false}), fun(C) ->
+                ?assertEqual(<<"error:EACCES">>, probe(C, open_memory, [{pid, 1}]))
+            end)
+        after
+            persistent_term:put(Key, {Launcher, Abi})
+        end
+    end))}.

@@ -12,7 +12,7 @@
 %% same NAME wins). `--jail' runs the server in a bubblewrap jail
 %% (`mcp_jail', docs/jail.md); `--allow-write DIR', `--allow-read DIR',
 %% `--deny-read PATH' (each repeatable), `--allow-net' and
-%% `--allow-unix-sockets' shape it and are usage errors without `--jail'.
+%% `--allow-unix-sockets', `--no-landlock' shape it and are usage errors without `--jail'.
 %% Their paths are made absolute against the directory mcp-gen runs in.
 %% `--url URL' names a remote server (Streamable HTTP) instead, with
 %% `--header 'Name: Value'' any number of times (`${VAR}' in a value is the
@@ -117,7 +117,7 @@ common_flags() ->
 jail_flags() ->
     [{"--jail", jail, switch}, {"--allow-write", write, repeated}, {"--allow-read", read, repeated},
      {"--deny-read", deny, repeated}, {"--allow-net", net, switch},
-     {"--allow-unix-sockets", unix_sockets, switch}].
+     {"--allow-unix-sockets", unix_sockets, switch}, {"--no-landlock", no_landlock, switch}].
 
 parse_flags([], _Spec, Flags, Positional) ->
     {ok, Flags, lists:reverse(Positional)};
@@ -257,7 +257,8 @@ grace(Text) ->
 %% The jail's options as `mcp_jail' takes them; shaping flags need --jail.
 jail(#{jail := true} = Flags) ->
     Paths = [{Key, [filename:absname(Path) || Path <- maps:get(Key, Flags, [])]} || Key <- [write, read, deny]],
-    Switches = [{Key, true} || Key <- [net, unix_sockets], maps:get(Key, Flags, false)],
+    Switches = [{Key, true} || Key <- [net, unix_sockets], maps:get(Key, Flags, false)]
+        ++ [{landlock, false} || maps:get(no_landlock, Flags, false)],
     {ok, #{jail => maps:from_list([Option || {_, Value} = Option <- Paths ++ Switches, Value =/= []])}};
 jail(Flags) ->
     case [Flag || {Flag, Key, _} <- jail_flags(), Key =/= jail, is_map_key(Key, Flags)] of
@@ -322,7 +323,7 @@ usage(login) -> ["usage: mcp-gen login [--browser CMD]", common_usage()].
 common_usage() ->
     " [--timeout MS] [--verbose] [--era handshake|modern|auto] [--elicit decline|defaults] [--env NAME=VALUE]... [--cwd DIR] [--grace MS] [--stderr FILE|-]"
     " [--jail [--allow-write DIR]... [--allow-read DIR]... [--deny-read PATH]... [--allow-net]"
-    " [--allow-unix-sockets]] [--config FILE [--server NAME] | --url URL [--header 'NAME: VALUE']..."
+    " [--allow-unix-sockets] [--no-landlock]] [--config FILE [--server NAME] | --url URL [--header 'NAME: VALUE']..."
     " | -- COMMAND ARGS...]".
 
 help(top) ->
@@ -395,6 +396,8 @@ common_help() ->
      "  --deny-read PATH    with --jail: hide PATH too (repeatable)\n"
      "  --allow-net         with --jail: share the host's network\n"
      "  --allow-unix-sockets  with --jail: allow connecting to Unix sockets\n"
+     "  --no-landlock       with --jail: accept the weaker jail of a kernel without\n"
+     "                      Landlock (refused otherwise)\n"
      "  --config FILE    take the server from an MCP config file (\"mcpServers\",\n"
      "                   or VS Code's \"servers\")\n"
      "  --server NAME    the config's server to use (needed when it has several)\n"

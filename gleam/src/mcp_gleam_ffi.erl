@@ -241,8 +241,9 @@ default_token_directory() ->
 %% Gleam `Option(Jail)' to `mcp_jail:spec()' (the map form, bwrap only
 %% when given).
 jail(none) -> none;
-jail({some, {jail, Write, Read, Deny, Net, UnixSockets, Bwrap}}) ->
-    Options = #{write => Write, read => Read, deny => Deny, net => Net, unix_sockets => UnixSockets},
+jail({some, {jail, Write, Read, Deny, Net, UnixSockets, Landlock, Bwrap}}) ->
+    Options = #{write => Write, read => Read, deny => Deny, net => Net, unix_sockets => UnixSockets,
+                landlock => Landlock},
     {some, maps:merge(Options, maps:from_list([{bwrap, Path} || {some, Path} <- [Bwrap]]))}.
 
 stderr(inherit_stderr) -> inherit;

@@ -33,6 +33,8 @@ Tools (arguments in parentheses):
   write_fifo(path, text)      open a FIFO for writing without blocking
                               (a host program reads it) and write text
   getenv(name)                the value of an environment variable
+  open_memory(pid)            open /proc/PID/mem for reading and writing
+                              (the takeover of the jail's init)
 """
 import ctypes
 import errno
@@ -210,6 +212,10 @@ def env(_args):
     return ",".join(sorted(os.environ))
 
 
+def open_memory(args):
+    os.close(os.open("/proc/%d/mem" % int(args["pid"]), os.O_RDWR))
+
+
 def getenv(args):
     value = os.environ.get(args["name"])
     if value is None:
@@ -219,7 +225,8 @@ def getenv(args):
 
 TOOLS = {f.__name__: f for f in [read_file, write_file, tcp_connect, unix_connect, list_pids, signal, daemonize, env,
                                   writable_settings, rewrite_setting, stderr_inode, add_key, vsock,
-                                  ptrace_seize, read_memory, symlink, rename, make_executable, write_fifo, getenv]}
+                                  ptrace_seize, read_memory, symlink, rename, make_executable, write_fifo, getenv,
+                                  open_memory]}
 
 
 def reply(message_id, result):
