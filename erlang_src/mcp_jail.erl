@@ -348,7 +348,7 @@ bwrap(#{bwrap := on_path}) ->
 
 arguments(Options, #{executable := Executable, env := Env} = Target) ->
     Homes = homes(Env),
-    Mounts = mounts(Options, Homes),
+    Mounts = mounts(Options, Homes, [Dir || {"XDG_CONFIG_HOME", Dir} <- Env]),
     Cd = case Target of
              #{cd := GivenCd} -> {given, filename:absname(unicode:characters_to_list(GivenCd))};
              _ -> none
@@ -387,9 +387,9 @@ profile_arguments(Options, Mounts) ->
 %% always wins over its ancestor (a read grant re-exposes a file inside a
 %% denied directory; a deny hides a directory inside a write grant). At
 %% the same path a grant wins over a deny, a write grant over a read grant.
-mounts(Options, Homes) ->
+mounts(Options, Homes, ConfigHomes) ->
     Private = [{tmpfs, Dir} || Dir <- ?PRIVATE_DIRS],
-    Denied = lists:usort(default_deny(Homes) ++ maps:get(deny, Options)),
+    Denied = real_paths(default_deny(Homes) ++ cookies(ConfigHomes) ++ maps:get(deny, Options)),
     Hides = [Hide || Path <- Denied, Hide <- [hide(Path)], Hide =/= none],
     Reads = maps:get(read, Options) ++ resolver(Options),
     Writes = maps:get(write, Options),
@@ -417,8 +417,10 @@ rank(bind) -> 2.
 %% `/run', or denied), or one inside a grant (the caller granted it whole;
 %% its denied paths are still covered).
 snapshots(Homes, Denied, Grants) ->
-    Containers = lists:usort([Dir || Home <- Homes, Relative <- home_credentials(),
-                                     Dir <- containers(Home, Relative)]),
+    %% A container that is a link (a home or `.config' elsewhere) is
+    %% snapshotted where it leads: the link itself shows it there.
+    Containers = lists:usort([real_path(Dir) || Home <- Homes, Relative <- home_credentials(),
+                                                Dir <- containers(Home, Relative)]),
     Snapshot = [Dir || Dir <- Containers, depth(Dir) > 1, own_type(Dir) =:= directory,
                        not hidden_dir_prefix(Dir),
                        not lists:any(fun(Hidden) -> under(Dir, Hidden) end, Denied),
@@ -458,6 +460,19 @@ entry_kind(Path) ->
     end.
 
 depth(Path) -> length(filename:split(Path)).
+
+%% Every denied path and the real path it leads to (each symbolic link on
+%% it followed): a link denied alone hides the link, not what it leads to
+%% (`~/.ssh -> /data/ssh' would leave `/data/ssh/id_ed25519' readable).
+real_paths(Paths) ->
+    lists:usort(lists:append([[Path, real_path(Path)] || Path <- Paths])).
+
+%% The Erlang distribution cookie where OTP reads it besides `$HOME' and
+%% `~/.config/erlang' (`default_deny/1'): under `$XDG_CONFIG_HOME/erlang',
+%% the VM's and the child's.
+cookies(ConfigHomes) ->
+    [filename:join([Dir, "erlang", ".erlang.cookie"])
+     || Dir <- ConfigHomes, Dir =/= "", filename:pathtype(Dir) =:= absolute].
 
 %% A denied directory becomes an empty tmpfs, a denied file /dev/null; a
 %% path that does not exist needs no hiding.
@@ -520,14 +535,18 @@ homes(Env) ->
 
 %% @doc The paths every jail hides, for the given home directories: the
 %% credential stores under each home, this VM's store of remote servers'
-%% tokens (`mcp_oauth_token_store:default_dir/0'), the Erlang distribution cookie, and
-%% the host's password hashes and SSH host keys (readable when the VM runs
-%% as root). Only those that exist are hidden.
+%% tokens (`mcp_oauth_token_store:default_dir/0'), the Erlang distribution
+%% cookie (under each home and this VM's `XDG_CONFIG_HOME'), and the
+%% host's password hashes and SSH host keys (readable when the VM runs as
+%% root). Only those that exist are hidden, each at its path and at the
+%% real path a symbolic link on it leads to.
 -spec default_deny([string()]) -> [string()].
 default_deny(Homes) ->
     [filename:join(Home, Relative) || Home <- Homes, Relative <- home_credentials()]
         %% This VM's token store, wherever `XDG_CONFIG_HOME' puts it.
         ++ [unicode:characters_to_list(mcp_oauth_token_store:default_dir())]
+        %% The VM's distribution cookie, wherever `XDG_CONFIG_HOME' puts it.
+        ++ [filename:join(filename:basedir(user_config, "erlang"), ".erlang.cookie")]
         ++ ["/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-"]
         ++ filelib:wildcard("/etc/ssh/ssh_host_*_key").
 

@@ -16,13 +16,16 @@
 %% - the spec's environment (API keys) on a command line, which every
 %%   local user reads in /proc/<pid>/cmdline;
 %% - the jail's init written through /proc/1/mem, with or without
-%%   Landlock, and a kernel without Landlock taken for one with it.
+%%   Landlock, and a kernel without Landlock taken for one with it;
+%% - a denied path that is a symbolic link, read where it leads; the VM's
+%%   cookie under `$XDG_CONFIG_HOME'; a credential created after the start
+%%   in a `.config' that is a link.
 -module(mcp_jail_redteam_tests).
 
 -include_lib("eunit/include/eunit.hrl").
 -include_lib("kernel/include/file.hrl").
 
--import(mcp_jail_tests, [hostile/2, probe/3, with_client/2, in_scratch/1, plant/2, jail/1, python/0]).
+-import(mcp_jail_tests, [hostile/2, probe/3, with_client/2, in_scratch/1, plant/2, jail/1, python/0, with_vm_env/3]).
 
 -define(TIMEOUT, 10000).
 
@@ -376,3 +379,58 @@ without_landlock_test_() ->
             persistent_term:put(Key, {Launcher, Abi})
         end
     end))}.
+
+%%% ------------------------------------------------------------ deny by real path
+
+%% `~/.ssh -> data/ssh': hiding the link alone leaves the key readable by
+%% the path it leads to. Both are hidden.
+symlinked_denied_path_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        {Home, Real} = linked_home(Scratch, ".ssh", "data/ssh", {"id_ed25519", <<"key">>}),
+        Reads = [{read_file, [{path, filename:join(Home, ".ssh/id_ed25519")}]},
+                 {read_file, [{path, filename:join(Real, "id_ed25519")}]}],
+        ?assertEqual({[<<"ok:key">>, <<"ok:key">>], [<<"error:ENOENT">>, <<"error:ENOENT">>]}, both(Home, true, Reads))
+    end))}.
+
+%% OTP reads the VM's cookie under `$XDG_CONFIG_HOME/erlang' too; with it
+%% and the network a server joins the harness's distribution.
+xdg_cookie_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        Xdg = filename:join(Scratch, "xdg"),
+        Cookie = filename:join([Xdg, "erlang", ".erlang.cookie"]),
+        plant(Cookie, <<"cookie">>),
+        ?assertEqual({[<<"ok:cookie">>], [<<"error:EACCES">>]},
+                     with_vm_env("XDG_CONFIG_HOME", Xdg, fun() ->
+                         both(filename:join(Scratch, "home"), true, [{read_file, [{path, Cookie}]}])
+                     end))
+    end))}.
+
+%% `~/.config -> real-config': the snapshot follows the link, so a
+%% `gh/hosts.yml' created there after the start appears by neither path.
+symlinked_config_snapshot_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        {Home, Real} = linked_home(Scratch, ".config", "real-config", {"app/settings", <<"visible">>}),
+        {ok, Jailed, _} = mcp_client:start(hostile(Home, true), #{}),
+        {ok, Free, _} = mcp_client:start(hostile(Home, none), #{}),
+        try
+            plant(filename:join(Real, "gh/hosts.yml"), <<"late-token">>),
+            Reads = [{read_file, [{path, filename:join(Home, ".config/gh/hosts.yml")}]},
+                     {read_file, [{path, filename:join(Real, "gh/hosts.yml")}]},
+                     {read_file, [{path, filename:join(Home, ".config/app/settings")}]}],
+            ?assertEqual([<<"ok:late-token">>, <<"ok:late-token">>, <<"ok:visible">>], [probe(Free, T, A) || {T, A} <- Reads]),
+            ?assertEqual([<<"error:ENOENT">>, <<"error:ENOENT">>, <<"ok:visible">>], [probe(Jailed, T, A) || {T, A} <- Reads])
+        after
+            _ = mcp_client:shutdown(Jailed, ?TIMEOUT),
+            _ = mcp_client:shutdown(Free, ?TIMEOUT)
+        end
+    end))}.
+
+%% A home under `Scratch' whose `Name' is a link to `Target' (under
+%% `Scratch'), which holds one planted file.
+linked_home(Scratch, Name, Target, {File, Content}) ->
+    Home = filename:join(Scratch, "home"),
+    Real = filename:join(Scratch, Target),
+    plant(filename:join(Real, File), Content),
+    ok = filelib:ensure_dir(filename:join(Home, "x")),
+    ok = file:make_symlink(Real, filename:join(Home, Name)),
+    {Home, Real}.

@@ -18,7 +18,7 @@
 -include_lib("kernel/include/file.hrl").
 
 %% Helpers the red-team suite (`mcp_jail_redteam_tests') shares.
--export([hostile/2, probe/3, with_client/2, in_scratch/1, plant/2, jail/1, python/0]).
+-export([hostile/2, probe/3, with_client/2, in_scratch/1, plant/2, jail/1, python/0, with_vm_env/3]).
 
 -define(TIMEOUT, 10000).
 %% How long a killed jail may take to vanish from /proc (polled).
@@ -527,19 +527,17 @@ the_vms_token_store_is_hidden_wherever_it_is_test_() ->
                    with_client(hostile(filename:join(Scratch, "home"), true),
                                fun(C) -> probe(C, read_file, [{path, Token}]) end)
                end,
-        Old = os:getenv("XDG_CONFIG_HOME"),
-        try
-            os:unsetenv("XDG_CONFIG_HOME"),
-            ?assertEqual(<<"ok:", Secret/binary>>, Read()),
-            os:putenv("XDG_CONFIG_HOME", Xdg),
-            ?assertEqual(<<"error:ENOENT">>, Read())
-        after
-            case Old of
-                false -> os:unsetenv("XDG_CONFIG_HOME");
-                _ -> os:putenv("XDG_CONFIG_HOME", Old)
-            end
-        end
+        ?assertEqual(<<"ok:", Secret/binary>>, with_vm_env("XDG_CONFIG_HOME", false, Read)),
+        ?assertEqual(<<"error:ENOENT">>, with_vm_env("XDG_CONFIG_HOME", Xdg, Read))
     end))}.
+
+%% `Fun()' with the VM's variable `Name' set to `Value' (`false': unset),
+%% restored afterwards.
+with_vm_env(Name, Value, Fun) ->
+    Old = os:getenv(Name),
+    Set = fun(false) -> os:unsetenv(Name); (V) -> os:putenv(Name, V) end,
+    Set(Value),
+    try Fun() after Set(Old) end.
 
 default_deny_covers_the_credentials_test() ->
     Denied = mcp_jail:default_deny(["/home/u"]),
