@@ -19,7 +19,10 @@
 %%     `max_shutdown_grace_ms()'; default 0), SIGTERM goes to the group and
 %%     the child first, and SIGKILL follows N ms later unless the exit
 %%     status arrived in between: the same guards, the same proof. See
-%%     `docs/server-processes.md'.</li>
+%%     `docs/server-processes.md'. A jailed child (bwrap) is not signalled
+%%     itself once the jail's init exists: the init is, and bwrap's exit
+%%     status then arrives only after every process of the jail is gone
+%%     (`targets/2').</li>
 %% <li>After the exit status arrived neither the pid nor the group is
 %%     signalled again (the ids may have been recycled): the owner treats the
 %%     connection as inert.</li>
@@ -47,7 +50,8 @@
                %% Milliseconds between SIGTERM and SIGKILL; 0: SIGKILL at once.
                grace = 0 :: non_neg_integer(),
                %% A jail's init (bwrap's child, pid 1 of the jail's pid
-               %% namespace) is signalled by its host pid too.
+               %% namespace) is signalled by its host pid instead of the
+               %% group (see `targets/2').
                jailed = false :: boolean(),
                %% What witnesses the child's exit once the port is gone
                %% without its exit status (see `watch/1').
@@ -292,23 +296,35 @@ signal(Signal, #port{port = Port, os_pid = OsPid, jailed = Jailed}) ->
     %% waiting in the owner's mailbox already.
     case erlang:port_info(Port, os_pid) =:= {os_pid, OsPid}
         andalso not exit_status_arrived(Port) of
-        true -> _ = os:cmd(kill_command(Signal, OsPid, [Child || Jailed, Child <- children(OsPid)])), ok;
+        true -> _ = os:cmd(kill_command(Signal, targets(OsPid, Jailed))), ok;
         false -> ok
     end.
 
-%% The group (`-Pid': the child leads it, so its id is the child's pid),
-%% the child itself, in case it left the group it was started in, and the
-%% given children of the child.
-kill_command(Signal, OsPid, Children) ->
+%% Whom a signal goes to. Unjailed: the group (`-Pid': the child leads it,
+%% so its id is the child's pid) and the child itself, in case it left the
+%% group it was started in. Jailed: the jail's init alone (bwrap's child,
+%% pid 1 of the jail's pid namespace, the launcher): the kernel ends every
+%% other process of the namespace before the init's exit completes, and
+%% bwrap, left alive, waits for that exit and only then exits itself, so
+%% the exit status the port reports comes after the last process of the
+%% jail is gone. Before the init exists (bwrap still building the jail),
+%% the group and bwrap, whose child dies with it (`--die-with-parent').
+targets(OsPid, true) ->
+    case children(OsPid) of
+        [] -> targets(OsPid, false);
+        Inits -> [integer_to_list(Init) || Init <- Inits]
+    end;
+targets(OsPid, false) ->
     Pid = integer_to_list(OsPid),
-    "kill -s " ++ Signal ++ " -- -" ++ Pid ++ " " ++ Pid
-        ++ lists:append([" " ++ integer_to_list(Child) || Child <- Children]) ++ " 2>/dev/null".
+    ["-" ++ Pid, Pid].
+
+kill_command(Signal, Targets) ->
+    "kill -s " ++ Signal ++ " --" ++ lists:append([" " ++ Target || Target <- Targets]) ++ " 2>/dev/null".
 
 %% The live children of the (still unreaped) child: for a jail, bwrap's
-%% child, the jail's init, which the kill reaches by pid even if something
-%% moved it out of the group or cleared its parent-death signal. Only the
-%% child can reap them, and it has not exited (the same guards as the
-%% group's).
+%% child, the jail's init, which the kill reaches by pid wherever it is.
+%% Only the child can reap them, and it has not exited (the same guards as
+%% the group's).
 children(OsPid) ->
     Pid = integer_to_list(OsPid),
     case file:read_file("/proc/" ++ Pid ++ "/task/" ++ Pid ++ "/children") of

@@ -293,6 +293,62 @@ daemon_dies_with_the_jail_test_() ->
         end
     end)}.
 
+%% Exit is the end: a grandchild in a session of its own, ignoring the
+%% polite signals and holding memory, takes a while to die after a
+%% SIGKILL. Retiring the jail by killing bwrap (and its group), the exit
+%% status arrives while it still exists; retiring it by its init, the
+%% status arrives once every process of the jail is gone: no process of
+%% the jail is left when `shutdown' answers.
+exit_is_the_end_test_() ->
+    {timeout, 120, ?_test(begin
+        BwrapKilled = fun(Connection) ->
+                          {ok, OsPid} = mcp_transport:os_pid(Connection),
+                          _ = os:cmd("kill -s KILL -- -" ++ integer_to_list(OsPid) ++ " " ++ integer_to_list(OsPid))
+                      end,
+        ?assertMatch({{signal, 9}, [_]}, retired_holding_memory(BwrapKilled)),
+        ?assertEqual({{signal, 9}, []}, retired_holding_memory(fun mcp_transport:terminate/1))
+    end)}.
+
+%% With a grace, SIGTERM reaches the jailed server (the init passes it
+%% on), which may exit on its own terms.
+graceful_stop_reaches_the_server_test_() ->
+    {timeout, 60, ?_test(begin
+        Script = "trap 'exit 7' TERM; echo ready; while :; do sleep 0.05; done",
+        {ok, Connection} = mcp_transport:open(#{executable => "/bin/sh", args => ["-c", Script], jail => jail(true),
+                                                shutdown_grace_ms => 30000}, self()),
+        receive {_, {data, <<"ready\n">>}} -> ok after ?TIMEOUT -> error(not_ready) end,
+        ok = mcp_transport:terminate(Connection),
+        ?assertEqual({status, 7}, closed(Connection))
+    end)}.
+
+%% Starts the memory holder jailed, retires it with `Retire(Connection)'
+%% once its grandchild holds its memory, and answers the exit evidence and
+%% the grandchild's host pids at the moment the evidence arrived.
+retired_holding_memory(Retire) ->
+    Marker = "mcp-jail-holder-" ++ integer_to_list(erlang:unique_integer([positive])),
+    Spawn = #{executable => python(), args => [mcp_e2e_tests:installed("test/e2e/memory_holder.py"), Marker, "2048"],
+              jail => jail(true)},
+    Held = list_to_binary(Marker ++ "-held"),
+    {ok, Connection} = mcp_transport:open(Spawn, self()),
+    ?assert(wait_until(fun() ->
+                           case processes_with(Held) of
+                               [Pid] -> resident_mib(Pid) >= 2000;
+                               _ -> false
+                           end
+                       end, within(30000))),
+    [Holder] = processes_with(Held),
+    Retire(Connection),
+    Cause = closed(Connection),
+    Left = [Holder || filelib:is_dir("/proc/" ++ integer_to_list(Holder))],
+    ?assert(wait_until(fun() -> processes_with(Held) =:= [] end, within(?REAP_WAIT_MS))),
+    {Cause, Left}.
+
+resident_mib(Pid) ->
+    case file:read_file("/proc/" ++ integer_to_list(Pid) ++ "/statm") of
+        {ok, Statm} -> binary_to_integer(lists:nth(2, binary:split(Statm, <<" ">>, [global]))) * 4096 div (1024 * 1024);
+        {error, _} -> 0
+    end.
+
 %%% ------------------------------------------------------------ what the options open
 
 net_allows_loopback_test_() ->
