@@ -19,13 +19,15 @@
 %%   Landlock, and a kernel without Landlock taken for one with it;
 %% - a denied path that is a symbolic link, read where it leads; the VM's
 %%   cookie under `$XDG_CONFIG_HOME'; a credential created after the start
-%%   in a `.config' that is a link.
+%%   in a `.config' that is a link;
+%% - an `LD_PRELOAD' that fakes Landlock, in the server's environment.
 -module(mcp_jail_redteam_tests).
 
 -include_lib("eunit/include/eunit.hrl").
 -include_lib("kernel/include/file.hrl").
 
--import(mcp_jail_tests, [hostile/2, probe/3, with_client/2, in_scratch/1, plant/2, jail/1, python/0, with_vm_env/3]).
+-import(mcp_jail_tests, [hostile/2, probe/3, with_client/2, in_scratch/1, plant/2, jail/1, python/0, with_vm_env/3,
+                         wait_until/2, within/1]).
 
 -define(TIMEOUT, 10000).
 
@@ -314,7 +316,7 @@ secret_on_no_argv_test_() ->
                            [{args, ["--ro-bind", "/", "/", "--setenv", "OPENAI_API_KEY", Secret,
                                     "--", "/bin/sh", "-c", "read line"]}, exit_status, hide]),
         {os_pid, SetenvPid} = erlang:port_info(Setenv, os_pid),
-        ?assert(lists:member(SetenvPid, argv_holders(Secret))),
+        ?assert(wait_until(fun() -> lists:member(SetenvPid, argv_holders(Secret)) end, within(?TIMEOUT))),
         _ = os:cmd("kill -s KILL -- -" ++ integer_to_list(SetenvPid)),
         receive {Setenv, {exit_status, _}} -> ok after ?TIMEOUT -> error(no_exit) end,
         Spawn = maps:update_with(env, fun(Env) -> [{"OPENAI_API_KEY", Secret} | Env] end, hostile(Scratch, true)),
@@ -434,3 +436,52 @@ linked_home(Scratch, Name, Target, {File, Content}) ->
     ok = filelib:ensure_dir(filename:join(Home, "x")),
     ok = file:make_symlink(Real, filename:join(Home, Name)),
     {Home, Real}.
+
+%%% ------------------------------------------------------------ a launcher that cannot be switched off
+
+%% A preloaded library (test/fixtures/landlock_shim.c) answers the Landlock
+%% calls with success without making them (shown: a restriction with a
+%% bad ruleset "succeeds" under it). In the server's environment it never
+%% reaches the launcher (the environment is carried under other names),
+%% so the FIFO stays refused while the server has its LD_PRELOAD; and a
+%% launcher that does load it finds the restriction not in force and runs
+%% nothing.
+faked_landlock_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        Shim = filename:join(Scratch, "landlock_shim.so"),
+        Source = filename:join(mcp_jail_tests:root(), "test/fixtures/landlock_shim.c"),
+        ?assertEqual({0, <<>>}, run(os:find_executable("cc"), ["-shared", "-fPIC", "-o", Shim, Source], [])),
+        Restrict = "import ctypes; print(ctypes.CDLL(None).syscall(446, -1, 0))",
+        ?assertEqual({0, <<"-1\n">>}, run(python(), ["-c", Restrict], [])),
+        ?assertEqual({0, <<"0\n">>}, run(python(), ["-c", Restrict], [{"LD_PRELOAD", Shim}])),
+        Ran = filename:join(Scratch, "ran"),
+        Launcher = mcp_nif:priv_file("mcp-landlock"),
+        {Status, Said} = run(Launcher, ["--writable", Scratch, "--", "/bin/sh", "-c", "touch " ++ Ran],
+                             [{"LD_PRELOAD", Shim}]),
+        ?assertEqual(126, Status),
+        ?assertNotEqual(nomatch, binary:match(Said, <<"not in force">>)),
+        ?assertNot(filelib:is_file(Ran)),
+        Fifo = filename:join(Scratch, "control.fifo"),
+        "" = os:cmd("mkfifo '" ++ Fifo ++ "'"),
+        Spawn = maps:update_with(env, fun(Env) -> [{"LD_PRELOAD", Shim} | Env] end, hostile(Scratch, #{read => [Scratch]})),
+        ?assertEqual({[<<"ok:", (list_to_binary(Shim))/binary>>, <<"error:EACCES">>], <<>>},
+                     read_fifo(Fifo, fun() ->
+                         with_client(Spawn, fun(C) ->
+                             [probe(C, getenv, [{name, "LD_PRELOAD"}]),
+                              probe(C, write_fifo, [{path, Fifo}, {text, "planted"}])]
+                         end)
+                     end))
+    end))}.
+
+%% `Program Args' with `Env' added; its exit status and what it wrote on
+%% stdout and stderr.
+run(Program, Args, Env) ->
+    Port = open_port({spawn_executable, Program}, [{args, Args}, {env, Env}, exit_status, binary, stderr_to_stdout, hide]),
+    run_output(Port, <<>>).
+
+run_output(Port, Output) ->
+    receive
+        {Port, {data, Bytes}} -> run_output(Port, <<Output/binary, Bytes/binary>>);
+        {Port, {exit_status, Status}} -> {Status, Output}
+    after ?TIMEOUT -> error(no_exit)
+    end.
