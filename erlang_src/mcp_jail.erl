@@ -98,6 +98,11 @@
 -define(FILTER_FD_SCRIPT, "exec \"$@\" 3<\"$0\"").
 %% Where the Landlock launcher appears inside the jail (the private /run).
 -define(LAUNCHER_IN_JAIL, "/run/mcp-landlock").
+%% What the launcher, the jail's init, holds inside the jail's user
+%% namespace until it has made the mounts private and set the namespace's
+%% limits (no nested user namespace, inotify); it drops them all, and
+%% checks, before it forks the server (`mcp_os::jail_init').
+-define(INIT_CAPABILITIES, ["CAP_SYS_ADMIN", "CAP_SYS_RESOURCE", "CAP_SETPCAP"]).
 %% The prefix of the names the server's variables are carried under.
 -define(CARRIER, "MCP_JAIL_ENV_").
 
@@ -204,7 +209,8 @@ launcher({Path, Abi}, Landlock, Mounts) ->
                       false -> ["--no-landlock"];
                       true -> lists:append([["--writable", Dir] || Dir <- writable(Mounts)])
                   end,
-    {ok, ["--ro-bind", Path, ?LAUNCHER_IN_JAIL], [?LAUNCHER_IN_JAIL | Restriction] ++ ["--"]}.
+    {ok, ["--ro-bind", Path, ?LAUNCHER_IN_JAIL | lists:append([["--cap-add", Cap] || Cap <- ?INIT_CAPABILITIES])],
+     [?LAUNCHER_IN_JAIL, "--init" | Restriction] ++ ["--"]}.
 
 %% Where the jail meant writes to go: the write grants, the private and
 %% hiding tmpfs mounts, the jail's own /dev and /proc. Everywhere else is
@@ -376,9 +382,8 @@ profile_arguments(Options, Mounts) ->
     ++ lists:append([["--remount-ro", Dir] || {tmpfs_snapshot, Dir} <- Mounts])  % snapshots, once filled
     ++ ["--unshare-all"]                     % user, ipc, pid, net, uts, cgroup namespaces
     ++ ["--share-net" || maps:get(net, Options)]
-    ++ ["--unshare-user",                    % always a user namespace, even when started as root,
-        "--disable-userns",                  % and none nested inside it
-        "--cap-drop", "ALL",                 % no capability, even for root
+    ++ ["--unshare-user",                    % always a user namespace, even when started as root
+        "--cap-drop", "ALL",                 % no capability, even for root (the init's three: launcher/3)
         "--die-with-parent",                 % gone when the port's child (bwrap) is
         "--as-pid-1",                        % the launcher is the jail's init, not bwrap's
         "--new-session"].                    % no TIOCSTI into a terminal

@@ -20,7 +20,9 @@
 %% - a denied path that is a symbolic link, read where it leads; the VM's
 %%   cookie under `$XDG_CONFIG_HOME'; a credential created after the start
 %%   in a `.config' that is a link;
-%% - an `LD_PRELOAD' that fakes Landlock, in the server's environment.
+%% - an `LD_PRELOAD' that fakes Landlock, in the server's environment;
+%% - a mount the host makes after the start under a shared mount; a
+%%   nested user namespace.
 -module(mcp_jail_redteam_tests).
 
 -include_lib("eunit/include/eunit.hrl").
@@ -485,3 +487,54 @@ run_output(Port, Output) ->
         {Port, {exit_status, Status}} -> {Status, Output}
     after ?TIMEOUT -> error(no_exit)
     end.
+
+%%% ------------------------------------------------------------ mounts made later
+
+%% A mount the host makes after the start under a shared mount (systemd
+%% makes `/' shared) propagates into bwrap's mounts, which are its slaves:
+%% shown with the jail's mounts alone, where a tmpfs mounted mid-run
+%% appears, writable. The jail's init makes every mount private first, so
+%% nothing mounted later arrives.
+later_mounts_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        ?assert(root()),
+        Shared = filename:join(Scratch, "shared"),
+        Sub = filename:join(Shared, "sub"),
+        ok = filelib:ensure_dir(filename:join(Sub, "x")),
+        "" = os:cmd("mount --bind '" ++ Shared ++ "' '" ++ Shared ++ "' && mount --make-shared '" ++ Shared ++ "' 2>&1"),
+        Secret = filename:join(Sub, "secret"),
+        MountLater = fun() ->
+                         "" = os:cmd("mount -t tmpfs mcp-later '" ++ Sub ++ "' 2>&1"),
+                         ok = file:write_file(Secret, <<"mounted-later">>)
+                     end,
+        Unmount = fun() -> _ = os:cmd("umount '" ++ Sub ++ "' 2>/dev/null"), ok end,
+        try
+            {ok, Profile} = mcp_jail:profile(true, #{executable => python(), args => [], env => []}),
+            Script = "import sys; print('ready', flush=True); sys.stdin.readline(); "
+                     "print(open('" ++ Secret ++ "').read(), flush=True)",
+            Port = open_port({spawn_executable, os:find_executable("bwrap")},
+                             [{args, Profile ++ ["--", python(), "-c", Script]}, {line, 256}, exit_status, hide]),
+            receive {Port, {data, {eol, "ready"}}} -> ok after ?TIMEOUT -> error(not_ready) end,
+            MountLater(),
+            true = port_command(Port, "go\n"),
+            ?assertEqual("mounted-later", receive {Port, {data, {eol, Line}}} -> Line after ?TIMEOUT -> timeout end),
+            receive {Port, {exit_status, _}} -> ok after ?TIMEOUT -> error(no_exit) end,
+            ok = Unmount(),
+            with_client(hostile(Scratch, true), fun(C) ->
+                ?assertEqual(<<"error:ENOENT">>, probe(C, read_file, [{path, Secret}])),
+                MountLater(),
+                ?assertEqual(<<"error:ENOENT">>, probe(C, read_file, [{path, Secret}]))
+            end)
+        after
+            ok = Unmount(),
+            _ = os:cmd("umount '" ++ Shared ++ "'")
+        end
+    end))}.
+
+%% A user namespace nested in the jail's would give the server every
+%% capability over new namespaces of its own (a second round of namespace
+%% tricks); the jail's user namespace allows none.
+nested_user_namespace_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        ?assertEqual({[<<"ok">>], [<<"error:ENOSPC">>]}, both(Scratch, true, [{unshare_user, []}]))
+    end))}.

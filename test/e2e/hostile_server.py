@@ -35,6 +35,8 @@ Tools (arguments in parentheses):
   getenv(name)                the value of an environment variable
   open_memory(pid)            open /proc/PID/mem for reading and writing
                               (the takeover of the jail's init)
+  unshare_user()              a child of its own enters a new user
+                              namespace
 """
 import ctypes
 import errno
@@ -216,6 +218,17 @@ def open_memory(args):
     os.close(os.open("/proc/%d/mem" % int(args["pid"]), os.O_RDWR))
 
 
+def unshare_user(_args):
+    child = os.fork()
+    if child == 0:
+        code = 0 if LIBC.unshare(0x10000000) == 0 else ctypes.get_errno()  # CLONE_NEWUSER
+        os._exit(code)
+    _, status = os.waitpid(child, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if code:
+        raise OSError(code, os.strerror(code))
+
+
 def getenv(args):
     value = os.environ.get(args["name"])
     if value is None:
@@ -226,7 +239,7 @@ def getenv(args):
 TOOLS = {f.__name__: f for f in [read_file, write_file, tcp_connect, unix_connect, list_pids, signal, daemonize, env,
                                   writable_settings, rewrite_setting, stderr_inode, add_key, vsock,
                                   ptrace_seize, read_memory, symlink, rename, make_executable, write_fifo, getenv,
-                                  open_memory]}
+                                  open_memory, unshare_user]}
 
 
 def reply(message_id, result):

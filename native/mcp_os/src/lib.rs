@@ -6,10 +6,12 @@
 //! On other systems every call answers [`WatchError::Unsupported`].
 //! [`landlock`] restricts the jail's launcher (the `mcp-landlock` binary)
 //! to writing only where the jail allows; [`jail_env`] decodes the
-//! server's environment the launcher receives.
+//! server's environment the launcher receives; [`jail_init`] prepares the
+//! jail from its init (private mounts, limits, no capability).
 
 pub mod child_watch;
 pub mod jail_env;
+pub mod jail_init;
 pub mod landlock;
 
 pub use child_watch::{ChildWatch, WatchError};

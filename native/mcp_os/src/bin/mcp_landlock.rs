@@ -3,8 +3,12 @@
 //! the jail's pid namespace):
 //!
 //! ```text
-//! mcp-landlock [--no-landlock] [--writable PATH]... -- PROGRAM [ARG]...
+//! mcp-landlock [--init] [--no-landlock] [--writable PATH]... -- PROGRAM [ARG]...
 //! ```
+//!
+//! With `--init` (the jail's init, never on the host) it first makes the
+//! jail's mounts private, sets the jail's user namespace limits and drops
+//! every capability bubblewrap left it (`mcp_os::jail_init`).
 //!
 //! with the server's environment carried in its own (`mcp_os::jail_env`:
 //! never on a command line). It forks the server and stays as the jail's
@@ -46,12 +50,14 @@ fn refuse(message: &str) -> ! {
 
 struct Launch {
     landlock: bool,
+    init: bool,
     writable: Vec<PathBuf>,
     program: Vec<OsString>,
 }
 
 fn parse(arguments: Vec<OsString>) -> Launch {
     let mut landlock = true;
+    let mut init = false;
     let mut writable = Vec::new();
     let mut rest = arguments.into_iter();
     let program = loop {
@@ -61,15 +67,16 @@ fn parse(arguments: Vec<OsString>) -> Launch {
                 None => refuse("--writable needs a path"),
             },
             Some(flag) if flag == "--no-landlock" => landlock = false,
+            Some(flag) if flag == "--init" => init = true,
             Some(separator) if separator == "--" => break rest.collect::<Vec<_>>(),
             Some(other) => refuse(&format!("unexpected argument {:?}", other)),
-            None => refuse("usage: mcp-landlock [--no-landlock] [--writable PATH]... -- PROGRAM [ARG]..."),
+            None => refuse("usage: mcp-landlock [--init] [--no-landlock] [--writable PATH]... -- PROGRAM [ARG]..."),
         }
     };
     if program.is_empty() {
         refuse("no program to run after --");
     }
-    Launch { landlock, writable, program }
+    Launch { landlock, init, writable, program }
 }
 
 fn c_string(bytes: Vec<u8>) -> CString {
@@ -104,6 +111,11 @@ fn main() {
     }
     let launch = parse(arguments);
     let env = mcp_os::jail_env::decode(std::env::vars_os());
+    if launch.init {
+        if let Err(error) = mcp_os::jail_init::prepare() {
+            refuse(&error.to_string());
+        }
+    }
     // SAFETY: prctl on this process, sigaction with a handler that does
     // nothing, sigprocmask and fork in a single-threaded program.
     let (server, previous_mask) = unsafe {
