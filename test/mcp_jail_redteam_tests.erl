@@ -22,7 +22,8 @@
 %%   in a `.config' that is a link;
 %% - an `LD_PRELOAD' that fakes Landlock, in the server's environment;
 %% - a mount the host makes after the start under a shared mount; a
-%%   nested user namespace.
+%%   nested user namespace;
+%% - the host user's inotify instances and pending signals, exhausted.
 -module(mcp_jail_redteam_tests).
 
 -include_lib("eunit/include/eunit.hrl").
@@ -538,3 +539,47 @@ nested_user_namespace_test_() ->
     {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
         ?assertEqual({[<<"ok">>], [<<"error:ENOSPC">>]}, both(Scratch, true, [{unshare_user, []}]))
     end))}.
+
+%%% ------------------------------------------------------------ shared kernel resources
+
+%% inotify instances and pending signals are counted per user: a server
+%% that takes them all leaves none to the host user's other programs
+%% (shown unjailed: the host's next one is refused while the server holds
+%% them). The jail's user namespace and rlimits bound its share to a
+%% quarter of the host's, and the host's next one is granted.
+shared_resources_test_() ->
+    {timeout, 120, ?_test(in_scratch(fun(Scratch) ->
+        Inotify = "import ctypes; print(ctypes.CDLL(None).inotify_init() >= 0)",
+        Signal = "import ctypes, os, signal; signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGRTMIN]); "
+                 "print(ctypes.CDLL(None).sigqueue(os.getpid(), signal.SIGRTMIN, ctypes.c_void_p(0)) == 0)",
+        Host = fun(Script) -> {0, Said} = run(python(), ["-c", Script], []), Said end,
+        HostWhileHeld = fun(Jail, Exhaust, Release, Script) ->
+                            with_client(hostile(Scratch, Jail), fun(C) ->
+                                <<"ok:", Count/binary>> = probe(C, Exhaust, []),
+                                Said = Host(Script),
+                                <<"ok">> = probe(C, Release, []),
+                                {binary_to_integer(Count), Said}
+                            end)
+                        end,
+        {_, Refused} = HostWhileHeld(none, exhaust_inotify, release_inotify, Inotify),
+        ?assertEqual(<<"False\n">>, Refused),
+        {Held, Granted} = HostWhileHeld(true, exhaust_inotify, release_inotify, Inotify),
+        ?assertEqual(<<"True\n">>, Granted),
+        ?assertEqual(file_integer("/proc/sys/fs/inotify/max_user_instances") div 4, Held),
+        {_, SignalRefused} = HostWhileHeld(none, exhaust_signals, release_signals, Signal),
+        ?assertEqual(<<"False\n">>, SignalRefused),
+        {Queued, SignalGranted} = HostWhileHeld(true, exhaust_signals, release_signals, Signal),
+        ?assertEqual(<<"True\n">>, SignalGranted),
+        ?assertEqual(sigpending_limit() div 4, Queued)
+    end))}.
+
+file_integer(Path) ->
+    {ok, Text} = file:read_file(Path),
+    binary_to_integer(string:trim(Text)).
+
+%% The VM's soft limit on pending signals, which its children inherit.
+sigpending_limit() ->
+    {ok, Limits} = file:read_file("/proc/self/limits"),
+    [Line] = [L || L <- binary:split(Limits, <<"\n">>, [global]), binary:match(L, <<"Max pending signals">>) =/= nomatch],
+    [_, _, _, Soft | _] = string:lexemes(Line, " "),
+    binary_to_integer(Soft).

@@ -13,7 +13,9 @@
 //!   `--disable-userns` gave). They are written through `/proc/sys/user`,
 //!   made writable for the moment and read-only again;
 //! - every capability is dropped (bounding set, ambient, inheritable,
-//!   permitted, effective) and the drop is checked in `/proc/self/status`.
+//!   permitted, effective) and the drop is checked in `/proc/self/status`;
+//! - the server's process bounds the counters no namespace limit covers
+//!   (`limit_processes_and_signals`: processes and pending signals).
 //!
 //! Invariants: all or nothing (any step that fails is an error, and the
 //! launcher then runs nothing); no capability survives into the server.
@@ -98,6 +100,31 @@ fn set_limits() -> Result<(), InitError> {
     // Read-only again whatever happened.
     mount("/proc/sys", read_only, "remount /proc/sys read-only")?;
     written
+}
+
+/// Bounds the per-user counters no namespace limit covers, for this
+/// process and what it executes: processes (`RLIMIT_NPROC`) and pending
+/// signals (`RLIMIT_SIGPENDING`), soft and hard, at a quarter of the
+/// current soft limit (at least 1). Without `CAP_SYS_RESOURCE` nothing in
+/// the jail can raise them again. (The kernel does not apply
+/// `RLIMIT_NPROC` to the host's root.)
+pub fn limit_processes_and_signals() -> Result<(), InitError> {
+    for (resource, what) in [(libc::RLIMIT_NPROC, "setrlimit(RLIMIT_NPROC)"), (libc::RLIMIT_SIGPENDING, "setrlimit(RLIMIT_SIGPENDING)")] {
+        // SAFETY: getrlimit and setrlimit on this process with a properly
+        // sized value.
+        unsafe {
+            let mut limit: libc::rlimit = std::mem::zeroed();
+            if libc::getrlimit(resource, &mut limit) != 0 {
+                return Err(InitError::Call(what, errno()));
+            }
+            let quarter = if limit.rlim_cur == libc::RLIM_INFINITY { limit.rlim_cur } else { jail_limit(limit.rlim_cur, 4) };
+            let bounded = libc::rlimit { rlim_cur: quarter, rlim_max: quarter };
+            if libc::setrlimit(resource, &bounded) != 0 {
+                return Err(InitError::Call(what, errno()));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The highest capability number this kernel knows.

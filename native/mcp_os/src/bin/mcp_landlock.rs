@@ -195,6 +195,11 @@ fn run_server(launch: &Launch, env: &[(OsString, OsString)], previous_mask: &lib
         }
         libc::sigprocmask(libc::SIG_SETMASK, previous_mask, std::ptr::null_mut());
     }
+    if launch.init {
+        if let Err(error) = mcp_os::jail_init::limit_processes_and_signals() {
+            refuse(&error.to_string());
+        }
+    }
     if launch.landlock {
         let paths: Vec<&std::path::Path> = launch.writable.iter().map(PathBuf::as_path).collect();
         if let Err(error) = mcp_os::landlock::restrict(&paths) {
