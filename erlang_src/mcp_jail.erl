@@ -650,7 +650,7 @@ landlock() ->
     Key = {?MODULE, landlock},
     case persistent_term:get(Key, unknown) of
         unknown ->
-            case ask_landlock(mcp_nif:priv_file("mcp-landlock")) of
+            case ask_landlock(filename:absname(mcp_nif:priv_file("mcp-landlock"))) of
                 {ok, Landlock} -> persistent_term:put(Key, Landlock), {ok, Landlock};
                 {error, _} = Error -> Error
             end;

@@ -7,11 +7,14 @@
 //! [`landlock`] restricts the jail's launcher (the `mcp-landlock` binary)
 //! to writing only where the jail allows; [`jail_env`] decodes the
 //! server's environment the launcher receives; [`jail_init`] prepares the
-//! jail from its init (private mounts, limits, no capability).
+//! jail from its init (private mounts, limits, no capability);
+//! [`terminal_text`] strips what a terminal would obey from a jailed
+//! server's relayed stderr.
 
 pub mod child_watch;
 pub mod jail_env;
 pub mod jail_init;
 pub mod landlock;
+pub mod terminal_text;
 
 pub use child_watch::{ChildWatch, WatchError};

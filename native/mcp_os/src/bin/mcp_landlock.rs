@@ -34,6 +34,9 @@
 //!
 //! `mcp-landlock --abi` prints the kernel's Landlock ABI version (0 when
 //! there is none) and exits 0: the VM asks once whether jails can use it.
+//! `mcp-landlock --strip-controls` copies stdin to stdout without what a
+//! terminal would obey (`mcp_os::terminal_text`): the stderr relay's filter
+//! when the VM's stderr is a terminal (`mcp_stderr`).
 
 use std::ffi::{CString, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -109,6 +112,9 @@ fn main() {
         println!("{}", mcp_os::landlock::abi().unwrap_or(0));
         return;
     }
+    if arguments.len() == 1 && arguments[0] == "--strip-controls" {
+        strip_controls();
+    }
     let launch = parse(arguments);
     let env = mcp_os::jail_env::decode(std::env::vars_os());
     if launch.init {
@@ -141,6 +147,31 @@ fn main() {
         0 => run_server(&launch, &env, &previous_mask),
         pid => init(pid),
     }
+}
+
+/// Copies stdin to stdout without what a terminal would obey
+/// (`mcp_os::terminal_text`), until the end of stdin or a failed write.
+fn strip_controls() -> ! {
+    use std::io::{Read, Write};
+    let mut stripper = mcp_os::terminal_text::Stripper::new();
+    let mut input = [0u8; 8192];
+    let mut out = Vec::with_capacity(input.len());
+    let (mut stdin, mut stdout) = (std::io::stdin().lock(), std::io::stdout().lock());
+    loop {
+        let read = match stdin.read(&mut input) {
+            Ok(0) => break,
+            Ok(read) => read,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        out.clear();
+        stripper.feed(&input[..read], &mut out);
+        if stdout.write_all(&out).and_then(|()| stdout.flush()).is_err() {
+            break;
+        }
+    }
+    stripper.finish();
+    exit(0)
 }
 
 /// The init: waits for the server, passes signals on, reaps orphans, and
