@@ -130,6 +130,7 @@ bad_stderr(_Other) ->
 -spec bad_jail(term()) -> iodata().
 bad_jail({unknown_option, Option}) -> ["it has an unknown option ", words(Option)];
 bad_jail({not_a_boolean, {Option, _}}) -> [words(Option), " must be true or false"];
+bad_jail({unknown_profile, Profile}) -> ["its profile ", words(Profile), " is neither default nor strict"];
 bad_jail({not_a_list, {Option, _}}) -> [words(Option), " must be a list of paths"];
 bad_jail({not_a_path, _}) -> "a grant or deny entry is not a path";
 bad_jail({relative_path, Path}) -> ["the path ", path(Path), " is not absolute"];

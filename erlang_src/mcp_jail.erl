@@ -21,7 +21,9 @@
 %%     executable (and the real path it leads to) and `cd' must be visible
 %%     inside the jail (not under the private `/tmp' or `/run' or a denied
 %%     path unless a grant re-exposes them).</li>
-%% <li>No default widens what a server reaches: reads everywhere except the
+%% <li>No default widens what a server reaches: under the strict profile
+%%     (`profile => strict', `strict_base/3') reads only what it lists;
+%%     under the default one, reads everywhere except the
 %%     deny list (`default_deny/1' plus the caller's `deny'), with the
 %%     homes' directories that hold denied names shown as they were at the
 %%     start; writes only to a private `/tmp' and the `write' grants; no
@@ -63,6 +65,7 @@
                   net => boolean(),
                   unix_sockets => boolean(),
                   landlock => boolean(),
+                  profile => default | strict,
                   bwrap => path()}.
 %% What `mcp_port' runs inside the jail: an absolute executable, its
 %% arguments, the child's whole environment and its working directory.
@@ -72,6 +75,7 @@
                     cd => path()}.
 -type bad_jail() :: {bad_jail, {unknown_option, term()}
                               | {not_a_boolean, {net | unix_sockets | landlock, term()}}
+                              | {unknown_profile, term()}
                               | {not_a_list, {write | read | deny, term()}}
                               | {not_a_path, term()}
                               | {relative_path, string()}
@@ -106,7 +110,19 @@
 %% The prefix of the names the server's variables are carried under.
 -define(CARRIER, "MCP_JAIL_ENV_").
 
--define(OPTIONS, [write, read, deny, net, unix_sockets, landlock, bwrap]).
+-define(OPTIONS, [write, read, deny, net, unix_sockets, landlock, profile, bwrap]).
+
+%% The strict profile's system: the runtime every program needs (links
+%% among them, as on a merged-/usr system, are recreated as links) and the
+%% `/etc' entries a runtime reads (loader, resolver, certificates, users
+%% and groups, time zone, the alternatives Debian's /usr/bin links go
+%% through).
+-define(STRICT_SYSTEM, ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"]).
+-define(STRICT_ETC, ["/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
+                     "/etc/resolv.conf", "/etc/hosts", "/etc/host.conf", "/etc/nsswitch.conf", "/etc/gai.conf",
+                     "/etc/services", "/etc/protocols", "/etc/passwd", "/etc/group", "/etc/localtime",
+                     "/etc/timezone", "/etc/ssl", "/etc/ca-certificates", "/etc/ca-certificates.conf", "/etc/pki",
+                     "/etc/crypto-policies", "/etc/os-release", "/etc/mime.types", "/etc/gitconfig"]).
 
 %% The file type bits of a mode, and a FIFO's (`file:read_file_info/1'
 %% calls every special file `other').
@@ -232,6 +248,7 @@ options(Jail) when is_map(Jail) ->
                        fun() -> flag(net, Jail) end,
                        fun() -> flag(unix_sockets, Jail) end,
                        fun() -> flag(landlock, Jail, true) end,
+                       fun() -> profile_option(Jail) end,
                        fun() -> bwrap_option(Jail) end], #{})
     end;
 options(Other) ->
@@ -331,6 +348,12 @@ flag(Key, Jail, Default) ->
         Other -> {error, {bad_jail, {not_a_boolean, {Key, Other}}}}
     end.
 
+profile_option(Jail) ->
+    case maps:get(profile, Jail, default) of
+        Profile when Profile =:= default; Profile =:= strict -> {ok, #{profile => Profile}};
+        Other -> {error, {bad_jail, {unknown_profile, Other}}}
+    end.
+
 bwrap_option(#{bwrap := Given}) ->
     case absolute_path(Given) of
         {ok, Path} -> {ok, #{bwrap => {given, Path}}};
@@ -354,7 +377,7 @@ bwrap(#{bwrap := on_path}) ->
 
 arguments(Options, #{executable := Executable, env := Env} = Target) ->
     Homes = homes(Env),
-    Mounts = mounts(Options, Homes, [Dir || {"XDG_CONFIG_HOME", Dir} <- Env]),
+    Mounts = mounts(Options, Homes, [Dir || {"XDG_CONFIG_HOME", Dir} <- Env], Target),
     Cd = case Target of
              #{cd := GivenCd} -> {given, filename:absname(unicode:characters_to_list(GivenCd))};
              _ -> none
@@ -374,12 +397,13 @@ arguments(Options, #{executable := Executable, env := Env} = Target) ->
     end.
 
 profile_arguments(Options, Mounts) ->
-    ["--ro-bind", "/", "/",                  % read everything ...
-     "--dev", "/dev",                        % a minimal /dev (null, zero, urandom, tty, pts, shm)
-     "--proc", "/proc"]                      % the jail's own pids only,
+    lists:append([["--ro-bind", "/", "/"] || maps:get(profile, Options) =:= default])  % read everything ...
+    ++ ["--dev", "/dev",                     % a minimal /dev (null, zero, urandom, tty, pts, shm)
+        "--proc", "/proc"]                   % the jail's own pids only,
     ++ lists:append([["--ro-bind", Path, Path] || Path <- ?PROC_COVERED, filelib:is_file(Path)])  % no kernel settings
-    ++ lists:append([mount_arguments(Mount) || Mount <- Mounts])  % ... but not these
-    ++ lists:append([["--remount-ro", Dir] || {tmpfs_snapshot, Dir} <- Mounts])  % snapshots, once filled
+    ++ lists:append([mount_arguments(Mount) || Mount <- Mounts])  % ... but not these (strict: only these)
+    ++ lists:append([["--remount-ro", Dir] || {Kind, Dir} <- Mounts,  % snapshots and strict's root, once filled
+                                             Kind =:= tmpfs_snapshot orelse Kind =:= tmpfs_root])
     ++ ["--unshare-all"]                     % user, ipc, pid, net, uts, cgroup namespaces
     ++ ["--share-net" || maps:get(net, Options)]
     ++ ["--unshare-user",                    % always a user namespace, even when started as root
@@ -392,17 +416,94 @@ profile_arguments(Options, Mounts) ->
 %% always wins over its ancestor (a read grant re-exposes a file inside a
 %% denied directory; a deny hides a directory inside a write grant). At
 %% the same path a grant wins over a deny, a write grant over a read grant.
-mounts(Options, Homes, ConfigHomes) ->
+mounts(Options, Homes, ConfigHomes, Target) ->
     Private = [{tmpfs, Dir} || Dir <- ?PRIVATE_DIRS],
     Denied = real_paths(default_deny(Homes) ++ cookies(ConfigHomes) ++ maps:get(deny, Options)),
     Hides = [Hide || Path <- Denied, Hide <- [hide(Path)], Hide =/= none],
     Reads = maps:get(read, Options) ++ resolver(Options),
     Writes = maps:get(write, Options),
     Exposes = [{ro_bind, Path} || Path <- Reads] ++ [{bind, Path} || Path <- Writes],
-    Snapshots = snapshots(Homes, Denied, Reads ++ Writes),
-    Ranked = [{depth(Path), rank(Kind), Path, Kind} || {Kind, Path} <- Private ++ Hides ++ Snapshots ++ Exposes],
+    Base = case maps:get(profile, Options) of
+               default -> Hides ++ snapshots(Homes, Denied, Reads ++ Writes);
+               strict -> strict_base(Homes, Target, Hides)
+           end,
+    Ranked = [{depth(Path), rank(Kind), Path, Kind} || {Kind, Path} <- Private ++ Base ++ Exposes],
     [{Kind, Path} || {_, _, Path, Kind} <- lists:usort(Ranked)].
 
+%%% ------------------------------------------------------------ the strict profile
+
+%% What the strict profile shows over an empty, read-only root: the
+%% system's runtime (`?STRICT_SYSTEM', the `/etc' entries of
+%% `?STRICT_ETC'), the install trees of the executable, of its interpreter
+%% and of every absolute path among its arguments (`install_root/1'),
+%% its working directory, and each home as an empty private tmpfs;
+%% denied paths inside any of those stay hidden. The grants come on top.
+strict_base(Homes, #{executable := Executable, args := Args} = Target, Hides) ->
+    %% The working directory, and where its `node_modules' leads when that
+    %% is a link (a workspace's, pnpm's).
+    Cd = lists:append([[Dir | [real_path(Modules) || own_type(Modules) =:= symlink]]
+                       || #{cd := Given} <- [Target], Dir <- [filename:absname(unicode:characters_to_list(Given))],
+                          Modules <- [filename:join(Dir, "node_modules")]]),
+    Given = [filename:absname(Executable)]
+        ++ [Path || Arg <- Args, Path <- [unicode:characters_to_list(Arg)], is_list(Path),
+                    filename:pathtype(Path) =:= absolute, not lists:member(0, Path), filelib:is_file(Path)],
+    Trees = lists:usort([Tree || Path <- Given, Candidate <- with_interpreter(Path),
+                                 Root <- install_root(Candidate), Tree <- [Root, real_path(Root)],
+                                 not system_path(Tree)]),
+    Shown = [{ro_bind, Path} || Path <- ?STRICT_SYSTEM ++ ?STRICT_ETC, own_type(Path) =/= none, own_type(Path) =/= symlink]
+        ++ [{{symlink, Link}, Path} || Path <- ?STRICT_SYSTEM, {ok, Link} <- [file:read_link_all(Path)]]
+        ++ [{ro_bind, Path} || Path <- Trees ++ Cd],
+    Visible = [Path || {_, Path} <- Shown],
+    [{tmpfs_root, "/"}]
+        ++ [{tmpfs, Home} || Home <- Homes, Home =/= "/"]
+        ++ Shown
+        ++ [Hide || {_, Path} = Hide <- Hides, lists:any(fun(Dir) -> under(Path, Dir) end, Visible)].
+
+%% The path, its real path, and the interpreter its `#!' line names (with
+%% that one's real path).
+with_interpreter(Path) ->
+    Interpreter = case file:open(Path, [read, raw, binary]) of
+                      {ok, File} ->
+                          Line = file:read(File, 256),
+                          ok = file:close(File),
+                          case Line of
+                              {ok, <<"#!", Rest/binary>>} ->
+                                  [First | _] = string:lexemes(hd(binary:split(Rest, <<"\n">>)), " \t") ++ [<<>>],
+                                  [unicode:characters_to_list(First) || First =/= <<>>];
+                              _ -> []
+                          end;
+                      {error, _} -> []
+                  end,
+    lists:usort([Found || Candidate <- [Path | Interpreter], Found <- [Candidate, real_path(Candidate)],
+                          is_list(Found), filename:pathtype(Found) =:= absolute]).
+
+%% The directory a program's files live in: the virtual environment that
+%% holds it (a `pyvenv.cfg' beside its `bin'), the outermost
+%% `node_modules' above it, the prefix of a `bin' directory (an
+%% interpreter's `lib' beside it), else the file itself.
+install_root(Path) ->
+    Ancestors = ancestors(Path),
+    Venvs = [Dir || Dir <- Ancestors, filelib:is_regular(filename:join(Dir, "pyvenv.cfg"))],
+    Modules = [Dir || Dir <- lists:reverse(Ancestors), filename:basename(Dir) =:= "node_modules"],
+    case {Venvs, Modules, filename:basename(filename:dirname(Path))} of
+        {[Venv | _], _, _} -> [Venv];
+        {[], [Outermost | _], _} -> [Outermost];
+        {[], [], "bin"} -> [filename:dirname(filename:dirname(Path))];
+        {[], [], _} -> [Path || filelib:is_file(Path)]
+    end.
+
+%% The directories above `Path', nearest first (`/' excluded).
+ancestors(Path) ->
+    case filename:dirname(Path) of
+        Path -> [];
+        "/" -> [];
+        Parent -> [Parent | ancestors(Parent)]
+    end.
+
+system_path(Path) ->
+    lists:any(fun(Dir) -> under(Path, Dir) end, ?STRICT_SYSTEM ++ ["/etc"]) orelse Path =:= "/".
+
+rank(tmpfs_root) -> 0;
 rank(tmpfs) -> 0;
 rank(tmpfs_snapshot) -> 0;
 rank(hide_file) -> 0;
@@ -488,6 +589,7 @@ hide(Path) ->
         {error, _} -> none
     end.
 
+mount_arguments({tmpfs_root, "/"}) -> [];         % bwrap's new root is a tmpfs already
 mount_arguments({tmpfs, Path}) -> ["--tmpfs", Path];
 mount_arguments({tmpfs_snapshot, Path}) -> ["--tmpfs", Path];
 mount_arguments({{symlink, Target}, Path}) -> ["--symlink", Target, Path];
@@ -516,6 +618,7 @@ hidden_dir_prefix(Path) ->
 hidden(Path, Mounts) ->
     Covering = [{depth(Mount), Kind} || {Kind, Mount} <- Mounts, under(Path, Mount)],
     case lists:last([{0, root} | Covering]) of
+        {_, tmpfs_root} -> true;
         {_, tmpfs} -> true;
         {_, tmpfs_snapshot} -> true;
         {_, hide_file} -> true;

@@ -86,6 +86,7 @@ start_errors() ->
      {transport_failed, {jail_unavailable, {launcher_missing, "/opt/mcp/priv/mcp-landlock"}}},
      {transport_failed, {jail_unavailable, landlock_unavailable}},
      {transport_failed, {bad_jail, {unknown_option, network}}},
+     {transport_failed, {bad_jail, {unknown_profile, loose}}},
      {transport_failed, {bad_jail, {not_a_boolean, {net, yes}}}},
      {transport_failed, {bad_jail, {not_a_list, {read, "/etc"}}}},
      {transport_failed, {bad_jail, {not_a_path, 3}}},

@@ -23,7 +23,9 @@
 %% - an `LD_PRELOAD' that fakes Landlock, in the server's environment;
 %% - a mount the host makes after the start under a shared mount; a
 %%   nested user namespace;
-%% - the host user's inotify instances and pending signals, exhausted.
+%% - the host user's inotify instances and pending signals, exhausted;
+%% - what a list of denied paths misses: the strict profile's reads are
+%%   allowed by list.
 -module(mcp_jail_redteam_tests).
 
 -include_lib("eunit/include/eunit.hrl").
@@ -583,3 +585,36 @@ sigpending_limit() ->
     [Line] = [L || L <- binary:split(Limits, <<"\n">>, [global]), binary:match(L, <<"Max pending signals">>) =/= nomatch],
     [_, _, _, Soft | _] = string:lexemes(Line, " "),
     binary_to_integer(Soft).
+
+%%% ------------------------------------------------------------ the strict profile
+
+%% A deny list misses what it does not name: under the default profile a
+%% server reads the home's other files, a checkout beside it, root-owned
+%% 0600 files under /var (the VM runs as root), /etc beyond what a runtime
+%% needs. The strict profile shows none of it, while the server still
+%% runs (its interpreter, venv and script are its install tree).
+strict_profile_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        Home = filename:join(Scratch, "home"),
+        plant(filename:join(Home, "notes.txt"), <<"home">>),
+        plant(filename:join(Scratch, "project/src.txt"), <<"project">>),
+        Var = "/var/tmp/mcp-strict-" ++ integer_to_list(erlang:unique_integer([positive])),
+        plant(filename:join(Var, "secret"), <<"var">>),
+        ok = file:change_mode(filename:join(Var, "secret"), 8#600),
+        try
+            Reads = [{read_file, [{path, filename:join(Home, "notes.txt")}]},
+                     {read_file, [{path, filename:join(Scratch, "project/src.txt")}]},
+                     {read_file, [{path, filename:join(Var, "secret")}]},
+                     {read_file, [{path, "/etc/machine-id"}]},
+                     {read_file, [{path, "/etc/hosts"}]}],
+            Run = fun(Jail) -> with_client(hostile(Home, Jail), fun(C) -> [probe(C, T, A) || {T, A} <- Reads] end) end,
+            [HomeFile, Project, Secret, MachineId, Hosts] = Run(true),
+            ?assertEqual([<<"ok:home">>, <<"ok:project">>, <<"ok:var">>], [HomeFile, Project, Secret]),
+            ?assertMatch(<<"ok:", _/binary>>, MachineId),
+            ?assertMatch(<<"ok:", _/binary>>, Hosts),
+            ?assertEqual([<<"error:ENOENT">>, <<"error:ENOENT">>, <<"error:ENOENT">>, <<"error:ENOENT">>, Hosts],
+                         Run(#{profile => strict}))
+        after
+            _ = os:cmd("rm -rf '" ++ Var ++ "'")
+        end
+    end))}.

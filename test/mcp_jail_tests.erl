@@ -140,47 +140,50 @@ accepted(Listen) ->
 
 %%% ------------------------------------------------------------ real servers, jailed
 
-everything_jailed_test_() ->
-    {timeout, 60, ?_test(real_server(#{executable => "node", args => [everything(), "stdio"], jail => jail(true)},
-                                      <<"echo">>, {object, [{<<"message">>, {string, <<"hi">>}}]}))}.
+%% The real e2e servers under the default profile (reads denied by list).
+real_servers_jailed_test_() ->
+    {timeout, 300, real_servers(fun(Jail) -> jail(Jail) end)}.
 
-fastmcp_jailed_test_() ->
-    {timeout, 60, ?_test(real_server(#{executable => python(),
-                                       args => [mcp_e2e_tests:installed("test/e2e/fastmcp_fixture.py")],
-                                       env => [{"PYTHONUNBUFFERED", "1"}], jail => jail(true)},
-                                     <<"echo">>, {object, [{<<"text">>, {string, <<"hi">>}}]}))}.
+%% The same servers under the strict profile (reads allowed by list: the
+%% system's runtime, their install trees, their working directory, the
+%% grants).
+strict_real_servers_test_() ->
+    {timeout, 300, real_servers(fun(Jail) -> jail(Jail#{profile => strict}) end)}.
 
-npx_launcher_jailed_test_() ->
+%% server-everything on node, the FastMCP fixture on the venv's Python,
+%% server-memory through `npx --offline', server-filesystem writing into a
+%% granted workspace (what it writes there reaches the host), the venv's
+%% mcp-server-git on a repository granted whole (its status tool runs git
+%% inside the jail): each jailed by `Jail(Options)'.
+real_servers(Jail) ->
     E2e = filename:dirname(mcp_e2e_tests:installed("test/e2e/package.json")),
-    {timeout, 60, ?_test(real_server(#{executable => "npx", args => ["--offline", "@modelcontextprotocol/server-memory"],
-                                       cd => E2e, jail => jail(true)},
-                                     <<"read_graph">>, {object, []}))}.
-
-%% A filesystem server with a workspace granted: what it writes there
-%% reaches the host.
-filesystem_workspace_jailed_test_() ->
-    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
-        Work = filename:join(Scratch, "work"),
-        ok = filelib:ensure_dir(filename:join(Work, "x")),
-        Server = mcp_e2e_tests:installed("test/e2e/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"),
-        File = filename:join(Work, "note.txt"),
-        real_server(#{executable => "node", args => [Server, Work], jail => jail(#{write => [Work]})},
-                    <<"write_file">>, {object, [{<<"path">>, {string, list_to_binary(File)}},
-                                               {<<"content">>, {string, <<"from the jail">>}}]}),
-        ?assertEqual({ok, <<"from the jail">>}, file:read_file(File))
-    end))}.
-
-%% A git server (the venv's mcp-server-git) on a repository granted
-%% whole: its status tool runs git inside the jail.
-git_repository_jailed_test_() ->
-    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
-        Repo = filename:join(Scratch, "repo"),
-        ok = filelib:ensure_dir(filename:join(Repo, "x")),
-        "" = os:cmd("git init -q '" ++ Repo ++ "' 2>&1"),
-        real_server(#{executable => mcp_e2e_tests:installed(".venv/bin/mcp-server-git"),
-                      args => ["--repository", Repo], jail => jail(#{write => [Repo]})},
-                    <<"git_status">>, {object, [{<<"repo_path">>, {string, list_to_binary(Repo)}}]})
-    end))}.
+    Module = fun(Path) -> mcp_e2e_tests:installed("test/e2e/node_modules/@modelcontextprotocol/" ++ Path) end,
+    [?_test(real_server(#{executable => "node", args => [everything(), "stdio"], jail => Jail(#{})},
+                        <<"echo">>, {object, [{<<"message">>, {string, <<"hi">>}}]})),
+     ?_test(real_server(#{executable => python(), args => [mcp_e2e_tests:installed("test/e2e/fastmcp_fixture.py")],
+                          env => [{"PYTHONUNBUFFERED", "1"}], jail => Jail(#{})},
+                        <<"echo">>, {object, [{<<"text">>, {string, <<"hi">>}}]})),
+     ?_test(real_server(#{executable => "npx", args => ["--offline", "@modelcontextprotocol/server-memory"],
+                          cd => E2e, jail => Jail(#{})},
+                        <<"read_graph">>, {object, []})),
+     ?_test(in_scratch(fun(Scratch) ->
+         Work = filename:join(Scratch, "work"),
+         ok = filelib:ensure_dir(filename:join(Work, "x")),
+         File = filename:join(Work, "note.txt"),
+         real_server(#{executable => "node", args => [Module("server-filesystem/dist/index.js"), Work],
+                       jail => Jail(#{write => [Work]})},
+                     <<"write_file">>, {object, [{<<"path">>, {string, list_to_binary(File)}},
+                                                {<<"content">>, {string, <<"from the jail">>}}]}),
+         ?assertEqual({ok, <<"from the jail">>}, file:read_file(File))
+     end)),
+     ?_test(in_scratch(fun(Scratch) ->
+         Repo = filename:join(Scratch, "repo"),
+         ok = filelib:ensure_dir(filename:join(Repo, "x")),
+         "" = os:cmd("git init -q '" ++ Repo ++ "' 2>&1"),
+         real_server(#{executable => mcp_e2e_tests:installed(".venv/bin/mcp-server-git"),
+                       args => ["--repository", Repo], jail => Jail(#{write => [Repo]})},
+                     <<"git_status">>, {object, [{<<"repo_path">>, {string, list_to_binary(Repo)}}]})
+     end))].
 
 real_server(Spawn, Tool, Arguments) ->
     {ok, Client, _} = mcp_client:start(Spawn, #{}),
@@ -470,6 +473,7 @@ bad_grants_test_() ->
      ?_assertEqual({not_a_boolean, {net, yes}}, Refused(#{net => yes})),
      ?_assertEqual({not_a_list, {read, "/etc"}}, Refused(#{read => "/etc"})),
      ?_assertEqual({unknown_option, network}, Refused(#{network => true})),
+     ?_assertEqual({unknown_profile, loose}, Refused(#{profile => loose})),
      ?_assertEqual({nul_character, "/etc/\0x"}, Refused(#{read => ["/etc/\0x"]})),
      ?_assertEqual({relative_path, "bwrap"}, Refused(#{bwrap => "bwrap"}))].
 

@@ -53,7 +53,7 @@
                 | {help, Text :: iolist()}
                 | {usage_error, Reason :: iolist(), Usage :: iolist()}.
 
--type flag_kind() :: value | switch | repeated.
+-type flag_kind() :: value | switch | repeated | optional.  % optional: a switch that may take =VALUE
 
 %% @doc Milliseconds allowed for each request when `--timeout' is absent:
 %% the client's own default.
@@ -115,7 +115,7 @@ common_flags() ->
      {"--verbose", verbose, switch} | jail_flags() ++ mcp_cli_oauth:flags()].
 
 jail_flags() ->
-    [{"--jail", jail, switch}, {"--allow-write", write, repeated}, {"--allow-read", read, repeated},
+    [{"--jail", jail, optional}, {"--allow-write", write, repeated}, {"--allow-read", read, repeated},
      {"--deny-read", deny, repeated}, {"--allow-net", net, switch},
      {"--allow-unix-sockets", unix_sockets, switch}, {"--no-landlock", no_landlock, switch}].
 
@@ -139,6 +139,10 @@ parse_flags(["-" ++ _ = Arg | Rest], Spec, Flags, Positional) ->
             parse_flags(Rest, Spec, Flags#{Key => true}, Positional);
         {{_, _, switch}, {given, _}, _} ->
             {error, [Flag, " takes no value"]};
+        {{_, Key, optional}, none, _} ->
+            parse_flags(Rest, Spec, Flags#{Key => true}, Positional);
+        {{_, Key, optional}, {given, Value}, _} ->
+            parse_flags(Rest, Spec, Flags#{Key => Value}, Positional);
         {{_, Key, value}, {given, Value}, _} ->
             parse_flags(Rest, Spec, Flags#{Key => Value}, Positional);
         {{_, Key, value}, none, [Value | After]} ->
@@ -255,6 +259,11 @@ grace(Text) ->
     end.
 
 %% The jail's options as `mcp_jail' takes them; shaping flags need --jail.
+jail(#{jail := "strict"} = Flags) ->
+    {ok, #{jail := Jail}} = jail(Flags#{jail := true}),
+    {ok, #{jail => Jail#{profile => strict}}};
+jail(#{jail := Profile}) when Profile =/= true ->
+    {error, ["--jail=", Profile, " names no profile: --jail or --jail=strict"]};
 jail(#{jail := true} = Flags) ->
     Paths = [{Key, [filename:absname(Path) || Path <- maps:get(Key, Flags, [])]} || Key <- [write, read, deny]],
     Switches = [{Key, true} || Key <- [net, unix_sockets], maps:get(Key, Flags, false)]
@@ -322,7 +331,7 @@ usage(login) -> ["usage: mcp-gen login [--browser CMD]", common_usage()].
 
 common_usage() ->
     " [--timeout MS] [--verbose] [--era handshake|modern|auto] [--elicit decline|defaults] [--env NAME=VALUE]... [--cwd DIR] [--grace MS] [--stderr FILE|-]"
-    " [--jail [--allow-write DIR]... [--allow-read DIR]... [--deny-read PATH]... [--allow-net]"
+    " [--jail[=strict] [--allow-write DIR]... [--allow-read DIR]... [--deny-read PATH]... [--allow-net]"
     " [--allow-unix-sockets] [--no-landlock]] [--config FILE [--server NAME] | --url URL [--header 'NAME: VALUE']..."
     " | -- COMMAND ARGS...]".
 
@@ -390,6 +399,8 @@ common_help() ->
      "  --jail           run the server in a bubblewrap jail: it reads everything but\n"
      "                   credential stores, writes only a private /tmp, has no\n"
      "                   network and no Unix sockets (docs/jail.md)\n"
+     "  --jail=strict    the same, reading only the system, the server's install\n"
+     "                   tree, its working directory and the grants\n"
      "  --allow-write DIR   with --jail: let the server write DIR (repeatable)\n"
      "  --allow-read DIR    with --jail: let it read DIR where the jail hides it\n"
      "                      (under /tmp, /run or a denied path; repeatable)\n"
