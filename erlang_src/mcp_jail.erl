@@ -139,6 +139,9 @@
 %% the same files (a setting that belongs to a namespace, such as
 %% `net/', shows the reader's).
 -define(PROC_COVERED, ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/pressure"]).
+%% The parts of the jail's /proc that list the host's keys by name
+%% (keyrings are not namespaced): covered by /dev/null, like a denied file.
+-define(PROC_HIDDEN, ["/proc/keys", "/proc/key-users"]).
 
 %% Where a server writes nothing and finds nothing of the host: private
 %% tmpfs mounts (the host's /run holds sockets and per-user secrets).
@@ -401,6 +404,7 @@ profile_arguments(Options, Mounts) ->
     ++ ["--dev", "/dev",                     % a minimal /dev (null, zero, urandom, tty, pts, shm)
         "--proc", "/proc"]                   % the jail's own pids only,
     ++ lists:append([["--ro-bind", Path, Path] || Path <- ?PROC_COVERED, filelib:is_file(Path)])  % no kernel settings
+    ++ lists:append([["--ro-bind", "/dev/null", Path] || Path <- ?PROC_HIDDEN, filelib:is_file(Path)])  % no key names
     ++ lists:append([mount_arguments(Mount) || Mount <- Mounts])  % ... but not these (strict: only these)
     ++ lists:append([["--remount-ro", Dir] || {Kind, Dir} <- Mounts,  % snapshots and strict's root, once filled
                                              Kind =:= tmpfs_snapshot orelse Kind =:= tmpfs_root])

@@ -113,7 +113,12 @@ vm_stderr_test_() ->
 %% could read or overwrite) keys of the caller's session.
 keyring_test_() ->
     {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
-        ?assertEqual({[<<"ok">>], [<<"error:ENOSYS">>]}, both(Scratch, true, [{add_key, []}]))
+        ?assertEqual({[<<"ok">>], [<<"error:ENOSYS">>]}, both(Scratch, true, [{add_key, []}])),
+        %% /proc/keys lists the keys the user may view, by name.
+        {[Keys], [Hidden]} = both(Scratch, true, [{read_file, [{path, "/proc/keys"}]}]),
+        ?assertMatch(<<"ok:", _/binary>>, Keys),
+        ?assertNotEqual(nomatch, binary:match(Keys, <<"keyring">>)),
+        ?assertEqual(<<"error:EACCES">>, Hidden)
     end))}.
 
 %%% ------------------------------------------------------------ tracing
