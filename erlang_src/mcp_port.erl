@@ -310,7 +310,7 @@ signal(Signal, #port{port = Port, os_pid = OsPid, jailed = Jailed}) ->
 %% jail is gone. Before the init exists (bwrap still building the jail),
 %% the group and bwrap, whose child dies with it (`--die-with-parent').
 targets(OsPid, true) ->
-    case children(OsPid) of
+    case inits(OsPid) of
         [] -> targets(OsPid, false);
         Inits -> [integer_to_list(Init) || Init <- Inits]
     end;
@@ -321,10 +321,18 @@ targets(OsPid, false) ->
 kill_command(Signal, Targets) ->
     "kill -s " ++ Signal ++ " --" ++ lists:append([" " ++ Target || Target <- Targets]) ++ " 2>/dev/null".
 
-%% The live children of the (still unreaped) child: for a jail, bwrap's
-%% child, the jail's init, which the kill reaches by pid wherever it is.
-%% Only the child can reap them, and it has not exited (the same guards as
-%% the group's).
+%% The jail's init: the child of the (still unreaped) child, bwrap, that
+%% lives in another pid namespace (bwrap's other children, such as the
+%% stderr relay's copy, share bwrap's). Only bwrap can reap it, and it has
+%% not exited (the same guards as the group's).
+inits(OsPid) ->
+    Namespace = fun(Pid) -> file:read_link("/proc/" ++ integer_to_list(Pid) ++ "/ns/pid") end,
+    case Namespace(OsPid) of
+        {ok, Own} -> [Child || Child <- children(OsPid), {ok, Other} <- [Namespace(Child)], Other =/= Own];
+        {error, _} -> []
+    end.
+
+%% The live children of the (still unreaped) child.
 children(OsPid) ->
     Pid = integer_to_list(OsPid),
     case file:read_file("/proc/" ++ Pid ++ "/task/" ++ Pid ++ "/children") of

@@ -325,6 +325,29 @@ graceful_stop_reaches_the_server_test_() ->
         ?assertEqual({status, 7}, closed(Connection))
     end)}.
 
+%% A shutdown before the jail's init exists, while the stderr relay's copy
+%% is already the spawned process's child: the group and bwrap are
+%% killed, and the exit arrives (killing only that child would leave bwrap
+%% to build the jail and run the server). A bwrap that waits before it
+%% starts holds the moment open.
+shutdown_before_the_init_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        Slow = filename:join(Scratch, "slow-bwrap"),
+        ok = file:write_file(Slow, "#!/bin/sh\nsleep 1\nexec " ++ os:find_executable("bwrap") ++ " \"$@\"\n"),
+        ok = file:change_mode(Slow, 8#755),
+        Jail = case jail(true) of true -> #{}; Map -> Map end,
+        {ok, Connection} = mcp_transport:open(#{executable => "/bin/sleep", args => ["60"], jail => Jail#{bwrap => Slow}}, self()),
+        {ok, OsPid} = mcp_transport:os_pid(Connection),
+        Children = "/proc/" ++ integer_to_list(OsPid) ++ "/task/" ++ integer_to_list(OsPid) ++ "/children",
+        ?assert(wait_until(fun() -> case file:read_file(Children) of
+                                        {ok, <<_, _/binary>>} -> true;
+                                        _ -> false
+                                    end
+                           end, within(?TIMEOUT))),
+        ok = mcp_transport:terminate(Connection),
+        ?assertEqual({signal, 9}, closed(Connection))
+    end))}.
+
 %% Starts the memory holder jailed, retires it with `Retire(Connection)'
 %% once its grandchild holds its memory, and answers the exit evidence and
 %% the grandchild's host pids at the moment the evidence arrived.
