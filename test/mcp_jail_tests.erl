@@ -151,8 +151,9 @@ strict_real_servers_test_() ->
     {timeout, 300, real_servers(fun(Jail) -> jail(Jail#{profile => strict}) end)}.
 
 %% server-everything on node, the FastMCP fixture on the venv's Python,
-%% server-memory through `npx --offline', server-filesystem writing into a
-%% granted workspace (what it writes there reaches the host), the venv's
+%% the Python SDK 2's MCPServer fixture in its own venv, server-memory
+%% through `npx --offline', server-filesystem writing into a granted
+%% workspace (what it writes there reaches the host), the venv's
 %% mcp-server-git on a repository granted whole (its status tool runs git
 %% inside the jail): each jailed by `Jail(Options)'.
 real_servers(Jail) ->
@@ -161,6 +162,10 @@ real_servers(Jail) ->
     [?_test(real_server(#{executable => "node", args => [everything(), "stdio"], jail => Jail(#{})},
                         <<"echo">>, {object, [{<<"message">>, {string, <<"hi">>}}]})),
      ?_test(real_server(#{executable => python(), args => [mcp_e2e_tests:installed("test/e2e/fastmcp_fixture.py")],
+                          env => [{"PYTHONUNBUFFERED", "1"}], jail => Jail(#{})},
+                        <<"echo">>, {object, [{<<"text">>, {string, <<"hi">>}}]})),
+     ?_test(real_server(#{executable => mcp_e2e_tests:installed(".venv-sdk2/bin/python"),
+                          args => [mcp_e2e_tests:installed("test/e2e/mcpserver_fixture.py"), "stdio"],
                           env => [{"PYTHONUNBUFFERED", "1"}], jail => Jail(#{})},
                         <<"echo">>, {object, [{<<"text">>, {string, <<"hi">>}}]})),
      ?_test(real_server(#{executable => "npx", args => ["--offline", "@modelcontextprotocol/server-memory"],
