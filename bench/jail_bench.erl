@@ -9,7 +9,9 @@
 %%     on one started server per kind;</li>
 %% <li>a third kind, jailed with a `HOME' of ?HOME_ENTRIES entries: the
 %%     home is a snapshot (one read-only bind per entry), so its size is
-%%     the jail's one start cost that grows with the machine.</li>
+%%     the jail's one start cost that grows with the machine;</li>
+%% <li>a fourth, jailed under the strict profile (reads allowed by list;
+%%     the home an empty tmpfs).</li>
 %% </ul>
 %% Ratios are jailed / unjailed.
 -module(jail_bench).
@@ -34,7 +36,8 @@ run([Root]) ->
 
 compare(Name, Spawn, Argument, Home) ->
     BigHome = Spawn#{jail => true, env => [{"HOME", Home}]},
-    Kinds = [{unjailed, Spawn}, {jailed, Spawn#{jail => true}}, {big_home, BigHome}],
+    Kinds = [{unjailed, Spawn}, {jailed, Spawn#{jail => true}}, {big_home, BigHome},
+             {strict, Spawn#{jail => #{profile => strict}}}],
     Starts = lists:foldl(fun(_, Acc) ->
                                  [{Kind, start_ms(S)} || {Kind, S} <- Kinds] ++ Acc
                          end, [], lists:seq(1, ?STARTS)),
@@ -51,12 +54,13 @@ compare(Name, Spawn, Argument, Home) ->
                ["ratio " ++ label(Kind), Start(Kind) / Start(unjailed),
                 element(1, proplists:get_value(Kind, Echo)) / P50u,
                 element(2, proplists:get_value(Kind, Echo)) / P99u])
-     || Kind <- [jailed, big_home]],
+     || Kind <- [jailed, big_home, strict]],
     ok.
 
 label(unjailed) -> "unjailed";
 label(jailed) -> "jailed";
-label(big_home) -> lists:flatten(io_lib:format("jailed, ~b-entry home", [?HOME_ENTRIES])).
+label(big_home) -> lists:flatten(io_lib:format("jailed, ~b-entry home", [?HOME_ENTRIES]));
+label(strict) -> "jailed, strict".
 
 %% A home of ?HOME_ENTRIES entries (half directories, half files), outside
 %% /tmp so the jail shows it.

@@ -115,6 +115,12 @@ jail_unavailable({filter_not_written, Path, Posix}) when is_atom(Posix) ->
     ["the seccomp filter could not be written to ", path(Path), ": ", erl_posix_msg:message(Posix)];
 jail_unavailable({launcher_missing, Path}) ->
     ["the jail's launcher is missing at ", path(Path), "; rebuild the package (native/build.sh installs it)"];
+jail_unavailable(landlock_unavailable) ->
+    ["this kernel has no Landlock (Linux 5.13 or later with landlock among its security modules), "
+     "which the jail relies on to refuse writes into FIFOs on read-only mounts and to keep the server "
+     "off the jail's init; to run the server in the weaker jail without it, say so: "
+     "--no-landlock with --jail, \"landlock\": false in a configuration file's jail, "
+     "landlock => false in an Erlang spec, landlock: False in a Gleam Jail"];
 jail_unavailable(Other) ->
     words(Other).
 
@@ -131,6 +137,7 @@ bad_stderr(_Other) ->
 -spec bad_jail(term()) -> iodata().
 bad_jail({unknown_option, Option}) -> ["it has an unknown option ", words(Option)];
 bad_jail({not_a_boolean, {Option, _}}) -> [words(Option), " must be true or false"];
+bad_jail({unknown_profile, Profile}) -> ["its profile ", words(Profile), " is neither default nor strict"];
 bad_jail({not_a_list, {Option, _}}) -> [words(Option), " must be a list of paths"];
 bad_jail({not_a_path, _}) -> "a grant or deny entry is not a path";
 bad_jail({relative_path, Path}) -> ["the path ", path(Path), " is not absolute"];

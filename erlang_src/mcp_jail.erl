@@ -21,7 +21,9 @@
 %%     executable (and the real path it leads to) and `cd' must be visible
 %%     inside the jail (not under the private `/tmp' or `/run' or a denied
 %%     path unless a grant re-exposes them).</li>
-%% <li>No default widens what a server reaches: reads everywhere except the
+%% <li>No default widens what a server reaches: under the strict profile
+%%     (`profile => strict', `strict_base/3') reads only what it lists;
+%%     under the default one, reads everywhere except the
 %%     deny list (`default_deny/1' plus the caller's `deny'), with the
 %%     homes' directories that hold denied names shown as they were at the
 %%     start; writes only to a private `/tmp' and the `write' grants; no
@@ -32,11 +34,16 @@
 %%     `mcp_nif') always applies: socket families other than INET, INET6
 %%     and NETLINK (and Unix, with `unix_sockets => true'), datagram socket
 %%     pairs, io_uring, keyrings, tracing and foreign ABIs are
-%%     refused. When the kernel has Landlock the server runs through the
-%%     launcher `priv/mcp-landlock', which allows writes only beneath the
-%%     write grants, the tmpfs mounts, `/dev' and `/proc' (a FIFO on a
-%%     read-only mount refuses the open); a launcher missing from `priv'
-%%     is `jail_unavailable', never a jail without it.</li>
+%%     refused. The jail's init is the launcher `priv/mcp-landlock', which
+%%     the server cannot write, and which runs the server restricted by
+%%     Landlock to writing only beneath the write grants, the tmpfs
+%%     mounts, `/dev' and `/proc' (a FIFO on a read-only mount refuses the
+%%     open); a launcher missing from `priv' is `jail_unavailable', never a
+%%     jail without it, and so is a kernel without Landlock unless the spec
+%%     says `landlock => false'.</li>
+%% <li>The server's environment is never on a command line: it is carried
+%%     in the spawned process's environment (`carried/1') and decoded by
+%%     the launcher.</li>
 %% <li>The port's child stays the witness: the child is
 %%     `/bin/sh', which opens the filter file as fd 3 and `exec's bwrap (the
 %%     same pid); bwrap exits with its jailed child's status, or 128 + N
@@ -57,6 +64,8 @@
                   deny => [path()],
                   net => boolean(),
                   unix_sockets => boolean(),
+                  landlock => boolean(),
+                  profile => default | strict,
                   bwrap => path()}.
 %% What `mcp_port' runs inside the jail: an absolute executable, its
 %% arguments, the child's whole environment and its working directory.
@@ -65,7 +74,8 @@
                     env := [{string(), string()}],
                     cd => path()}.
 -type bad_jail() :: {bad_jail, {unknown_option, term()}
-                              | {not_a_boolean, {net | unix_sockets, term()}}
+                              | {not_a_boolean, {net | unix_sockets | landlock, term()}}
+                              | {unknown_profile, term()}
                               | {not_a_list, {write | read | deny, term()}}
                               | {not_a_path, term()}
                               | {relative_path, string()}
@@ -80,7 +90,8 @@
                                         | probe_timed_out
                                         | {unsupported_architecture, string()}
                                         | {filter_not_written, string(), term()}
-                                        | {launcher_missing, file:filename_all()}}.
+                                        | {launcher_missing, file:filename_all()}
+                                        | landlock_unavailable}.
 
 %% How long the availability probe (a jailed `exit 0', ~20 ms) may take.
 -define(PROBE_TIMEOUT_MS, 10000).
@@ -91,8 +102,27 @@
 -define(FILTER_FD_SCRIPT, "exec \"$@\" 3<\"$0\"").
 %% Where the Landlock launcher appears inside the jail (the private /run).
 -define(LAUNCHER_IN_JAIL, "/run/mcp-landlock").
+%% What the launcher, the jail's init, holds inside the jail's user
+%% namespace until it has made the mounts private and set the namespace's
+%% limits (no nested user namespace, inotify); it drops them all, and
+%% checks, before it forks the server (`mcp_os::jail_init').
+-define(INIT_CAPABILITIES, ["CAP_SYS_ADMIN", "CAP_SYS_RESOURCE", "CAP_SETPCAP"]).
+%% The prefix of the names the server's variables are carried under.
+-define(CARRIER, "MCP_JAIL_ENV_").
 
--define(OPTIONS, [write, read, deny, net, unix_sockets, bwrap]).
+-define(OPTIONS, [write, read, deny, net, unix_sockets, landlock, profile, bwrap]).
+
+%% The strict profile's system: the runtime every program needs (links
+%% among them, as on a merged-/usr system, are recreated as links) and the
+%% `/etc' entries a runtime reads (loader, resolver, certificates, users
+%% and groups, time zone, the alternatives Debian's /usr/bin links go
+%% through).
+-define(STRICT_SYSTEM, ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"]).
+-define(STRICT_ETC, ["/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
+                     "/etc/resolv.conf", "/etc/hosts", "/etc/host.conf", "/etc/nsswitch.conf", "/etc/gai.conf",
+                     "/etc/services", "/etc/protocols", "/etc/passwd", "/etc/group", "/etc/localtime",
+                     "/etc/timezone", "/etc/ssl", "/etc/ca-certificates", "/etc/ca-certificates.conf", "/etc/pki",
+                     "/etc/crypto-policies", "/etc/os-release", "/etc/mime.types", "/etc/gitconfig"]).
 
 %% The file type bits of a mode, and a FIFO's (`file:read_file_info/1'
 %% calls every special file `other').
@@ -109,16 +139,22 @@
 %% the same files (a setting that belongs to a namespace, such as
 %% `net/', shows the reader's).
 -define(PROC_COVERED, ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/pressure"]).
+%% The parts of the jail's /proc that list the host's keys by name
+%% (keyrings are not namespaced): covered by /dev/null, like a denied file.
+-define(PROC_HIDDEN, ["/proc/keys", "/proc/key-users"]).
 
 %% Where a server writes nothing and finds nothing of the host: private
 %% tmpfs mounts (the host's /run holds sockets and per-user secrets).
 -define(PRIVATE_DIRS, ["/tmp", "/run"]).
 
-%% @doc The program and argv `mcp_port' spawns for `Target' jailed by
-%% `Jail', after validating the spec and checking (once per VM) that the
-%% jail can run here.
+%% @doc The program, argv and environment `mcp_port' spawns for `Target'
+%% jailed by `Jail', after validating the spec and checking (once per VM)
+%% that the jail can run here. The environment is the whole of the
+%% spawned process's: `Target''s carried under other names (`carried/1'),
+%% never on the argv.
 -spec command(spec(), target()) ->
-          {ok, Program :: string(), Argv :: [string() | binary()]} | {error, bad_jail() | unavailable()}.
+          {ok, Program :: string(), Argv :: [string() | binary()], Env :: [{string(), string()}]}
+        | {error, bad_jail() | unavailable()}.
 command(Jail, Target) ->
     case options(Jail) of
         {ok, Options} ->
@@ -149,12 +185,16 @@ profile(Jail, Target) ->
         {error, _} = Error -> Error
     end.
 
-wrapped(Bwrap, #{unix_sockets := UnixSockets} = Options, Target) ->
+wrapped(Bwrap, #{unix_sockets := UnixSockets} = Options, #{env := Env} = Target) ->
     case {arguments(Options, Target), filter_file(UnixSockets), landlock()} of
         {{ok, Arguments, Mounts}, {ok, Filter}, {ok, Landlock}} ->
-            {Bind, Launch} = launcher(Landlock, Mounts),
-            {ok, ?SHELL, ["-c", ?FILTER_FD_SCRIPT, Filter, Bwrap | Arguments] ++ Bind
-                          ++ ["--seccomp", "3", "--" | Launch] ++ command_line(Target)};
+            case launcher(Landlock, maps:get(landlock, Options), Mounts) of
+                {ok, Bind, Launch} ->
+                    {ok, ?SHELL, ["-c", ?FILTER_FD_SCRIPT, Filter, Bwrap | Arguments] ++ Bind
+                                  ++ ["--seccomp", "3", "--" | Launch] ++ command_line(Target), carried(Env)};
+                {error, _} = Error ->
+                    Error
+            end;
         {{error, _} = Error, _, _} -> Error;
         {_, {error, _} = Error, _} -> Error;
         {_, _, {error, _} = Error} -> Error
@@ -163,14 +203,33 @@ wrapped(Bwrap, #{unix_sockets := UnixSockets} = Options, Target) ->
 command_line(#{executable := Executable, args := Args}) ->
     [Executable | Args].
 
-%% The launcher bound into the jail and the words that run the server
-%% through it, allowed to write beneath `writable/1' alone; nothing when
-%% the kernel has no Landlock.
-launcher(none, _Mounts) ->
-    {[], []};
-launcher({launcher, Path}, Mounts) ->
-    {["--ro-bind", Path, ?LAUNCHER_IN_JAIL],
-     [?LAUNCHER_IN_JAIL | lists:append([["--writable", Dir] || Dir <- writable(Mounts)])] ++ ["--"]}.
+%% The server's environment as the spawned process's own: each variable
+%% `NAME=VALUE' the value of `MCP_JAIL_ENV_<index>' (`mcp_os::jail_env').
+%% The processes that carry it (the stderr relay's shell, the filter's
+%% shell, bwrap) show it in `/proc/<pid>/environ', readable by their owner
+%% alone, never in `/proc/<pid>/cmdline', which every local user reads;
+%% under these names none of it acts on them (an `LD_PRELOAD' meant for
+%% the server never loads into bwrap or the launcher). The launcher
+%% decodes it.
+carried(Env) ->
+    [{?CARRIER ++ integer_to_list(Index), Name ++ "=" ++ Value}
+     || {Index, {Name, Value}} <- lists:enumerate(0, Env)].
+
+%% The launcher bound into the jail (its init, `--as-pid-1') and the
+%% words that run the server through it: with Landlock, allowed to write
+%% beneath `writable/1' alone; `--no-landlock' only when the spec says
+%% `landlock => false'. A kernel without Landlock refuses a jail that
+%% relies on it: the caller accepts the weaker jail by name, never by
+%% default.
+launcher({_Path, 0}, true, _Mounts) ->
+    {error, {jail_unavailable, landlock_unavailable}};
+launcher({Path, Abi}, Landlock, Mounts) ->
+    Restriction = case Landlock andalso Abi > 0 of
+                      false -> ["--no-landlock"];
+                      true -> lists:append([["--writable", Dir] || Dir <- writable(Mounts)])
+                  end,
+    {ok, ["--ro-bind", Path, ?LAUNCHER_IN_JAIL | lists:append([["--cap-add", Cap] || Cap <- ?INIT_CAPABILITIES])],
+     [?LAUNCHER_IN_JAIL, "--init" | Restriction] ++ ["--"]}.
 
 %% Where the jail meant writes to go: the write grants, the private and
 %% hiding tmpfs mounts, the jail's own /dev and /proc. Everywhere else is
@@ -191,6 +250,8 @@ options(Jail) when is_map(Jail) ->
                        fun() -> grants(deny, Jail, may_be_absent) end,
                        fun() -> flag(net, Jail) end,
                        fun() -> flag(unix_sockets, Jail) end,
+                       fun() -> flag(landlock, Jail, true) end,
+                       fun() -> profile_option(Jail) end,
                        fun() -> bwrap_option(Jail) end], #{})
     end;
 options(Other) ->
@@ -282,9 +343,18 @@ real_path([Name | Rest], Resolved, Links) ->
     end.
 
 flag(Key, Jail) ->
-    case maps:get(Key, Jail, false) of
+    flag(Key, Jail, false).
+
+flag(Key, Jail, Default) ->
+    case maps:get(Key, Jail, Default) of
         Value when is_boolean(Value) -> {ok, #{Key => Value}};
         Other -> {error, {bad_jail, {not_a_boolean, {Key, Other}}}}
+    end.
+
+profile_option(Jail) ->
+    case maps:get(profile, Jail, default) of
+        Profile when Profile =:= default; Profile =:= strict -> {ok, #{profile => Profile}};
+        Other -> {error, {bad_jail, {unknown_profile, Other}}}
     end.
 
 bwrap_option(#{bwrap := Given}) ->
@@ -310,7 +380,7 @@ bwrap(#{bwrap := on_path}) ->
 
 arguments(Options, #{executable := Executable, env := Env} = Target) ->
     Homes = homes(Env),
-    Mounts = mounts(Options, Homes),
+    Mounts = mounts(Options, Homes, [Dir || {"XDG_CONFIG_HOME", Dir} <- Env], Target),
     Cd = case Target of
              #{cd := GivenCd} -> {given, filename:absname(unicode:characters_to_list(GivenCd))};
              _ -> none
@@ -323,44 +393,121 @@ arguments(Options, #{executable := Executable, env := Env} = Target) ->
         {false, {given, Dir}} ->
             case hidden(Dir, Mounts) of
                 true -> {error, {bad_jail, {cd_hidden, Dir}}};
-                false -> {ok, profile_arguments(Options, Mounts, Env) ++ ["--chdir", Dir], Mounts}
+                false -> {ok, profile_arguments(Options, Mounts) ++ ["--chdir", Dir], Mounts}
             end;
         {false, none} ->
-            {ok, profile_arguments(Options, Mounts, Env), Mounts}
+            {ok, profile_arguments(Options, Mounts), Mounts}
     end.
 
-profile_arguments(Options, Mounts, Env) ->
-    ["--ro-bind", "/", "/",                  % read everything ...
-     "--dev", "/dev",                        % a minimal /dev (null, zero, urandom, tty, pts, shm)
-     "--proc", "/proc"]                      % the jail's own pids only,
+profile_arguments(Options, Mounts) ->
+    lists:append([["--ro-bind", "/", "/"] || maps:get(profile, Options) =:= default])  % read everything ...
+    ++ ["--dev", "/dev",                     % a minimal /dev (null, zero, urandom, tty, pts, shm)
+        "--proc", "/proc"]                   % the jail's own pids only,
     ++ lists:append([["--ro-bind", Path, Path] || Path <- ?PROC_COVERED, filelib:is_file(Path)])  % no kernel settings
-    ++ lists:append([mount_arguments(Mount) || Mount <- Mounts])  % ... but not these
-    ++ lists:append([["--remount-ro", Dir] || {tmpfs_snapshot, Dir} <- Mounts])  % snapshots, once filled
+    ++ lists:append([["--ro-bind", "/dev/null", Path] || Path <- ?PROC_HIDDEN, filelib:is_file(Path)])  % no key names
+    ++ lists:append([mount_arguments(Mount) || Mount <- Mounts])  % ... but not these (strict: only these)
+    ++ lists:append([["--remount-ro", Dir] || {Kind, Dir} <- Mounts,  % snapshots and strict's root, once filled
+                                             Kind =:= tmpfs_snapshot orelse Kind =:= tmpfs_root])
     ++ ["--unshare-all"]                     % user, ipc, pid, net, uts, cgroup namespaces
     ++ ["--share-net" || maps:get(net, Options)]
-    ++ ["--unshare-user",                    % always a user namespace, even when started as root,
-        "--disable-userns",                  % and none nested inside it
-        "--cap-drop", "ALL",                 % no capability, even for root
+    ++ ["--unshare-user",                    % always a user namespace, even when started as root
+        "--cap-drop", "ALL",                 % no capability, even for root (the init's three: launcher/3)
         "--die-with-parent",                 % gone when the port's child (bwrap) is
-        "--new-session",                     % no TIOCSTI into a terminal
-        "--clearenv"]                        % exactly the spawn's computed environment
-    ++ lists:append([["--setenv", Name, Value] || {Name, Value} <- Env]).
+        "--as-pid-1",                        % the launcher is the jail's init, not bwrap's
+        "--new-session"].                    % no TIOCSTI into a terminal
 
 %% Every mount over the read-only root, outermost first, so a deeper path
 %% always wins over its ancestor (a read grant re-exposes a file inside a
 %% denied directory; a deny hides a directory inside a write grant). At
 %% the same path a grant wins over a deny, a write grant over a read grant.
-mounts(Options, Homes) ->
+mounts(Options, Homes, ConfigHomes, Target) ->
     Private = [{tmpfs, Dir} || Dir <- ?PRIVATE_DIRS],
-    Denied = lists:usort(default_deny(Homes) ++ maps:get(deny, Options)),
+    Denied = real_paths(default_deny(Homes) ++ cookies(ConfigHomes) ++ maps:get(deny, Options)),
     Hides = [Hide || Path <- Denied, Hide <- [hide(Path)], Hide =/= none],
     Reads = maps:get(read, Options) ++ resolver(Options),
     Writes = maps:get(write, Options),
     Exposes = [{ro_bind, Path} || Path <- Reads] ++ [{bind, Path} || Path <- Writes],
-    Snapshots = snapshots(Homes, Denied, Reads ++ Writes),
-    Ranked = [{depth(Path), rank(Kind), Path, Kind} || {Kind, Path} <- Private ++ Hides ++ Snapshots ++ Exposes],
+    Base = case maps:get(profile, Options) of
+               default -> Hides ++ snapshots(Homes, Denied, Reads ++ Writes);
+               strict -> strict_base(Homes, Target, Hides)
+           end,
+    Ranked = [{depth(Path), rank(Kind), Path, Kind} || {Kind, Path} <- Private ++ Base ++ Exposes],
     [{Kind, Path} || {_, _, Path, Kind} <- lists:usort(Ranked)].
 
+%%% ------------------------------------------------------------ the strict profile
+
+%% What the strict profile shows over an empty, read-only root: the
+%% system's runtime (`?STRICT_SYSTEM', the `/etc' entries of
+%% `?STRICT_ETC'), the install trees of the executable, of its interpreter
+%% and of every absolute path among its arguments (`install_root/1'),
+%% its working directory, and each home as an empty private tmpfs;
+%% denied paths inside any of those stay hidden. The grants come on top.
+strict_base(Homes, #{executable := Executable, args := Args} = Target, Hides) ->
+    %% The working directory, and where its `node_modules' leads when that
+    %% is a link (a workspace's, pnpm's).
+    Cd = lists:append([[Dir | [real_path(Modules) || own_type(Modules) =:= symlink]]
+                       || #{cd := Given} <- [Target], Dir <- [filename:absname(unicode:characters_to_list(Given))],
+                          Modules <- [filename:join(Dir, "node_modules")]]),
+    Given = [filename:absname(Executable)]
+        ++ [Path || Arg <- Args, Path <- [unicode:characters_to_list(Arg)], is_list(Path),
+                    filename:pathtype(Path) =:= absolute, not lists:member(0, Path), filelib:is_file(Path)],
+    Trees = lists:usort([Tree || Path <- Given, Candidate <- with_interpreter(Path),
+                                 Root <- install_root(Candidate), Tree <- [Root, real_path(Root)],
+                                 not system_path(Tree)]),
+    Shown = [{ro_bind, Path} || Path <- ?STRICT_SYSTEM ++ ?STRICT_ETC, own_type(Path) =/= none, own_type(Path) =/= symlink]
+        ++ [{{symlink, Link}, Path} || Path <- ?STRICT_SYSTEM, {ok, Link} <- [file:read_link_all(Path)]]
+        ++ [{ro_bind, Path} || Path <- Trees ++ Cd],
+    Visible = [Path || {_, Path} <- Shown],
+    [{tmpfs_root, "/"}]
+        ++ [{tmpfs, Home} || Home <- Homes, Home =/= "/"]
+        ++ Shown
+        ++ [Hide || {_, Path} = Hide <- Hides, lists:any(fun(Dir) -> under(Path, Dir) end, Visible)].
+
+%% The path, its real path, and the interpreter its `#!' line names (with
+%% that one's real path).
+with_interpreter(Path) ->
+    Interpreter = case file:open(Path, [read, raw, binary]) of
+                      {ok, File} ->
+                          Line = file:read(File, 256),
+                          ok = file:close(File),
+                          case Line of
+                              {ok, <<"#!", Rest/binary>>} ->
+                                  [First | _] = string:lexemes(hd(binary:split(Rest, <<"\n">>)), " \t") ++ [<<>>],
+                                  [unicode:characters_to_list(First) || First =/= <<>>];
+                              _ -> []
+                          end;
+                      {error, _} -> []
+                  end,
+    lists:usort([Found || Candidate <- [Path | Interpreter], Found <- [Candidate, real_path(Candidate)],
+                          is_list(Found), filename:pathtype(Found) =:= absolute]).
+
+%% The directory a program's files live in: the virtual environment that
+%% holds it (a `pyvenv.cfg' beside its `bin'), the outermost
+%% `node_modules' above it, the prefix of a `bin' directory (an
+%% interpreter's `lib' beside it), else the file itself.
+install_root(Path) ->
+    Ancestors = ancestors(Path),
+    Venvs = [Dir || Dir <- Ancestors, filelib:is_regular(filename:join(Dir, "pyvenv.cfg"))],
+    Modules = [Dir || Dir <- lists:reverse(Ancestors), filename:basename(Dir) =:= "node_modules"],
+    case {Venvs, Modules, filename:basename(filename:dirname(Path))} of
+        {[Venv | _], _, _} -> [Venv];
+        {[], [Outermost | _], _} -> [Outermost];
+        {[], [], "bin"} -> [filename:dirname(filename:dirname(Path))];
+        {[], [], _} -> [Path || filelib:is_file(Path)]
+    end.
+
+%% The directories above `Path', nearest first (`/' excluded).
+ancestors(Path) ->
+    case filename:dirname(Path) of
+        Path -> [];
+        "/" -> [];
+        Parent -> [Parent | ancestors(Parent)]
+    end.
+
+system_path(Path) ->
+    lists:any(fun(Dir) -> under(Path, Dir) end, ?STRICT_SYSTEM ++ ["/etc"]) orelse Path =:= "/".
+
+rank(tmpfs_root) -> 0;
 rank(tmpfs) -> 0;
 rank(tmpfs_snapshot) -> 0;
 rank(hide_file) -> 0;
@@ -380,8 +527,10 @@ rank(bind) -> 2.
 %% `/run', or denied), or one inside a grant (the caller granted it whole;
 %% its denied paths are still covered).
 snapshots(Homes, Denied, Grants) ->
-    Containers = lists:usort([Dir || Home <- Homes, Relative <- home_credentials(),
-                                     Dir <- containers(Home, Relative)]),
+    %% A container that is a link (a home or `.config' elsewhere) is
+    %% snapshotted where it leads: the link itself shows it there.
+    Containers = lists:usort([real_path(Dir) || Home <- Homes, Relative <- home_credentials(),
+                                                Dir <- containers(Home, Relative)]),
     Snapshot = [Dir || Dir <- Containers, depth(Dir) > 1, own_type(Dir) =:= directory,
                        not hidden_dir_prefix(Dir),
                        not lists:any(fun(Hidden) -> under(Dir, Hidden) end, Denied),
@@ -422,6 +571,19 @@ entry_kind(Path) ->
 
 depth(Path) -> length(filename:split(Path)).
 
+%% Every denied path and the real path it leads to (each symbolic link on
+%% it followed): a link denied alone hides the link, not what it leads to
+%% (`~/.ssh -> /data/ssh' would leave `/data/ssh/id_ed25519' readable).
+real_paths(Paths) ->
+    lists:usort(lists:append([[Path, real_path(Path)] || Path <- Paths])).
+
+%% The Erlang distribution cookie where OTP reads it besides `$HOME' and
+%% `~/.config/erlang' (`default_deny/1'): under `$XDG_CONFIG_HOME/erlang',
+%% the VM's and the child's.
+cookies(ConfigHomes) ->
+    [filename:join([Dir, "erlang", ".erlang.cookie"])
+     || Dir <- ConfigHomes, Dir =/= "", filename:pathtype(Dir) =:= absolute].
+
 %% A denied directory becomes an empty tmpfs, a denied file /dev/null; a
 %% path that does not exist needs no hiding.
 hide(Path) ->
@@ -431,6 +593,7 @@ hide(Path) ->
         {error, _} -> none
     end.
 
+mount_arguments({tmpfs_root, "/"}) -> [];         % bwrap's new root is a tmpfs already
 mount_arguments({tmpfs, Path}) -> ["--tmpfs", Path];
 mount_arguments({tmpfs_snapshot, Path}) -> ["--tmpfs", Path];
 mount_arguments({{symlink, Target}, Path}) -> ["--symlink", Target, Path];
@@ -459,6 +622,7 @@ hidden_dir_prefix(Path) ->
 hidden(Path, Mounts) ->
     Covering = [{depth(Mount), Kind} || {Kind, Mount} <- Mounts, under(Path, Mount)],
     case lists:last([{0, root} | Covering]) of
+        {_, tmpfs_root} -> true;
         {_, tmpfs} -> true;
         {_, tmpfs_snapshot} -> true;
         {_, hide_file} -> true;
@@ -483,14 +647,18 @@ homes(Env) ->
 
 %% @doc The paths every jail hides, for the given home directories: the
 %% credential stores under each home, this VM's store of remote servers'
-%% tokens (`mcp_oauth_token_store:default_dir/0'), the Erlang distribution cookie, and
-%% the host's password hashes and SSH host keys (readable when the VM runs
-%% as root). Only those that exist are hidden.
+%% tokens (`mcp_oauth_token_store:default_dir/0'), the Erlang distribution
+%% cookie (under each home and this VM's `XDG_CONFIG_HOME'), and the
+%% host's password hashes and SSH host keys (readable when the VM runs as
+%% root). Only those that exist are hidden, each at its path and at the
+%% real path a symbolic link on it leads to.
 -spec default_deny([string()]) -> [string()].
 default_deny(Homes) ->
     [filename:join(Home, Relative) || Home <- Homes, Relative <- home_credentials()]
         %% This VM's token store, wherever `XDG_CONFIG_HOME' puts it.
         ++ [unicode:characters_to_list(mcp_oauth_token_store:default_dir())]
+        %% The VM's distribution cookie, wherever `XDG_CONFIG_HOME' puts it.
+        ++ [filename:join(filename:basedir(user_config, "erlang"), ".erlang.cookie")]
         ++ ["/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-"]
         ++ filelib:wildcard("/etc/ssh/ssh_host_*_key").
 
@@ -527,9 +695,10 @@ available(Bwrap) ->
 
 probe(Bwrap) ->
     Target = #{executable => ?SHELL, args => ["-c", "exit 0"], env => []},
-    {ok, Options} = options(true),
+    %% The probe asks bwrap alone; Landlock is asked by `landlock/0'.
+    {ok, Options} = options(#{landlock => false}),
     case wrapped(Bwrap, Options, Target) of
-        {ok, Program, Argv} ->
+        {ok, Program, Argv, _NoEnv} ->
             %% In a process of its own: the caller (a client actor) may trap
             %% exits and must not receive the probe port's messages.
             {Pid, Monitor} = spawn_monitor(fun() -> exit({probed, run_probe(Program, Argv)}) end),
@@ -579,16 +748,16 @@ term_text(Term) -> unicode:characters_to_binary(io_lib:format("~0p", [Term])).
 
 %%% ------------------------------------------------------------ Landlock
 
-%% Whether jails run the server through the launcher (`priv/mcp-landlock',
-%% native/mcp_os): asked once per VM, by the launcher itself, which prints
-%% the kernel's Landlock ABI (0: none, and jails run without it, as
-%% docs/jail.md says). A launcher missing from `priv' is a broken build,
-%% an error rather than a weaker jail.
+%% The launcher (`priv/mcp-landlock', native/mcp_os) and the kernel's
+%% Landlock ABI, asked once per VM of the launcher itself (0: none, and a
+%% jail that relies on Landlock is refused, as docs/jail.md says). A
+%% launcher missing from `priv' is a broken build, an error rather than a
+%% weaker jail.
 landlock() ->
     Key = {?MODULE, landlock},
     case persistent_term:get(Key, unknown) of
         unknown ->
-            case ask_landlock(mcp_nif:priv_file("mcp-landlock")) of
+            case ask_landlock(filename:absname(mcp_nif:priv_file("mcp-landlock"))) of
                 {ok, Landlock} -> persistent_term:put(Key, Landlock), {ok, Landlock};
                 {error, _} = Error -> Error
             end;
@@ -603,8 +772,7 @@ ask_landlock(Path) ->
         true ->
             {Pid, Monitor} = spawn_monitor(fun() -> exit({abi, launcher_abi(Path)}) end),
             receive
-                {'DOWN', Monitor, process, Pid, {abi, Abi}} when is_integer(Abi), Abi >= 1 -> {ok, {launcher, Path}};
-                {'DOWN', Monitor, process, Pid, {abi, 0}} -> {ok, none};
+                {'DOWN', Monitor, process, Pid, {abi, Abi}} when is_integer(Abi), Abi >= 0 -> {ok, {Path, Abi}};
                 {'DOWN', Monitor, process, Pid, Other} -> {error, {jail_unavailable, {probe_failed, -1, term_text(Other)}}}
             end
     end.

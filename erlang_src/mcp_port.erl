@@ -19,7 +19,10 @@
 %%     `max_shutdown_grace_ms()'; default 0), SIGTERM goes to the group and
 %%     the child first, and SIGKILL follows N ms later unless the exit
 %%     status arrived in between: the same guards, the same proof. See
-%%     `docs/server-processes.md'.</li>
+%%     `docs/server-processes.md'. A jailed child (bwrap) is not signalled
+%%     itself once the jail's init exists: the init is, and bwrap's exit
+%%     status then arrives only after every process of the jail is gone
+%%     (`targets/2').</li>
 %% <li>After the exit status arrived neither the pid nor the group is
 %%     signalled again (the ids may have been recycled): the owner treats the
 %%     connection as inert.</li>
@@ -47,7 +50,8 @@
                %% Milliseconds between SIGTERM and SIGKILL; 0: SIGKILL at once.
                grace = 0 :: non_neg_integer(),
                %% A jail's init (bwrap's child, pid 1 of the jail's pid
-               %% namespace) is signalled by its host pid too.
+               %% namespace) is signalled by its host pid instead of the
+               %% group (see `targets/2').
                jailed = false :: boolean(),
                %% What witnesses the child's exit once the port is gone
                %% without its exit status (see `watch/1').
@@ -85,11 +89,11 @@ open(#{executable := Executable} = Spawn, Owner) when Owner =:= self() ->
     Framer = mcp_transport:framer(maps:get(max_line_bytes, Spawn, mcp_stdio:max_line_bytes())),
     Grace = grace(maps:get(shutdown_grace_ms, Spawn, 0)),
     case launch(Executable, Spawn) of
-        {ok, Program, Args} ->
+        {ok, Program, Args, Env} ->
             Options = [binary, stream, exit_status, use_stdio, hide,
                        {busy_limits_port, {?MAX_QUEUE_BYTES div 2, ?MAX_QUEUE_BYTES}},
                        {args, Args}]
-                ++ env_option(Spawn) ++ cd_option(Spawn),
+                ++ env_option(Env) ++ cd_option(Spawn),
             try open_port({spawn_executable, Program}, Options) of
                 Port ->
                     OsPid = case erlang:port_info(Port, os_pid) of
@@ -107,12 +111,17 @@ open(#{executable := Executable} = Spawn, Owner) when Owner =:= self() ->
 open(Spawn, _Owner) ->
     {error, {bad_spawn, Spawn}}.
 
-%% The program and argv to spawn: the command, with its stderr where the
-%% spec's `stderr' says (`mcp_stderr').
+%% The program, argv and environment to spawn: the command, with its
+%% stderr where the spec's `stderr' says (`mcp_stderr').
 launch(Executable, Spawn) ->
     case command(Executable, Spawn) of
-        {ok, Program, Args} -> mcp_stderr:wrap(stderr_route(Spawn), Program, Args);
-        {error, _} = Error -> Error
+        {ok, Program, Args, Env} ->
+            case mcp_stderr:wrap(stderr_route(Spawn), Program, Args) of
+                {ok, Wrapper, WrapperArgs} -> {ok, Wrapper, WrapperArgs, Env};
+                {error, _} = Error -> Error
+            end;
+        {error, _} = Error ->
+            Error
     end.
 
 %% A jailed server never holds the VM's own stderr: `inherit' is relayed.
@@ -124,9 +133,11 @@ stderr_route(#{jail := _} = Spawn) ->
 stderr_route(Spawn) ->
     maps:get(stderr, Spawn, inherit).
 
-%% The executable itself, or, with `jail' in the spec, the bubblewrap
-%% command `mcp_jail' builds around it (an invalid jail or one this host
-%% cannot run fails the open, before anything is spawned).
+%% The executable itself with the child's environment, or, with `jail' in
+%% the spec, the bubblewrap command `mcp_jail' builds around it and the
+%% environment that carries the child's to the launcher (an invalid jail
+%% or one this host cannot run fails the open, before anything is
+%% spawned).
 command(Executable, Spawn) ->
     case resolve_executable(Executable) of
         {ok, Path} ->
@@ -136,7 +147,7 @@ command(Executable, Spawn) ->
                     Target = #{executable => filename:absname(Path), args => Args, env => child_env(Spawn)},
                     mcp_jail:command(Jail, maps:merge(Target, maps:with([cd], Spawn)));
                 _ ->
-                    {ok, Path, Args}
+                    {ok, Path, Args, child_env(Spawn)}
             end;
         {error, _} = Error ->
             Error
@@ -184,10 +195,9 @@ resolve_executable(Executable) ->
 inherited_env_names() -> ?INHERITED_ENV_NAMES.
 
 %% The port's `env' can only add to or remove from the VM's environment:
-%% every VM variable the child's environment (`child_env/1') does not have
-%% is unset, and the child's variables are set.
-env_option(Spawn) ->
-    Env = child_env(Spawn),
+%% every VM variable the spawned process's environment `Env' does not have
+%% is unset, and its variables are set.
+env_option(Env) ->
     case [{Name, false} || {Name, _} <- vm_env(), not lists:keymember(Name, 1, Env)] ++ Env of
         [] -> [];
         Option -> [{env, Option}]
@@ -286,23 +296,43 @@ signal(Signal, #port{port = Port, os_pid = OsPid, jailed = Jailed}) ->
     %% waiting in the owner's mailbox already.
     case erlang:port_info(Port, os_pid) =:= {os_pid, OsPid}
         andalso not exit_status_arrived(Port) of
-        true -> _ = os:cmd(kill_command(Signal, OsPid, [Child || Jailed, Child <- children(OsPid)])), ok;
+        true -> _ = os:cmd(kill_command(Signal, targets(OsPid, Jailed))), ok;
         false -> ok
     end.
 
-%% The group (`-Pid': the child leads it, so its id is the child's pid),
-%% the child itself, in case it left the group it was started in, and the
-%% given children of the child.
-kill_command(Signal, OsPid, Children) ->
+%% Whom a signal goes to. Unjailed: the group (`-Pid': the child leads it,
+%% so its id is the child's pid) and the child itself, in case it left the
+%% group it was started in. Jailed: the jail's init alone (bwrap's child,
+%% pid 1 of the jail's pid namespace, the launcher): the kernel ends every
+%% other process of the namespace before the init's exit completes, and
+%% bwrap, left alive, waits for that exit and only then exits itself, so
+%% the exit status the port reports comes after the last process of the
+%% jail is gone. Before the init exists (bwrap still building the jail),
+%% the group and bwrap, whose child dies with it (`--die-with-parent').
+targets(OsPid, true) ->
+    case inits(OsPid) of
+        [] -> targets(OsPid, false);
+        Inits -> [integer_to_list(Init) || Init <- Inits]
+    end;
+targets(OsPid, false) ->
     Pid = integer_to_list(OsPid),
-    "kill -s " ++ Signal ++ " -- -" ++ Pid ++ " " ++ Pid
-        ++ lists:append([" " ++ integer_to_list(Child) || Child <- Children]) ++ " 2>/dev/null".
+    ["-" ++ Pid, Pid].
 
-%% The live children of the (still unreaped) child: for a jail, bwrap's
-%% child, the jail's init, which the kill reaches by pid even if something
-%% moved it out of the group or cleared its parent-death signal. Only the
-%% child can reap them, and it has not exited (the same guards as the
-%% group's).
+kill_command(Signal, Targets) ->
+    "kill -s " ++ Signal ++ " --" ++ lists:append([" " ++ Target || Target <- Targets]) ++ " 2>/dev/null".
+
+%% The jail's init: the child of the (still unreaped) child, bwrap, that
+%% lives in another pid namespace (bwrap's other children, such as the
+%% stderr relay's copy, share bwrap's). Only bwrap can reap it, and it has
+%% not exited (the same guards as the group's).
+inits(OsPid) ->
+    Namespace = fun(Pid) -> file:read_link("/proc/" ++ integer_to_list(Pid) ++ "/ns/pid") end,
+    case Namespace(OsPid) of
+        {ok, Own} -> [Child || Child <- children(OsPid), {ok, Other} <- [Namespace(Child)], Other =/= Own];
+        {error, _} -> []
+    end.
+
+%% The live children of the (still unreaped) child.
 children(OsPid) ->
     Pid = integer_to_list(OsPid),
     case file:read_file("/proc/" ++ Pid ++ "/task/" ++ Pid ++ "/children") of

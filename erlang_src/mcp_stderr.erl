@@ -30,8 +30,14 @@
 %%     where an unjailed one would, but holds no descriptor of the VM's own
 %%     (a terminal it could read keystrokes from or change the modes of, a
 %%     log file it could reopen through `/proc/self/fd/2' for reading). The
-%%     `cat' lives outside the jail, in the server's process group, and is
-%%     retired with it.</li>
+%%     copy lives outside the jail, in the server's process group, and is
+%%     retired with it. When the VM's stderr is a terminal the copy is
+%%     `mcp-landlock --strip-controls' (`mcp_os::terminal_text'), which
+%%     drops every control character but tab and newline, C1 controls and
+%%     invalid UTF-8, so the server's escape sequences (window title,
+%%     clipboard, cursor moves, a line forged with a carriage return) reach
+%%     the terminal as inert text; to a file or pipe the bytes go
+%%     unchanged (`cat').</li>
 %% <li>`{labelled, Label}' puts each line on the VM's stderr after `Label'
 %%     (so the lines of several servers sharing a terminal say whose they
 %%     are): the same FIFO and process group as a file, the copy being
@@ -68,9 +74,11 @@
         "<\"$d/stderr\" >/dev/null & "
         "exec \"$@\" 2>\"$d/stderr\"").
 -define(RELAY,
-        "mktemp=$1 mkfifo=$2 cat=$3 rm=$4; shift 4; "
+        "mktemp=$1 mkfifo=$2 cat=$3 rm=$4 strip=$5; shift 5; "
         "d=$(\"$mktemp\" -d) && \"$mkfifo\" -m 600 \"$d/stderr\" || exit 125; "
-        "{ \"$rm\" -rf \"$d\"; exec \"$cat\" >&2; } <\"$d/stderr\" >/dev/null & "
+        "{ \"$rm\" -rf \"$d\"; "
+        "if [ -t 2 ]; then exec \"$strip\" --strip-controls >&2; else exec \"$cat\" >&2; fi; } "
+        "<\"$d/stderr\" >/dev/null & "
         "exec \"$@\" 2>\"$d/stderr\"").
 -define(LABELLED,
         "p=$1 mktemp=$2 mkfifo=$3 stdbuf=$4 fold=$5 sed=$6 rm=$7; shift 7; "
@@ -96,7 +104,7 @@ wrap(inherit, Program, Args) ->
     {ok, Program, Args};
 wrap(relay, Program, Args) ->
     case tools(["mktemp", "mkfifo", "cat", "rm"]) of
-        {ok, Tools} -> shell(?RELAY, Tools ++ [Program | Args]);
+        {ok, Tools} -> shell(?RELAY, Tools ++ [filename:absname(mcp_nif:priv_file("mcp-landlock")), Program | Args]);
         {error, _} = Error -> Error
     end;
 wrap(discard, Program, Args) ->

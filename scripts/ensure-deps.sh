@@ -22,6 +22,8 @@ if [ "$what" != base ]; then need_deb erlang-proper; need_deb erlang-proper-dev;
 if [ "$what" != base ]; then need_deb erlang-dialyzer; need_deb erlang-tools; fi
 # Jailed servers (docs/jail.md): the jail suite runs the real bwrap.
 if [ "$what" != base ]; then need_deb bubblewrap; fi
+# The jail suite's preloaded library that fakes Landlock (test/fixtures/landlock_shim.c).
+if [ "$what" != base ]; then command -v cc >/dev/null 2>&1 || need_deb gcc; fi
 # The conformance suite's consenting browser (test/conformance/browser).
 if [ "$what" != base ]; then command -v curl >/dev/null 2>&1 || need_deb curl; fi
 if [ "$what" = bench ]; then need_deb erlang-jiffy; need_deb erlang-mochiweb; fi

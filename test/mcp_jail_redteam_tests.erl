@@ -12,13 +12,27 @@
 %% - credentials created, or replaced by a rename, after the jail started;
 %% - AF_VSOCK, which no namespace separates from the host;
 %% - a FIFO on a read-only mount, whose writes reach the host program
-%%   reading it.
+%%   reading it;
+%% - the spec's environment (API keys) on a command line, which every
+%%   local user reads in /proc/<pid>/cmdline;
+%% - the jail's init written through /proc/1/mem, with or without
+%%   Landlock, and a kernel without Landlock taken for one with it;
+%% - a denied path that is a symbolic link, read where it leads; the VM's
+%%   cookie under `$XDG_CONFIG_HOME'; a credential created after the start
+%%   in a `.config' that is a link;
+%% - an `LD_PRELOAD' that fakes Landlock, in the server's environment;
+%% - a mount the host makes after the start under a shared mount; a
+%%   nested user namespace;
+%% - the host user's inotify instances and pending signals, exhausted;
+%% - what a list of denied paths misses: the strict profile's reads are
+%%   allowed by list.
 -module(mcp_jail_redteam_tests).
 
 -include_lib("eunit/include/eunit.hrl").
 -include_lib("kernel/include/file.hrl").
 
--import(mcp_jail_tests, [hostile/2, probe/3, with_client/2, in_scratch/1, plant/2, jail/1, python/0]).
+-import(mcp_jail_tests, [hostile/2, probe/3, with_client/2, in_scratch/1, plant/2, jail/1, python/0, with_vm_env/3,
+                         wait_until/2, within/1]).
 
 -define(TIMEOUT, 10000).
 
@@ -99,7 +113,12 @@ vm_stderr_test_() ->
 %% could read or overwrite) keys of the caller's session.
 keyring_test_() ->
     {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
-        ?assertEqual({[<<"ok">>], [<<"error:ENOSYS">>]}, both(Scratch, true, [{add_key, []}]))
+        ?assertEqual({[<<"ok">>], [<<"error:ENOSYS">>]}, both(Scratch, true, [{add_key, []}])),
+        %% /proc/keys lists the keys the user may view, by name.
+        {[Keys], [Hidden]} = both(Scratch, true, [{read_file, [{path, "/proc/keys"}]}]),
+        ?assertMatch(<<"ok:", _/binary>>, Keys),
+        ?assertNotEqual(nomatch, binary:match(Keys, <<"keyring">>)),
+        ?assertEqual(<<"error:EACCES">>, Hidden)
     end))}.
 
 %%% ------------------------------------------------------------ tracing
@@ -291,3 +310,316 @@ commit(Repo, Message) ->
     ok = file:write_file(filename:join(Repo, "file.txt"), Message),
     ok = git(Repo, ["add", "file.txt"]),
     git(Repo, ["commit", "-q", "-m", Message]).
+
+%%% ------------------------------------------------------------ no secret on an argv
+
+%% `/proc/<pid>/cmdline' is mode 0444: a variable given to bwrap as
+%% `--setenv NAME VALUE' is published to every local user for the jail's
+%% whole life (shown first with bwrap run that way). A jailed server gets
+%% the spec's `env' through the environment of the processes between the
+%% VM and it (`/proc/<pid>/environ', 0400), and no process's command line
+%% holds the value while it runs.
+secret_on_no_argv_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        Secret = "sk-planted-" ++ integer_to_list(erlang:unique_integer([positive])),
+        Setenv = open_port({spawn_executable, os:find_executable("bwrap")},
+                           [{args, ["--ro-bind", "/", "/", "--setenv", "OPENAI_API_KEY", Secret,
+                                    "--", "/bin/sh", "-c", "read line"]}, exit_status, hide]),
+        {os_pid, SetenvPid} = erlang:port_info(Setenv, os_pid),
+        ?assert(wait_until(fun() -> lists:member(SetenvPid, argv_holders(Secret)) end, within(?TIMEOUT))),
+        _ = os:cmd("kill -s KILL -- -" ++ integer_to_list(SetenvPid)),
+        receive {Setenv, {exit_status, _}} -> ok after ?TIMEOUT -> error(no_exit) end,
+        Spawn = maps:update_with(env, fun(Env) -> [{"OPENAI_API_KEY", Secret} | Env] end, hostile(Scratch, true)),
+        with_client(Spawn, fun(C) ->
+            %% The server has it, and nothing on the host shows it on an argv.
+            ?assertEqual(<<"ok:", (list_to_binary(Secret))/binary>>, probe(C, getenv, [{name, "OPENAI_API_KEY"}])),
+            ?assertEqual([], argv_holders(Secret))
+        end)
+    end))}.
+
+%% The host processes whose command line holds `Text'.
+argv_holders(Text) ->
+    [Pid || Entry <- filelib:wildcard("/proc/[0-9]*/cmdline"),
+            {ok, Cmdline} <- [file:read_file(Entry)],
+            binary:match(Cmdline, list_to_binary(Text)) =/= nomatch,
+            Pid <- [list_to_integer(lists:nth(3, filename:split(Entry)))]].
+
+%%% ------------------------------------------------------------ the jail's init
+
+%% bwrap's own init (pid 1 of the jail, same uid as the server, dumpable)
+%% opens for writing through /proc/1/mem when nothing but Landlock's
+%% tracing rule stands in the way: code written there can detach it from
+%% the tree the client retires and make the client report an exit while
+%% the server runs on. Shown with bwrap's init and the jail's mounts alone;
+%% then the jail's init is the launcher, which the server cannot open,
+%% with Landlock (its domain may not trace outside) and without it (the
+%% init is not dumpable).
+init_memory_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        {ok, Profile} = mcp_jail:profile(jail(true), #{executable => python(), args => [], env => []}),
+        Script = "import os; os.close(os.open('/proc/1/mem', os.O_RDWR))",
+        BwrapInit = open_port({spawn_executable, os:find_executable("bwrap")},
+                              [{args, (Profile -- ["--as-pid-1"]) ++ ["--", python(), "-c", Script]}, exit_status, hide]),
+        ?assertEqual(0, receive {BwrapInit, {exit_status, S}} -> S after ?TIMEOUT -> timeout end),
+        Open = [{open_memory, [{pid, 1}]}],
+        ?assertEqual([<<"error:EACCES">>], with_client(hostile(Scratch, true), fun(C) -> [probe(C, T, A) || {T, A} <- Open] end)),
+        ?assertEqual([<<"error:EACCES">>], with_client(hostile(Scratch, #{landlock => false}),
+                                                       fun(C) -> [probe(C, T, A) || {T, A} <- Open] end))
+    end))}.
+
+%% A kernel without Landlock (as the launcher reports it: ABI 0) refuses a
+%% jail that relies on it, with a sentence that says what is missing and
+%% how to accept less; `landlock => false' accepts the weaker jail.
+without_landlock_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        Key = {mcp_jail, landlock},
+        ok = with_client(hostile(Scratch, true), fun(_) -> ok end),
+        {Launcher, Abi} = persistent_term:get(Key),
+        ?assert(Abi >= 1),
+        try
+            persistent_term:put(Key, {Launcher, 0}),
+            Refused = mcp_client:start(hostile(Scratch, true), #{}),
+            ?assertEqual({error, {transport_failed, {jail_unavailable, landlock_unavailable}}}, Refused),
+            {error, Reason} = Refused,
+            Sentence = iolist_to_binary(mcp_describe:start_error(Reason)),
+            [?assertNotEqual(nomatch, binary:match(Sentence, Part))
+             || Part <- [<<"no Landlock">>, <<"--no-landlock">>, <<"landlock => false">>, <<"landlock: False">>]],
+            with_client(hostile(Scratch, #{landlock => false}), fun(C) ->
+                ?assertEqual(<<"error:EACCES">>, probe(C, open_memory, [{pid, 1}]))
+            end)
+        after
+            persistent_term:put(Key, {Launcher, Abi})
+        end
+    end))}.
+
+%%% ------------------------------------------------------------ deny by real path
+
+%% `~/.ssh -> data/ssh': hiding the link alone leaves the key readable by
+%% the path it leads to. Both are hidden.
+symlinked_denied_path_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        {Home, Real} = linked_home(Scratch, ".ssh", "data/ssh", {"id_ed25519", <<"key">>}),
+        Reads = [{read_file, [{path, filename:join(Home, ".ssh/id_ed25519")}]},
+                 {read_file, [{path, filename:join(Real, "id_ed25519")}]}],
+        ?assertEqual({[<<"ok:key">>, <<"ok:key">>], [<<"error:ENOENT">>, <<"error:ENOENT">>]}, both(Home, true, Reads))
+    end))}.
+
+%% OTP reads the VM's cookie under `$XDG_CONFIG_HOME/erlang' too; with it
+%% and the network a server joins the harness's distribution.
+xdg_cookie_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        Xdg = filename:join(Scratch, "xdg"),
+        Cookie = filename:join([Xdg, "erlang", ".erlang.cookie"]),
+        plant(Cookie, <<"cookie">>),
+        ?assertEqual({[<<"ok:cookie">>], [<<"error:EACCES">>]},
+                     with_vm_env("XDG_CONFIG_HOME", Xdg, fun() ->
+                         both(filename:join(Scratch, "home"), true, [{read_file, [{path, Cookie}]}])
+                     end))
+    end))}.
+
+%% `~/.config -> real-config': the snapshot follows the link, so a
+%% `gh/hosts.yml' created there after the start appears by neither path.
+symlinked_config_snapshot_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        {Home, Real} = linked_home(Scratch, ".config", "real-config", {"app/settings", <<"visible">>}),
+        {ok, Jailed, _} = mcp_client:start(hostile(Home, true), #{}),
+        {ok, Free, _} = mcp_client:start(hostile(Home, none), #{}),
+        try
+            plant(filename:join(Real, "gh/hosts.yml"), <<"late-token">>),
+            Reads = [{read_file, [{path, filename:join(Home, ".config/gh/hosts.yml")}]},
+                     {read_file, [{path, filename:join(Real, "gh/hosts.yml")}]},
+                     {read_file, [{path, filename:join(Home, ".config/app/settings")}]}],
+            ?assertEqual([<<"ok:late-token">>, <<"ok:late-token">>, <<"ok:visible">>], [probe(Free, T, A) || {T, A} <- Reads]),
+            ?assertEqual([<<"error:ENOENT">>, <<"error:ENOENT">>, <<"ok:visible">>], [probe(Jailed, T, A) || {T, A} <- Reads])
+        after
+            _ = mcp_client:shutdown(Jailed, ?TIMEOUT),
+            _ = mcp_client:shutdown(Free, ?TIMEOUT)
+        end
+    end))}.
+
+%% A home under `Scratch' whose `Name' is a link to `Target' (under
+%% `Scratch'), which holds one planted file.
+linked_home(Scratch, Name, Target, {File, Content}) ->
+    Home = filename:join(Scratch, "home"),
+    Real = filename:join(Scratch, Target),
+    plant(filename:join(Real, File), Content),
+    ok = filelib:ensure_dir(filename:join(Home, "x")),
+    ok = file:make_symlink(Real, filename:join(Home, Name)),
+    {Home, Real}.
+
+%%% ------------------------------------------------------------ a launcher that cannot be switched off
+
+%% A preloaded library (test/fixtures/landlock_shim.c) answers the Landlock
+%% calls with success without making them (shown: a restriction with a
+%% bad ruleset "succeeds" under it). In the server's environment it never
+%% reaches the launcher (the environment is carried under other names),
+%% so the FIFO stays refused while the server has its LD_PRELOAD; and a
+%% launcher that does load it finds the restriction not in force and runs
+%% nothing.
+faked_landlock_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        Shim = filename:join(Scratch, "landlock_shim.so"),
+        Source = filename:join(mcp_jail_tests:root(), "test/fixtures/landlock_shim.c"),
+        ?assertEqual({0, <<>>}, run(os:find_executable("cc"), ["-shared", "-fPIC", "-o", Shim, Source], [])),
+        Restrict = "import ctypes; print(ctypes.CDLL(None).syscall(446, -1, 0))",
+        ?assertEqual({0, <<"-1\n">>}, run(python(), ["-c", Restrict], [])),
+        ?assertEqual({0, <<"0\n">>}, run(python(), ["-c", Restrict], [{"LD_PRELOAD", Shim}])),
+        Ran = filename:join(Scratch, "ran"),
+        Launcher = mcp_nif:priv_file("mcp-landlock"),
+        {Status, Said} = run(Launcher, ["--writable", Scratch, "--", "/bin/sh", "-c", "touch " ++ Ran],
+                             [{"LD_PRELOAD", Shim}]),
+        ?assertEqual(126, Status),
+        ?assertNotEqual(nomatch, binary:match(Said, <<"not in force">>)),
+        ?assertNot(filelib:is_file(Ran)),
+        Fifo = filename:join(Scratch, "control.fifo"),
+        "" = os:cmd("mkfifo '" ++ Fifo ++ "'"),
+        Spawn = maps:update_with(env, fun(Env) -> [{"LD_PRELOAD", Shim} | Env] end, hostile(Scratch, #{read => [Scratch]})),
+        ?assertEqual({[<<"ok:", (list_to_binary(Shim))/binary>>, <<"error:EACCES">>], <<>>},
+                     read_fifo(Fifo, fun() ->
+                         with_client(Spawn, fun(C) ->
+                             [probe(C, getenv, [{name, "LD_PRELOAD"}]),
+                              probe(C, write_fifo, [{path, Fifo}, {text, "planted"}])]
+                         end)
+                     end))
+    end))}.
+
+%% `Program Args' with `Env' added; its exit status and what it wrote on
+%% stdout and stderr.
+run(Program, Args, Env) ->
+    Port = open_port({spawn_executable, Program}, [{args, Args}, {env, Env}, exit_status, binary, stderr_to_stdout, hide]),
+    run_output(Port, <<>>).
+
+run_output(Port, Output) ->
+    receive
+        {Port, {data, Bytes}} -> run_output(Port, <<Output/binary, Bytes/binary>>);
+        {Port, {exit_status, Status}} -> {Status, Output}
+    after ?TIMEOUT -> error(no_exit)
+    end.
+
+%%% ------------------------------------------------------------ mounts made later
+
+%% A mount the host makes after the start under a shared mount (systemd
+%% makes `/' shared) propagates into bwrap's mounts, which are its slaves:
+%% shown with the jail's mounts alone, where a tmpfs mounted mid-run
+%% appears, writable. The jail's init makes every mount private first, so
+%% nothing mounted later arrives.
+later_mounts_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        ?assert(root()),
+        Shared = filename:join(Scratch, "shared"),
+        Sub = filename:join(Shared, "sub"),
+        ok = filelib:ensure_dir(filename:join(Sub, "x")),
+        "" = os:cmd("mount --bind '" ++ Shared ++ "' '" ++ Shared ++ "' && mount --make-shared '" ++ Shared ++ "' 2>&1"),
+        Secret = filename:join(Sub, "secret"),
+        MountLater = fun() ->
+                         "" = os:cmd("mount -t tmpfs mcp-later '" ++ Sub ++ "' 2>&1"),
+                         ok = file:write_file(Secret, <<"mounted-later">>)
+                     end,
+        Unmount = fun() -> _ = os:cmd("umount '" ++ Sub ++ "' 2>/dev/null"), ok end,
+        try
+            {ok, Profile} = mcp_jail:profile(true, #{executable => python(), args => [], env => []}),
+            Script = "import sys; print('ready', flush=True); sys.stdin.readline(); "
+                     "print(open('" ++ Secret ++ "').read(), flush=True)",
+            Port = open_port({spawn_executable, os:find_executable("bwrap")},
+                             [{args, Profile ++ ["--", python(), "-c", Script]}, {line, 256}, exit_status, hide]),
+            receive {Port, {data, {eol, "ready"}}} -> ok after ?TIMEOUT -> error(not_ready) end,
+            MountLater(),
+            true = port_command(Port, "go\n"),
+            ?assertEqual("mounted-later", receive {Port, {data, {eol, Line}}} -> Line after ?TIMEOUT -> timeout end),
+            receive {Port, {exit_status, _}} -> ok after ?TIMEOUT -> error(no_exit) end,
+            ok = Unmount(),
+            with_client(hostile(Scratch, true), fun(C) ->
+                ?assertEqual(<<"error:ENOENT">>, probe(C, read_file, [{path, Secret}])),
+                MountLater(),
+                ?assertEqual(<<"error:ENOENT">>, probe(C, read_file, [{path, Secret}]))
+            end)
+        after
+            ok = Unmount(),
+            _ = os:cmd("umount '" ++ Shared ++ "'")
+        end
+    end))}.
+
+%% A user namespace nested in the jail's would give the server every
+%% capability over new namespaces of its own (a second round of namespace
+%% tricks); the jail's user namespace allows none.
+nested_user_namespace_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        ?assertEqual({[<<"ok">>], [<<"error:ENOSPC">>]}, both(Scratch, true, [{unshare_user, []}]))
+    end))}.
+
+%%% ------------------------------------------------------------ shared kernel resources
+
+%% inotify instances and pending signals are counted per user: a server
+%% that takes them all leaves none to the host user's other programs
+%% (shown unjailed: the host's next one is refused while the server holds
+%% them). The jail's user namespace and rlimits bound its share to a
+%% quarter of the host's, and the host's next one is granted.
+shared_resources_test_() ->
+    {timeout, 120, ?_test(in_scratch(fun(Scratch) ->
+        Inotify = "import ctypes; print(ctypes.CDLL(None).inotify_init() >= 0)",
+        Signal = "import ctypes, os, signal; signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGRTMIN]); "
+                 "print(ctypes.CDLL(None).sigqueue(os.getpid(), signal.SIGRTMIN, ctypes.c_void_p(0)) == 0)",
+        Host = fun(Script) -> {0, Said} = run(python(), ["-c", Script], []), Said end,
+        HostWhileHeld = fun(Jail, Exhaust, Release, Script) ->
+                            with_client(hostile(Scratch, Jail), fun(C) ->
+                                <<"ok:", Count/binary>> = probe(C, Exhaust, []),
+                                Said = Host(Script),
+                                <<"ok">> = probe(C, Release, []),
+                                {binary_to_integer(Count), Said}
+                            end)
+                        end,
+        {_, Refused} = HostWhileHeld(none, exhaust_inotify, release_inotify, Inotify),
+        ?assertEqual(<<"False\n">>, Refused),
+        {Held, Granted} = HostWhileHeld(true, exhaust_inotify, release_inotify, Inotify),
+        ?assertEqual(<<"True\n">>, Granted),
+        ?assertEqual(file_integer("/proc/sys/fs/inotify/max_user_instances") div 4, Held),
+        {_, SignalRefused} = HostWhileHeld(none, exhaust_signals, release_signals, Signal),
+        ?assertEqual(<<"False\n">>, SignalRefused),
+        {Queued, SignalGranted} = HostWhileHeld(true, exhaust_signals, release_signals, Signal),
+        ?assertEqual(<<"True\n">>, SignalGranted),
+        ?assertEqual(sigpending_limit() div 4, Queued)
+    end))}.
+
+file_integer(Path) ->
+    {ok, Text} = file:read_file(Path),
+    binary_to_integer(string:trim(Text)).
+
+%% The VM's soft limit on pending signals, which its children inherit.
+sigpending_limit() ->
+    {ok, Limits} = file:read_file("/proc/self/limits"),
+    [Line] = [L || L <- binary:split(Limits, <<"\n">>, [global]), binary:match(L, <<"Max pending signals">>) =/= nomatch],
+    [_, _, _, Soft | _] = string:lexemes(Line, " "),
+    binary_to_integer(Soft).
+
+%%% ------------------------------------------------------------ the strict profile
+
+%% A deny list misses what it does not name: under the default profile a
+%% server reads the home's other files, a checkout beside it, root-owned
+%% 0600 files under /var (the VM runs as root), /etc beyond what a runtime
+%% needs. The strict profile shows none of it, while the server still
+%% runs (its interpreter, venv and script are its install tree).
+strict_profile_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        Home = filename:join(Scratch, "home"),
+        plant(filename:join(Home, "notes.txt"), <<"home">>),
+        plant(filename:join(Scratch, "project/src.txt"), <<"project">>),
+        Var = "/var/tmp/mcp-strict-" ++ integer_to_list(erlang:unique_integer([positive])),
+        plant(filename:join(Var, "secret"), <<"var">>),
+        ok = file:change_mode(filename:join(Var, "secret"), 8#600),
+        try
+            Reads = [{read_file, [{path, filename:join(Home, "notes.txt")}]},
+                     {read_file, [{path, filename:join(Scratch, "project/src.txt")}]},
+                     {read_file, [{path, filename:join(Var, "secret")}]},
+                     {read_file, [{path, "/etc/machine-id"}]},
+                     {read_file, [{path, "/etc/hosts"}]}],
+            Run = fun(Jail) -> with_client(hostile(Home, Jail), fun(C) -> [probe(C, T, A) || {T, A} <- Reads] end) end,
+            [HomeFile, Project, Secret, MachineId, Hosts] = Run(true),
+            ?assertEqual([<<"ok:home">>, <<"ok:project">>, <<"ok:var">>], [HomeFile, Project, Secret]),
+            ?assertMatch(<<"ok:", _/binary>>, MachineId),
+            ?assertMatch(<<"ok:", _/binary>>, Hosts),
+            ?assertEqual([<<"error:ENOENT">>, <<"error:ENOENT">>, <<"error:ENOENT">>, <<"error:ENOENT">>, Hosts],
+                         Run(#{profile => strict}))
+        after
+            _ = os:cmd("rm -rf '" ++ Var ++ "'")
+        end
+    end))}.

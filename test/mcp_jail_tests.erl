@@ -18,7 +18,8 @@
 -include_lib("kernel/include/file.hrl").
 
 %% Helpers the red-team suite (`mcp_jail_redteam_tests') shares.
--export([hostile/2, probe/3, with_client/2, in_scratch/1, plant/2, jail/1, python/0]).
+-export([hostile/2, probe/3, with_client/2, in_scratch/1, plant/2, jail/1, python/0, with_vm_env/3, root/0,
+         wait_until/2, within/1]).
 
 -define(TIMEOUT, 10000).
 %% How long a killed jail may take to vanish from /proc (polled).
@@ -139,47 +140,55 @@ accepted(Listen) ->
 
 %%% ------------------------------------------------------------ real servers, jailed
 
-everything_jailed_test_() ->
-    {timeout, 60, ?_test(real_server(#{executable => "node", args => [everything(), "stdio"], jail => jail(true)},
-                                      <<"echo">>, {object, [{<<"message">>, {string, <<"hi">>}}]}))}.
+%% The real e2e servers under the default profile (reads denied by list).
+real_servers_jailed_test_() ->
+    {timeout, 300, real_servers(fun(Jail) -> jail(Jail) end)}.
 
-fastmcp_jailed_test_() ->
-    {timeout, 60, ?_test(real_server(#{executable => python(),
-                                       args => [mcp_e2e_tests:installed("test/e2e/fastmcp_fixture.py")],
-                                       env => [{"PYTHONUNBUFFERED", "1"}], jail => jail(true)},
-                                     <<"echo">>, {object, [{<<"text">>, {string, <<"hi">>}}]}))}.
+%% The same servers under the strict profile (reads allowed by list: the
+%% system's runtime, their install trees, their working directory, the
+%% grants).
+strict_real_servers_test_() ->
+    {timeout, 300, real_servers(fun(Jail) -> jail(Jail#{profile => strict}) end)}.
 
-npx_launcher_jailed_test_() ->
+%% server-everything on node, the FastMCP fixture on the venv's Python,
+%% the Python SDK 2's MCPServer fixture in its own venv, server-memory
+%% through `npx --offline', server-filesystem writing into a granted
+%% workspace (what it writes there reaches the host), the venv's
+%% mcp-server-git on a repository granted whole (its status tool runs git
+%% inside the jail): each jailed by `Jail(Options)'.
+real_servers(Jail) ->
     E2e = filename:dirname(mcp_e2e_tests:installed("test/e2e/package.json")),
-    {timeout, 60, ?_test(real_server(#{executable => "npx", args => ["--offline", "@modelcontextprotocol/server-memory"],
-                                       cd => E2e, jail => jail(true)},
-                                     <<"read_graph">>, {object, []}))}.
-
-%% A filesystem server with a workspace granted: what it writes there
-%% reaches the host.
-filesystem_workspace_jailed_test_() ->
-    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
-        Work = filename:join(Scratch, "work"),
-        ok = filelib:ensure_dir(filename:join(Work, "x")),
-        Server = mcp_e2e_tests:installed("test/e2e/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"),
-        File = filename:join(Work, "note.txt"),
-        real_server(#{executable => "node", args => [Server, Work], jail => jail(#{write => [Work]})},
-                    <<"write_file">>, {object, [{<<"path">>, {string, list_to_binary(File)}},
-                                               {<<"content">>, {string, <<"from the jail">>}}]}),
-        ?assertEqual({ok, <<"from the jail">>}, file:read_file(File))
-    end))}.
-
-%% A git server (the venv's mcp-server-git) on a repository granted
-%% whole: its status tool runs git inside the jail.
-git_repository_jailed_test_() ->
-    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
-        Repo = filename:join(Scratch, "repo"),
-        ok = filelib:ensure_dir(filename:join(Repo, "x")),
-        "" = os:cmd("git init -q '" ++ Repo ++ "' 2>&1"),
-        real_server(#{executable => mcp_e2e_tests:installed(".venv/bin/mcp-server-git"),
-                      args => ["--repository", Repo], jail => jail(#{write => [Repo]})},
-                    <<"git_status">>, {object, [{<<"repo_path">>, {string, list_to_binary(Repo)}}]})
-    end))}.
+    Module = fun(Path) -> mcp_e2e_tests:installed("test/e2e/node_modules/@modelcontextprotocol/" ++ Path) end,
+    [?_test(real_server(#{executable => "node", args => [everything(), "stdio"], jail => Jail(#{})},
+                        <<"echo">>, {object, [{<<"message">>, {string, <<"hi">>}}]})),
+     ?_test(real_server(#{executable => python(), args => [mcp_e2e_tests:installed("test/e2e/fastmcp_fixture.py")],
+                          env => [{"PYTHONUNBUFFERED", "1"}], jail => Jail(#{})},
+                        <<"echo">>, {object, [{<<"text">>, {string, <<"hi">>}}]})),
+     ?_test(real_server(#{executable => mcp_e2e_tests:installed(".venv-sdk2/bin/python"),
+                          args => [mcp_e2e_tests:installed("test/e2e/mcpserver_fixture.py"), "stdio"],
+                          env => [{"PYTHONUNBUFFERED", "1"}], jail => Jail(#{})},
+                        <<"echo">>, {object, [{<<"text">>, {string, <<"hi">>}}]})),
+     ?_test(real_server(#{executable => "npx", args => ["--offline", "@modelcontextprotocol/server-memory"],
+                          cd => E2e, jail => Jail(#{})},
+                        <<"read_graph">>, {object, []})),
+     ?_test(in_scratch(fun(Scratch) ->
+         Work = filename:join(Scratch, "work"),
+         ok = filelib:ensure_dir(filename:join(Work, "x")),
+         File = filename:join(Work, "note.txt"),
+         real_server(#{executable => "node", args => [Module("server-filesystem/dist/index.js"), Work],
+                       jail => Jail(#{write => [Work]})},
+                     <<"write_file">>, {object, [{<<"path">>, {string, list_to_binary(File)}},
+                                                {<<"content">>, {string, <<"from the jail">>}}]}),
+         ?assertEqual({ok, <<"from the jail">>}, file:read_file(File))
+     end)),
+     ?_test(in_scratch(fun(Scratch) ->
+         Repo = filename:join(Scratch, "repo"),
+         ok = filelib:ensure_dir(filename:join(Repo, "x")),
+         "" = os:cmd("git init -q '" ++ Repo ++ "' 2>&1"),
+         real_server(#{executable => mcp_e2e_tests:installed(".venv/bin/mcp-server-git"),
+                       args => ["--repository", Repo], jail => Jail(#{write => [Repo]})},
+                     <<"git_status">>, {object, [{<<"repo_path">>, {string, list_to_binary(Repo)}}]})
+     end))].
 
 real_server(Spawn, Tool, Arguments) ->
     {ok, Client, _} = mcp_client:start(Spawn, #{}),
@@ -292,6 +301,85 @@ daemon_dies_with_the_jail_test_() ->
             remove(Scratch)
         end
     end)}.
+
+%% Exit is the end: a grandchild in a session of its own, ignoring the
+%% polite signals and holding memory, takes a while to die after a
+%% SIGKILL. Retiring the jail by killing bwrap (and its group), the exit
+%% status arrives while it still exists; retiring it by its init, the
+%% status arrives once every process of the jail is gone: no process of
+%% the jail is left when `shutdown' answers.
+exit_is_the_end_test_() ->
+    {timeout, 120, ?_test(begin
+        BwrapKilled = fun(Connection) ->
+                          {ok, OsPid} = mcp_transport:os_pid(Connection),
+                          _ = os:cmd("kill -s KILL -- -" ++ integer_to_list(OsPid) ++ " " ++ integer_to_list(OsPid))
+                      end,
+        ?assertMatch({{signal, 9}, [_]}, retired_holding_memory(BwrapKilled)),
+        ?assertEqual({{signal, 9}, []}, retired_holding_memory(fun mcp_transport:terminate/1))
+    end)}.
+
+%% With a grace, SIGTERM reaches the jailed server (the init passes it
+%% on), which may exit on its own terms.
+graceful_stop_reaches_the_server_test_() ->
+    {timeout, 60, ?_test(begin
+        Script = "trap 'exit 7' TERM; echo ready; while :; do sleep 0.05; done",
+        {ok, Connection} = mcp_transport:open(#{executable => "/bin/sh", args => ["-c", Script], jail => jail(true),
+                                                shutdown_grace_ms => 30000}, self()),
+        receive {_, {data, <<"ready\n">>}} -> ok after ?TIMEOUT -> error(not_ready) end,
+        ok = mcp_transport:terminate(Connection),
+        ?assertEqual({status, 7}, closed(Connection))
+    end)}.
+
+%% A shutdown before the jail's init exists, while the stderr relay's copy
+%% is already the spawned process's child: the group and bwrap are
+%% killed, and the exit arrives (killing only that child would leave bwrap
+%% to build the jail and run the server). A bwrap that waits before it
+%% starts holds the moment open.
+shutdown_before_the_init_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        Slow = filename:join(Scratch, "slow-bwrap"),
+        ok = file:write_file(Slow, "#!/bin/sh\nsleep 1\nexec " ++ os:find_executable("bwrap") ++ " \"$@\"\n"),
+        ok = file:change_mode(Slow, 8#755),
+        Jail = case jail(true) of true -> #{}; Map -> Map end,
+        {ok, Connection} = mcp_transport:open(#{executable => "/bin/sleep", args => ["60"], jail => Jail#{bwrap => Slow}}, self()),
+        {ok, OsPid} = mcp_transport:os_pid(Connection),
+        Children = "/proc/" ++ integer_to_list(OsPid) ++ "/task/" ++ integer_to_list(OsPid) ++ "/children",
+        ?assert(wait_until(fun() -> case file:read_file(Children) of
+                                        {ok, <<_, _/binary>>} -> true;
+                                        _ -> false
+                                    end
+                           end, within(?TIMEOUT))),
+        ok = mcp_transport:terminate(Connection),
+        ?assertEqual({signal, 9}, closed(Connection))
+    end))}.
+
+%% Starts the memory holder jailed, retires it with `Retire(Connection)'
+%% once its grandchild holds its memory, and answers the exit evidence and
+%% the grandchild's host pids at the moment the evidence arrived.
+retired_holding_memory(Retire) ->
+    Marker = "mcp-jail-holder-" ++ integer_to_list(erlang:unique_integer([positive])),
+    Spawn = #{executable => python(), args => [mcp_e2e_tests:installed("test/e2e/memory_holder.py"), Marker, "2048"],
+              jail => jail(true)},
+    Held = list_to_binary(Marker ++ "-held"),
+    {ok, Connection} = mcp_transport:open(Spawn, self()),
+    ?assert(wait_until(fun() ->
+                           case processes_with(Held) of
+                               [Pid] -> resident_mib(Pid) >= 2000;
+                               _ -> false
+                           end
+                       end, within(30000))),
+    [Holder] = processes_with(Held),
+    Retire(Connection),
+    Cause = closed(Connection),
+    Left = [Holder || filelib:is_dir("/proc/" ++ integer_to_list(Holder))],
+    ?assert(wait_until(fun() -> processes_with(Held) =:= [] end, within(?REAP_WAIT_MS))),
+    {Cause, Left}.
+
+resident_mib(Pid) ->
+    case file:read_file("/proc/" ++ integer_to_list(Pid) ++ "/statm") of
+        {ok, Statm} -> binary_to_integer(lists:nth(2, binary:split(Statm, <<" ">>, [global]))) * 4096 div (1024 * 1024);
+        {error, _} -> 0
+    end.
 
 %%% ------------------------------------------------------------ what the options open
 
@@ -413,6 +501,7 @@ bad_grants_test_() ->
      ?_assertEqual({not_a_boolean, {net, yes}}, Refused(#{net => yes})),
      ?_assertEqual({not_a_list, {read, "/etc"}}, Refused(#{read => "/etc"})),
      ?_assertEqual({unknown_option, network}, Refused(#{network => true})),
+     ?_assertEqual({unknown_profile, loose}, Refused(#{profile => loose})),
      ?_assertEqual({nul_character, "/etc/\0x"}, Refused(#{read => ["/etc/\0x"]})),
      ?_assertEqual({relative_path, "bwrap"}, Refused(#{bwrap => "bwrap"}))].
 
@@ -441,7 +530,7 @@ hidden_executable_and_cd_test_() ->
                                       start_error(#{executable => Link, jail => true}))
                      end)),
               %% A grant makes both visible again.
-              ?_assertMatch({ok, "/bin/sh", _}, command(#{read => [Dir]}, Exe, #{cd => Dir}))]
+              ?_assertMatch({ok, "/bin/sh", _, _}, command(#{read => [Dir]}, Exe, #{cd => Dir}))]
      end}.
 
 command(Jail, Executable, Extra) ->
@@ -477,7 +566,9 @@ profile_test_() ->
               ?_assert(Position(["--ro-bind", "/dev/null", filename:join(Home, ".netrc")]) > 0),
               ?_assertEqual(0, Position(["--ro-bind", "/dev/null", filename:join(Home, ".pypirc")])),
               ?_assert(Position(["--share-net"]) > Position(["--unshare-all"])),
-              ?_assert(Position(["--clearenv", "--setenv", "HOME", Home, "--setenv", "LANG", "C.UTF-8"]) > 0),
+              %% The environment is never on the argv.
+              ?_assertEqual(0, Position(["--setenv"])),
+              ?_assertEqual(0, Position(["C.UTF-8"])),
               ?_assert(Position(["--die-with-parent"]) > 0),
               ?_assert(Position(["--new-session"]) > 0),
               ?_assert(Position(["--cap-drop", "ALL"]) > 0),
@@ -525,19 +616,17 @@ the_vms_token_store_is_hidden_wherever_it_is_test_() ->
                    with_client(hostile(filename:join(Scratch, "home"), true),
                                fun(C) -> probe(C, read_file, [{path, Token}]) end)
                end,
-        Old = os:getenv("XDG_CONFIG_HOME"),
-        try
-            os:unsetenv("XDG_CONFIG_HOME"),
-            ?assertEqual(<<"ok:", Secret/binary>>, Read()),
-            os:putenv("XDG_CONFIG_HOME", Xdg),
-            ?assertEqual(<<"error:ENOENT">>, Read())
-        after
-            case Old of
-                false -> os:unsetenv("XDG_CONFIG_HOME");
-                _ -> os:putenv("XDG_CONFIG_HOME", Old)
-            end
-        end
+        ?assertEqual(<<"ok:", Secret/binary>>, with_vm_env("XDG_CONFIG_HOME", false, Read)),
+        ?assertEqual(<<"error:ENOENT">>, with_vm_env("XDG_CONFIG_HOME", Xdg, Read))
     end))}.
+
+%% `Fun()' with the VM's variable `Name' set to `Value' (`false': unset),
+%% restored afterwards.
+with_vm_env(Name, Value, Fun) ->
+    Old = os:getenv(Name),
+    Set = fun(false) -> os:unsetenv(Name); (V) -> os:putenv(Name, V) end,
+    Set(Value),
+    try Fun() after Set(Old) end.
 
 default_deny_covers_the_credentials_test() ->
     Denied = mcp_jail:default_deny(["/home/u"]),

@@ -181,6 +181,45 @@ relay_copies_to_the_vms_stderr_through_a_fifo() ->
     ?assertEqual(byte_size(<<"relayed line\n">>), file_size(File)),
     ?assertEqual({ok, <<"relayed line\n">>}, file:read_file(File)).
 
+%% A server's escape sequences on a terminal: written to the VM's
+%% terminal directly (unwrapped, here a pty) they arrive raw, able to set
+%% the window title, write the clipboard, forge a line; through the relay
+%% onto a terminal they arrive as inert text, and to a file unchanged.
+relay_strips_terminal_controls_test_() -> {timeout, 60, fun relay_strips_terminal_controls/0}.
+
+relay_strips_terminal_controls() ->
+    Hostile = <<"\e]0;pwned\007\e]52;c;cGF5bG9hZA==\007\e[2Kserver exited cleanly\r\n">>,
+    Script = "printf '\\033]0;pwned\\007\\033]52;c;cGF5bG9hZA==\\007\\033[2Kserver exited cleanly\\r\\n' >&2",
+    Python = mcp_e2e_tests:installed(".venv/bin/python"),
+    %% A pty as the command's stdio, read until every holder of it is gone
+    %% (the relay's copy outlives the server); SIGHUP ignored, so the
+    %% session leader's exit does not cut the copy short.
+    OnTerminal = fun(Program, Args) ->
+                     Pty = "import os, pty, signal, sys\n"
+                           "signal.signal(signal.SIGHUP, signal.SIG_IGN)\n"
+                           "pid, fd = pty.fork()\n"
+                           "if pid == 0: os.execv(sys.argv[1], sys.argv[1:])\n"
+                           "while True:\n"
+                           "    try: data = os.read(fd, 4096)\n"
+                           "    except OSError: break\n"
+                           "    if not data: break\n"
+                           "    sys.stdout.buffer.write(data)\n"
+                           "sys.stdout.flush(); os.waitpid(pid, 0)\n",
+                     Port = open_port({spawn_executable, Python}, [{args, ["-c", Pty, Program | Args]}, binary, exit_status]),
+                     {Output, 0} = port_output(Port, <<>>),
+                     Output
+                 end,
+    %% The pty turns "\n" into "\r\n" on its own.
+    ?assertEqual(<<"\e]0;pwned\007\e]52;c;cGF5bG9hZA==\007\e[2Kserver exited cleanly\r\r\n">>,
+                 OnTerminal("/bin/sh", ["-c", Script])),
+    {ok, Program, Args} = mcp_stderr:wrap(relay, "/bin/sh", ["-c", Script]),
+    ?assertEqual(<<"]0;pwned]52;c;cGF5bG9hZA==[2Kserver exited cleanly\r\n">>, OnTerminal(Program, Args)),
+    File = temp_file("relayed-raw"),
+    RawPort = open_port({spawn_executable, "/bin/sh"}, [{args, ["-c", "exec \"$@\" 2>\"$0\"", File, Program | Args]}, binary, exit_status]),
+    ?assertEqual({<<>>, 0}, port_output(RawPort, <<>>)),
+    ?assertEqual(byte_size(Hostile), file_size(File)),
+    ?assertEqual({ok, Hostile}, file:read_file(File)).
+
 port_output(Port, Output) ->
     receive
         {Port, {data, Bytes}} -> port_output(Port, <<Output/binary, Bytes/binary>>);

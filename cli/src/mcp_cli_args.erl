@@ -12,7 +12,7 @@
 %% same NAME wins); `--env NAME' passes the value mcp-gen itself has. `--jail' runs the server in a bubblewrap jail
 %% (`mcp_jail', docs/jail.md); `--allow-write DIR', `--allow-read DIR',
 %% `--deny-read PATH' (each repeatable), `--allow-net' and
-%% `--allow-unix-sockets' shape it and are usage errors without `--jail'.
+%% `--allow-unix-sockets', `--no-landlock' shape it and are usage errors without `--jail'.
 %% Their paths are made absolute against the directory mcp-gen runs in.
 %% `--url URL' names a remote server (Streamable HTTP) instead, with
 %% `--header 'Name: Value'' any number of times (`${VAR}' in a value is the
@@ -55,7 +55,7 @@
                 | {help, Text :: iolist()}
                 | {usage_error, Reason :: iolist(), Usage :: iolist()}.
 
--type flag_kind() :: value | switch | repeated.
+-type flag_kind() :: value | switch | repeated | optional.  % optional: a switch that may take =VALUE
 
 %% @doc Milliseconds allowed for each request when `--timeout' is absent:
 %% the client's own default.
@@ -124,9 +124,9 @@ common_flags() ->
      {"--verbose", verbose, switch} | jail_flags() ++ mcp_cli_oauth:flags()].
 
 jail_flags() ->
-    [{"--jail", jail, switch}, {"--allow-write", write, repeated}, {"--allow-read", read, repeated},
+    [{"--jail", jail, optional}, {"--allow-write", write, repeated}, {"--allow-read", read, repeated},
      {"--deny-read", deny, repeated}, {"--allow-net", net, switch},
-     {"--allow-unix-sockets", unix_sockets, switch}].
+     {"--allow-unix-sockets", unix_sockets, switch}, {"--no-landlock", no_landlock, switch}].
 
 parse_flags([], _Spec, Flags, Positional) ->
     {ok, Flags, lists:reverse(Positional)};
@@ -148,6 +148,10 @@ parse_flags(["-" ++ _ = Arg | Rest], Spec, Flags, Positional) ->
             parse_flags(Rest, Spec, Flags#{Key => true}, Positional);
         {{_, _, switch}, {given, _}, _} ->
             {error, [Flag, " takes no value"]};
+        {{_, Key, optional}, none, _} ->
+            parse_flags(Rest, Spec, Flags#{Key => true}, Positional);
+        {{_, Key, optional}, {given, Value}, _} ->
+            parse_flags(Rest, Spec, Flags#{Key => Value}, Positional);
         {{_, Key, value}, {given, Value}, _} ->
             parse_flags(Rest, Spec, Flags#{Key => Value}, Positional);
         {{_, Key, value}, none, [Value | After]} ->
@@ -286,9 +290,15 @@ grace(Text) ->
     end.
 
 %% The jail's options as `mcp_jail' takes them; shaping flags need --jail.
+jail(#{jail := "strict"} = Flags) ->
+    {ok, #{jail := Jail}} = jail(Flags#{jail := true}),
+    {ok, #{jail => Jail#{profile => strict}}};
+jail(#{jail := Profile}) when Profile =/= true ->
+    {error, ["--jail=", Profile, " names no profile: --jail or --jail=strict"]};
 jail(#{jail := true} = Flags) ->
     Paths = [{Key, [filename:absname(Path) || Path <- maps:get(Key, Flags, [])]} || Key <- [write, read, deny]],
-    Switches = [{Key, true} || Key <- [net, unix_sockets], maps:get(Key, Flags, false)],
+    Switches = [{Key, true} || Key <- [net, unix_sockets], maps:get(Key, Flags, false)]
+        ++ [{landlock, false} || maps:get(no_landlock, Flags, false)],
     {ok, #{jail => maps:from_list([Option || {_, Value} = Option <- Paths ++ Switches, Value =/= []])}};
 jail(Flags) ->
     case [Flag || {Flag, Key, _} <- jail_flags(), Key =/= jail, is_map_key(Key, Flags)] of
@@ -357,8 +367,8 @@ usage(login) -> ["usage: mcp-gen login [--browser CMD] [OAUTH]", general_usage()
 common_usage() ->
     [general_usage(),
      " [--env NAME[=VALUE]]... [--cwd DIR] [--grace MS] [--stderr FILE|-]"
-     " [--jail [--allow-write DIR]... [--allow-read DIR]... [--deny-read PATH]... [--allow-net]"
-     " [--allow-unix-sockets]]", remote_usage(), " | -- COMMAND ARGS...]"].
+     " [--jail[=strict] [--allow-write DIR]... [--allow-read DIR]... [--deny-read PATH]... [--allow-net]"
+     " [--allow-unix-sockets] [--no-landlock]]", remote_usage(), " | -- COMMAND ARGS...]"].
 
 general_usage() ->
     " [--timeout MS] [--verbose] [--era handshake|modern|auto] [--elicit decline|defaults]".
@@ -452,12 +462,16 @@ process_help() ->
      "  --jail           run the server in a bubblewrap jail: it reads everything but\n"
      "                   credential stores, writes only a private /tmp, has no\n"
      "                   network and no Unix sockets (docs/jail.md)\n"
+     "  --jail=strict    the same, reading only the system, the server's install\n"
+     "                   tree, its working directory and the grants\n"
      "  --allow-write DIR   with --jail: let the server write DIR (repeatable)\n"
      "  --allow-read DIR    with --jail: let it read DIR where the jail hides it\n"
      "                      (under /tmp, /run or a denied path; repeatable)\n"
      "  --deny-read PATH    with --jail: hide PATH too (repeatable)\n"
      "  --allow-net         with --jail: share the host's network\n"
-     "  --allow-unix-sockets  with --jail: allow connecting to Unix sockets\n"].
+     "  --allow-unix-sockets  with --jail: allow connecting to Unix sockets\n"
+     "  --no-landlock       with --jail: accept the weaker jail of a kernel without\n"
+     "                      Landlock (refused otherwise)\n"].
 
 remote_help() ->
     ["  --config FILE    take the server from an MCP config file (\"mcpServers\",\n"

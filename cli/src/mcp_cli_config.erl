@@ -9,7 +9,7 @@
 %% spawn spec `#{executable, args, env, cd, jail, stderr}'. STDERR is
 %% `"inherit"', `"discard"' or `{"file": PATH, "max_bytes": N}' (`max_bytes'
 %% optional; `mcp_stderr'). JAIL is `{"write": [DIR...],
-%% "read": [DIR...], "deny": [PATH...], "net": BOOL, "unix_sockets": BOOL,
+%% "read": [DIR...], "deny": [PATH...], "net": BOOL, "unix_sockets": BOOL, "landlock": BOOL, "profile": "default" | "strict",
 %% "bwrap": PATH}', every member optional (`mcp_jail', docs/jail.md);
 %% its relative paths are relative to the directory mcp-gen runs in, like
 %% `cwd'. A remote ENTRY is `{"type": "http", "url": STRING, "headers":
@@ -274,8 +274,12 @@ jail_option(Key, {array, Items}) when Key =:= <<"write">>; Key =:= <<"read">>; K
             {jail_key(Key), [filename:absname(Path) || Path <- Paths]};
         _ -> {error, ["whose \"", Key, "\" has an item that is not a path"]}
     end;
-jail_option(Key, {bool, Value}) when Key =:= <<"net">>; Key =:= <<"unix_sockets">> ->
+jail_option(Key, {bool, Value}) when Key =:= <<"net">>; Key =:= <<"unix_sockets">>; Key =:= <<"landlock">> ->
     {jail_key(Key), Value};
+jail_option(<<"profile">>, {string, <<"strict">>}) ->
+    {profile, strict};
+jail_option(<<"profile">>, {string, <<"default">>}) ->
+    {profile, default};
 jail_option(<<"bwrap">>, {string, Path}) when Path =/= <<>> ->
     case has_nul(Path) of
         false -> {bwrap, filename:absname(Path)};
@@ -288,7 +292,8 @@ jail_key(<<"write">>) -> write;
 jail_key(<<"read">>) -> read;
 jail_key(<<"deny">>) -> deny;
 jail_key(<<"net">>) -> net;
-jail_key(<<"unix_sockets">>) -> unix_sockets.
+jail_key(<<"unix_sockets">>) -> unix_sockets;
+jail_key(<<"landlock">>) -> landlock.
 
 no_env_file(none) -> {ok, #{}};
 no_env_file({given, _}) -> {error, "has \"envFile\", which mcp-gen does not read: put the variables in \"env\""}.

@@ -131,6 +131,7 @@ jailed(Spec, #{jail := Flags}) ->
               Map -> Map
           end,
     Merged = maps:fold(fun(Key, Value, Acc) when is_list(Value) -> Acc#{Key => maps:get(Key, Acc, []) ++ Value};
+                          (profile, Value, Acc) -> Acc#{profile => Value};
                           (Key, Value, Acc) -> Acc#{Key => Value orelse maps:get(Key, Acc, false)}
                        end, Own, Flags),
     Spec#{jail => Merged};

@@ -174,9 +174,10 @@ jail_entries_test_() ->
     [?_assertEqual(true, Entry(<<"true">>)),
      ?_assertEqual(none, Entry(<<"false">>)),
      ?_assertEqual(#{write => [<<"/w">>], read => [iolist_to_binary(filename:join(Cwd, "r"))], deny => [<<"/d">>], net => true,
-                     unix_sockets => false, bwrap => <<"/usr/bin/bwrap">>},
+                     unix_sockets => false, landlock => false, profile => strict, bwrap => <<"/usr/bin/bwrap">>},
                    Entry(<<"{\"write\": [\"/w\"], \"read\": [\"r\"], \"deny\": [\"/d\"], \"net\": true,"
-                           " \"unix_sockets\": false, \"bwrap\": \"/usr/bin/bwrap\"}">>))].
+                           " \"unix_sockets\": false, \"landlock\": false, \"profile\": \"strict\","
+                           " \"bwrap\": \"/usr/bin/bwrap\"}">>))].
 
 stderr_reaches_the_spawn_spec_test() ->
     Server = fun(Stderr) ->

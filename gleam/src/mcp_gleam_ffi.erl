@@ -241,9 +241,13 @@ default_token_directory() ->
 %% Gleam `Option(Jail)' to `mcp_jail:spec()' (the map form, bwrap only
 %% when given).
 jail(none) -> none;
-jail({some, {jail, Write, Read, Deny, Net, UnixSockets, Bwrap}}) ->
-    Options = #{write => Write, read => Read, deny => Deny, net => Net, unix_sockets => UnixSockets},
+jail({some, {jail, Write, Read, Deny, Net, UnixSockets, Landlock, Profile, Bwrap}}) ->
+    Options = #{write => Write, read => Read, deny => Deny, net => Net, unix_sockets => UnixSockets,
+                landlock => Landlock, profile => jail_profile(Profile)},
     {some, maps:merge(Options, maps:from_list([{bwrap, Path} || {some, Path} <- [Bwrap]]))}.
+
+jail_profile(default_profile) -> default;
+jail_profile(strict_profile) -> strict.
 
 stderr(inherit_stderr) -> inherit;
 stderr(discard_stderr) -> discard;

@@ -32,6 +32,17 @@ Tools (arguments in parentheses):
   make_executable(path)       chmod 0755
   write_fifo(path, text)      open a FIFO for writing without blocking
                               (a host program reads it) and write text
+  getenv(name)                the value of an environment variable
+  open_memory(pid)            open /proc/PID/mem for reading and writing
+                              (the takeover of the jail's init)
+  unshare_user()              a child of its own enters a new user
+                              namespace
+  exhaust_inotify()           inotify instances until the kernel refuses
+                              one ("ok:COUNT"), held until
+  release_inotify()           closes them
+  exhaust_signals()           sigqueues SIGRTMIN to itself (blocked) until
+                              the kernel refuses ("ok:COUNT"), held until
+  release_signals()           discards them
 """
 import ctypes
 import errno
@@ -209,9 +220,66 @@ def env(_args):
     return ",".join(sorted(os.environ))
 
 
+def open_memory(args):
+    os.close(os.open("/proc/%d/mem" % int(args["pid"]), os.O_RDWR))
+
+
+def unshare_user(_args):
+    child = os.fork()
+    if child == 0:
+        code = 0 if LIBC.unshare(0x10000000) == 0 else ctypes.get_errno()  # CLONE_NEWUSER
+        os._exit(code)
+    _, status = os.waitpid(child, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if code:
+        raise OSError(code, os.strerror(code))
+
+
+HELD = []
+
+
+def exhaust_inotify(_args):
+    try:
+        while True:
+            HELD.append(checked(LIBC.inotify_init()))
+    except OSError:
+        return len(HELD)
+
+
+def release_inotify(_args):
+    while HELD:
+        os.close(HELD.pop())
+
+
+def exhaust_signals(_args):
+    import signal as signals
+    signals.pthread_sigmask(signals.SIG_BLOCK, [signals.SIGRTMIN])
+    count = 0
+    # sigqueue, not kill: a kill() past the limit is merged silently.
+    while LIBC.sigqueue(os.getpid(), signals.SIGRTMIN, ctypes.c_void_p(0)) == 0:
+        count += 1
+    return count
+
+
+def release_signals(_args):
+    import signal as signals
+    signals.signal(signals.SIGRTMIN, signals.SIG_IGN)  # discards the pending ones
+    signals.pthread_sigmask(signals.SIG_UNBLOCK, [signals.SIGRTMIN])
+    signals.signal(signals.SIGRTMIN, signals.SIG_DFL)
+
+
+def getenv(args):
+    value = os.environ.get(args["name"])
+    if value is None:
+        raise OSError(errno.ENOENT, "unset")
+    return value
+
+
 TOOLS = {f.__name__: f for f in [read_file, write_file, tcp_connect, unix_connect, list_pids, signal, daemonize, env,
                                   writable_settings, rewrite_setting, stderr_inode, add_key, vsock,
-                                  ptrace_seize, read_memory, symlink, rename, make_executable, write_fifo]}
+                                  ptrace_seize, read_memory, symlink, rename, make_executable, write_fifo, getenv,
+                                  open_memory, unshare_user, exhaust_inotify, release_inotify,
+                                  exhaust_signals, release_signals]}
 
 
 def reply(message_id, result):

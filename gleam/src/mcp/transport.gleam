@@ -75,7 +75,8 @@ pub fn max_stderr_file_bytes() -> Int
 
 /// What a jailed server may reach beyond the default profile. Every path
 /// is absolute (no `..`); grants must exist. `Jail`'s fields mirror the
-/// Erlang spec `#{write, read, deny, net, unix_sockets, bwrap}`.
+/// Erlang spec `#{write, read, deny, net, unix_sockets, landlock, profile,
+/// bwrap}`.
 pub type Jail {
   Jail(
     /// Directories (or files) the server may write, bound read-write.
@@ -90,13 +91,28 @@ pub type Jail {
     /// `True` lets the server create Unix sockets (and connect to any it
     /// can see).
     unix_sockets: Bool,
+    /// `False` accepts the weaker jail of a kernel without Landlock (with
+    /// `True`, the default, such a kernel refuses the start).
+    landlock: Bool,
+    /// What the server may read: `DefaultProfile` (everything but the deny
+    /// list) or `StrictProfile` (the system, its install tree, its working
+    /// directory and the grants; docs/jail.md).
+    profile: JailProfile,
     /// The bwrap executable; `None` looks it up on `PATH`.
     bwrap: Option(String),
   )
 }
 
+/// How a jail's reads are decided (docs/jail.md, "Which profile").
+pub type JailProfile {
+  /// Everything is readable but the deny list.
+  DefaultProfile
+  /// Only what is listed is readable.
+  StrictProfile
+}
+
 /// The default jail: no grant, no extra deny, no network, no Unix sockets,
-/// bwrap from `PATH`.
+/// Landlock required, the default profile, bwrap from `PATH`.
 pub fn default_jail() -> Jail {
   Jail(
     write: [],
@@ -104,6 +120,8 @@ pub fn default_jail() -> Jail {
     deny: [],
     net: False,
     unix_sockets: False,
+    landlock: True,
+    profile: DefaultProfile,
     bwrap: None,
   )
 }

@@ -25,6 +25,27 @@ pub fn jailed_example_server_test() {
   let assert Ok(Exited(KilledBySignal(9))) = client.shutdown(client, 20_000)
 }
 
+/// The strict profile (reads allowed by list) with the checkout granted:
+/// the escript server runs on the system's Erlang and its granted files.
+pub fn strict_profile_runs_the_example_server_test() {
+  let jailed =
+    PortTransport(
+      transport.Spawn(
+        ..test_support.example_server(),
+        jail: Some(
+          transport.Jail(
+            ..transport.default_jail(),
+            read: [test_support.checkout_dir()],
+            profile: transport.StrictProfile,
+          ),
+        ),
+      ),
+    )
+  let assert Ok(#(client, _)) = client.start(jailed, client.default_options())
+  let assert Ok([_, ..]) = client.list_tools(client)
+  let assert Ok(Exited(KilledBySignal(9))) = client.shutdown(client, 20_000)
+}
+
 pub fn unavailable_jail_fails_the_start_test() {
   let missing =
     PortTransport(

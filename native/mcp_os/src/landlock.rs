@@ -71,6 +71,9 @@ pub enum LandlockError {
     Path(String, i32),
     /// A system call failed (its name and errno).
     Call(&'static str, i32),
+    /// The restriction was asked for but a process outside it can still
+    /// be written (`verify_in_force`).
+    NotInForce,
 }
 
 impl fmt::Display for LandlockError {
@@ -79,6 +82,7 @@ impl fmt::Display for LandlockError {
             LandlockError::Unavailable => write!(f, "Landlock is not available in this kernel"),
             LandlockError::Path(path, errno) => write!(f, "cannot open {path}: errno {errno}"),
             LandlockError::Call(name, errno) => write!(f, "{name} failed: errno {errno}"),
+            LandlockError::NotInForce => write!(f, "the Landlock restriction is not in force (the init's memory opens for writing)"),
         }
     }
 }
@@ -161,6 +165,29 @@ pub fn restrict(writable: &[&Path]) -> Result<(), LandlockError> {
         }
     }
     Ok(())
+}
+
+/// Checks that a Landlock domain is in force on this process: the memory
+/// of its parent (the jail's init, outside the domain) refuses to open for
+/// writing with `EACCES`, as Landlock refuses every trace of a process
+/// outside the caller's domain. Anything else (the open succeeds, or fails
+/// for another reason) is an error: a restriction faked or skipped, say by
+/// a preloaded library, is caught here before the server runs.
+pub fn verify_in_force() -> Result<(), LandlockError> {
+    // SAFETY: getppid takes nothing; open and close on a path this
+    // function built.
+    let parent = unsafe { libc::getppid() };
+    let name = CString::new(format!("/proc/{parent}/mem")).map_err(|_| LandlockError::Call("getppid", libc::EINVAL))?;
+    let fd = unsafe { libc::open(name.as_ptr(), libc::O_RDWR | libc::O_CLOEXEC) };
+    if fd >= 0 {
+        // SAFETY: closing the descriptor just opened.
+        unsafe { libc::close(fd) };
+        return Err(LandlockError::NotInForce);
+    }
+    match errno() {
+        libc::EACCES => Ok(()),
+        other => Err(LandlockError::Call("open(/proc/<parent>/mem)", other)),
+    }
 }
 
 fn open_path(path: &Path) -> Result<Fd, LandlockError> {

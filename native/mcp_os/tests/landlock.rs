@@ -11,6 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 const LAUNCHER: &str = env!("CARGO_BIN_EXE_mcp-landlock");
+/// The shell's `PATH`, carried to it as the jail carries a server's
+/// environment (`mcp_os::jail_env`).
+const CARRIED_PATH: (&str, &str) = ("MCP_JAIL_ENV_0", "PATH=/usr/bin:/bin");
 
 struct Scratch(PathBuf);
 
@@ -45,7 +48,7 @@ fn sh(script: &str, launcher: Option<&[&Path]>) -> Output {
             command
         }
     };
-    command.args(["-c", script]).stdin(Stdio::null()).output().unwrap()
+    command.args(["-c", script]).env(CARRIED_PATH.0, CARRIED_PATH.1).stdin(Stdio::null()).output().unwrap()
 }
 
 fn status(output: &Output) -> i32 {
