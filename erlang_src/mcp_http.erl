@@ -158,11 +158,8 @@
                                    | {json, [binary()], non_neg_integer()} | ignored,
                  last_event_id = none :: binary() | none,
                  retry_ms = ?DEFAULT_RETRY_MS :: non_neg_integer(),
-                 %% The newest message delivered: the response, if any.
-                 last_message = none :: binary() | none,
                  %% Resumptions in a row that delivered no message.
                  resumptions = 0 :: non_neg_integer(),
-                 delivered = false :: boolean(),
                  %% A chunk of the body arrived (`nudge/2').
                  fed = false :: boolean(),
                  %% The `initialize' that starts a new session after a 404
@@ -248,21 +245,17 @@ open_checked(Url, Spec, Owner) ->
         {{error, _} = Error, _} -> Error;
         {_, {error, _} = Error} -> Error;
         {{ok, Scheme, Host}, {ok, Headers}} ->
-            case plaintext_refused(Scheme, Host, Headers, Spec) of
-                true -> {error, {plaintext_headers, list_to_binary(Host)}};
-                false -> start(Url, Scheme, Host, Headers, MaxBytes, Spec, Owner)
+            case {plaintext_refused(Scheme, Host, Headers, Spec), mcp_http_proxy:options(Scheme, Host)} of
+                {true, _} -> {error, {plaintext_headers, list_to_binary(Host)}};
+                {false, {error, _} = Error} -> Error;
+                {false, {ok, Proxy}} -> start(Url, {Scheme, Host, Proxy}, Headers, MaxBytes, Spec, Owner)
             end
     end.
 
-start(Url, Scheme, Host, Headers, MaxBytes, Spec, Owner) ->
+start(Url, {Scheme, Host, Proxy}, Headers, MaxBytes, Spec, Owner) ->
     _ = application:ensure_all_started(ssl),
-    case {mcp_http_proxy:options(Scheme, Host), mcp_httpc_profiles:start_manager()} of
-        {{error, Reason}, {ok, Manager, _}} ->
-            exit(Manager, shutdown),
-            {error, Reason};
-        {{error, Reason}, _} ->
-            {error, Reason};
-        {{ok, Proxy}, {ok, Manager, Profile}} ->
+    case mcp_httpc_profiles:start_manager() of
+        {ok, Manager, Profile} ->
             ok = httpc:set_options([{max_sessions, 64}, {max_keep_alive_length, 0},
                                     {keep_alive_timeout, 60000}, {cookies, disabled},
                                     {socket_opts, [{recbuf, ?READ_BYTES}, {buffer, ?READ_BYTES}]} | Proxy], Manager),
@@ -276,7 +269,7 @@ start(Url, Scheme, Host, Headers, MaxBytes, Spec, Owner) ->
                 {ok, Auth} -> {ok, Http#http{auth = Auth}};
                 {error, Reason} -> exit(Manager, shutdown), {error, Reason}
             end;
-        {_, {error, Reason}} ->
+        {error, Reason} ->
             {error, {http_client_failed, Reason}}
     end.
 
@@ -630,7 +623,7 @@ answer(_RequestId, _Stream, {stream, _Chunk}, Http) ->
     {ok, [], Http};
 answer(RequestId, #stream{body = {json, Parts, _}} = Stream, {stream_end, _Headers}, Http) ->
     Body = iolist_to_binary(lists:reverse(Parts)),
-    {Events, Next, _Last} = delivered([Body], Stream, drop(RequestId, Http)),
+    {Events, Next} = delivered([Body], Stream, drop(RequestId, Http)),
     {ok, Events, Next};
 answer(RequestId, #stream{body = {sse, _}} = Stream, {stream_end, _Headers}, Http) ->
     ended(Stream, ended, drop(RequestId, Http));
@@ -673,7 +666,7 @@ session({request, _, <<"initialize">>}, Headers, Http) ->
     case header("mcp-session-id", Headers) of
         none -> {ok, Http};
         Id ->
-            case length(Id) =< ?MAX_SESSION_ID_BYTES andalso lists:all(fun(C) -> C >= 16#21 andalso C =< 16#7E end, Id) of
+            case length(Id) =< ?MAX_SESSION_ID_BYTES andalso visible_ascii(list_to_binary(Id), 16#21) of
                 true -> {ok, Http#http{session = Id}};
                 false -> {error, {bad_session_id, length(Id)}}
             end
@@ -699,12 +692,16 @@ header(Name, Headers) ->
 %% `max_event_id_bytes()' of printable ASCII; any other id means the
 %% stream cannot be resumed (an older id would replay what was delivered).
 resumable(Id) when is_binary(Id), byte_size(Id) =< ?MAX_EVENT_ID_BYTES ->
-    case lists:all(fun(C) -> C >= 16#20 andalso C =< 16#7E end, binary_to_list(Id)) of
+    case visible_ascii(Id, 16#20) of
         true -> Id;
         false -> none
     end;
 resumable(_) ->
     none.
+
+%% Whether every byte is printable ASCII from `Low' (a space, or `!').
+visible_ascii(Bytes, Low) ->
+    lists:all(fun(C) -> C >= Low andalso C =< 16#7E end, binary_to_list(Bytes)).
 
 %% @doc Our answers and notifications that may wait for their 202 at once.
 -spec max_answer_streams() -> pos_integer().
@@ -725,10 +722,10 @@ events(RequestId, Stream, Items, Http) ->
 deliver([], Stream, Http, RequestId) ->
     {ok, [], keep(RequestId, Stream, Http)};
 deliver(Messages, Stream, Http, RequestId) ->
-    {Events, Next, Last} = delivered(Messages, Stream, Http),
+    {Events, Next} = delivered(Messages, Stream, Http),
     case responded(Stream, Messages) of
         true -> {ok, Events, cancel(RequestId, Next)};
-        false -> {ok, Events, keep(RequestId, Stream#stream{last_message = Last, delivered = true, resumptions = 0}, Next)}
+        false -> {ok, Events, keep(RequestId, Stream#stream{resumptions = 0}, Next)}
     end.
 
 %% A request's stream has done its work once its response came: it is
@@ -742,10 +739,8 @@ responded(_Stream, _Messages) ->
 delivered(Messages, #stream{renew = {failed, Failed}, rpc = {request, Id, _}}, Http) ->
     %% The answer to the new session's `initialize' is the transport's own.
     case negotiated(Id, Messages, Http) of
-        #http{version = none} = Waiting ->
-            {[], Waiting, lists:last([none | Messages])};
-        Renewed ->
-            renewed(Failed, Renewed, lists:last(Messages))
+        #http{version = none} = Waiting -> {[], Waiting};
+        Renewed -> renewed(Failed, Renewed)
     end;
 delivered(Messages, #stream{rpc = Rpc}, #http{offset = Offset0} = Http) ->
     {Events, Offset} = lists:mapfoldl(fun(Message, At) -> {{message, At, Message}, At + byte_size(Message)} end,
@@ -754,25 +749,25 @@ delivered(Messages, #stream{rpc = Rpc}, #http{offset = Offset0} = Http) ->
                     {request, Id, <<"initialize">>} -> negotiated(Id, Messages, Http);
                     _ -> Http
                 end,
-    {Events, Versioned#http{offset = Offset}, lists:last([none | Messages])}.
+    {Events, Versioned#http{offset = Offset}}.
 
 %% The new session is open: `notifications/initialized' goes out again, and
 %% the request that met the 404 is answered with an error (never replayed).
-renewed(Failed, #http{initialized = Initialized} = Http, Last) ->
+renewed(Failed, #http{initialized = Initialized} = Http) ->
     Posted = case Initialized of
                  none -> {ok, Http};
                  _ -> post(Initialized, #stream{rpc = notification}, Http)
              end,
     case {Posted, Failed} of
         {{error, Fault}, _} ->
-            {[{fault, Fault}], Http, Last};
+            {[{fault, Fault}], Http};
         {{ok, Next}, none} ->
-            {[], Next, Last};
+            {[], Next};
         {{ok, #http{offset = Offset} = Next}, Id} ->
             Error = mcp_json:encode(mcp_jsonrpc:error_response({id_int, Id}, session_renewed_code(),
                                                                <<"the session expired and a new one was started; "
                                                                  "the request was not replayed">>)),
-            {[{message, Offset, Error}], Next#http{offset = Offset + byte_size(Error)}, Last}
+            {[{message, Offset, Error}], Next#http{offset = Offset + byte_size(Error)}}
     end.
 
 %% @doc The JSON-RPC error code a request gets when its session expired
@@ -787,7 +782,7 @@ negotiated(Id, Messages, Http) ->
                             {ok, {response, {id_int, Id}, {ok, {object, Result}}}} ->
                                 case proplists:get_value(<<"protocolVersion">>, Result) of
                                     {string, Version} when byte_size(Version) =< ?MAX_VERSION_BYTES ->
-                                        case lists:all(fun(C) -> C >= 16#21 andalso C =< 16#7E end, binary_to_list(Version)) of
+                                        case visible_ascii(Version, 16#21) of
                                             true -> Acc#http{version = Version};
                                             false -> Acc
                                         end;
@@ -797,26 +792,13 @@ negotiated(Id, Messages, Http) ->
                         end
                 end, Http, Messages).
 
-%% A request's event stream ended (`Why': `ended' or `httpc''s error):
-%% nothing more to do once its response came; otherwise it is resumed
-%% when it can be.
-ended(#stream{rpc = {request, Id, _}} = Stream, Why, Http) ->
-    case answered(Id, Stream) of
-        true -> {ok, [], Http};
-        false -> resumable(Stream, Why, Http)
-    end;
-ended(#stream{rpc = listen} = Stream, Why, Http) ->
+%% A request's event stream ended (`Why': `ended' or `httpc''s error)
+%% before its response (a stream is closed when its response comes,
+%% `responded/2'): it is resumed when it can be; so is the standalone one.
+ended(#stream{rpc = Rpc} = Stream, Why, Http) when Rpc =:= listen; element(1, Rpc) =:= request ->
     resumable(Stream, Why, Http);
 ended(_Stream, _Why, Http) ->
     {ok, [], Http}.
-
-answered(Id, #stream{last_message = Last}) when is_binary(Last) ->
-    case mcp_jsonrpc:decode(Last) of
-        {ok, {response, {id_int, Id}, _}} -> true;
-        _ -> false
-    end;
-answered(_Id, _Stream) ->
-    false.
 
 %% The standalone stream is opened again (from its last event id, when it
 %% has one) as a request's is resumed, within the same bound; giving up on
@@ -831,7 +813,7 @@ resumable(#stream{retry_ms = Retry} = Stream, _Why, #http{ref = Ref, owner = Own
     Tag = make_ref(),
     _ = erlang:send_after(Retry, Owner, {mcp_http, Ref, {resume, Tag}}),
     Next = Stream#stream{resumptions = Stream#stream.resumptions + 1, body = undefined,
-                        delivered = false, handler = none, fed = false},
+                        handler = none, fed = false},
     {ok, [], Http#http{waiting = maps:put(Tag, Next, Http#http.waiting)}}.
 
 resume(#stream{last_event_id = LastEventId, rpc = Rpc} = Stream, Http) ->
@@ -868,7 +850,7 @@ refused(Id, Status, Headers, Body, #http{max_bytes = Max} = Http) ->
         andalso byte_size(Body) =< Max andalso response_to(Id, Body),
     case Response of
         true ->
-            {Events, Next, _Last} = delivered([Body], #stream{rpc = response}, Http),
+            {Events, Next} = delivered([Body], #stream{rpc = response}, Http),
             {ok, Events, Next};
         false ->
             {ok, [{rejected, Id, {http_status, Status}}], Http}

@@ -144,11 +144,14 @@ ask(Why, #auth{session = Session, generation = Generation, attempts = Attempts} 
 challenged(#auth{refused = {_, _} = Refused}, _Status, _Value, _Resendable) ->
     {fault, {authorization_failed, Refused}};
 challenged(Auth, Status, Value, Resendable) ->
-    Max = mcp_oauth_discovery:max_challenge_bytes(),
-    case Value of
-        _ when is_list(Value), length(Value) > Max ->
-            {fault, {authorization_failed, {challenge_too_long, length(Value)}}};
-        _ ->
+    Length = case Value of
+                 none -> 0;
+                 _ -> length(Value)
+             end,
+    case Length > mcp_oauth_discovery:max_challenge_bytes() of
+        true ->
+            {fault, {authorization_failed, {challenge_too_long, Length}}};
+        false ->
             Challenge = mcp_oauth_discovery:challenge(Value),
             Scope = maps:get(error, Challenge, none) =:= <<"insufficient_scope">>,
             case Auth of
