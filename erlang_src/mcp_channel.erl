@@ -22,7 +22,11 @@
 %% <li>The peer should monitor `client(Channel)' and stop when it dies.</li>
 %% </ul>
 -module(mcp_channel).
+%% The behaviour is checked by rebar3 builds (MCP_BEHAVIOUR_CHECK in rebar.config); the Gleam
+%% build compiles these files in no particular order, where it would only warn.
+-ifdef(MCP_BEHAVIOUR_CHECK).
 -behaviour(mcp_transport).
+-endif.
 
 -export([open/2, send/2, event/2, terminate/1, os_pid/1]).
 -export([write/2, client/1]).

@@ -94,7 +94,11 @@
 %% of the connection, end to end (the bytes of HTTP framing and of event
 %% fields are not counted).
 -module(mcp_http).
+%% The behaviour is checked by rebar3 builds (MCP_BEHAVIOUR_CHECK in rebar.config); the Gleam
+%% build compiles these files in no particular order, where it would only warn.
+-ifdef(MCP_BEHAVIOUR_CHECK).
 -behaviour(mcp_transport).
+-endif.
 
 -export([open/2, send/2, event/2, terminate/1, os_pid/1, takes_headers/0]).
 -export([default_retry_ms/0, max_retry_ms/0, max_resumptions/0, max_event_id_bytes/0, max_answer_streams/0,

@@ -39,7 +39,11 @@
 %%     fault.</li>
 %% </ul>
 -module(mcp_port).
+%% The behaviour is checked by rebar3 builds (MCP_BEHAVIOUR_CHECK in rebar.config); the Gleam
+%% build compiles these files in no particular order, where it would only warn.
+-ifdef(MCP_BEHAVIOUR_CHECK).
 -behaviour(mcp_transport).
+-endif.
 
 -export([open/2, send/2, event/2, terminate/1, os_pid/1]).
 -export([resolve_executable/1, max_queue_bytes/0, max_shutdown_grace_ms/0, inherited_env_names/0]).

@@ -26,7 +26,11 @@
 %% `closed: ...' with the exit evidence, `spawn' and `terminate requested'
 %% for the process.
 -module(mcp_wirelog).
+%% The behaviour is checked by rebar3 builds (MCP_BEHAVIOUR_CHECK in rebar.config); the Gleam
+%% build compiles these files in no particular order, where it would only warn.
+-ifdef(MCP_BEHAVIOUR_CHECK).
 -behaviour(mcp_transport).
+-endif.
 
 -export([spec/2, start_log/1, stop_log/1, max_log_queue/0, max_shown_bytes/0]).
 -export([open/2, send/2, event/2, terminate/1, os_pid/1, takes_headers/0]).
