@@ -68,7 +68,7 @@ max_input_rounds() -> ?MAX_INPUT_ROUNDS.
                %% The requests in flight (`mcp_request_table').
                requests = mcp_request_table:new() :: mcp_request_table:table(),
                %% Messages waiting for the next `flush_outbox', newest first.
-               outbox = [] :: [iodata()],
+               outbox = [] :: [mcp_transport:message()],
                reason :: term(),
                %% The wire in use: `handshake', or `modern' from the probe on.
                era = handshake :: handshake | modern,
@@ -393,8 +393,7 @@ probe_failed(Error, modern, _, From, Data) ->
 
 handshake_settled({ok, {initialize_result, _Version, {some, _Tools}, _Info, _Instructions} = Initialized},
                   From, Data) ->
-    Notification = mcp_jsonrpc:notification(<<"notifications/initialized">>, none),
-    case write(Notification, Data) of
+    case notify(<<"notifications/initialized">>, none, Data) of
         {ok, Written} ->
             gen_statem:reply(From, {ok, Initialized}),
             {connected, Written};
@@ -428,7 +427,7 @@ send_request(From, Kind, Deadline, Method, Params0, #data{requests = Requests} =
             gen_statem:reply(From, {caller_error, Reason}),
             {ok, Data};
         {ok, Bytes} ->
-            case transmit(headed(Bytes, Method, Params, Data), Data) of
+            case transmit({rpc, {request, Id, Method, Params, era(Method, Params, Data)}, Bytes}, Data) of
                 {ok, Sent} ->
                     Request = #{from => From, kind => Kind, deadline => Deadline,
                                 timer => erlang:start_timer(Deadline, self(), {expire, Id}, [{abs, true}]),
@@ -446,20 +445,20 @@ with_meta(Params, #data{era = modern, options = Options}) ->
 with_meta(Params, _Data) ->
     Params.
 
-%% The modern era's HTTP request headers: the standard ones, the revision,
-%% and a tool call's `Mcp-Param-*' from the tool's header map.
-headed(Bytes, Method, Params, #data{era = modern, tool_headers = Maps}) ->
+%% What a transport may need to know of a message beside its bytes
+%% (`mcp_transport:rpc()'): in the modern era the revision and, for a tool
+%% call, the tool's header map (the HTTP transport builds the headers).
+era(Method, Params, #data{era = modern, tool_headers = Maps}) ->
     Mirrored = case {Method, Params} of
-                   {<<"tools/call">>, {some, {object, [{<<"name">>, {string, Name}}, {<<"arguments">>, Arguments} | _]}}}
+                   {<<"tools/call">>, {some, {object, [{<<"name">>, {string, Name}} | _]}}}
                      when is_map(Maps), is_map_key(Name, Maps) ->
-                       mcp_request_headers:param_headers(maps:get(Name, Maps), Arguments);
+                       maps:get(Name, Maps);
                    _ ->
                        []
                end,
-    Version = binary_to_list(mcp_modern:version()),
-    {headed, [{"mcp-protocol-version", Version} | mcp_request_headers:standard(Method, Params)] ++ Mirrored, Bytes};
-headed(Bytes, _Method, _Params, _Data) ->
-    Bytes.
+    {stateless, mcp_modern:version(), Mirrored};
+era(_Method, _Params, _Data) ->
+    handshake.
 
 %% A tool call; in the modern era a tool the listing left out is refused
 %% here, without a request.
@@ -505,9 +504,8 @@ caller_gone(#{id := Id} = Entry, Data) ->
 
 %% `notifications/cancelled' for a request the client gave up.
 cancel(Id, Reason, Data) ->
-    Params = {some, {object, [{<<"requestId">>, {int, Id}}, {<<"reason">>, {string, Reason}}]}},
-    {ok, Bytes} = encoded(mcp_jsonrpc:notification(<<"notifications/cancelled">>, Params)),
-    transmit(headed(Bytes, <<"notifications/cancelled">>, Params, Data), Data).
+    notify(<<"notifications/cancelled">>, {some, {object, [{<<"requestId">>, {int, Id}}, {<<"reason">>, {string, Reason}}]}},
+           Data).
 
 expire(Id, Timer, #data{requests = Requests} = Data) ->
     case mcp_request_table:expire(Requests, Id, Timer) of
@@ -609,10 +607,10 @@ server_request(Line, Response, #data{options = #{input_handler := Handler}} = Da
                       end,
             {ok, run_input(Handler, [Request], {server_request, Id}, none, Data)};
         _ ->
-            transmit(Response, Data)
+            transmit({rpc, response, Response}, Data)
     end;
 server_request(_Line, Response, Data) ->
-    transmit(Response, Data).
+    transmit({rpc, response, Response}, Data).
 
 %% Starts the handler on `Requests'; `Deadline' (or `none') bounds it
 %% beside `input_timeout_ms'.
@@ -658,7 +656,7 @@ input_expired(Monitor, #data{inputs = Inputs} = Data) ->
 %% request's response, or the tool call's retry (a new id, the answers
 %% under their keys, the state echoed).
 answered_input({server_request, Id}, [Answer], Data) ->
-    write(mcp_jsonrpc:result_response(Id, Answer), Data);
+    respond(Id, Answer, Data);
 answered_input({tool_call, From, Kind, {Name, Arguments}, Round, Deadline, Keys, State}, Answers, Data) ->
     case now_ms() >= Deadline of
         true ->
@@ -781,12 +779,17 @@ after_request({_Progress, Data}) -> {keep_state, Data}.
 
 %%% ------------------------------------------------- writes and death
 
-%% Encodes and transmits a message of the client's own (never fails to
-%% encode). Every write of the actor goes through `transmit/2' and has its
-%% result shape: `{ok, Data}' or `{close, {write_failed, Reason}, Data}'.
-write(Message, Data) ->
-    {ok, Bytes} = encoded(Message),
-    transmit(Bytes, Data).
+%% Encodes and transmits a notification or a response of the client's
+%% own (never fails to encode). Every write of the actor goes through
+%% `transmit/2' and has its result shape: `{ok, Data}' or `{close,
+%% {write_failed, Reason}, Data}'.
+notify(Method, Params, Data) ->
+    {ok, Bytes} = encoded(mcp_jsonrpc:notification(Method, Params)),
+    transmit({rpc, {notification, Method, Params, era(Method, Params, Data)}, Bytes}, Data).
+
+respond(Id, Result, Data) ->
+    {ok, Bytes} = encoded(mcp_jsonrpc:result_response(Id, Result)),
+    transmit({rpc, response, Bytes}, Data).
 
 %% Writes at once when nothing else waits in the mailbox (a lone call pays
 %% no latency); otherwise the message joins the outbox, which is written in

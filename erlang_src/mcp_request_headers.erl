@@ -19,13 +19,29 @@
 %% </ul>
 -module(mcp_request_headers).
 
--export([standard/2, tool_headers/1, split_tools/1, param_headers/2, encode_value/1]).
+-export([headers/4, standard/2, tool_headers/1, split_tools/1, param_headers/2, encode_value/1]).
 -export_type([header/0, header_map/0]).
 
 -type json() :: mcp_json:json().
 -type header() :: {string(), string()}.
 %% Each annotated property: its name and its header's name.
 -type header_map() :: [{Property :: binary(), Header :: binary()}].
+
+%% @doc Every header of a message of the stateless revision: its
+%% `MCP-Protocol-Version', the standard ones and, for a `tools/call', the
+%% `Mcp-Param-*' of its arguments that the tool's header map names.
+-spec headers(binary(), binary(), mcp_jsonrpc:params(), header_map()) -> [header()].
+headers(Version, Method, Params, Map) ->
+    Mirrored = case {Method, Params} of
+                   {<<"tools/call">>, {some, {object, Members}}} ->
+                       case lists:keyfind(<<"arguments">>, 1, Members) of
+                           {_, Arguments} -> param_headers(Map, Arguments);
+                           false -> []
+                       end;
+                   _ ->
+                       []
+               end,
+    [{"mcp-protocol-version", binary_to_list(Version)} | standard(Method, Params)] ++ Mirrored.
 
 %% @doc `Mcp-Method', and `Mcp-Name' for the methods that name a target
 %% (`tools/call', `prompts/get': `name'; `resources/read': `uri').

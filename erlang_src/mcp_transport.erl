@@ -21,11 +21,12 @@
 %%     write when it can. `ok', `{ok, NewState}' (a transport whose state
 %%     changes with a write, such as `mcp_http''s requests in flight; the
 %%     actor keeps `NewState') or `{error, Reason}'; it must never block
-%%     the actor. A message of the stateless revision may come as
-%%     `{headed, Headers, Bytes}' (`message()'): the HTTP request headers
-%%     it asks for (`mcp_request_headers'). Only a transport exporting
-%%     `takes_headers/0' is given that form; every other one gets the
-%%     bytes alone.</li>
+%%     the actor. The actor says what each message is: `{rpc, Rpc, Bytes}'
+%%     (`message()': a request with its id, method and params, a
+%%     notification, or a response, and the protocol era it belongs to).
+%%     Only a transport exporting `takes_rpc/0' is given that form (the
+%%     HTTP transport acts on it: sessions, streams, the stateless
+%%     revision's headers); every other one gets the bytes alone.</li>
 %% <li>`event(State, Info)' recognises a mailbox message as this
 %%     connection's: `{ok, Events, NewState}' (the actor keeps `NewState',
 %%     `Events' in order, possibly `[]') or `not_mine'. An event is
@@ -35,7 +36,7 @@
 %%     that are not UTF-8 start), `{fault, {line_too_long, Bytes}}' (the
 %%     stream cannot be framed; nothing follows but `closed'), or
 %%     `{closed, Evidence}', or `{rejected, Id, Reason}' (a transport that
-%%     refused to carry the request `Id' of a headed message, such as an
+%%     refused to carry the request `Id' of a stateless message, such as an
 %%     HTTP status without a response; the connection stays open).</li>
 %% <li>`terminate(State)' only <em>requests</em> the end of the peer; it
 %%     never closes the connection. The one proof that the peer is gone is
@@ -64,7 +65,7 @@
 
 -export([open/2, send/2, event/2, terminate/1, os_pid/1]).
 -export([framer/0, framer/1, frame/2, message_bytes/1]).
--export_type([spec/0, spawn/0, connection/0, event/0, evidence/0, framer/0, message/0]).
+-export_type([spec/0, spawn/0, connection/0, event/0, evidence/0, framer/0, message/0, rpc/0, era/0]).
 
 -type spawn() :: #{executable := file:filename_all(),
                    args => [binary() | string()],
@@ -84,7 +85,15 @@
                | {fault, mcp_stdio:framing_fault() | mcp_http:fault()}
                | {rejected, Id :: integer(), Reason :: term()}
                | {closed, evidence()}.
--type message() :: iodata() | {headed, [mcp_request_headers:header()], iodata()}.
+-type message() :: iodata() | {rpc, rpc(), iodata()}.
+%% What a message is: the actor builds each from what it sent.
+-type rpc() :: {request, Id :: integer(), Method :: binary(), Params :: mcp_jsonrpc:params(), era()}
+             | {notification, Method :: binary(), Params :: mcp_jsonrpc:params(), era()}
+             | response.
+%% `handshake': the eras with an `initialize'; `{stateless, Version,
+%% HeaderMap}': the stateless revision, with a tool call's header map
+%% (`mcp_request_headers:header_map()', `[]' for any other message).
+-type era() :: handshake | {stateless, binary(), mcp_request_headers:header_map()}.
 -opaque framer() :: mcp_stdio:buffer() | broken.
 
 -callback open(Arg :: term(), Owner :: pid()) -> {ok, State :: term()} | {error, term()}.
@@ -126,7 +135,7 @@ native_library_loaded() ->
 %% keep `Next' in its place.
 -spec send(connection(), [message(), ...]) -> ok | {ok, connection()} | {error, term()}.
 send({Module, State}, Messages) ->
-    Given = case erlang:function_exported(Module, takes_headers, 0) of
+    Given = case erlang:function_exported(Module, takes_rpc, 0) of
                 true -> Messages;
                 false -> [message_bytes(Message) || Message <- Messages]
             end,
@@ -152,9 +161,9 @@ terminate({Module, State}) -> Module:terminate(State).
 -spec os_pid(connection()) -> {ok, integer()} | none.
 os_pid({Module, State}) -> Module:os_pid(State).
 
-%% @doc A message's bytes, without the headers it may come with.
+%% @doc A message's bytes, without what the actor said of it.
 -spec message_bytes(message()) -> iodata().
-message_bytes({headed, _Headers, Bytes}) -> Bytes;
+message_bytes({rpc, _Rpc, Bytes}) -> Bytes;
 message_bytes(Bytes) -> Bytes.
 
 %% @doc A newline-delimited framer for a transport's inbound bytes

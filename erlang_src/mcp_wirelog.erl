@@ -33,7 +33,7 @@
 -endif.
 
 -export([spec/2, start_log/1, stop_log/1, max_log_queue/0, max_shown_bytes/0]).
--export([open/2, send/2, event/2, terminate/1, os_pid/1, takes_headers/0]).
+-export([open/2, send/2, event/2, terminate/1, os_pid/1, takes_rpc/0]).
 -export_type([log/0, log_options/0]).
 
 -opaque log() :: pid().
@@ -79,9 +79,9 @@ open({Inner, Log}, Owner) ->
             Error
     end.
 
-%% @doc Headed messages pass to the wrapped transport as they are.
--spec takes_headers() -> true.
-takes_headers() -> true.
+%% @doc Typed messages (`mcp_transport:rpc()') pass to the wrapped transport as they are.
+-spec takes_rpc() -> true.
+takes_rpc() -> true.
 
 -spec send(#wire{}, [mcp_transport:message(), ...]) -> ok | {ok, #wire{}} | {error, term()}.
 send(#wire{inner = Inner, log = Log} = Wire, Messages) ->

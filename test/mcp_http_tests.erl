@@ -176,14 +176,14 @@ a_standalone_stream_that_ends_is_opened_again_test() ->
     end).
 
 %% A standalone stream that keeps ending with nothing on it is opened
-%% again at most `mcp_http:max_resumptions()' times, and the client goes
+%% again at most `mcp_http_session:max_resumptions()' times, and the client goes
 %% on without it.
 a_standalone_stream_that_keeps_ending_is_given_up_test() ->
     Empty = fun(_) -> {sse, [{"content-type", "text/event-stream"}], [<<"retry: 50\n\n">>]} end,
     with_get(Empty, fun(Url) ->
         {ok, Client, _} = mcp_client:start(#{url => Url}, #{input_handler => fun accept_note/1}),
         timer:sleep(800),
-        ?assertEqual(1 + mcp_http:max_resumptions(), length([R || #{method := 'GET'} = R <- requests()])),
+        ?assertEqual(1 + mcp_http_session:max_resumptions(), length([R || #{method := 'GET'} = R <- requests()])),
         ?assertMatch({ok, {call_tool_result, [{text, <<"ok">>}], false, none}}, call(Client)),
         shut_down_leaving_nothing(Client)
     end).
@@ -312,7 +312,7 @@ hostile_test_() ->
          {"wrong id", fun(<<"tools/call">>, _) -> json({int, 999}, <<"{}">>, []); (_, _) -> default end,
           {call, call_timed_out}},
          {"expiring session", fun(<<"tools/call">>, _) -> {reply, 404, [], <<"gone">>}; (_, _) -> default end,
-          {call, {server_error, {rpc_error, mcp_http:session_renewed_code(), any, none}}}},
+          {call, {server_error, {rpc_error, mcp_http_session:session_renewed_code(), any, none}}}},
          {"stream ends without the response or an id", fun(<<"tools/call">>, _) -> {sse, [], [<<": nothing\n\n">>]};
                                                           (_, _) -> default end,
           {call, {unavailable, {stream_lost, ended}}}},
@@ -459,7 +459,7 @@ session_renewal_test() ->
     with_stub(Override, fun(Url) ->
         {ok, Client, _} = mcp_client:start(#{url => Url}, #{}),
         counters:put(Expire, 1, 1),
-        Code = mcp_http:session_renewed_code(),
+        Code = mcp_http_session:session_renewed_code(),
         ?assertMatch({error, {server_error, {rpc_error, Code, _, none}}}, call(Client)),
         _ = requests(),
         ?assertMatch({ok, _}, call(Client)),
@@ -516,7 +516,7 @@ with_stub_handler(Handler, Test) ->
 %% of `max_event_id_bytes()', is resumed with that id; one byte more and
 %% the id is never echoed: no resumption, the stream is lost.
 an_event_id_is_echoed_only_up_to_its_cap_test_() ->
-    Max = mcp_http:max_event_id_bytes(),
+    Max = mcp_http_session:max_event_id_bytes(),
     [{timeout, 30, ?_assertEqual({resumed, Max}, resume_after_id(binary:copy(<<"i">>, Max)))},
      {timeout, 30, ?_assertEqual(lost, resume_after_id(binary:copy(<<"i">>, Max + 1)))},
      {timeout, 30, ?_assertEqual(lost, resume_after_id(<<"a", 16#7F, "b">>))}].
@@ -730,7 +730,7 @@ unacknowledged_answers_are_bounded_test_() ->
                       {Outcome, Answers}
                   end)
           end,
-    Max = mcp_http:max_answer_streams(),
+    Max = mcp_http_session:max_answer_streams(),
     [{timeout, 60, ?_assertMatch({{error, call_timed_out}, 10}, Run(10))},
      {timeout, 60, fun() ->
          {Outcome, Answers} = Run(40),

@@ -1,0 +1,585 @@
+%% @doc The Streamable HTTP session as a pure machine: what the client
+%% sends and what the server answers go in (`handle/2'), commands come out
+%% for a driver to carry (`mcp_http', over `httpc'). It does no I/O, keeps
+%% no clock and never builds an `Authorization' or a configured header:
+%% the driver adds those to every request (`request_headers/1' are this
+%% session's own).
+%%
+%% Events in (`event()'): the actor's messages (`{send, Message}',
+%% `mcp_transport:message()' typed by the actor), the answers to the
+%% requests it asked for, each named by the `sref()' the command gave it
+%% (`{headers, SRef, Headers}' for a 200 whose body streams, `{chunk,
+%% SRef, Bytes}', `{body_end, SRef}', `{status, SRef, Status, Headers,
+%% Body}' for any other whole answer, `{failed, SRef, Reason}' when the
+%% request could not be made or its answer broke off) and `{timer, Tag}'.
+%%
+%% Commands out (`command()'): `{post, SRef, Headers, Body, Options}',
+%% `{get, SRef, Headers}', `{cancel, SRef}' (stop reading an answer, or
+%% never send a request that still waits), `{read, SRef}' (the next chunk
+%% of the body may come), `{timer, Ms, Tag}' (hand `{timer, Tag}' back
+%% after `Ms') and `{deliver, mcp_transport:event()}'.
+%%
+%% Invariants (`test/mcp_http_session_prop_tests.erl' checks them on
+%% random sessions):
+%% <ul>
+%% <li>Every command names a request the machine opened and has not
+%%     closed; a request is closed by `cancel', by its body's end or by a
+%%     whole answer, and named by no command after.</li>
+%% <li>A request's stream is cancelled as soon as its response has been
+%%     delivered (the server may keep it open: a socket per call would
+%%     remain).</li>
+%% <li>At most `max_answer_streams()' of our answers and notifications wait
+%%     for their 202 at once, each for at most `answer_timeout_ms()'.</li>
+%% <li>Delivered messages count offsets end to end: each message's offset
+%%     is the previous one's plus its size.</li>
+%% <li>The session id (`Mcp-Session-Id' of the answer to `initialize',
+%%     visible ASCII, at most 1,024 bytes, else `{bad_session_id, Bytes}')
+%%     goes with every request after it; `MCP-Protocol-Version' once the
+%%     handshake named a version of at most 64 visible ASCII bytes.</li>
+%% <li>An event id is echoed as `Last-Event-ID' only when it is at most
+%%     `max_event_id_bytes()' of printable ASCII; past that the stream has
+%%     no way to resume.</li>
+%% </ul>
+%% What each answer means (renewal after a 404, resumption, the standalone
+%% stream, the stateless revision's rejections) is `mcp_http''s module doc.
+-module(mcp_http_session).
+
+-export([new/1, handle/2, request_headers/1, has_session/1]).
+-export([default_retry_ms/0, max_retry_ms/0, max_resumptions/0, max_event_id_bytes/0,
+         max_answer_streams/0, answer_timeout_ms/0, session_renewed_code/0]).
+-export_type([session/0, sref/0, event/0, command/0]).
+
+-define(DEFAULT_RETRY_MS, 1000).
+-define(MAX_RETRY_MS, 30000).
+-define(MAX_RESUMPTIONS, 3).
+-define(MAX_SESSION_ID_BYTES, 1024).
+-define(MAX_EVENT_ID_BYTES, 1024).
+-define(MAX_VERSION_BYTES, 64).
+-define(MAX_ANSWER_STREAMS, 16).
+-define(ANSWER_TIMEOUT_MS, 30000).
+%% How long messages wait for the standalone stream's answer.
+-define(LISTEN_OPEN_MS, 5000).
+-define(ACCEPT, "application/json, text/event-stream").
+
+-type sref() :: pos_integer().
+-type tag() :: pos_integer().
+-type headers() :: [{string(), string()}].
+-type event() :: {send, mcp_transport:message()}
+               | {headers, sref(), headers()}
+               | {chunk, sref(), binary()}
+               | {body_end, sref()}
+               | {status, sref(), non_neg_integer(), headers(), binary() | term()}
+               | {failed, sref(), term()}
+               | {timer, tag()}.
+-type command() :: {post, sref(), headers(), binary(), #{request := boolean(), timeout := timeout()}}
+                 | {get, sref(), headers()}
+                 | {cancel, sref()}
+                 | {read, sref()}
+                 | {timer, non_neg_integer(), tag()}
+                 | {deliver, mcp_transport:event()}.
+
+%% What the machine knows of a request it opened.
+-type rpc() :: {request, Id :: integer(), Method :: binary()} | notification | response | listen.
+
+-record(stream, {rpc :: rpc(),
+                 %% The stateless revision's headers of its own; such a
+                 %% request's refusal is not a fault (`refused/5').
+                 extra = [] :: headers(),
+                 body = undefined :: undefined | {sse, mcp_event_stream:decoder()}
+                                   | {json, [binary()], non_neg_integer()} | ignored,
+                 last_event_id = none :: binary() | none,
+                 retry_ms = ?DEFAULT_RETRY_MS :: non_neg_integer(),
+                 %% Resumptions in a row that delivered no message.
+                 resumptions = 0 :: non_neg_integer(),
+                 %% The `initialize' that starts a new session after a 404
+                 %% (`renew/2'), with the id of the request that met it.
+                 renew = none :: none | {failed, integer() | none}}).
+
+-record(session, {max_bytes :: pos_integer(),
+                  %% The last request reference and timer tag minted.
+                  minted = 0 :: non_neg_integer(),
+                  id = none :: string() | none,
+                  version = none :: binary() | none,
+                  streams = #{} :: #{sref() => #stream{}},
+                  %% Streams waiting for their resumption, by timer tag.
+                  waiting = #{} :: #{tag() => #stream{}},
+                  offset = 0 :: non_neg_integer(),
+                  %% The actor's own `initialize' and `notifications/initialized',
+                  %% sent again, once, when the session expires (`renew/2').
+                  handshake = none :: {rpc(), headers(), binary()} | none,
+                  initialized = none :: binary() | none,
+                  renewed = false :: boolean(),
+                  %% The standalone stream: not wanted (the handshake
+                  %% declared no capability a server asks through), wanted,
+                  %% being opened (messages wait in `queued', newest
+                  %% first), or settled.
+                  listen = unwanted :: unwanted | wanted | {opening, sref(), tag()} | settled,
+                  queued = [] :: [mcp_transport:message()]}).
+
+-opaque session() :: #session{}.
+
+%% @doc The wait before resuming a stream whose server gave no `retry:'.
+-spec default_retry_ms() -> pos_integer().
+default_retry_ms() -> ?DEFAULT_RETRY_MS.
+
+%% @doc The longest `retry:' honoured (a longer one waits this long).
+-spec max_retry_ms() -> pos_integer().
+max_retry_ms() -> ?MAX_RETRY_MS.
+
+%% @doc Resumptions in a row, without a message, before `{stream_lost, _}'.
+-spec max_resumptions() -> pos_integer().
+max_resumptions() -> ?MAX_RESUMPTIONS.
+
+%% @doc The longest event id echoed as `Last-Event-ID'.
+-spec max_event_id_bytes() -> pos_integer().
+max_event_id_bytes() -> ?MAX_EVENT_ID_BYTES.
+
+%% @doc Our answers and notifications that may wait for their 202 at once.
+-spec max_answer_streams() -> pos_integer().
+max_answer_streams() -> ?MAX_ANSWER_STREAMS.
+
+%% @doc How long one of our answers or notifications waits for its 202.
+-spec answer_timeout_ms() -> pos_integer().
+answer_timeout_ms() -> ?ANSWER_TIMEOUT_MS.
+
+%% @doc The JSON-RPC error code a request gets when its session expired
+%% and a new one was started (the request is not replayed).
+-spec session_renewed_code() -> integer().
+session_renewed_code() -> -32001.
+
+%% @doc Whether the server assigned a session (a DELETE ends it).
+-spec has_session(session()) -> boolean().
+has_session(#session{id = Id}) -> Id =/= none.
+
+%% @doc A session whose bodies are bounded by `MaxBytes' (an event, or a
+%% JSON body).
+-spec new(pos_integer()) -> session().
+new(MaxBytes) when is_integer(MaxBytes), MaxBytes >= 1 ->
+    #session{max_bytes = MaxBytes}.
+
+%% @doc The session's own headers on every request: `Accept', the session
+%% id and the protocol version once known.
+-spec request_headers(session()) -> headers().
+request_headers(#session{id = Id, version = Version}) ->
+    [{"accept", ?ACCEPT}]
+        ++ [{"mcp-session-id", Id} || Id =/= none]
+        ++ [{"mcp-protocol-version", binary_to_list(Version)} || Version =/= none].
+
+%% @doc One event in, the commands it asks for out, in order.
+-spec handle(event(), session()) -> {[command()], session()}.
+handle({send, Message}, Session) ->
+    outbound(Message, Session);
+handle({timer, Tag}, Session) ->
+    timer(Tag, Session);
+handle(Event, #session{streams = Streams} = Session) ->
+    SRef = element(2, Event),
+    case Streams of
+        #{SRef := Stream} -> answer(Event, Stream, Session);
+        #{} -> {[], Session}
+    end.
+
+%%% ---------------------------------------------------------------- send
+
+outbound(Message, #session{listen = {opening, _, _}, queued = Queued} = Session) ->
+    {[], Session#session{queued = [Message | Queued]}};
+outbound({rpc, {notification, <<"notifications/cancelled">>, Params, {stateless, _, _}}, _Bytes}, Session) ->
+    %% The stateless revision's: over HTTP, closing the request's stream is
+    %% its cancellation, and no notice is POSTed.
+    close_cancelled(Params, Session);
+outbound({rpc, Rpc, Bytes}, Session) ->
+    outbound(Rpc, iolist_to_binary(Bytes), Session);
+outbound(Bytes, Session) ->
+    %% An untyped message is sent as one nothing answers.
+    outbound(response, iolist_to_binary(Bytes), Session).
+
+outbound({request, Id, <<"initialize">> = Method, Params, Era}, Bytes, Session) ->
+    Rpc = {request, Id, Method},
+    Extra = era_headers(Method, Params, Era),
+    post(#stream{rpc = Rpc, extra = Extra}, Bytes,
+         Session#session{handshake = {Rpc, Extra, Bytes}, listen = wanted(Params)});
+outbound({request, Id, Method, Params, Era}, Bytes, Session) ->
+    post(#stream{rpc = {request, Id, Method}, extra = era_headers(Method, Params, Era)}, Bytes, Session);
+outbound({notification, Method, Params, Era}, Bytes, Session0) ->
+    {Closed, Session1} = case Method of
+                             <<"notifications/cancelled">> -> close_cancelled(Params, Session0);
+                             _ -> {[], Session0}
+                         end,
+    Session2 = case Method of
+                   <<"notifications/initialized">> -> Session1#session{initialized = Bytes};
+                   _ -> Session1
+               end,
+    {Posted, Session3} = post(#stream{rpc = notification, extra = era_headers(Method, Params, Era)}, Bytes, Session2),
+    {Listened, Session4} = case Method of
+                               <<"notifications/initialized">> -> listen(Session3);
+                               _ -> {[], Session3}
+                           end,
+    {Closed ++ Posted ++ Listened, Session4};
+outbound(response, Bytes, Session) ->
+    post(#stream{rpc = response}, Bytes, Session).
+
+%% The stateless revision's headers of a message (`mcp_request_headers').
+era_headers(Method, Params, {stateless, Version, Mirrored}) ->
+    mcp_request_headers:headers(Version, Method, Params, Mirrored);
+era_headers(_Method, _Params, _Era) ->
+    [].
+
+%% Our answers and notifications wait for a 202 at most
+%% `?ANSWER_TIMEOUT_MS', and at most `?MAX_ANSWER_STREAMS' at once: a
+%% server that asks without end and never acknowledges cannot make the
+%% client hold a socket per question.
+post(#stream{rpc = Rpc, extra = Extra} = Stream, Bytes, #session{streams = Streams} = Session) ->
+    Request = is_tuple(Rpc) andalso element(1, Rpc) =:= request,
+    Answering = length([S || #stream{rpc = R} = S <- maps:values(Streams), R =:= response orelse R =:= notification]),
+    case Answering >= ?MAX_ANSWER_STREAMS andalso not Request of
+        true ->
+            {[{deliver, {fault, {http_failed, {too_many_streams, Answering}}}}], Session};
+        false ->
+            {SRef, Minted} = mint(Session),
+            Timeout = case Request of
+                          true -> infinity;
+                          false -> ?ANSWER_TIMEOUT_MS
+                      end,
+            {[{post, SRef, request_headers(Session) ++ Extra, Bytes, #{request => Request, timeout => Timeout}}],
+             Minted#session{streams = Streams#{SRef => Stream}}}
+    end.
+
+%% A GET for an event stream, with `Extra' headers.
+get(Stream, Extra, #session{streams = Streams} = Session) ->
+    {SRef, Minted} = mint(Session),
+    Headers = lists:keystore("accept", 1, Extra ++ request_headers(Session), {"accept", "text/event-stream"}),
+    {SRef, [{get, SRef, Headers}], Minted#session{streams = Streams#{SRef => Stream}}}.
+
+mint(#session{minted = N} = Session) ->
+    {N + 1, Session#session{minted = N + 1}}.
+
+%% A `notifications/cancelled' closes the cancelled request's stream; a
+%% request waiting for its resumption is never resumed.
+close_cancelled({some, {object, Params}}, #session{streams = Streams, waiting = Waiting} = Session) ->
+    case lists:keyfind(<<"requestId">>, 1, Params) of
+        {_, {int, Id}} ->
+            Of = fun(_, #stream{rpc = {request, I, _}}) -> I =:= Id;
+                    (_, _) -> false
+                 end,
+            Open = lists:sort(maps:keys(maps:filter(Of, Streams))),
+            {[{cancel, SRef} || SRef <- Open],
+             Session#session{streams = maps:without(Open, Streams),
+                             waiting = maps:filter(fun(Tag, Stream) -> not Of(Tag, Stream) end, Waiting)}};
+        _ ->
+            {[], Session}
+    end;
+close_cancelled(_Params, Session) ->
+    {[], Session}.
+
+%%% ---------------------------------------------------- standalone stream
+
+%% A client that declares a capability through which a server asks it
+%% something (elicitation, sampling, roots) wants the standalone stream:
+%% a server may send such a request there, outside any request of ours.
+wanted({some, {object, Params}}) ->
+    case lists:keyfind(<<"capabilities">>, 1, Params) of
+        {_, {object, Capabilities}} ->
+            case [Name || {Name, _} <- Capabilities,
+                          lists:member(Name, [<<"elicitation">>, <<"sampling">>, <<"roots">>])] of
+                [] -> unwanted;
+                [_ | _] -> wanted
+            end;
+        _ -> unwanted
+    end;
+wanted(_Params) ->
+    unwanted.
+
+%% After `notifications/initialized', a wanted standalone stream is opened
+%% by a GET; until its answer (or `?LISTEN_OPEN_MS'), later messages wait,
+%% so that a server asking on it from within a request of ours finds it
+%% open. Any answer but a 200 event stream settles it unopened; once open,
+%% an end is resumed (`resumable/3'). Not opened after a session renewal.
+listen(#session{listen = wanted, id = Id} = Session) when Id =/= none ->
+    {SRef, Commands, Opened} = get(#stream{rpc = listen}, [], Session),
+    {Tag, Tagged} = mint(Opened),
+    {Commands ++ [{timer, ?LISTEN_OPEN_MS, Tag}], Tagged#session{listen = {opening, SRef, Tag}}};
+listen(Session) ->
+    {[], Session}.
+
+%% The standalone stream's answer came (or its wait ended): the messages
+%% held meanwhile go out, oldest first.
+settle({Commands, #session{listen = {opening, _, _}, queued = Queued} = Session}) ->
+    {Sent, Next} = lists:foldl(fun(Message, {Acc, S}) ->
+                                       {More, S1} = outbound(Message, S),
+                                       {Acc ++ More, S1}
+                               end, {[], Session#session{listen = settled, queued = []}}, lists:reverse(Queued)),
+    {Commands ++ Sent, Next};
+settle(Outcome) ->
+    Outcome.
+
+%%% --------------------------------------------------------------- timers
+
+timer(Tag, #session{listen = {opening, SRef, Tag}} = Session) ->
+    settle(cancel(SRef, Session));
+timer(Tag, #session{waiting = Waiting} = Session) ->
+    case maps:take(Tag, Waiting) of
+        {Stream, Rest} -> resume(Stream, Session#session{waiting = Rest});
+        error -> {[], Session}
+    end.
+
+resume(#stream{last_event_id = LastEventId} = Stream, Session) ->
+    {_SRef, Commands, Next} = get(Stream, [{"last-event-id", binary_to_list(LastEventId)} || LastEventId =/= none],
+                                  Session),
+    {Commands, Next}.
+
+%%% -------------------------------------------------------------- answers
+
+answer({headers, SRef, Headers}, #stream{rpc = listen} = Stream, Session) ->
+    settle(started(SRef, Stream, Headers, Session));
+answer({status, SRef, _, _, _}, #stream{rpc = listen}, Session) ->
+    settle({[], drop(SRef, Session)});
+answer({failed, SRef, _Reason}, #stream{rpc = listen, body = undefined}, Session) ->
+    settle({[], drop(SRef, Session)});
+answer({headers, SRef, Headers}, Stream, Session) ->
+    started(SRef, Stream, Headers, Session);
+answer({chunk, SRef, Chunk}, Stream, Session) ->
+    read_on(SRef, chunk(SRef, Stream, Chunk, Session));
+answer({body_end, SRef}, #stream{body = {json, Parts, _}} = Stream, Session) ->
+    delivered([iolist_to_binary(lists:reverse(Parts))], Stream, drop(SRef, Session));
+answer({body_end, SRef}, #stream{body = {sse, _}} = Stream, Session) ->
+    ended(Stream, ended, drop(SRef, Session));
+answer({body_end, SRef}, _Stream, Session) ->
+    {[], drop(SRef, Session)};
+answer({status, SRef, Status, Headers, Body}, #stream{extra = [_ | _], rpc = {request, Id, _}}, Session)
+  when Status < 200; Status >= 300 ->
+    refused(Id, Status, Headers, Body, drop(SRef, Session));
+answer({status, SRef, Status, _Headers, _Body}, Stream, Session) ->
+    status(Status, Stream, drop(SRef, Session));
+answer({failed, SRef, Reason}, #stream{body = {sse, _}} = Stream, Session) ->
+    ended(Stream, Reason, drop(SRef, Session));
+answer({failed, SRef, Reason}, _Stream, Session) ->
+    fault({http_failed, Reason}, drop(SRef, Session)).
+
+%% The headers of a 200 answer (the only status whose body streams).
+started(SRef, #stream{rpc = Rpc} = Stream, Headers, #session{max_bytes = Max} = Session) ->
+    case session(Rpc, Headers, Session) of
+        {ok, WithSession} ->
+            Body = case {Rpc, mcp_http_headers:content_type(Headers)} of
+                       {{request, _, _}, <<"text/event-stream">>} -> {sse, mcp_event_stream:new(Max)};
+                       {{request, _, _}, <<"application/json">>} -> {json, [], 0};
+                       {{request, _, _}, Other} -> {wrong_type, Other};
+                       {listen, <<"text/event-stream">>} -> {sse, mcp_event_stream:new(Max)};
+                       {_, _} -> ignored
+                   end,
+            case Body of
+                {wrong_type, Type} -> fault_after({content_type, Type}, cancel(SRef, WithSession));
+                _ -> {[{read, SRef}], keep(SRef, Stream#stream{body = Body}, WithSession)}
+            end;
+        {error, Fault} ->
+            fault_after(Fault, cancel(SRef, Session))
+    end.
+
+%% The session id the answer to `initialize' assigns.
+session({request, _, <<"initialize">>}, Headers, Session) ->
+    case mcp_http_headers:value("mcp-session-id", Headers) of
+        none -> {ok, Session};
+        Id ->
+            case length(Id) =< ?MAX_SESSION_ID_BYTES andalso visible_ascii(list_to_binary(Id), 16#21) of
+                true -> {ok, Session#session{id = Id}};
+                false -> {error, {bad_session_id, length(Id)}}
+            end
+    end;
+session(_Rpc, _Headers, Session) ->
+    {ok, Session}.
+
+chunk(SRef, #stream{body = {sse, Decoder}} = Stream, Chunk, Session) ->
+    case mcp_event_stream:push(Decoder, Chunk) of
+        {ok, Items, LastEventId} -> events(SRef, Stream#stream{last_event_id = resumable(LastEventId)}, Items, Session);
+        {error, Fault} -> fault(Fault, Session)
+    end;
+chunk(SRef, #stream{body = {json, Parts, Size}} = Stream, Chunk, #session{max_bytes = Max} = Session) ->
+    case Size + byte_size(Chunk) of
+        Total when Total > Max -> fault({line_too_long, Total}, Session);
+        Total -> {[], keep(SRef, Stream#stream{body = {json, [Chunk | Parts], Total}}, Session)}
+    end;
+chunk(_SRef, _Stream, _Chunk, Session) ->
+    %% A body not read (ignored).
+    {[], Session}.
+
+%% The body is read one chunk at a time: the next is asked for once this
+%% one is decoded, while the stream is still open and nothing failed.
+read_on(SRef, {Commands, #session{streams = Streams} = Session}) ->
+    Failed = lists:any(fun({deliver, {fault, _}}) -> true; (_) -> false end, Commands),
+    case is_map_key(SRef, Streams) andalso not Failed of
+        true -> {Commands ++ [{read, SRef}], Session};
+        false -> {Commands, Session}
+    end.
+
+%% An event id is echoed as `Last-Event-ID' only when it is at most
+%% `max_event_id_bytes()' of printable ASCII; any other id means the
+%% stream cannot be resumed (an older id would replay what was delivered).
+resumable(Id) when is_binary(Id), byte_size(Id) =< ?MAX_EVENT_ID_BYTES ->
+    case visible_ascii(Id, 16#20) of
+        true -> Id;
+        false -> none
+    end;
+resumable(_) ->
+    none.
+
+%% Whether every byte is printable ASCII from `Low' (a space, or `!').
+visible_ascii(Bytes, Low) ->
+    lists:all(fun(C) -> C >= Low andalso C =< 16#7E end, binary_to_list(Bytes)).
+
+%% The event stream's items: messages are delivered, `retry:' is kept.
+events(SRef, Stream, Items, Session) ->
+    Retry = lists:foldl(fun({retry, Ms}, _) -> min(Ms, ?MAX_RETRY_MS);
+                           (_, Ms) -> Ms
+                        end, Stream#stream.retry_ms, Items),
+    Messages = [Data || {event, Type, Data} <- Items, Data =/= <<>>, Type =:= <<>> orelse Type =:= <<"message">>],
+    Kept = Stream#stream{retry_ms = Retry},
+    case Messages of
+        [] ->
+            {[], keep(SRef, Kept, Session)};
+        _ ->
+            {Commands, Next} = delivered(Messages, Kept, Session),
+            case responded(Kept, Messages) of
+                true -> cancelled_after(Commands, cancel(SRef, Next));
+                false -> {Commands, keep(SRef, Kept#stream{resumptions = 0}, Next)}
+            end
+    end.
+
+cancelled_after(Commands, {Cancel, Session}) ->
+    {Commands ++ Cancel, Session}.
+
+%% A request's stream has done its work once its response came: it is
+%% closed then, whatever the server does with it afterwards.
+responded(#stream{rpc = {request, Id, _}}, Messages) ->
+    lists:any(fun(Message) -> response_to(Id, Message) end, Messages);
+responded(_Stream, _Messages) ->
+    false.
+
+response_to(Id, Body) ->
+    case mcp_jsonrpc:decode(Body) of
+        {ok, {response, {id_int, Id}, _}} -> true;
+        _ -> false
+    end.
+
+delivered(Messages, #stream{renew = {failed, Failed}, rpc = {request, Id, _}}, Session) ->
+    %% The answer to the new session's `initialize' is the transport's own.
+    case negotiated(Id, Messages, Session) of
+        #session{version = none} = Waiting -> {[], Waiting};
+        Renewed -> renewed(Failed, Renewed)
+    end;
+delivered(Messages, #stream{rpc = Rpc}, #session{offset = Offset0} = Session) ->
+    {Commands, Offset} = lists:mapfoldl(fun(Message, At) ->
+                                                {{deliver, {message, At, Message}}, At + byte_size(Message)}
+                                        end, Offset0, Messages),
+    Versioned = case Rpc of
+                    {request, Id, <<"initialize">>} -> negotiated(Id, Messages, Session);
+                    _ -> Session
+                end,
+    {Commands, Versioned#session{offset = Offset}}.
+
+%% The new session is open: `notifications/initialized' goes out again, and
+%% the request that met the 404 is answered with an error (never replayed).
+renewed(Failed, #session{initialized = Initialized} = Session) ->
+    {Posted, Next} = case Initialized of
+                         none -> {[], Session};
+                         _ -> post(#stream{rpc = notification}, Initialized, Session)
+                     end,
+    case Failed of
+        none ->
+            {Posted, Next};
+        Id ->
+            Error = mcp_json:encode(mcp_jsonrpc:error_response({id_int, Id}, session_renewed_code(),
+                                                               <<"the session expired and a new one was started; "
+                                                                 "the request was not replayed">>)),
+            Offset = Next#session.offset,
+            {Posted ++ [{deliver, {message, Offset, Error}}], Next#session{offset = Offset + byte_size(Error)}}
+    end.
+
+%% The protocol version the server chose, from its answer to `initialize'.
+negotiated(Id, Messages, Session) ->
+    lists:foldl(fun(Message, Acc) ->
+                        case mcp_jsonrpc:decode(Message) of
+                            {ok, {response, {id_int, Id}, {ok, {object, Result}}}} ->
+                                case lists:keyfind(<<"protocolVersion">>, 1, Result) of
+                                    {_, {string, Version}} when byte_size(Version) =< ?MAX_VERSION_BYTES ->
+                                        case visible_ascii(Version, 16#21) of
+                                            true -> Acc#session{version = Version};
+                                            false -> Acc
+                                        end;
+                                    _ -> Acc
+                                end;
+                            _ -> Acc
+                        end
+                end, Session, Messages).
+
+%% A request's event stream ended (`Why': `ended' or the driver's reason)
+%% before its response: it is resumed when it can be; so is the standalone
+%% one, and giving up on that one is no fault.
+ended(#stream{rpc = Rpc} = Stream, Why, Session) when Rpc =:= listen; element(1, Rpc) =:= request ->
+    resumable(Stream, Why, Session);
+ended(_Stream, _Why, Session) ->
+    {[], Session}.
+
+resumable(#stream{rpc = listen, resumptions = N}, _Why, Session) when N >= ?MAX_RESUMPTIONS ->
+    {[], Session};
+resumable(#stream{rpc = {request, _, _}, last_event_id = none}, Why, Session) ->
+    fault({stream_lost, Why}, Session);
+resumable(#stream{resumptions = N}, Why, Session) when N >= ?MAX_RESUMPTIONS ->
+    fault({stream_lost, Why}, Session);
+resumable(#stream{retry_ms = Retry} = Stream, _Why, #session{waiting = Waiting} = Session) ->
+    {Tag, Tagged} = mint(Session),
+    Next = Stream#stream{resumptions = Stream#stream.resumptions + 1, body = undefined},
+    {[{timer, Retry, Tag}], Tagged#session{waiting = Waiting#{Tag => Next}}}.
+
+%% A whole answer: any status but a streamed 200. A 2xx (202 for a
+%% notification or a response of ours) carries nothing to read.
+status(Status, _Stream, Session) when Status >= 200, Status < 300 ->
+    {[], Session};
+status(405, #stream{resumptions = N}, Session) when N > 0 ->
+    %% No stream to resume from: the request is left to its deadline.
+    {[], Session};
+status(404, #stream{rpc = Rpc}, #session{id = Id} = Session) when Id =/= none ->
+    case Rpc of
+        {request, _, <<"initialize">>} -> fault({http_status, 404}, Session);
+        _ -> renew(Rpc, Session)
+    end;
+status(Status, _Stream, Session) ->
+    fault({http_status, Status}, Session).
+
+%% A stateless request answered with a status other than 2xx: its
+%% response, when the body is one, or else its rejection.
+refused(Id, Status, Headers, Body, #session{max_bytes = Max} = Session) ->
+    Response = mcp_http_headers:content_type(Headers) =:= <<"application/json">> andalso is_binary(Body)
+        andalso byte_size(Body) =< Max andalso response_to(Id, Body),
+    case Response of
+        true -> delivered([Body], #stream{rpc = response}, Session);
+        false -> {[{deliver, {rejected, Id, {http_status, Status}}}], Session}
+    end.
+
+%% The session expired (404 to a request carrying it): once per
+%% connection, a new session is started with the actor's own `initialize';
+%% a second expiry, or one before the handshake was seen, is
+%% `session_expired'.
+renew(_Rpc, #session{renewed = true} = Session) ->
+    fault(session_expired, Session);
+renew(_Rpc, #session{handshake = none} = Session) ->
+    fault(session_expired, Session);
+renew(Rpc, #session{handshake = {Initialize, Extra, Bytes}} = Session) ->
+    Failed = case Rpc of
+                 {request, Id, _} -> Id;
+                 _ -> none
+             end,
+    post(#stream{rpc = Initialize, extra = Extra, renew = {failed, Failed}}, Bytes,
+         Session#session{id = none, version = none, renewed = true}).
+
+cancel(SRef, Session) ->
+    {[{cancel, SRef}], drop(SRef, Session)}.
+
+keep(SRef, Stream, #session{streams = Streams} = Session) ->
+    Session#session{streams = Streams#{SRef => Stream}}.
+
+drop(SRef, #session{streams = Streams} = Session) ->
+    Session#session{streams = maps:remove(SRef, Streams)}.
+
+fault_after(Fault, {Commands, Session}) ->
+    {Commands ++ [{deliver, {fault, Fault}}], Session}.
+
+fault(Fault, Session) ->
+    {[{deliver, {fault, Fault}}], Session}.
