@@ -30,6 +30,8 @@
 -define(SECRET, <<"svc-secret-7d41c0e9b2a85f36">>).
 -define(SECRET_ENV, "MCP_OIDC_TEST_SECRET").
 -define(SCOPE, <<"mcp:tools">>).
+%% The client name whose registrations the provider gives no refresh token.
+-define(NO_REFRESH, <<"no-refresh">>).
 
 %%% ------------------------------------------------------------ fixtures
 
@@ -57,6 +59,7 @@ started(Ttl) ->
     Config = {object, [{<<"clients">>, {array, [secret_client(<<"svc-secret">>), secret_client(<<"svc-probe">>),
                                                 key_client(<<"svc-key">>, Pem)]}},
                        {<<"access_token_ttl">>, {int, Ttl}},
+                       {<<"no_refresh_tokens">>, {array, [{string, ?NO_REFRESH}]}},
                        {<<"event_log">>, {string, list_to_binary(Events)}}]},
     Provider = mcp_http_peer:start_announced(node_executable(), [provider_script()],
                                              [{"OIDC_PROVIDER_CONFIG", binary_to_list(mcp_json:encode(Config))}]),
@@ -364,7 +367,9 @@ short_lived_test_() ->
               [{"a 5 s token renewed by its refresh token, no second consent",
                 timed(fun() -> refreshed(Fixture) end)},
                {"5 s client credentials tokens over 11 s of calls, the first refused once expired",
-                timed(fun() -> outlived(Fixture) end)}]
+                timed(fun() -> outlived(Fixture) end)},
+               {"a 5 s token without a refresh token: the challenge brings a new consent",
+                timed(fun() -> reconsented(Fixture) end)}]
       end}}.
 
 %% The person consents once; the calls of more than two token lifetimes
@@ -403,6 +408,28 @@ outlived(Fixture) ->
         ?assert(Granted >= 3),
         ?assertEqual(Granted, length(lists:usort([First | [T || #{<<"access_token">> := T} <- saved(Tag)]]))),
         ?assertMatch({401, _}, presented(Fixture, First))
+    after
+        shutdown(Client)
+    end.
+
+%% A provider that issues no refresh token to this client: when the token
+%% is due, the renewal fails, the next message goes without a token, and
+%% the server's challenge starts a new authorization (the scripted
+%% browser consents again), so the calls go on.
+reconsented(Fixture) ->
+    Seen = length(events(Fixture)),
+    {Tag, Store} = reporting_store(),
+    {ok, Client, _} = connect(Fixture, #{browser => browser(), consent_timeout_ms => 60000, store => Store,
+                                         client_name => ?NO_REFRESH}),
+    try
+        [Id, _] = binary:split(whoami(Client), <<" ">>),
+        Results = calls_for(Client, (2 * ?SHORT_TTL + 1) * 1000),
+        ?assertEqual([], [R || R <- Results, not is_sum(R)]),
+        Steps = steps(events_since(Fixture, Seen), Id),
+        ?assert(count({<<"authorization">>, none}, Steps) >= 2),
+        ?assertEqual(count({<<"authorization">>, none}, Steps), count({<<"grant">>, <<"authorization_code">>}, Steps)),
+        ?assertEqual(1, count({<<"registration">>, none}, Steps)),
+        ?assertEqual([], [R || #{<<"refresh_token">> := _} = R <- saved(Tag)])
     after
         shutdown(Client)
     end.

@@ -12,6 +12,9 @@
 // secrets; every member optional):
 //   clients           oidc-provider client metadata, pre-registered
 //   access_token_ttl  seconds an access token lives (default 3600)
+//   no_refresh_tokens client names (`client_name' of a registration) whose
+//                     clients get no refresh token, as from a provider
+//                     whose policy issues none
 //   event_log         a file to which one JSON line is appended per
 //                     authorization, token grant and registration (the
 //                     grant type, the client id and the resource: never a
@@ -27,6 +30,7 @@ import Provider, { errors } from 'oidc-provider';
 
 const config = JSON.parse(process.env.OIDC_PROVIDER_CONFIG || '{}');
 const accessTokenTtl = config.access_token_ttl ?? 3600;
+const noRefreshTokens = new Set(config.no_refresh_tokens ?? []);
 const RESOURCE_SCOPE = 'mcp:tools';
 
 function logEvent(event, ctx, extra = {}) {
@@ -95,6 +99,11 @@ const provider = new Provider(issuer, {
       },
     },
   },
+  // oidc-provider's own rule (the refresh_token grant allowed, and
+  // `offline_access' granted, which takes `prompt=consent'), but for the
+  // client names of `no_refresh_tokens'.
+  issueRefreshToken: async (_ctx, client, code) => client.grantTypeAllowed('refresh_token')
+    && code.scopes.has('offline_access') && !noRefreshTokens.has(client.clientName),
   pkce: { required: () => true },
   ttl: {
     AccessToken: accessTokenTtl,
