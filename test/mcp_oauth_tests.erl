@@ -110,6 +110,30 @@ a_challenge_is_answered_with_client_credentials_test() ->
     _ = mcp_client:shutdown(Client, 5000),
     mcp_oauth_fake:stop(Fake).
 
+%% OpenID Connect grants `offline_access' (and with it a refresh token)
+%% only to a request that asks for consent: where the authorization server
+%% lists `offline_access', the authorization request asks for it and for
+%% `prompt=consent'; where it does not, for neither.
+offline_access_goes_with_prompt_consent_test_() ->
+    [{timeout, 30, ?_assertEqual({<<"tools offline_access">>, <<"consent">>},
+                                 authorization_request([<<"tools">>, <<"offline_access">>]))},
+     {timeout, 30, ?_assertEqual({<<"tools">>, none}, authorization_request([<<"tools">>]))}].
+
+%% The `scope' and `prompt' of the authorization request a person is sent
+%% to (test/conformance/browser consents) by an authorization server that
+%% lists `Supported'.
+authorization_request(Supported) ->
+    Fake = mcp_oauth_fake:start(#{accepted => <<"granted">>, scopes_supported => Supported,
+                                  token => fun(_) -> mcp_oauth_fake:token_answer(<<"granted">>, []) end}),
+    OAuth = #{browser => filename:absname("test/conformance/browser"), consent_timeout_ms => 10000,
+              scopes => [<<"tools">>], store => none},
+    {ok, Client, _} = mcp_client:start(#{url => mcp_oauth_fake:url(Fake), oauth => OAuth}, #{}),
+    _ = mcp_client:shutdown(Client, 5000),
+    [Query] = [Q || #{method := 'GET', path := <<"/authorize?", Q/binary>>} <- mcp_oauth_fake:requests(Fake)],
+    mcp_oauth_fake:stop(Fake),
+    Params = maps:from_list(uri_string:dissect_query(Query)),
+    {maps:get(<<"scope">>, Params, none), maps:get(<<"prompt">>, Params, none)}.
+
 %%% ----------------------------------------------------------- bounded
 
 %% An authorization server is untrusted too: an answer without end (a
