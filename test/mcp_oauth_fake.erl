@@ -10,7 +10,8 @@
 %% server's metadata states `issuer'. `/token' answers with `token'
 %% (a fun of the request: `{Status, Json}'). Options: `resource',
 %% `issuer' (overrides, for the mismatch tests; `issuer' may be a fun of the origin), `token', `accepted' (the
-%% bearer `/mcp' accepts). Every request is reported to the starter
+%% bearer `/mcp' accepts), `scopes_supported' (the authorization server's,
+%% absent by default). Every request is reported to the starter
 %% (`{stub_request, Pid, Request}').
 -module(mcp_oauth_fake).
 
@@ -63,7 +64,9 @@ route(#{method := Method, path := Path} = Request, Options) ->
                                 {<<"registration_endpoint">>, {string, <<Base/binary, "/register">>}},
                                 {<<"token_endpoint_auth_methods_supported">>, {array, [{string, <<"client_secret_basic">>}]}},
                                 {<<"grant_types_supported">>, {array, [{string, <<"client_credentials">>},
-                                                                       {string, <<"refresh_token">>}]}}]});
+                                                                       {string, <<"refresh_token">>}]}}
+                                | [{<<"scopes_supported">>, {array, [{string, S} || S <- Scopes]}}
+                                   || Scopes <- [maps:get(scopes_supported, Options, none)], Scopes =/= none]]});
         {'POST', <<"/token">>} ->
             {Status, Json} = (maps:get(token, Options))(Request),
             json(Status, Json);

@@ -80,6 +80,25 @@ an_expired_stored_token_is_not_used_test() ->
     mcp_oauth_session:stop(Session),
     mcp_oauth_fake:stop(Fake).
 
+%% A renewal that fails (here: no refresh token, and the authorization
+%% code grant) does not end the session's use: the server's challenge
+%% that follows starts the authorization it asks for.
+a_challenge_after_a_failed_renewal_authorizes_anew_test() ->
+    Fake = mcp_oauth_fake:start(#{token => fun(_) -> mcp_oauth_fake:token_answer(<<"new">>, []) end}),
+    Base = mcp_oauth_fake:base(Fake),
+    {ok, Session} = mcp_oauth_session:start_link(mcp_oauth_fake:url(Fake),
+                                                 #{browser => filename:absname("test/conformance/browser"),
+                                                   consent_timeout_ms => 10000, store => callback_store(stored(Base, #{}))}),
+    {ok, _, Generation, _} = mcp_oauth_session:current(Session),
+    ?assertEqual({error, no_refresh_token}, mcp_oauth_session:bearer(Session)),
+    Challenge = mcp_oauth_discovery:challenge(<<"Bearer resource_metadata=\"", Base/binary,
+                                                "/.well-known/oauth-protected-resource/mcp\"">>),
+    {ok, Bearer, _, _} = mcp_oauth_session:authorize(Session, Challenge, Generation),
+    ?assertEqual(<<"new">>, Bearer()),
+    ?assert(lists:member({'GET', <<"/authorize">>}, mcp_oauth_fake:paths(mcp_oauth_fake:requests(Fake)))),
+    mcp_oauth_session:stop(Session),
+    mcp_oauth_fake:stop(Fake).
+
 %% Through the transport: the first request carries the new token, the
 %% expired one never reaches the server.
 the_transport_renews_an_expired_token_before_sending_test() ->
@@ -109,6 +128,30 @@ a_challenge_is_answered_with_client_credentials_test() ->
     ?assertMatch(#{<<"resource">> := _}, form(Grant)),
     _ = mcp_client:shutdown(Client, 5000),
     mcp_oauth_fake:stop(Fake).
+
+%% OpenID Connect grants `offline_access' (and with it a refresh token)
+%% only to a request that asks for consent: where the authorization server
+%% lists `offline_access', the authorization request asks for it and for
+%% `prompt=consent'; where it does not, for neither.
+offline_access_goes_with_prompt_consent_test_() ->
+    [{timeout, 30, ?_assertEqual({<<"tools offline_access">>, <<"consent">>},
+                                 authorization_request([<<"tools">>, <<"offline_access">>]))},
+     {timeout, 30, ?_assertEqual({<<"tools">>, none}, authorization_request([<<"tools">>]))}].
+
+%% The `scope' and `prompt' of the authorization request a person is sent
+%% to (test/conformance/browser consents) by an authorization server that
+%% lists `Supported'.
+authorization_request(Supported) ->
+    Fake = mcp_oauth_fake:start(#{accepted => <<"granted">>, scopes_supported => Supported,
+                                  token => fun(_) -> mcp_oauth_fake:token_answer(<<"granted">>, []) end}),
+    OAuth = #{browser => filename:absname("test/conformance/browser"), consent_timeout_ms => 10000,
+              scopes => [<<"tools">>], store => none},
+    {ok, Client, _} = mcp_client:start(#{url => mcp_oauth_fake:url(Fake), oauth => OAuth}, #{}),
+    _ = mcp_client:shutdown(Client, 5000),
+    [Query] = [Q || #{method := 'GET', path := <<"/authorize?", Q/binary>>} <- mcp_oauth_fake:requests(Fake)],
+    mcp_oauth_fake:stop(Fake),
+    Params = maps:from_list(uri_string:dissect_query(Query)),
+    {maps:get(<<"scope">>, Params, none), maps:get(<<"prompt">>, Params, none)}.
 
 %%% ----------------------------------------------------------- bounded
 
