@@ -197,11 +197,17 @@ token_store({token_directory, Path}) -> {dir, Path}.
 
 grant({client_credentials, ClientId, Secret}) ->
     with_secret(#{grant => client_credentials, client_id => ClientId}, {some, Secret});
-grant({authorization_code, Registration, Consent, Timeout}) when ?IS_TIMEOUT(Timeout), Timeout > 0 ->
-    registration(Registration, #{grant => authorization_code, browser => browser(Consent),
-                                 consent_timeout_ms => Timeout});
-grant({authorization_code, _Registration, _Consent, Timeout}) ->
-    {error, {consent_timeout_out_of_range, Timeout}}.
+grant({authorization_code, _Registration, _Consent, Timeout, _Port}) when not ?IS_TIMEOUT(Timeout); Timeout =< 0 ->
+    {error, {consent_timeout_out_of_range, Timeout}};
+grant({authorization_code, _Registration, _Consent, _Timeout, {some, Port}}) when Port < 1; Port > 65535 ->
+    {error, {redirect_port_out_of_range, Port}};
+grant({authorization_code, Registration, Consent, Timeout, Port}) ->
+    Fixed = case Port of
+                {some, Number} -> #{redirect_port => Number};
+                none -> #{}
+            end,
+    registration(Registration, Fixed#{grant => authorization_code, browser => browser(Consent),
+                                      consent_timeout_ms => Timeout}).
 
 registration(dynamic_registration, Config) -> {ok, Config};
 registration({client_metadata_document, Url}, Config) -> {ok, Config#{client_metadata_url => Url}};
@@ -437,7 +443,9 @@ oauth_refusal_sentence({private_key_unreadable, Path, Reason}) ->
       "), so nothing was started">>;
 oauth_refusal_sentence({consent_timeout_out_of_range, Timeout}) ->
     sentence(io_lib:format("the consent timeout of ~b ms is outside 1 to ~b ms, so nothing was started",
-                           [Timeout, mcp_client:max_timeout_ms()])).
+                           [Timeout, mcp_client:max_timeout_ms()]));
+oauth_refusal_sentence({redirect_port_out_of_range, Port}) ->
+    sentence(io_lib:format("the redirect port ~b is outside 1 to 65535, so nothing was started", [Port])).
 
 timeout_sentence(Whose, Timeout) ->
     sentence(io_lib:format("~s timeout of ~b ms is outside 0 to ~b ms, so nothing was done",

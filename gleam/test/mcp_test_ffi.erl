@@ -6,7 +6,7 @@
          everything_over_http/0, stop_http_peer/1,
          authorization_disagreements/0, protected_server/1, stop_protected_server/1,
          token_request_credentials/1, set_env/2, unset_env/1, directory_others_may_read/0,
-         remove_directory/1]).
+         remove_directory/1, occupied_loopback_port/0, release_port/1]).
 
 %% Runs Fun; `{error, Class}' (a binary) if it raised.
 rescue(Fun) ->
@@ -209,4 +209,14 @@ directory_others_may_read() ->
 
 remove_directory(Dir) ->
     ok = file:del_dir(Dir),
+    nil.
+
+%% A loopback port held by a listening socket of the caller's, and its number.
+occupied_loopback_port() ->
+    {ok, Socket} = gen_tcp:listen(0, [{ip, {127, 0, 0, 1}}]),
+    {ok, Port} = inet:port(Socket),
+    {Socket, Port}.
+
+release_port(Socket) ->
+    ok = gen_tcp:close(Socket),
     nil.

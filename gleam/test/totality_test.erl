@@ -285,6 +285,7 @@ values({named, <<"mcp/client">>, <<"StartError">>, []}) ->
          {odd_transport_failure, fun() -> mcp_gleam_ffi:start_error({transport_failed, {weird, [1 bsl 100]}}) end},
          {odd_token_store, fun() -> mcp_gleam_ffi:start_error({transport_failed, {oauth, {odd, 1 bsl 100}}}) end},
          {huge_consent_timeout, c({o_auth_unusable, {consent_timeout_out_of_range, 1 bsl 100}})},
+         {huge_redirect_port, c({o_auth_unusable, {redirect_port_out_of_range, 1 bsl 100}})},
          {odd_oauth_names, c({o_auth_unusable, {private_key_unreadable, <<"/\0", 27>>, <<>>}})}]};
 values({named, <<"mcp/client">>, <<"RetirementError">>, []}) ->
     {c(mcp_gleam_ffi:retirement_error(retirement_timed_out)),
@@ -329,13 +330,17 @@ tool(Name, InputSchema, Execution) ->
 %% `OAuth' values no environment, file system or clock can honour.
 oauth_hostile() ->
     Store = fun(Grant, TokenStore) -> {o_auth, Grant, [<<"\0">>], TokenStore} end,
-    Code = fun(Consent, Timeout) -> {authorization_code, dynamic_registration, Consent, Timeout} end,
+    Code = fun(Consent, Timeout) -> {authorization_code, dynamic_registration, Consent, Timeout, none} end,
     [{secret_variable_with_nul, Store({client_credentials, <<"c">>, {secret_from_env, <<"A=\0B">>}}, no_token_store)},
      {key_path_with_nul, Store({client_credentials, <<"c">>, {private_key_file, <<"/tmp/\0k">>, <<"none">>}}, no_token_store)},
      {token_directory_with_nul, Store(Code(no_consent, 1000), {token_directory, <<"/tmp/\0d">>})},
      {browser_with_nul, Store(Code({browser, <<"\0">>}, 1000), no_token_store)},
      {negative_consent_timeout, Store(Code(no_consent, -1), no_token_store)},
-     {huge_consent_timeout, Store(Code(print_authorization_url, 1 bsl 100), no_token_store)}].
+     {huge_consent_timeout, Store(Code(print_authorization_url, 1 bsl 100), no_token_store)},
+     {huge_redirect_port, Store({authorization_code, dynamic_registration, no_consent, 1000, {some, 1 bsl 100}},
+                                no_token_store)},
+     {negative_redirect_port, Store({authorization_code, dynamic_registration, no_consent, 1000, {some, -1}},
+                                    no_token_store)}].
 
 hostile_client_errors() ->
     [{odd_authorization_failure, {unavailable, {authorization_failed, {token_refused, 1 bsl 100, {odd, self()}}}}},

@@ -127,6 +127,8 @@ pub type OAuthConfigError {
   PrivateKeyUnreadable(path: String, reason: String)
   /// `consent_timeout_ms` is outside 1..`max_timeout_ms()`.
   ConsentTimeoutOutOfRange(timeout_ms: Int)
+  /// `redirect_port` is `Some` of a number outside 1..65535.
+  RedirectPortOutOfRange(port: Int)
 }
 
 pub type TransportFailure {

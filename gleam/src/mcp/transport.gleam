@@ -184,6 +184,11 @@ pub type Grant {
     /// How long to wait for the redirect after the URL is handed on
     /// (1 ms to a day; 300000 is the command line's).
     consent_timeout_ms: Int,
+    /// The loopback port the redirect comes to: `Some(port)` (1 to 65535)
+    /// for a pre-registered client whose redirect URI is
+    /// `http://127.0.0.1:PORT/callback` (the command line's
+    /// `--redirect-port`); `None` takes a free port.
+    redirect_port: Option(Int),
   )
   /// No person: the client credentials grant, with a client the
   /// authorization server already knows.

@@ -4,19 +4,21 @@
 //// errors that hold no secret.
 
 import gleam/list
-import gleam/option.{Some}
+import gleam/option.{None, Some}
 import gleam/string
 import mcp/client.{
   AuthorizationFailed, ConsentNeeded, ConsentTimeoutOutOfRange, HandshakeFailed,
-  HttpFailed, HttpStatus, OAuthUnusable, PrivateKeyUnreadable,
-  SecretVariableUnset, TokenFilePermissions, TokenRefused, TokenStoreRefused,
-  TransportFailed, Unavailable,
+  HttpFailed, HttpStatus, OAuthUnusable, OtherAuthorizationFailure,
+  PrivateKeyUnreadable, RedirectPortOutOfRange, SecretVariableUnset,
+  TokenFilePermissions, TokenRefused, TokenStoreRefused, TransportFailed,
+  Unavailable,
 }
 import mcp/json.{Object}
 import mcp/protocol.{CallToolResult, Text}
 import mcp/transport.{
-  AuthorizationCode, ClientCredentials, DynamicRegistration, HttpTransport,
-  NoConsent, NoTokenStore, OAuth, PrivateKeyFile, Remote, TokenDirectory,
+  AuthorizationCode, Browser, ClientCredentials, DynamicRegistration,
+  HttpTransport, NoConsent, NoTokenStore, OAuth, PrivateKeyFile, Remote,
+  TokenDirectory,
 }
 
 type Fake
@@ -35,6 +37,14 @@ fn set_env(name: String, value: String) -> Nil
 
 @external(erlang, "mcp_test_ffi", "unset_env")
 fn unset_env(name: String) -> Nil
+
+@external(erlang, "mcp_test_ffi", "occupied_loopback_port")
+fn occupied_loopback_port() -> #(Taken, Int)
+
+@external(erlang, "mcp_test_ffi", "release_port")
+fn release_port(taken: Taken) -> Nil
+
+type Taken
 
 @external(erlang, "mcp_test_ffi", "directory_others_may_read")
 fn directory_others_may_read() -> String
@@ -108,7 +118,7 @@ pub fn consent_needed_is_a_typed_error_test() {
   let #(url, fake) = protected_server(False)
   let oauth =
     OAuth(
-      grant: AuthorizationCode(DynamicRegistration, NoConsent, 300_000),
+      grant: AuthorizationCode(DynamicRegistration, NoConsent, 300_000, None),
       scopes: [],
       store: NoTokenStore,
     )
@@ -170,7 +180,12 @@ pub fn the_consent_timeout_is_checked_at_both_ends_test() {
   let prepared = fn(timeout_ms) {
     let oauth =
       OAuth(
-        grant: AuthorizationCode(DynamicRegistration, NoConsent, timeout_ms),
+        grant: AuthorizationCode(
+          DynamicRegistration,
+          NoConsent,
+          timeout_ms,
+          None,
+        ),
         scopes: [],
         store: NoTokenStore,
       )
@@ -188,6 +203,62 @@ pub fn the_consent_timeout_is_checked_at_both_ends_test() {
       prepared(timeout_ms)
     assert refused == timeout_ms
   })
+}
+
+/// `redirect_port` is 1 to 65535: both ends are taken, one past either is
+/// refused.
+pub fn the_redirect_port_is_checked_at_both_ends_test() {
+  let prepared = fn(port) {
+    let oauth =
+      OAuth(
+        grant: AuthorizationCode(
+          DynamicRegistration,
+          NoConsent,
+          1000,
+          Some(port),
+        ),
+        scopes: [],
+        store: NoTokenStore,
+      )
+    client.prepare(
+      with_oauth("http://127.0.0.1:1/mcp", oauth),
+      client.default_options(),
+    )
+  }
+  list.each([1, 65_535], fn(port) {
+    let assert Ok(parked) = prepared(port)
+    client.stop(parked)
+  })
+  list.each([0, 65_536], fn(port) {
+    let assert Error(OAuthUnusable(RedirectPortOutOfRange(refused))) =
+      prepared(port)
+    assert refused == port
+  })
+}
+
+/// The redirect comes to the port given: with that port taken, the
+/// authorization cannot listen there and says so.
+pub fn the_redirect_port_is_where_the_flow_listens_test() {
+  let #(url, fake) = protected_server(False)
+  let #(taken, port) = occupied_loopback_port()
+  let oauth =
+    OAuth(
+      grant: AuthorizationCode(
+        DynamicRegistration,
+        Browser("true"),
+        1000,
+        Some(port),
+      ),
+      scopes: [],
+      store: NoTokenStore,
+    )
+  let assert Error(HandshakeFailed(Unavailable(HttpFailed(AuthorizationFailed(OtherAuthorizationFailure(
+    description,
+  )))))) = client.start(with_oauth(url, oauth), client.default_options())
+  assert string.contains(description, "address in use")
+    || string.contains(description, "eaddrinuse")
+  release_port(taken)
+  stop_protected_server(fake)
 }
 
 /// `default_token_directory` is where `mcp-gen login` keeps tokens.
