@@ -318,7 +318,7 @@ issue(Command, Rest, Events, Http) ->
             run(Rest, Events, watched(Http#http{requests = maps:put(RequestId, Req, Http#http.requests),
                                                 issued = maps:put(SRef, RequestId, Http#http.issued)}));
         {error, Reason} ->
-            {Failed, Next} = machine({failed, SRef, Reason}, Http),
+            {Failed, Next} = machine({failed, SRef, failure(Reason)}, Http),
             run(Rest, lists:reverse(Failed) ++ Events, Next)
     end.
 
@@ -446,9 +446,32 @@ answer(#req{sref = SRef} = Req, RequestId, {{_Version, Status, _Phrase}, Headers
                end,
     delivered(machine({status, SRef, Status, Headers, Body}, finished(RequestId, Answered)));
 answer(#req{sref = SRef}, RequestId, {error, Reason}, Http) ->
-    delivered(machine({failed, SRef, Reason}, finished(RequestId, Http)));
+    delivered(machine({failed, SRef, failure(Reason)}, finished(RequestId, Http)));
 answer(_Req, _RequestId, _Other, Http) ->
     {ok, [], Http}.
+
+%% `httpc''s reason for a failed request, without what the server sent:
+%% an answer it could not parse is quoted in its reason, and a death
+%% reason must not carry a server's bytes (nor grow with them). What is
+%% not a reason of `httpc''s own making keeps only its tag.
+failure({could_not_parse_as_http, Bytes}) ->
+    {could_not_parse_as_http, byte_size(iolist_to_binary(Bytes))};
+failure(Reason) when is_atom(Reason) ->
+    Reason;
+failure({failed_connect, _} = Reason) ->
+    Reason;
+failure({Tag, _} = Reason) when is_atom(Tag) ->
+    case erts_debug:flat_size(Reason) =< 64 andalso not has_binary(Reason) of
+        true -> Reason;
+        false -> {Tag, omitted}
+    end;
+failure(_Reason) ->
+    omitted.
+
+has_binary(Term) when is_binary(Term) -> true;
+has_binary(Term) when is_tuple(Term) -> has_binary(tuple_to_list(Term));
+has_binary([Head | Tail]) -> has_binary(Head) orelse has_binary(Tail);
+has_binary(_) -> false.
 
 %% The handler still waits with what came with the headers: an empty read
 %% makes it pass that on (its internal message for a read of its own). Only

@@ -360,6 +360,29 @@ matches(Expected, Got) when is_tuple(Expected), is_tuple(Got), tuple_size(Expect
 matches(Same, Same) -> true;
 matches(Expected, Got) -> ?debugFmt("expected ~p, got ~p", [Expected, Got]), false.
 
+%% An answer `httpc' cannot parse is quoted whole in its reason; the
+%% death reason keeps only its size, so a server's bytes (here a marker
+%% and 64 KiB) never reach the caller, a log or a crash report.
+a_server_that_does_not_speak_http_is_not_quoted_test_() ->
+    {timeout, 30, fun() ->
+        Garbage = <<"NOT-HTTP leaked-marker ", (binary:copy(<<"y">>, 65536))/binary, "\r\n\r\n">>,
+        %% Without the transport: httpc's own reason carries the bytes.
+        Stub = mcp_http_stub:start(fun(_) -> {raw, Garbage} end),
+        try
+            {error, Raw} = httpc:request(post, {mcp_http_stub:url(Stub), [], "application/json", <<"{}">>}, [], []),
+            ?assertNotEqual(nomatch, binary:match(term_to_binary(Raw), <<"leaked-marker">>))
+        after
+            mcp_http_stub:stop(Stub)
+        end,
+        with_stub(fun(_, _) -> {raw, Garbage} end, fun(Url) ->
+            {ok, Client} = mcp_client:prepare(#{url => Url}, #{handshake_timeout_ms => 5000}),
+            {error, {handshake_failed, {unavailable, {http_failed, Reason}}}} = mcp_client:connect(Client),
+            ?assertMatch({could_not_parse_as_http, Size} when is_integer(Size), Reason),
+            ?assertEqual(nomatch, binary:match(term_to_binary(Reason), <<"leaked-marker">>)),
+            shut_down_leaving_nothing(Client)
+        end)
+    end}.
+
 %% What the transport guards against: `httpc' alone keeps reading an
 %% answer it does not stream (any status but 200) into its handler, with
 %% no limit, for as long as the request lives.
