@@ -1,0 +1,89 @@
+%% @doc Package launchers under the jail (`npx', `npm exec', `uvx',
+%% `uv tool run'): which one a jailed target runs, the package caches it
+%% reads and writes, and the variable that makes it work offline.
+%% `mcp_jail' gives each existing cache a private copy-on-write view (the
+%% jail's init mounts it, `mcp_os::copy_on_write') and, without the
+%% network, sets the offline variable, so a package already in the cache
+%% starts jailed with no flag and one that is not fails at once, in
+%% words (`mcp_describe:offline_launcher/1'). docs/jail.md, "Launchers".
+%%
+%% Invariants:
+%% <ul>
+%% <li>Recognized by the executable's name or the real path it leads to
+%%     (`/usr/bin/npx' links to `npx-cli.js'), and for `npm' and `uv' by
+%%     the subcommand among the arguments: nothing else is a launcher.</li>
+%% <li>Caches are named by the child's environment as the launcher itself
+%%     reads it (`npm_config_cache', `UV_CACHE_DIR', `UV_TOOL_DIR',
+%%     `XDG_CACHE_HOME', `XDG_DATA_HOME', `HOME'); a relative or missing
+%%     one names nothing.</li>
+%% <li>The offline variable never overrides one the child's environment
+%%     sets.</li>
+%% </ul>
+-module(mcp_jail_launcher).
+
+-export([detect/1, offline_env/1]).
+-export_type([launcher/0]).
+
+-type launcher() :: #{launcher := npx | npm_exec | uvx | uv_tool_run,
+                      caches := [string()]}.
+
+%% @doc The launcher `Target' runs (`none' if it is none of them) and
+%% the cache directories it uses, existing or not, as absolute paths.
+-spec detect(#{executable := string(), args := [string() | binary()],
+               env := [{string(), string()}], _ => _}) -> none | launcher().
+detect(#{executable := Executable, args := Args, env := Env}) ->
+    Names = [filename:basename(Path) || Path <- [Executable, mcp_jail:real_path(Executable)]],
+    Words = [Word || Arg <- lists:sublist(Args, 2), Word <- [unicode:characters_to_list(Arg)], is_list(Word)],
+    case kind(Names, Words) of
+        none -> none;
+        Kind -> #{launcher => Kind, caches => caches(family(Kind), Env)}
+    end.
+
+kind(Names, Words) ->
+    Is = fun(Candidates) -> lists:any(fun(Name) -> lists:member(Name, Candidates) end, Names) end,
+    case {Is(["npx", "npx-cli.js"]), Is(["npm", "npm-cli.js"]), Is(["uvx"]), Is(["uv"]), Words} of
+        {true, _, _, _, _} -> npx;
+        {_, true, _, _, [Exec | _]} when Exec =:= "exec"; Exec =:= "x" -> npm_exec;
+        {_, _, true, _, _} -> uvx;
+        {_, _, _, true, ["tool", "run"]} -> uv_tool_run;
+        _ -> none
+    end.
+
+family(npx) -> npm;
+family(npm_exec) -> npm;
+family(uvx) -> uv;
+family(uv_tool_run) -> uv.
+
+%% npm's cache (`npm_config_cache', else `~/.npm': the packages, the
+%% installs `npx' made under `_npx', the logs); uv's cache (`UV_CACHE_DIR',
+%% else `$XDG_CACHE_HOME/uv', else `~/.cache/uv') and its tool directory
+%% (`UV_TOOL_DIR', else `$XDG_DATA_HOME/uv/tools', else
+%% `~/.local/share/uv/tools'), which `uvx' locks and looks in.
+caches(npm, Env) ->
+    absolute([first(Env, [{"npm_config_cache", ""}, {"NPM_CONFIG_CACHE", ""}, {"HOME", ".npm"}])]);
+caches(uv, Env) ->
+    absolute([first(Env, [{"UV_CACHE_DIR", ""}, {"XDG_CACHE_HOME", "uv"}, {"HOME", ".cache/uv"}]),
+              first(Env, [{"UV_TOOL_DIR", ""}, {"XDG_DATA_HOME", "uv/tools"}, {"HOME", ".local/share/uv/tools"}])]).
+
+%% The first variable of `Choices' set (non-empty) in `Env', joined with
+%% its relative part.
+first(_Env, []) ->
+    none;
+first(Env, [{Name, Relative} | Rest]) ->
+    case lists:keyfind(Name, 1, Env) of
+        {Name, Value} when Value =/= "" -> filename:join([Value | [Relative || Relative =/= ""]]);
+        _ -> first(Env, Rest)
+    end.
+
+absolute(Paths) ->
+    [Path || Path <- Paths, Path =/= none, filename:pathtype(Path) =:= absolute, not lists:member(0, Path)].
+
+%% @doc The variable that keeps the launcher off the network, unless
+%% `Env' sets it already: npm's `offline' (cache only, `ENOTCACHED' at
+%% once for anything else) and `UV_OFFLINE'.
+-spec offline_env(launcher()) -> [{string(), string()}].
+offline_env(#{launcher := Kind}) ->
+    case family(Kind) of
+        npm -> [{"npm_config_offline", "true"}];
+        uv -> [{"UV_OFFLINE", "1"}]
+    end.
