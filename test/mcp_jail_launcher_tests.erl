@@ -1,0 +1,187 @@
+%% Package launchers under the jail (`mcp_jail_launcher', docs/jail.md,
+%% "Launchers"), with the real bubblewrap, npx and uvx, and the caches
+%% scripts/ensure-deps.sh warms (`npx -y @modelcontextprotocol/server-memory',
+%% `uvx mcp-server-time'):
+%%
+%% - Unrecognized (the same launcher run through its interpreter, `node
+%%   npx-cli.js' and `python -m uv', which is what the jail did with every
+%%   launcher before it knew them), a cached package does not start jailed
+%%   even when told to stay offline: the cache is read-only. Recognized, it
+%%   starts, lists and calls, under the default and the strict profile.
+%% - A package that is not in the cache ends the launcher at once, and
+%%   `mcp_jail:offline_launcher/2' names the launcher and its cache for the
+%%   sentence (`mcp_describe:offline_launcher/1').
+%% - The view is private: what the server writes into its cache is read
+%%   back inside and never reaches the host's (with the cache granted
+%%   writable, the same write lands in it); under strict nothing else of
+%%   the home is read; a denied path inside a cache keeps it without a view.
+-module(mcp_jail_launcher_tests).
+
+-include_lib("eunit/include/eunit.hrl").
+
+-define(TIMEOUT, 20000).
+%% Neither name is a package of either registry's cache here.
+-define(UNCACHED_NPM, "@modelcontextprotocol/server-not-in-the-cache-of-this-test").
+-define(UNCACHED_PYPI, "mcp-server-not-in-the-cache-of-this-test").
+
+uvx() -> mcp_e2e_tests:installed(".venv-uv/bin/uvx").
+
+jail(Jail) -> mcp_jail_tests:jail(Jail).
+
+npx_cli() -> mcp_jail:real_path(os:find_executable("npx")).
+
+npx_spawn(Jail) ->
+    #{executable => "npx", args => ["-y", "@modelcontextprotocol/server-memory"], jail => jail(Jail)}.
+
+uvx_spawn(Jail) ->
+    #{executable => uvx(), args => ["mcp-server-time"], jail => jail(Jail)}.
+
+started(Spawn, Tool, Arguments) ->
+    {ok, Client, _} = mcp_client:start(Spawn, #{}),
+    {ok, Tools} = mcp_client:list_tools(Client),
+    ?assert(lists:member(Tool, [Name || {tool_descriptor, Name, _, _, _, _, _, _} <- Tools])),
+    ?assertMatch({ok, {call_tool_result, _, false, _}}, mcp_client:call_tool(Client, Tool, Arguments, ?TIMEOUT)),
+    ?assertEqual({ok, {exited, {signal, 9}}}, mcp_client:shutdown(Client, ?TIMEOUT)).
+
+%% The exit status of a start that ended before the handshake.
+ended(Spawn) ->
+    case mcp_client:start(Spawn, #{}) of
+        {error, {handshake_failed, {unavailable, {transport_ended, {exited, {status, Status}}}}}} -> Status;
+        Other -> {unexpected, Other}
+    end.
+
+%%% ------------------------------------------------------------ cached packages
+
+%% `npx --offline' through node, unrecognized: the read-only cache answers
+%% nothing (npm's ENOTCACHED, exit 1). `npx -y', recognized: it starts.
+npx_cached_test_() ->
+    {timeout, 180,
+     [{"unrecognized, default profile", ?_assertEqual(1, ended(#{executable => "node",
+         args => [npx_cli(), "--offline", "-y", "@modelcontextprotocol/server-memory"], jail => jail(true)}))},
+      {"recognized, default profile", ?_test(started(npx_spawn(true), <<"read_graph">>, {object, []}))},
+      {"unrecognized, strict profile", ?_assertEqual(1, ended(#{executable => "node",
+         args => [npx_cli(), "--offline", "-y", "@modelcontextprotocol/server-memory"],
+         jail => jail(#{profile => strict})}))},
+      {"recognized, strict profile",
+       ?_test(started(npx_spawn(#{profile => strict}), <<"read_graph">>, {object, []}))}]}.
+
+%% `uv tool run --offline' through `python -m uv', unrecognized: uv cannot
+%% lock its read-only cache (default, exit 2) or finds an empty one in
+%% strict's private home (exit 1). `uvx', recognized: it starts.
+uvx_cached_test_() ->
+    Time = {object, [{<<"timezone">>, {string, <<"UTC">>}}]},
+    Unrecognized = fun(Jail) ->
+                           #{executable => mcp_e2e_tests:installed(".venv-uv/bin/python"),
+                             args => ["-m", "uv", "tool", "run", "--offline", "mcp-server-time"], jail => jail(Jail)}
+                   end,
+    {timeout, 180,
+     [{"unrecognized, default profile", ?_assertEqual(2, ended(Unrecognized(true)))},
+      {"recognized, default profile", ?_test(started(uvx_spawn(true), <<"get_current_time">>, Time))},
+      {"unrecognized, strict profile", ?_assertEqual(1, ended(Unrecognized(#{profile => strict})))},
+      {"recognized, strict profile", ?_test(started(uvx_spawn(#{profile => strict}), <<"get_current_time">>, Time))}]}.
+
+%%% ------------------------------------------------------------ packages not in the cache
+
+%% Offline, a package not in the cache ends the launcher before the
+%% handshake (no wait for the network), and the jail names the launcher
+%% and the cache the sentence points to; with the network the jail names
+%% nothing (a failure then is not the cache's).
+uncached_test_() ->
+    Home = os:getenv("HOME"),
+    Npx = #{executable => "npx", args => ["-y", ?UNCACHED_NPM], jail => jail(true)},
+    Uvx = #{executable => uvx(), args => [?UNCACHED_PYPI], jail => jail(#{profile => strict})},
+    Target = fun(#{executable := Executable, args := Args} = Spawn) ->
+                     {ok, Path} = mcp_port:resolve_executable(Executable),
+                     #{executable => Path, args => Args, env => mcp_port:child_env(Spawn)}
+             end,
+    {timeout, 120,
+     [?_assertEqual(1, ended(Npx)),
+      ?_assertEqual(1, ended(Uvx)),
+      ?_assertEqual(#{launcher => npx, caches => [filename:join(Home, ".npm")]},
+                    mcp_jail:offline_launcher(true, Target(Npx))),
+      ?_assertEqual(#{launcher => uvx, caches => [filename:join(Home, ".cache/uv"), filename:join(Home, ".local/share/uv/tools")]},
+                    mcp_jail:offline_launcher(#{profile => strict}, Target(Uvx))),
+      ?_assertEqual(none, mcp_jail:offline_launcher(#{net => true}, Target(Npx))),
+      ?_test(begin
+                 Sentence = unicode:characters_to_list(mcp_describe:offline_launcher(
+                                                         mcp_jail:offline_launcher(true, Target(Npx)))),
+                 ?assertNotEqual(nomatch, string:find(Sentence, "--allow-net")),
+                 ?assertNotEqual(nomatch, string:find(Sentence, filename:join(Home, ".npm")))
+             end)]}.
+
+%%% ------------------------------------------------------------ recognized by name and subcommand
+
+detect_test_() ->
+    Env = [{"HOME", "/home/me"}],
+    Detect = fun(Executable, Args) -> mcp_jail_launcher:detect(#{executable => Executable, args => Args, env => Env}) end,
+    [?_assertMatch(#{launcher := npx, caches := ["/home/me/.npm"]}, Detect("/opt/bin/npx", ["-y", "x"])),
+     ?_assertMatch(#{launcher := npm_exec}, Detect("/opt/bin/npm", ["exec", "x"])),
+     ?_assertMatch(#{launcher := npm_exec}, Detect("/opt/bin/npm", ["x", "x"])),
+     ?_assertEqual(none, Detect("/opt/bin/npm", ["install", "x"])),
+     ?_assertMatch(#{launcher := uvx, caches := ["/home/me/.cache/uv", "/home/me/.local/share/uv/tools"]},
+                   Detect("/opt/bin/uvx", ["x"])),
+     ?_assertMatch(#{launcher := uv_tool_run}, Detect("/opt/bin/uv", ["tool", "run", "x"])),
+     ?_assertEqual(none, Detect("/opt/bin/uv", ["run", "x"])),
+     ?_assertEqual(none, Detect("/usr/bin/node", ["npx", "x"])),
+     %% The caches the child's environment names, as the launchers read it.
+     ?_assertMatch(#{caches := ["/c/npm"]},
+                   mcp_jail_launcher:detect(#{executable => "/opt/bin/npx", args => [],
+                                              env => [{"HOME", "/h"}, {"npm_config_cache", "/c/npm"}]})),
+     ?_assertMatch(#{caches := ["/x/uv", "/d/uv/tools"]},
+                   mcp_jail_launcher:detect(#{executable => "/opt/bin/uvx", args => [],
+                                              env => [{"HOME", "/h"}, {"XDG_CACHE_HOME", "/x"},
+                                                      {"XDG_DATA_HOME", "/d"}]})),
+     %% A relative cache names nothing.
+     ?_assertMatch(#{caches := []},
+                   mcp_jail_launcher:detect(#{executable => "/opt/bin/npx", args => [],
+                                              env => [{"npm_config_cache", "rel"}]}))].
+
+%%% ------------------------------------------------------------ the view is private
+
+%% `npm exec -c' (recognized: the view) runs shell code as a server
+%% would: it writes into its cache, reads it back and reads a file of the
+%% home beside the cache. With the cache granted writable (what a jail
+%% without views would need for a launcher that writes its cache), the
+%% write lands in the host's cache, where later servers would run it; with
+%% the view it is read back inside and the host's cache never has it.
+%% Under strict the rest of the home stays unread.
+private_view_test_() ->
+    {timeout, 120,
+     [?_test(mcp_jail_tests:in_scratch(fun(Scratch) -> private_view(Scratch) end))]}.
+
+private_view(Scratch) ->
+    Home = filename:join(Scratch, "home"),
+    Cache = filename:join(Home, ".npm"),
+    mcp_jail_tests:plant(filename:join(Cache, "_cacache/index-v5/kept"), <<"cached">>),
+    mcp_jail_tests:plant(filename:join(Home, "notes.txt"), <<"beside the cache">>),
+    Planted = filename:join(Cache, "_npx/planted/cli.js"),
+    Script = "mkdir -p \"$HOME/.npm/_npx/planted\" && echo 'payload' > \"$HOME/.npm/_npx/planted/cli.js\" "
+             "&& cat \"$HOME/.npm/_npx/planted/cli.js\" >/dev/null && cat \"$HOME/.npm/_cacache/index-v5/kept\" "
+             ">/dev/null || exit 3; cat \"$HOME/notes.txt\" >/dev/null 2>&1 || exit 4; exit 0",
+    Run = fun(Jail) ->
+                  Spawn = #{executable => "npm", args => ["exec", "-c", Script], env => [{"HOME", Home}],
+                            jail => jail(Jail)},
+                  {ok, Connection} = mcp_transport:open(Spawn, self()),
+                  mcp_jail_tests:closed(Connection)
+          end,
+    %% The cache granted writable: the write lands on the host.
+    ?assertEqual({status, 0}, Run(#{write => [Cache]})),
+    ?assertEqual({ok, <<"payload\n">>}, file:read_file(Planted)),
+    ok = file:delete(Planted),
+    %% The view: written and read inside, absent on the host.
+    ?assertEqual({status, 0}, Run(true)),
+    ?assertEqual({error, enoent}, file:read_file(Planted)),
+    %% Strict: the cache's view, nothing else of the home.
+    ?assertEqual({status, 4}, Run(#{profile => strict})),
+    ?assertEqual({error, enoent}, file:read_file(Planted)),
+    %% A denied path inside the cache: no view (an overlay would show it),
+    %% the cache stays read-only and the denied path hidden.
+    Args = fun(Jail) ->
+                   {ok, _, Argv, _} = mcp_jail:command(jail(Jail), #{executable => os:find_executable("npm"),
+                                                                      args => ["exec", "-c", "true"],
+                                                                      env => [{"HOME", Home}]}),
+                   Argv
+           end,
+    ?assert(lists:member("--copy-on-write", Args(true))),
+    ?assertNot(lists:member("--copy-on-write", Args(#{deny => [filename:join(Cache, "_cacache")]}))),
+    ?assertEqual({status, 3}, Run(#{deny => [filename:join(Cache, "_cacache")]})).
