@@ -186,14 +186,14 @@ profile(Jail, Target) ->
         {error, _} = Error -> Error
     end.
 
-wrapped(Bwrap, #{unix_sockets := UnixSockets} = Options, #{env := Env} = Target) ->
+wrapped(Bwrap, #{unix_sockets := UnixSockets} = Options, Target) ->
     case {arguments(Options, Target), filter_file(UnixSockets), landlock()} of
         {{ok, Arguments, Mounts}, {ok, Filter}, {ok, Landlock}} ->
             case launcher(Landlock, maps:get(landlock, Options), Mounts) of
                 {ok, Bind, Launch} ->
                     {ok, ?SHELL, ["-c", ?FILTER_FD_SCRIPT, Filter, Bwrap | Arguments] ++ Bind
                                   ++ ["--seccomp", "3", "--" | Launch] ++ command_line(Target),
-                     carried(Env ++ offline(Options, Target))};
+                     carried(launcher_env(Options, Target))};
                 {error, _} = Error ->
                     Error
             end;
@@ -205,16 +205,17 @@ wrapped(Bwrap, #{unix_sockets := UnixSockets} = Options, #{env := Env} = Target)
 command_line(#{executable := Executable, args := Args}) ->
     [Executable | Args].
 
-%% Without the network, a launcher works from its cache alone: its
-%% offline variable, unless the child's environment sets it.
-offline(#{net := false}, #{env := Env} = Target) ->
-    case mcp_jail_launcher:detect(Target) of
-        none -> [];
-        Launcher -> [Variable || {Name, _} = Variable <- mcp_jail_launcher:offline_env(Launcher),
-                                 not lists:keymember(Name, 1, Env)]
-    end;
-offline(_Options, _Target) ->
-    [].
+%% The child's environment, and for a launcher (`mcp_jail_launcher'): a
+%% cache that does not exist moved into the private /tmp, and without the
+%% network its offline variable, unless the child's environment sets it.
+launcher_env(Options, #{env := Env} = Target) ->
+    Private = mcp_jail_launcher:private_env(Target),
+    Offline = case {maps:get(net, Options), mcp_jail_launcher:detect(Target)} of
+                  {false, #{} = Launcher} -> mcp_jail_launcher:offline_env(Launcher);
+                  _ -> []
+              end,
+    [Variable || {Name, _} = Variable <- Env, not lists:keymember(Name, 1, Private)]
+        ++ Private ++ [Variable || {Name, _} = Variable <- Offline, not lists:keymember(Name, 1, Env)].
 
 %% @doc The launcher `Target' runs under `Jail' when the jail keeps it
 %% offline (no `net'): what `mcp_describe:offline_launcher/1' turns into

@@ -21,7 +21,7 @@
 %% </ul>
 -module(mcp_jail_launcher).
 
--export([detect/1, offline_env/1]).
+-export([detect/1, offline_env/1, private_env/1]).
 -export_type([launcher/0]).
 
 -type launcher() :: #{launcher := npx | npm_exec | uvx | uv_tool_run,
@@ -36,7 +36,7 @@ detect(#{executable := Executable, args := Args, env := Env}) ->
     Words = [Word || Arg <- lists:sublist(Args, 2), Word <- [unicode:characters_to_list(Arg)], is_list(Word)],
     case kind(Names, Words) of
         none -> none;
-        Kind -> #{launcher => Kind, caches => caches(family(Kind), Env)}
+        Kind -> #{launcher => Kind, caches => [Path || {_, Path} <- located(family(Kind), Env), absolute(Path)]}
     end.
 
 kind(Names, Words) ->
@@ -58,12 +58,14 @@ family(uv_tool_run) -> uv.
 %% installs `npx' made under `_npx', the logs); uv's cache (`UV_CACHE_DIR',
 %% else `$XDG_CACHE_HOME/uv', else `~/.cache/uv') and its tool directory
 %% (`UV_TOOL_DIR', else `$XDG_DATA_HOME/uv/tools', else
-%% `~/.local/share/uv/tools'), which `uvx' locks and looks in.
-caches(npm, Env) ->
-    absolute([first(Env, [{"npm_config_cache", ""}, {"NPM_CONFIG_CACHE", ""}, {"HOME", ".npm"}])]);
-caches(uv, Env) ->
-    absolute([first(Env, [{"UV_CACHE_DIR", ""}, {"XDG_CACHE_HOME", "uv"}, {"HOME", ".cache/uv"}]),
-              first(Env, [{"UV_TOOL_DIR", ""}, {"XDG_DATA_HOME", "uv/tools"}, {"HOME", ".local/share/uv/tools"}])]).
+%% `~/.local/share/uv/tools'), which `uvx' locks and looks in. Each as
+%% `{Variable, Path}': the variable that moves it, and `none' for a path
+%% the environment does not name.
+located(npm, Env) ->
+    [{"npm_config_cache", first(Env, [{"npm_config_cache", ""}, {"NPM_CONFIG_CACHE", ""}, {"HOME", ".npm"}])}];
+located(uv, Env) ->
+    [{"UV_CACHE_DIR", first(Env, [{"UV_CACHE_DIR", ""}, {"XDG_CACHE_HOME", "uv"}, {"HOME", ".cache/uv"}])},
+     {"UV_TOOL_DIR", first(Env, [{"UV_TOOL_DIR", ""}, {"XDG_DATA_HOME", "uv/tools"}, {"HOME", ".local/share/uv/tools"}])}].
 
 %% The first variable of `Choices' set (non-empty) in `Env', joined with
 %% its relative part.
@@ -75,8 +77,24 @@ first(Env, [{Name, Relative} | Rest]) ->
         _ -> first(Env, Rest)
     end.
 
-absolute(Paths) ->
-    [Path || Path <- Paths, Path =/= none, filename:pathtype(Path) =:= absolute, not lists:member(0, Path)].
+absolute(none) -> false;
+absolute(Path) -> filename:pathtype(Path) =:= absolute andalso not lists:member(0, Path).
+
+%% @doc For the launcher `Target' runs, each cache that is not a
+%% directory on the host, moved by its variable into the jail's private
+%% `/tmp' (`/tmp/mcp-launcher-cache/VARIABLE'), where the launcher can
+%% create it: there is no view of a cache that does not exist, and the
+%% read-only mounts would refuse to create it (npm's `EROFS', with the
+%% network). Empty for any other target.
+-spec private_env(#{executable := string(), args := [string() | binary()],
+                    env := [{string(), string()}], _ => _}) -> [{string(), string()}].
+private_env(#{env := Env} = Target) ->
+    case detect(Target) of
+        none -> [];
+        #{launcher := Kind} ->
+            [{Variable, "/tmp/mcp-launcher-cache/" ++ Variable}
+             || {Variable, Path} <- located(family(Kind), Env), not (absolute(Path) andalso filelib:is_dir(Path))]
+    end.
 
 %% @doc The variable that keeps the launcher off the network, unless
 %% `Env' sets it already: npm's `offline' (cache only, `ENOTCACHED' at

@@ -136,6 +136,19 @@ detect_test_() ->
                    mcp_jail_launcher:detect(#{executable => "/opt/bin/npx", args => [],
                                               env => [{"npm_config_cache", "rel"}]}))].
 
+%% A cache that does not exist on the host (a user who never ran the
+%% launcher) is moved into the jail's private /tmp, where the launcher can
+%% create it; one that exists stays where it is (it gets the view).
+private_env_test_() ->
+    Private = fun(Executable, Env) -> mcp_jail_launcher:private_env(#{executable => Executable, args => [], env => Env}) end,
+    Tmp = mcp_jail_tests:root(),
+    [?_assertEqual([{"npm_config_cache", "/tmp/mcp-launcher-cache/npm_config_cache"}],
+                   Private("/opt/bin/npx", [{"HOME", "/nonexistent-home"}])),
+     ?_assertEqual([], Private("/opt/bin/npx", [{"npm_config_cache", Tmp}])),
+     ?_assertEqual([{"UV_TOOL_DIR", "/tmp/mcp-launcher-cache/UV_TOOL_DIR"}],
+                   Private("/opt/bin/uvx", [{"HOME", "/nonexistent-home"}, {"UV_CACHE_DIR", Tmp}])),
+     ?_assertEqual([], Private("/usr/bin/node", [{"HOME", "/nonexistent-home"}]))].
+
 %%% ------------------------------------------------------------ the view is private
 
 %% `npm exec -c' (recognized: the view) runs shell code as a server
