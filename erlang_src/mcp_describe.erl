@@ -162,7 +162,7 @@ path(Path) -> name(unicode:characters_to_binary(Path)).
 
 %% @doc Why a jailed launcher (`mcp_jail:offline_launcher/2') may have
 %% ended before the handshake, completing a start error after "; ".
--spec offline_launcher(mcp_jail_launcher:launcher()) -> iodata().
+-spec offline_launcher(mcp_jail_launcher:launcher()) -> iolist().
 offline_launcher(#{launcher := Kind, caches := Caches}) ->
     Name = case Kind of
                npx -> "npx";

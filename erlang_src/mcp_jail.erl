@@ -84,7 +84,7 @@
                               | {missing_grant, string()}
                               | {symlinked_grant, string()}
                               | {executable_hidden, string()}
-                              | {executable_hidden, {Link :: string(), RealPath :: string(), Grant :: string()}}
+                              | {executable_hidden, {Link :: string(), RealPath :: file:filename_all(), Grant :: file:filename_all()}}
                               | {cd_hidden, string()}}.
 -type unavailable() :: {jail_unavailable, {bwrap_not_found, string()}
                                         | {probe_failed, Status :: integer(), Output :: binary()}
@@ -359,7 +359,7 @@ own_type(Path) ->
 %% `..' applied where the kernel applies them: after the links before them
 %% (`node_modules/.bin/cli -> ../pkg/cli.js' leads into `node_modules/pkg',
 %% not into `.bin'). What cannot be resolved stays as it is.
--spec real_path(string()) -> string().
+-spec real_path(file:filename_all()) -> file:filename_all().
 real_path(Path) ->
     real_path(filename:split(Path), [], ?MAX_LINKS).
 

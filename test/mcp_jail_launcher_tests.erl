@@ -19,7 +19,6 @@
 
 -include_lib("eunit/include/eunit.hrl").
 
--define(TIMEOUT, 20000).
 %% Neither name is a package of either registry's cache here.
 -define(UNCACHED_NPM, "@modelcontextprotocol/server-not-in-the-cache-of-this-test").
 -define(UNCACHED_PYPI, "mcp-server-not-in-the-cache-of-this-test").
@@ -36,12 +35,8 @@ npx_spawn(Jail) ->
 uvx_spawn(Jail) ->
     #{executable => uvx(), args => ["mcp-server-time"], jail => jail(Jail)}.
 
-started(Spawn, Tool, Arguments) ->
-    {ok, Client, _} = mcp_client:start(Spawn, #{}),
-    {ok, Tools} = mcp_client:list_tools(Client),
-    ?assert(lists:member(Tool, [Name || {tool_descriptor, Name, _, _, _, _, _, _} <- Tools])),
-    ?assertMatch({ok, {call_tool_result, _, false, _}}, mcp_client:call_tool(Client, Tool, Arguments, ?TIMEOUT)),
-    ?assertEqual({ok, {exited, {signal, 9}}}, mcp_client:shutdown(Client, ?TIMEOUT)).
+%% Starts, lists `Tool', calls it, shuts down with proof.
+started(Spawn, Tool, Arguments) -> mcp_jail_tests:real_server(Spawn, Tool, Arguments).
 
 %% The exit status of a start that ended before the handshake.
 ended(Spawn) ->

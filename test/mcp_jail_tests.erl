@@ -19,7 +19,7 @@
 
 %% Helpers the red-team suite (`mcp_jail_redteam_tests') shares.
 -export([hostile/2, probe/3, with_client/2, in_scratch/1, plant/2, jail/1, python/0, with_vm_env/3, root/0,
-         wait_until/2, within/1, closed/1]).
+         wait_until/2, within/1, closed/1, real_server/3]).
 
 -define(TIMEOUT, 10000).
 %% How long a killed jail may take to vanish from /proc (polled).

@@ -80,7 +80,7 @@ pub fn mount_views(caches: &[PathBuf]) -> Result<(), InitError> {
         make_dir(&upper)?;
         make_dir(&work)?;
         let options = overlay_options(cache, &upper, &work)
-            .ok_or_else(|| InitError::Call("overlay options (a comma, colon or backslash in the path)", libc::EINVAL))?;
+            .ok_or(InitError::Call("overlay options (a comma, colon or backslash in the path)", libc::EINVAL))?;
         let target = c_path(cache, "mount overlay (copy-on-write view)")?;
         // SAFETY: NUL-terminated strings that outlive the call.
         unsafe {
