@@ -168,7 +168,8 @@ offline_launcher(#{launcher := Kind, caches := Caches}) ->
                npx -> "npx";
                npm_exec -> "npm exec";
                uvx -> "uvx";
-               uv_tool_run -> "uv tool run"
+               uv_tool_run -> "uv tool run";
+               pipx_run -> "pipx run"
            end,
     [Name, " runs without the network in the jail, from its cache (",
      lists:join(", ", [path(Cache) || Cache <- Caches]),

@@ -1,11 +1,11 @@
 %% Package launchers under the jail (`mcp_jail_launcher', docs/jail.md,
 %% "Launchers"), with the real bubblewrap, npx and uvx, and the caches
 %% scripts/ensure-deps.sh warms (`npx -y @modelcontextprotocol/server-memory',
-%% `uvx mcp-server-time'):
+%% `uvx mcp-server-time', `pipx run mcp-server-time'):
 %%
 %% - Unrecognized (the same launcher run through its interpreter, `node
 %%   npx-cli.js' and `python -m uv', which is what the jail did with every
-%%   launcher before it knew them), a cached package does not start jailed
+%%   launcher before it knew them; `python -m pipx'), a cached package does not start jailed
 %%   even when told to stay offline: the cache is read-only. Recognized, it
 %%   starts, lists and calls, under the default and the strict profile.
 %% - A package that is not in the cache ends the launcher at once, and
@@ -75,6 +75,27 @@ uvx_cached_test_() ->
       {"unrecognized, strict profile", ?_assertEqual(1, ended(Unrecognized(#{profile => strict})))},
       {"recognized, strict profile", ?_test(started(uvx_spawn(#{profile => strict}), <<"get_current_time">>, Time))}]}.
 
+%% `pipx run' through `python -m pipx' with pip kept off the index,
+%% unrecognized: pipx cannot write its log into the read-only home
+%% (default) or finds no environment in strict's private home, exit 1.
+%% `pipx run', recognized: it starts.
+pipx_cached_test_() ->
+    Time = {object, [{<<"timezone">>, {string, <<"UTC">>}}]},
+    Unrecognized = fun(Jail) ->
+                           #{executable => mcp_e2e_tests:installed(".venv-uv/bin/python"),
+                             args => ["-m", "pipx", "run", "mcp-server-time"], env => [{"PIP_NO_INDEX", "1"}],
+                             jail => jail(Jail)}
+                   end,
+    Recognized = fun(Jail) ->
+                         #{executable => mcp_e2e_tests:installed(".venv-uv/bin/pipx"), args => ["run", "mcp-server-time"],
+                           jail => jail(Jail)}
+                 end,
+    {timeout, 180,
+     [{"unrecognized, default profile", ?_assertEqual(1, ended(Unrecognized(true)))},
+      {"recognized, default profile", ?_test(started(Recognized(true), <<"get_current_time">>, Time))},
+      {"unrecognized, strict profile", ?_assertEqual(1, ended(Unrecognized(#{profile => strict})))},
+      {"recognized, strict profile", ?_test(started(Recognized(#{profile => strict}), <<"get_current_time">>, Time))}]}.
+
 %%% ------------------------------------------------------------ packages not in the cache
 
 %% Offline, a package not in the cache ends the launcher before the
@@ -116,6 +137,10 @@ detect_test_() ->
      ?_assertMatch(#{launcher := uvx, caches := ["/home/me/.cache/uv", "/home/me/.local/share/uv/tools"]},
                    Detect("/opt/bin/uvx", ["x"])),
      ?_assertMatch(#{launcher := uv_tool_run}, Detect("/opt/bin/uv", ["tool", "run", "x"])),
+     ?_assertMatch(#{launcher := pipx_run, caches := ["/home/me/.local/share/pipx", "/home/me/.cache/pipx",
+                                                      "/home/me/.local/state/pipx"]},
+                   Detect("/opt/bin/pipx", ["run", "x"])),
+     ?_assertEqual(none, Detect("/opt/bin/pipx", ["install", "x"])),
      ?_assertEqual(none, Detect("/opt/bin/uv", ["run", "x"])),
      ?_assertEqual(none, Detect("/usr/bin/node", ["npx", "x"])),
      %% The caches the child's environment names, as the launchers read it.
