@@ -47,40 +47,44 @@ ended(Spawn) ->
 
 %%% ------------------------------------------------------------ cached packages
 
-%% `npx --offline' through node, unrecognized: the read-only cache answers
-%% nothing (npm's ENOTCACHED, exit 1). `npx -y', recognized: it starts.
-npx_cached_test_() ->
+%% Under each profile: `Unrecognized(Jail)' ends before the handshake with
+%% the status `Ended' gives for the profile, then `Recognized(Jail)'
+%% starts, lists `Tool', calls it and shuts down.
+cached(Launcher, Unrecognized, Recognized, Ended, Tool, Arguments) ->
     {timeout, 180,
-     [{"unrecognized, default profile", ?_assertEqual(1, ended(#{executable => "node",
-         args => [npx_cli(), "--offline", "-y", "@modelcontextprotocol/server-memory"], jail => jail(true)}))},
-      {"recognized, default profile", ?_test(started(npx_spawn(true), <<"read_graph">>, {object, []}))},
-      {"unrecognized, strict profile", ?_assertEqual(1, ended(#{executable => "node",
-         args => [npx_cli(), "--offline", "-y", "@modelcontextprotocol/server-memory"],
-         jail => jail(#{profile => strict})}))},
-      {"recognized, strict profile",
-       ?_test(started(npx_spawn(#{profile => strict}), <<"read_graph">>, {object, []}))}]}.
+     lists:append([[{Launcher ++ " unrecognized, " ++ Name ++ " profile",
+                     ?_assertEqual(Ended(Jail), ended(Unrecognized(Jail)))},
+                    {Launcher ++ " recognized, " ++ Name ++ " profile",
+                     ?_test(started(Recognized(Jail), Tool, Arguments))}]
+                   || {Name, Jail} <- [{"default", true}, {"strict", #{profile => strict}}]])}.
+
+utc() -> {object, [{<<"timezone">>, {string, <<"UTC">>}}]}.
+
+%% `npx --offline' through node, unrecognized: the read-only cache answers
+%% nothing (npm's ENOTCACHED), or strict's private home has an empty one:
+%% exit 1. `npx -y', recognized: it starts.
+npx_cached_test_() ->
+    Unrecognized = fun(Jail) ->
+                           #{executable => "node", args => [npx_cli(), "--offline", "-y", "@modelcontextprotocol/server-memory"],
+                             jail => jail(Jail)}
+                   end,
+    cached("npx", Unrecognized, fun npx_spawn/1, fun(_) -> 1 end, <<"read_graph">>, {object, []}).
 
 %% `uv tool run --offline' through `python -m uv', unrecognized: uv cannot
 %% lock its read-only cache (default, exit 2) or finds an empty one in
 %% strict's private home (exit 1). `uvx', recognized: it starts.
 uvx_cached_test_() ->
-    Time = {object, [{<<"timezone">>, {string, <<"UTC">>}}]},
     Unrecognized = fun(Jail) ->
                            #{executable => mcp_e2e_tests:installed(".venv-uv/bin/python"),
                              args => ["-m", "uv", "tool", "run", "--offline", "mcp-server-time"], jail => jail(Jail)}
                    end,
-    {timeout, 180,
-     [{"unrecognized, default profile", ?_assertEqual(2, ended(Unrecognized(true)))},
-      {"recognized, default profile", ?_test(started(uvx_spawn(true), <<"get_current_time">>, Time))},
-      {"unrecognized, strict profile", ?_assertEqual(1, ended(Unrecognized(#{profile => strict})))},
-      {"recognized, strict profile", ?_test(started(uvx_spawn(#{profile => strict}), <<"get_current_time">>, Time))}]}.
+    cached("uvx", Unrecognized, fun uvx_spawn/1, fun(true) -> 2; (_Strict) -> 1 end, <<"get_current_time">>, utc()).
 
 %% `pipx run' through `python -m pipx' with pip kept off the index,
 %% unrecognized: pipx cannot write its log into the read-only home
 %% (default) or finds no environment in strict's private home, exit 1.
 %% `pipx run', recognized: it starts.
 pipx_cached_test_() ->
-    Time = {object, [{<<"timezone">>, {string, <<"UTC">>}}]},
     Unrecognized = fun(Jail) ->
                            #{executable => mcp_e2e_tests:installed(".venv-uv/bin/python"),
                              args => ["-m", "pipx", "run", "mcp-server-time"], env => [{"PIP_NO_INDEX", "1"}],
@@ -90,11 +94,7 @@ pipx_cached_test_() ->
                          #{executable => mcp_e2e_tests:installed(".venv-uv/bin/pipx"), args => ["run", "mcp-server-time"],
                            jail => jail(Jail)}
                  end,
-    {timeout, 180,
-     [{"unrecognized, default profile", ?_assertEqual(1, ended(Unrecognized(true)))},
-      {"recognized, default profile", ?_test(started(Recognized(true), <<"get_current_time">>, Time))},
-      {"unrecognized, strict profile", ?_assertEqual(1, ended(Unrecognized(#{profile => strict})))},
-      {"recognized, strict profile", ?_test(started(Recognized(#{profile => strict}), <<"get_current_time">>, Time))}]}.
+    cached("pipx run", Unrecognized, Recognized, fun(_) -> 1 end, <<"get_current_time">>, utc()).
 
 %%% ------------------------------------------------------------ packages not in the cache
 
