@@ -188,7 +188,11 @@ private_view(Scratch) ->
     mcp_jail_tests:plant(filename:join(Cache, "_cacache/index-v5/kept"), <<"cached">>),
     mcp_jail_tests:plant(filename:join(Home, "notes.txt"), <<"beside the cache">>),
     Planted = filename:join(Cache, "_npx/planted/cli.js"),
-    Script = "mkdir -p \"$HOME/.npm/_npx/planted\" && echo 'payload' > \"$HOME/.npm/_npx/planted/cli.js\" "
+    %% Exit 5: a capability left (the init held CAP_DAC_OVERRIDE to mount
+    %% the view); 3: the cache not written and read back; 4: the file
+    %% beside the cache unread.
+    Script = "grep -q '^CapEff:[[:space:]]*0000000000000000$' /proc/self/status || exit 5; "
+             "mkdir -p \"$HOME/.npm/_npx/planted\" && echo 'payload' > \"$HOME/.npm/_npx/planted/cli.js\" "
              "&& cat \"$HOME/.npm/_npx/planted/cli.js\" >/dev/null && cat \"$HOME/.npm/_cacache/index-v5/kept\" "
              ">/dev/null || exit 3; cat \"$HOME/notes.txt\" >/dev/null 2>&1 || exit 4; exit 0",
     Run = fun(Jail) ->
