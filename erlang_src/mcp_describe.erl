@@ -21,7 +21,7 @@
 
 -export([start_error/1, client_error/1, death/1, evidence/1,
          retirement_error/1, retirement/1, refusal/1, words/1,
-         jail_unavailable/1, bad_jail/1, bad_stderr/1, authorization_failure/1]).
+         jail_unavailable/1, bad_jail/1, bad_stderr/1, authorization_failure/1, offline_launcher/1]).
 
 -define(MAX_DEPTH, 4).
 -define(MAX_ITEMS, 8).
@@ -146,6 +146,10 @@ bad_jail({nul_character, _Path}) -> "a path contains a NUL character";
 bad_jail({missing_grant, Path}) -> ["the granted path ", path(Path), " does not exist"];
 bad_jail({symlinked_grant, Path}) ->
     ["the granted path ", path(Path), " goes through a symbolic link; grant the real path it leads to"];
+bad_jail({executable_hidden, {Link, Real, Grant}}) ->
+    ["the executable ", path(Link), " is a link to ", path(Real), ", which is hidden inside the jail (under /tmp, "
+     "/run or a denied path), so the link leads nowhere there; granting the link's directory does not show its "
+     "target: grant ", path(Grant), " with --allow-read"];
 bad_jail({executable_hidden, Path}) ->
     ["the executable ", path(Path), " is hidden inside the jail (under /tmp, /run or a denied path); "
      "grant it with --allow-read"];
@@ -155,6 +159,23 @@ bad_jail({cd_hidden, Path}) ->
 bad_jail(Other) -> words(Other).
 
 path(Path) -> name(unicode:characters_to_binary(Path)).
+
+%% @doc Why a jailed launcher (`mcp_jail:offline_launcher/2') may have
+%% ended before the handshake, completing a start error after "; ".
+-spec offline_launcher(mcp_jail_launcher:launcher()) -> iolist().
+offline_launcher(#{launcher := Kind, caches := Caches}) ->
+    Name = case Kind of
+               npx -> "npx";
+               npm_exec -> "npm exec";
+               uvx -> "uvx";
+               uv_tool_run -> "uv tool run";
+               pipx_run -> "pipx run"
+           end,
+    [Name, " runs without the network in the jail, from its cache (",
+     lists:join(", ", [path(Cache) || Cache <- Caches]),
+     "): a package that is not in the cache yet cannot be fetched; --allow-net gives it the network (what it "
+     "fetches stays in the jail's copy and is gone after the run), or fill the cache outside the jail first "
+     "(docs/jail.md, \"Launchers\")"].
 
 %% ---- client errors (list_tools, call_tool, ping) ----
 

@@ -54,7 +54,7 @@
 
 -include_lib("kernel/include/file.hrl").
 
--export([command/2, profile/2, default_deny/1, filter_file/1]).
+-export([command/2, profile/2, default_deny/1, filter_file/1, real_path/1, offline_launcher/2]).
 -export_type([spec/0, target/0, bad_jail/0, unavailable/0]).
 
 -type path() :: file:filename_all().
@@ -84,6 +84,7 @@
                               | {missing_grant, string()}
                               | {symlinked_grant, string()}
                               | {executable_hidden, string()}
+                              | {executable_hidden, {Link :: string(), RealPath :: file:filename_all(), Grant :: file:filename_all()}}
                               | {cd_hidden, string()}}.
 -type unavailable() :: {jail_unavailable, {bwrap_not_found, string()}
                                         | {probe_failed, Status :: integer(), Output :: binary()}
@@ -185,13 +186,14 @@ profile(Jail, Target) ->
         {error, _} = Error -> Error
     end.
 
-wrapped(Bwrap, #{unix_sockets := UnixSockets} = Options, #{env := Env} = Target) ->
+wrapped(Bwrap, #{unix_sockets := UnixSockets} = Options, Target) ->
     case {arguments(Options, Target), filter_file(UnixSockets), landlock()} of
         {{ok, Arguments, Mounts}, {ok, Filter}, {ok, Landlock}} ->
             case launcher(Landlock, maps:get(landlock, Options), Mounts) of
                 {ok, Bind, Launch} ->
                     {ok, ?SHELL, ["-c", ?FILTER_FD_SCRIPT, Filter, Bwrap | Arguments] ++ Bind
-                                  ++ ["--seccomp", "3", "--" | Launch] ++ command_line(Target), carried(Env)};
+                                  ++ ["--seccomp", "3", "--" | Launch] ++ command_line(Target),
+                     carried(launcher_env(Options, Target))};
                 {error, _} = Error ->
                     Error
             end;
@@ -202,6 +204,29 @@ wrapped(Bwrap, #{unix_sockets := UnixSockets} = Options, #{env := Env} = Target)
 
 command_line(#{executable := Executable, args := Args}) ->
     [Executable | Args].
+
+%% The child's environment, and for a launcher (`mcp_jail_launcher'): a
+%% cache that does not exist moved into the private /tmp, and without the
+%% network its offline variable, unless the child's environment sets it.
+launcher_env(Options, #{env := Env} = Target) ->
+    Private = mcp_jail_launcher:private_env(Target),
+    Offline = case {maps:get(net, Options), mcp_jail_launcher:detect(Target)} of
+                  {false, #{} = Launcher} -> mcp_jail_launcher:offline_env(Launcher);
+                  _ -> []
+              end,
+    [Variable || {Name, _} = Variable <- Env, not lists:keymember(Name, 1, Private)]
+        ++ Private ++ [Variable || {Name, _} = Variable <- Offline, not lists:keymember(Name, 1, Env)].
+
+%% @doc The launcher `Target' runs under `Jail' when the jail keeps it
+%% offline (no `net'): what `mcp_describe:offline_launcher/1' turns into
+%% the sentence for a launcher that ended before the handshake (a package
+%% not in its cache). `none' for any other target or an invalid spec.
+-spec offline_launcher(spec(), target()) -> none | mcp_jail_launcher:launcher().
+offline_launcher(Jail, Target) ->
+    case options(Jail) of
+        {ok, #{net := false}} -> mcp_jail_launcher:detect(Target);
+        _ -> none
+    end.
 
 %% The server's environment as the spawned process's own: each variable
 %% `NAME=VALUE' the value of `MCP_JAIL_ENV_<index>' (`mcp_os::jail_env').
@@ -228,15 +253,22 @@ launcher({Path, Abi}, Landlock, Mounts) ->
                       false -> ["--no-landlock"];
                       true -> lists:append([["--writable", Dir] || Dir <- writable(Mounts)])
                   end,
-    {ok, ["--ro-bind", Path, ?LAUNCHER_IN_JAIL | lists:append([["--cap-add", Cap] || Cap <- ?INIT_CAPABILITIES])],
-     [?LAUNCHER_IN_JAIL, "--init" | Restriction] ++ ["--"]}.
+    Views = lists:append([["--copy-on-write", Dir] || {copy_on_write, Dir} <- Mounts]),
+    %% An overlay's mounter needs CAP_DAC_OVERRIDE (the kernel makes its
+    %% work directory with mode 0): the init holds it, in the jail's user
+    %% namespace, only when it mounts views, and drops it with the rest.
+    Capabilities = ?INIT_CAPABILITIES ++ ["CAP_DAC_OVERRIDE" || Views =/= []],
+    {ok, ["--ro-bind", Path, ?LAUNCHER_IN_JAIL | lists:append([["--cap-add", Cap] || Cap <- Capabilities])],
+     [?LAUNCHER_IN_JAIL, "--init" | Views] ++ Restriction ++ ["--"]}.
 
 %% Where the jail meant writes to go: the write grants, the private and
-%% hiding tmpfs mounts, the jail's own /dev and /proc. Everywhere else is
+%% hiding tmpfs mounts, a launcher's copy-on-write views of its caches
+%% (the server's own copies), the jail's own /dev and /proc. Everywhere else is
 %% a read-only mount, which stops writes to files but not to a FIFO; the
 %% launcher's Landlock rules stop those too.
 writable(Mounts) ->
-    [Path || {Kind, Path} <- Mounts, Kind =:= bind orelse Kind =:= tmpfs] ++ ["/dev", "/proc"].
+    [Path || {Kind, Path} <- Mounts, Kind =:= bind orelse Kind =:= tmpfs orelse Kind =:= copy_on_write]
+        ++ ["/dev", "/proc"].
 
 %%% ------------------------------------------------------------ the spec
 
@@ -322,9 +354,12 @@ own_type(Path) ->
         {error, _} -> none
     end.
 
-%% The path `Path' leads to once every symbolic link on it is followed
-%% (at most `?MAX_LINKS', as the kernel's ELOOP); `Path' itself when it
-%% cannot be resolved.
+%% @doc The path the absolute `Path' leads to once every symbolic link on
+%% it is followed (at most 40, as the kernel's `ELOOP') and every `.' and
+%% `..' applied where the kernel applies them: after the links before them
+%% (`node_modules/.bin/cli -> ../pkg/cli.js' leads into `node_modules/pkg',
+%% not into `.bin'). What cannot be resolved stays as it is.
+-spec real_path(file:filename_all()) -> file:filename_all().
 real_path(Path) ->
     real_path(filename:split(Path), [], ?MAX_LINKS).
 
@@ -332,6 +367,13 @@ real_path([], Resolved, _) ->
     filename:join(lists:reverse(Resolved));
 real_path(_, Resolved, 0) ->
     filename:join(lists:reverse(Resolved));
+real_path(["." | Rest], Resolved, Links) ->
+    real_path(Rest, Resolved, Links);
+real_path([".." | Rest], [_Name, _ | _] = Resolved, Links) ->
+    real_path(Rest, tl(Resolved), Links);
+real_path([".." | Rest], Resolved, Links) ->
+    %% `/..' is `/'.
+    real_path(Rest, Resolved, Links);
 real_path([Name | Rest], Resolved, Links) ->
     Here = filename:join(lists:reverse([Name | Resolved])),
     case file:read_link_all(Here) of
@@ -380,24 +422,50 @@ bwrap(#{bwrap := on_path}) ->
 
 arguments(Options, #{executable := Executable, env := Env} = Target) ->
     Homes = homes(Env),
-    Mounts = mounts(Options, Homes, [Dir || {"XDG_CONFIG_HOME", Dir} <- Env], Target),
+    Caches = launcher_caches(Target),
+    Mounts = mounts(Options, Homes, [Dir || {"XDG_CONFIG_HOME", Dir} <- Env], Target, Caches),
     Cd = case Target of
              #{cd := GivenCd} -> {given, filename:absname(unicode:characters_to_list(GivenCd))};
              _ -> none
          end,
     Absolute = filename:absname(Executable),
-    Hidden = hidden(Absolute, Mounts) orelse hidden(real_path(Absolute), Mounts),
-    case {Hidden, Cd} of
-        {true, _} ->
+    Real = real_path(Absolute),
+    Views = [{copy_on_write, Cache} || Cache <- Caches, copy_on_write(Cache, Mounts)],
+    case {hidden(Absolute, Mounts), hidden(Real, Mounts), Cd} of
+        {true, _, _} ->
             {error, {bad_jail, {executable_hidden, Executable}}};
-        {false, {given, Dir}} ->
+        {false, true, _} ->
+            %% A link in a visible directory (a `node_modules/.bin' entry,
+            %% a granted one) that leads where the jail hides: the kernel
+            %% follows it inside and finds nothing (exit 127).
+            {error, {bad_jail, {executable_hidden, {Executable, Real, hd(install_root(Real) ++ [Real])}}}};
+        {false, false, {given, Dir}} ->
             case hidden(Dir, Mounts) of
                 true -> {error, {bad_jail, {cd_hidden, Dir}}};
-                false -> {ok, profile_arguments(Options, Mounts) ++ ["--chdir", Dir], Mounts}
+                false -> {ok, profile_arguments(Options, Mounts) ++ ["--chdir", Dir], Mounts ++ Views}
             end;
-        {false, none} ->
-            {ok, profile_arguments(Options, Mounts), Mounts}
+        {false, false, none} ->
+            {ok, profile_arguments(Options, Mounts), Mounts ++ Views}
     end.
+
+%% The package caches of the launcher `Target' runs (`mcp_jail_launcher'),
+%% each by its real path, that exist as directories.
+launcher_caches(Target) ->
+    case mcp_jail_launcher:detect(Target) of
+        none -> [];
+        #{caches := Caches} -> lists:usort([Real || Cache <- Caches, Real <- [real_path(Cache)], filelib:is_dir(Real)])
+    end.
+
+%% Whether a cache gets a private copy-on-write view: it is visible, no
+%% mount lies inside it (an overlay shows its lower layer without the
+%% mounts beneath it: a denied path inside would show), it is not inside a
+%% write grant (the caller gave it whole) and the overlay's option syntax
+%% reads its path as it is (no comma, colon or backslash).
+copy_on_write(Cache, Mounts) ->
+    not hidden(Cache, Mounts)
+        andalso not lists:any(fun({_, Mount}) -> Mount =/= Cache andalso under(Mount, Cache) end, Mounts)
+        andalso not lists:any(fun({bind, Grant}) -> under(Cache, Grant); (_) -> false end, Mounts)
+        andalso not lists:any(fun(Char) -> lists:member(Char, ",:\\") end, Cache).
 
 profile_arguments(Options, Mounts) ->
     lists:append([["--ro-bind", "/", "/"] || maps:get(profile, Options) =:= default])  % read everything ...
@@ -420,7 +488,7 @@ profile_arguments(Options, Mounts) ->
 %% always wins over its ancestor (a read grant re-exposes a file inside a
 %% denied directory; a deny hides a directory inside a write grant). At
 %% the same path a grant wins over a deny, a write grant over a read grant.
-mounts(Options, Homes, ConfigHomes, Target) ->
+mounts(Options, Homes, ConfigHomes, Target, Caches) ->
     Private = [{tmpfs, Dir} || Dir <- ?PRIVATE_DIRS],
     Denied = real_paths(default_deny(Homes) ++ cookies(ConfigHomes) ++ maps:get(deny, Options)),
     Hides = [Hide || Path <- Denied, Hide <- [hide(Path)], Hide =/= none],
@@ -429,7 +497,7 @@ mounts(Options, Homes, ConfigHomes, Target) ->
     Exposes = [{ro_bind, Path} || Path <- Reads] ++ [{bind, Path} || Path <- Writes],
     Base = case maps:get(profile, Options) of
                default -> Hides ++ snapshots(Homes, Denied, Reads ++ Writes);
-               strict -> strict_base(Homes, Target, Hides)
+               strict -> strict_base(Homes, Target, Hides, Caches)
            end,
     Ranked = [{depth(Path), rank(Kind), Path, Kind} || {Kind, Path} <- Private ++ Base ++ Exposes],
     [{Kind, Path} || {_, _, Path, Kind} <- lists:usort(Ranked)].
@@ -440,9 +508,11 @@ mounts(Options, Homes, ConfigHomes, Target) ->
 %% system's runtime (`?STRICT_SYSTEM', the `/etc' entries of
 %% `?STRICT_ETC'), the install trees of the executable, of its interpreter
 %% and of every absolute path among its arguments (`install_root/1'),
-%% its working directory, and each home as an empty private tmpfs;
-%% denied paths inside any of those stay hidden. The grants come on top.
-strict_base(Homes, #{executable := Executable, args := Args} = Target, Hides) ->
+%% its working directory, the caches of the launcher it runs
+%% (`launcher_caches/1': each gets a copy-on-write view), and each home as
+%% an empty private tmpfs; denied paths inside any of those stay hidden.
+%% The grants come on top.
+strict_base(Homes, #{executable := Executable, args := Args} = Target, Hides, Caches) ->
     %% The working directory, and where its `node_modules' leads when that
     %% is a link (a workspace's, pnpm's).
     Cd = lists:append([[Dir | [real_path(Modules) || own_type(Modules) =:= symlink]]
@@ -456,7 +526,7 @@ strict_base(Homes, #{executable := Executable, args := Args} = Target, Hides) ->
                                  not system_path(Tree)]),
     Shown = [{ro_bind, Path} || Path <- ?STRICT_SYSTEM ++ ?STRICT_ETC, own_type(Path) =/= none, own_type(Path) =/= symlink]
         ++ [{{symlink, Link}, Path} || Path <- ?STRICT_SYSTEM, {ok, Link} <- [file:read_link_all(Path)]]
-        ++ [{ro_bind, Path} || Path <- Trees ++ Cd],
+        ++ [{ro_bind, Path} || Path <- Trees ++ Cd ++ Caches],
     Visible = [Path || {_, Path} <- Shown],
     [{tmpfs_root, "/"}]
         ++ [{tmpfs, Home} || Home <- Homes, Home =/= "/"]

@@ -87,4 +87,29 @@ ensure_venv() { # ensure_venv VENV_DIR REQUIREMENTS_FILE
 if [ "$what" != base ]; then
   ensure_venv "$root/.venv" "$e2e/requirements.txt"
   ensure_venv "$root/.venv-sdk2" "$e2e/requirements-sdk2.txt"
+  # uv, uvx and pipx (test/mcp_jail_launcher_tests.erl).
+  ensure_venv "$root/.venv-uv" "$e2e/requirements-uv.txt"
+fi
+# Warm caches for the jailed launchers (test/mcp_jail_launcher_tests.erl):
+# npx's install of server-memory under ~/.npm/_npx (npm exec with the same
+# package list is the same install; `true' runs instead of the server and
+# --ignore-scripts runs no install script) and uvx's environment of
+# mcp-server-time under ~/.cache/uv and pipx run's under ~/.cache/pipx
+# (wheels, and `python -c ""' runs instead of the server: nothing of the
+# package runs).
+# Each is tried offline first, so a warm cache costs no download.
+if [ "$what" != base ]; then
+  warm_npx() { npm exec --yes --ignore-scripts --no-audit --no-fund --package="$1" -- true </dev/null >/dev/null 2>&1; }
+  if ! npm_config_offline=true warm_npx @modelcontextprotocol/server-memory; then
+    echo "ensure-deps: warming npx's cache (@modelcontextprotocol/server-memory)" >&2
+    warm_npx @modelcontextprotocol/server-memory
+  fi
+  if ! UV_OFFLINE=1 "$root/.venv-uv/bin/uvx" --from mcp-server-time true >/dev/null 2>&1; then
+    echo "ensure-deps: warming uvx's cache (mcp-server-time)" >&2
+    "$root/.venv-uv/bin/uvx" --from mcp-server-time true >/dev/null
+  fi
+  if ! PIP_NO_INDEX=1 "$root/.venv-uv/bin/pipx" run --spec mcp-server-time python -c "" >/dev/null 2>&1; then
+    echo "ensure-deps: warming pipx's cache (mcp-server-time)" >&2
+    "$root/.venv-uv/bin/pipx" run --spec mcp-server-time python -c "" >/dev/null
+  fi
 fi

@@ -104,6 +104,8 @@ start_errors() ->
      {transport_failed, {bad_jail, {nul_character, "/a\0"}}},
      {transport_failed, {bad_jail, {missing_grant, "/nope"}}},
      {transport_failed, {bad_jail, {executable_hidden, "/tmp/s"}}},
+     {transport_failed, {bad_jail, {executable_hidden, {"/tmp/x/node_modules/.bin/s", "/tmp/x/node_modules/s/cli.js",
+                                                        "/tmp/x/node_modules"}}}},
      {transport_failed, {bad_jail, {cd_hidden, "/tmp/w"}}},
      {version_unsupported, <<"2025-06-18">>, <<"1999-01-01">>},
      tools_not_declared,
@@ -214,7 +216,22 @@ jail_errors_name_the_path_test_() ->
      ?_assertEqual("the server was not started: the jail cannot run here (no bwrap at /opt/bwrap)",
                    Text({jail_unavailable, {bwrap_not_found, "/opt/bwrap"}})),
      ?_assertEqual("the server was not started: the jail is not valid: the path work is not absolute",
-                   Text({bad_jail, {relative_path, "work"}}))].
+                   Text({bad_jail, {relative_path, "work"}})),
+     ?_assertEqual("the server was not started: the jail is not valid: the executable /tmp/x/.bin/s is a link to "
+                   "/tmp/x/s/cli.js, which is hidden inside the jail (under /tmp, /run or a denied path), so the link "
+                   "leads nowhere there; granting the link's directory does not show its target: grant /tmp/x with "
+                   "--allow-read",
+                   Text({bad_jail, {executable_hidden, {"/tmp/x/.bin/s", "/tmp/x/s/cli.js", "/tmp/x"}}}))].
+
+%% A jailed launcher that ended before the handshake: the launcher, its
+%% caches, --allow-net.
+offline_launcher_names_the_cache_and_allow_net_test() ->
+    Text = flat(mcp_describe:offline_launcher(#{launcher => uvx, caches => ["/h/.cache/uv", "/h/.local/share/uv/tools"]})),
+    assert_sentence(Text),
+    ?assertEqual("uvx runs without the network in the jail, from its cache (/h/.cache/uv, /h/.local/share/uv/tools): "
+                 "a package that is not in the cache yet cannot be fetched; --allow-net gives it the network (what it "
+                 "fetches stays in the jail's copy and is gone after the run), or fill the cache outside the jail "
+                 "first (docs/jail.md, \"Launchers\")", Text).
 
 %% A line past a lowered cap is not said to pass the 16 MiB default as if
 %% that were the limit in force, nor to lack a newline.

@@ -19,7 +19,7 @@
 
 %% Helpers the red-team suite (`mcp_jail_redteam_tests') shares.
 -export([hostile/2, probe/3, with_client/2, in_scratch/1, plant/2, jail/1, python/0, with_vm_env/3, root/0,
-         wait_until/2, within/1]).
+         wait_until/2, within/1, closed/1, real_server/3]).
 
 -define(TIMEOUT, 10000).
 %% How long a killed jail may take to vanish from /proc (polled).
@@ -526,12 +526,43 @@ hidden_executable_and_cd_test_() ->
               ?_test(in_scratch(fun(Scratch) ->
                          Link = filename:join(Scratch, "server"),
                          ok = file:make_symlink(Exe, Link),
-                         ?assertEqual({error, {transport_failed, {bad_jail, {executable_hidden, Link}}}},
+                         ?assertEqual({error, {transport_failed, {bad_jail, {executable_hidden, {Link, Exe, Exe}}}}},
                                       start_error(#{executable => Link, jail => true}))
                      end)),
               %% A grant makes both visible again.
               ?_assertMatch({ok, "/bin/sh", _, _}, command(#{read => [Dir]}, Exe, #{cd => Dir}))]
      end}.
+
+%% A `node_modules/.bin' entry under /tmp whose target climbs out of the
+%% granted `.bin' (`../foo/bin/cli.js'): the kernel applies the `..' after
+%% following the link, so the target lies outside the grant, hidden. Run
+%% through a shell (which the check does not look into), the link leads
+%% nowhere: exit 127. Run directly, the start is refused before anything
+%% runs, naming the real path and the install tree to grant; granted, it
+%% runs.
+link_out_of_a_granted_bin_test_() ->
+    Dir = "/tmp/mcp-jail-bin-" ++ integer_to_list(erlang:unique_integer([positive])),
+    Modules = filename:join(Dir, "node_modules"),
+    Bin = filename:join(Modules, ".bin"),
+    Link = filename:join(Bin, "foo"),
+    Real = filename:join(Modules, "foo/bin/cli.js"),
+    Exit = fun(Spawn) ->
+                   {ok, Connection} = mcp_transport:open(Spawn, self()),
+                   closed(Connection)
+           end,
+    {setup,
+     fun() ->
+             plant(Real, <<"#!/bin/sh\nexit 0\n">>),
+             ok = file:change_mode(Real, 8#755),
+             ok = filelib:ensure_dir(Link),
+             ok = file:make_symlink("../foo/bin/cli.js", Link)
+     end,
+     fun(_) -> remove(Dir) end,
+     {timeout, 60,
+      [?_assertEqual({status, 127}, Exit(#{executable => "/bin/sh", args => ["-c", Link], jail => #{read => [Bin]}})),
+       ?_assertEqual({error, {transport_failed, {bad_jail, {executable_hidden, {Link, Real, Modules}}}}},
+                     start_error(#{executable => Link, jail => #{read => [Bin]}})),
+       ?_assertEqual({status, 0}, Exit(#{executable => Link, jail => #{read => [Modules]}}))]}}.
 
 command(Jail, Executable, Extra) ->
     mcp_jail:command(Jail, maps:merge(#{executable => Executable, args => [], env => []}, Extra)).

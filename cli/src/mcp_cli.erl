@@ -320,7 +320,7 @@ connect(Client, Job, Command) ->
     case mcp_client:connect(Client) of
         {ok, InitializeResult} -> act(Client, InitializeResult, Job, Command);
         {error, Reason} ->
-            Failed = fail(Job, mcp_describe:start_error(Reason)),
+            Failed = fail(Job, [mcp_describe:start_error(Reason) | offline_launcher(Reason, Job)]),
             case {exited_during_start(Reason), Job} of
                 {true, #{spec := #{executable := _} = Spec}} ->
                     %% By name (`mcp_port:child_env/1', which a jail passes on too).
@@ -331,6 +331,21 @@ connect(Client, Job, Command) ->
             end,
             Failed
     end.
+
+%% A jailed launcher (npx, uvx) that ended before the handshake: without
+%% the network, a package not in its cache is the usual cause.
+offline_launcher(Reason, #{spec := #{executable := Executable, jail := Jail} = Spec}) ->
+    Target = case mcp_port:resolve_executable(Executable) of
+                 {ok, Path} -> #{executable => filename:absname(Path), args => maps:get(args, Spec, []),
+                                 env => mcp_port:child_env(Spec)};
+                 {error, _} -> none
+             end,
+    case exited_during_start(Reason) andalso Target =/= none andalso mcp_jail:offline_launcher(Jail, Target) of
+        #{} = Launcher -> ["; ", mcp_describe:offline_launcher(Launcher)];
+        _ -> []
+    end;
+offline_launcher(_Reason, _Job) ->
+    [].
 
 %% A server that ended on its own before the handshake was done: a missing
 %% variable is the usual cause (an API key the server demands).

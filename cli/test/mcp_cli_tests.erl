@@ -58,6 +58,31 @@ cli_test_() ->
       {"generate config reports a server that never answers", {timeout, 120, fun generate_config_reports_a_server_that_never_answers/0}},
       {"sigint during generate config shuts every server down", {timeout, 120, fun sigint_during_generate_config_shuts_every_server_down/0}}]}.
 
+%% A jailed launcher (docs/jail.md, "Launchers"), with the cache
+%% scripts/ensure-deps.sh warms: a cached package lists its tools with no
+%% flag; one not in the cache ends at once with the sentence naming
+%% --allow-net and the cache.
+jailed_launcher_test_() ->
+    {setup, fun() -> ok end, fun(ok) -> file:del_dir_r(temp_base()) end,
+     [{"a jailed npx with a cached package lists its tools",
+       {timeout, 120, fun a_jailed_npx_with_a_cached_package_lists_its_tools/0}},
+      {"a jailed npx without its package names allow net and the cache",
+       {timeout, 120, fun a_jailed_npx_without_its_package_names_allow_net_and_the_cache/0}}]}.
+
+a_jailed_npx_with_a_cached_package_lists_its_tools() ->
+    {Status, Stdout, _} = mcp_gen(["list", "--jail", "--", "npx", "-y", "@modelcontextprotocol/server-memory"]),
+    ?assertEqual(0, Status),
+    ?assertMatch({match, _}, re:run(Stdout, "^read_graph\\(\\)", [multiline])).
+
+a_jailed_npx_without_its_package_names_allow_net_and_the_cache() ->
+    {Status, _, Stderr} = mcp_gen(["list", "--jail", "--", "npx", "-y",
+                                   "@modelcontextprotocol/server-not-in-the-cache-of-this-test"]),
+    ?assertEqual(1, Status),
+    Cache = filename:join(os:getenv("HOME"), ".npm"),
+    ?assertMatch({match, _}, re:run(Stderr, ["^mcp-gen: the handshake failed because the server exited on its own "
+                                             "with exit status 1 .*; npx runs without the network in the jail, "
+                                             "from its cache \\(", Cache, "\\): .*--allow-net"], [multiline])).
+
 %% ---- generate ----
 
 generate_embedded_matches_golden() ->

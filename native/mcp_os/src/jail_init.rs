@@ -6,6 +6,8 @@
 //! - every mount of the jail becomes private (`MS_PRIVATE`, recursively):
 //!   a mount the host makes later under a shared mount no longer
 //!   propagates into the jail;
+//! - a launcher's package caches get private copy-on-write views
+//!   (`crate::copy_on_write`), when the jail asks for them;
 //! - the jail's user namespace gets its own limits on the per-user kernel
 //!   resources a server could exhaust for the host's user: inotify
 //!   instances and watches at a quarter of the host's, and no nested user
@@ -74,8 +76,9 @@ fn mount(target: &str, flags: libc::c_ulong, what: &'static str) -> Result<(), I
 
 /// Prepares the jail (see the module doc). Must run in the jail's init,
 /// never on the host: it changes the propagation of every mount it sees.
-pub fn prepare() -> Result<(), InitError> {
+pub fn prepare(copy_on_write: &[std::path::PathBuf]) -> Result<(), InitError> {
     mount("/", libc::MS_REC | libc::MS_PRIVATE, "mount(/, MS_PRIVATE)")?;
+    crate::copy_on_write::mount_views(copy_on_write)?;
     set_limits()?;
     drop_capabilities()
 }

@@ -3,12 +3,14 @@
 //! the jail's pid namespace):
 //!
 //! ```text
-//! mcp-landlock [--init] [--no-landlock] [--writable PATH]... -- PROGRAM [ARG]...
+//! mcp-landlock [--init [--copy-on-write DIR]...] [--no-landlock] [--writable PATH]... -- PROGRAM [ARG]...
 //! ```
 //!
 //! With `--init` (the jail's init, never on the host) it first makes the
-//! jail's mounts private, sets the jail's user namespace limits and drops
-//! every capability bubblewrap left it (`mcp_os::jail_init`).
+//! jail's mounts private, mounts a private copy-on-write view over each
+//! `--copy-on-write` directory (a launcher's package cache,
+//! `mcp_os::copy_on_write`), sets the jail's user namespace limits and
+//! drops every capability bubblewrap left it (`mcp_os::jail_init`).
 //!
 //! with the server's environment carried in its own (`mcp_os::jail_env`:
 //! never on a command line). It forks the server and stays as the jail's
@@ -55,6 +57,7 @@ struct Launch {
     landlock: bool,
     init: bool,
     writable: Vec<PathBuf>,
+    copy_on_write: Vec<PathBuf>,
     program: Vec<OsString>,
 }
 
@@ -62,6 +65,7 @@ fn parse(arguments: Vec<OsString>) -> Launch {
     let mut landlock = true;
     let mut init = false;
     let mut writable = Vec::new();
+    let mut copy_on_write = Vec::new();
     let mut rest = arguments.into_iter();
     let program = loop {
         match rest.next() {
@@ -69,17 +73,24 @@ fn parse(arguments: Vec<OsString>) -> Launch {
                 Some(path) => writable.push(PathBuf::from(path)),
                 None => refuse("--writable needs a path"),
             },
+            Some(flag) if flag == "--copy-on-write" => match rest.next() {
+                Some(path) => copy_on_write.push(PathBuf::from(path)),
+                None => refuse("--copy-on-write needs a path"),
+            },
             Some(flag) if flag == "--no-landlock" => landlock = false,
             Some(flag) if flag == "--init" => init = true,
             Some(separator) if separator == "--" => break rest.collect::<Vec<_>>(),
             Some(other) => refuse(&format!("unexpected argument {:?}", other)),
-            None => refuse("usage: mcp-landlock [--init] [--no-landlock] [--writable PATH]... -- PROGRAM [ARG]..."),
+            None => refuse("usage: mcp-landlock [--init [--copy-on-write DIR]...] [--no-landlock] [--writable PATH]... -- PROGRAM [ARG]..."),
         }
     };
     if program.is_empty() {
         refuse("no program to run after --");
     }
-    Launch { landlock, init, writable, program }
+    if !init && !copy_on_write.is_empty() {
+        refuse("--copy-on-write needs --init (the jail's init mounts the views)");
+    }
+    Launch { landlock, init, writable, copy_on_write, program }
 }
 
 fn c_string(bytes: Vec<u8>) -> CString {
@@ -118,7 +129,7 @@ fn main() {
     let launch = parse(arguments);
     let env = mcp_os::jail_env::decode(std::env::vars_os());
     if launch.init {
-        if let Err(error) = mcp_os::jail_init::prepare() {
+        if let Err(error) = mcp_os::jail_init::prepare(&launch.copy_on_write) {
             refuse(&error.to_string());
         }
     }
