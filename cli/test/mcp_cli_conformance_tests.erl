@@ -25,6 +25,7 @@ initialize_test_() -> scenario("initialize", ?V2025).
 tools_call_2025_test_() -> scenario("tools_call", ?V2025).
 sse_retry_test_() -> scenario("sse-retry", ?V2025).
 elicitation_defaults_test_() -> scenario("elicitation-sep1034-client-defaults", ?V2025).
+schema_preservation_2025_test_() -> scenario("json-schema-2020-12-preservation", ?V2025).
 tools_call_2026_test_() -> scenario("tools_call", ?V2026).
 request_metadata_test_() -> scenario("request-metadata", ?V2026).
 request_state_test_() -> scenario("sep-2322-client-request-state", ?V2026).
@@ -32,6 +33,7 @@ standard_headers_test_() -> scenario("http-standard-headers", ?V2026).
 custom_headers_test_() -> scenario("http-custom-headers", ?V2026).
 invalid_tool_headers_test_() -> scenario("http-invalid-tool-headers", ?V2026).
 schema_ref_test_() -> scenario("json-schema-ref-no-deref", ?V2026).
+schema_preservation_2026_test_() -> scenario("json-schema-2020-12-preservation", ?V2026).
 
 %% Authorization (docs/authorization.md), driven by
 %% test/conformance/auth-client: every auth/* scenario of 2025-11-25 and
