@@ -49,12 +49,12 @@
 %%     sent with every later request (a value that is not visible ASCII or
 %%     longer than 1,024 bytes is `{bad_session_id, Bytes}'), and
 %%     `MCP-Protocol-Version' once the handshake named it. A 404 to a
-%%     request carrying the session starts a new session, once per
-%%     connection (the actor's own `initialize' and
-%%     `notifications/initialized' sent again, their answers kept here); the
-%%     request is answered with the JSON-RPC error
-%%     `mcp_http_session:session_renewed_code()' and never replayed. A second 404 is
-%%     `session_expired'. `terminate/1'
+%%     request sent in the session starts a new session (the actor's own
+%%     `initialize' and `notifications/initialized' sent again, their
+%%     answers kept by the machine; later messages wait for it) and the
+%%     request, never processed, is sent again in it, once; a request
+%%     refused twice, or a session that expires before any message came
+%%     in it, is `session_expired'. `terminate/1'
 %%     DELETEs the session (bounded by `shutdown_timeout_ms'), then stops
 %%     the manager; its exit is the `{closed, {exited, {peer_down,
 %%     {http_session, Outcome}}}}' event.</li>

@@ -46,7 +46,7 @@
 
 -export([new/1, handle/2, request_headers/1, has_session/1]).
 -export([default_retry_ms/0, max_retry_ms/0, max_resumptions/0, max_event_id_bytes/0,
-         max_answer_streams/0, answer_timeout_ms/0, session_renewed_code/0]).
+         max_answer_streams/0, answer_timeout_ms/0]).
 -export_type([session/0, sref/0, event/0, command/0]).
 
 -define(DEFAULT_RETRY_MS, 1000).
@@ -92,8 +92,14 @@
                  %% Resumptions in a row that delivered no message.
                  resumptions = 0 :: non_neg_integer(),
                  %% The `initialize' that starts a new session after a 404
-                 %% (`renew/2'), with the id of the request that met it.
-                 renew = none :: none | {failed, integer() | none}}).
+                 %% (`renew/3').
+                 renew = false :: boolean(),
+                 %% A request's body and the session it was sent in: a
+                 %% request refused with 404 (never processed) is sent
+                 %% again, once, in the new session (`expired/3').
+                 bytes = none :: binary() | none,
+                 sent_in = none :: string() | none,
+                 replayed = false :: boolean()}).
 
 -record(session, {max_bytes :: pos_integer(),
                   %% The last request reference and timer tag minted.
@@ -105,10 +111,19 @@
                   waiting = #{} :: #{tag() => #stream{}},
                   offset = 0 :: non_neg_integer(),
                   %% The actor's own `initialize' and `notifications/initialized',
-                  %% sent again, once, when the session expires (`renew/2').
+                  %% sent again when the session expires (`renew/3').
                   handshake = none :: {rpc(), headers(), binary()} | none,
                   initialized = none :: binary() | none,
-                  renewed = false :: boolean(),
+                  %% A new session being started (messages wait in
+                  %% `queued'), with the requests to send again in it,
+                  %% newest first; whether a message came in the current
+                  %% session (a renewal needs one since the last).
+                  renewing = false :: boolean(),
+                  replays = [] :: [#stream{}],
+                  progress = true :: boolean(),
+                  %% The handshake asked for the standalone stream: it is
+                  %% opened again in every new session.
+                  wants_listen = false :: boolean(),
                   %% The standalone stream: not wanted (the handshake
                   %% declared no capability a server asks through), wanted,
                   %% being opened (messages wait in `queued', newest
@@ -141,11 +156,6 @@ max_answer_streams() -> ?MAX_ANSWER_STREAMS.
 %% @doc How long one of our answers or notifications waits for its 202.
 -spec answer_timeout_ms() -> pos_integer().
 answer_timeout_ms() -> ?ANSWER_TIMEOUT_MS.
-
-%% @doc The JSON-RPC error code a request gets when its session expired
-%% and a new one was started (the request is not replayed).
--spec session_renewed_code() -> integer().
-session_renewed_code() -> -32001.
 
 %% @doc Whether the server assigned a session (a DELETE ends it).
 -spec has_session(session()) -> boolean().
@@ -180,7 +190,8 @@ handle(Event, #session{streams = Streams} = Session) ->
 
 %%% ---------------------------------------------------------------- send
 
-outbound(Message, #session{listen = {opening, _, _}, queued = Queued} = Session) ->
+outbound(Message, #session{queued = Queued} = Session) when element(1, Session#session.listen) =:= opening;
+                                                            Session#session.renewing ->
     {[], Session#session{queued = [Message | Queued]}};
 outbound({rpc, {notification, <<"notifications/cancelled">>, Params, {stateless, _, _}}, _Bytes}, Session) ->
     %% The stateless revision's: over HTTP, closing the request's stream is
@@ -195,10 +206,11 @@ outbound(Bytes, Session) ->
 outbound({request, Id, <<"initialize">> = Method, Params, Era}, Bytes, Session) ->
     Rpc = {request, Id, Method},
     Extra = era_headers(Method, Params, Era),
+    Listen = wanted(Params),
     post(#stream{rpc = Rpc, extra = Extra}, Bytes,
-         Session#session{handshake = {Rpc, Extra, Bytes}, listen = wanted(Params)});
+         Session#session{handshake = {Rpc, Extra, Bytes}, listen = Listen, wants_listen = Listen =:= wanted});
 outbound({request, Id, Method, Params, Era}, Bytes, Session) ->
-    post(#stream{rpc = {request, Id, Method}, extra = era_headers(Method, Params, Era)}, Bytes, Session);
+    post(#stream{rpc = {request, Id, Method}, extra = era_headers(Method, Params, Era), bytes = Bytes}, Bytes, Session);
 outbound({notification, Method, Params, Era}, Bytes, Session0) ->
     {Closed, Session1} = case Method of
                              <<"notifications/cancelled">> -> close_cancelled(Params, Session0);
@@ -240,7 +252,7 @@ post(#stream{rpc = Rpc, extra = Extra} = Stream, Bytes, #session{streams = Strea
                           false -> ?ANSWER_TIMEOUT_MS
                       end,
             {[{post, SRef, request_headers(Session) ++ Extra, Bytes, #{request => Request, timeout => Timeout}}],
-             Minted#session{streams = Streams#{SRef => Stream}}}
+             Minted#session{streams = Streams#{SRef => Stream#stream{sent_in = Session#session.id}}}}
     end.
 
 %% A GET for an event stream, with `Extra' headers.
@@ -292,7 +304,7 @@ wanted(_Params) ->
 %% by a GET; until its answer (or `?LISTEN_OPEN_MS'), later messages wait,
 %% so that a server asking on it from within a request of ours finds it
 %% open. Any answer but a 200 event stream settles it unopened; once open,
-%% an end is resumed (`resumable/3'). Not opened after a session renewal.
+%% an end is resumed (`resumable/3'). Opened again in every new session.
 listen(#session{listen = wanted, id = Id} = Session) when Id =/= none ->
     {SRef, Commands, Opened} = get(#stream{rpc = listen}, [], Session),
     {Tag, Tagged} = mint(Opened),
@@ -302,14 +314,22 @@ listen(Session) ->
 
 %% The standalone stream's answer came (or its wait ended): the messages
 %% held meanwhile go out, oldest first.
-settle({Commands, #session{listen = {opening, _, _}, queued = Queued} = Session}) ->
-    {Sent, Next} = lists:foldl(fun(Message, {Acc, S}) ->
-                                       {More, S1} = outbound(Message, S),
-                                       {Acc ++ More, S1}
-                               end, {[], Session#session{listen = settled, queued = []}}, lists:reverse(Queued)),
-    {Commands ++ Sent, Next};
+settle({Commands, #session{listen = {opening, _, _}} = Session}) ->
+    flush({Commands, Session#session{listen = settled}});
 settle(Outcome) ->
     Outcome.
+
+%% The messages held while the standalone stream opened or a new session
+%% started go out, oldest first, once neither holds them.
+flush({Commands, #session{listen = {opening, _, _}} = Session}) ->
+    {Commands, Session};
+flush({Commands, #session{renewing = true} = Session}) ->
+    {Commands, Session};
+flush({Commands, #session{queued = Queued} = Session}) ->
+    lists:foldl(fun(Message, {Acc, S}) ->
+                        {More, S1} = outbound(Message, S),
+                        {Acc ++ More, S1}
+                end, {Commands, Session#session{queued = []}}, lists:reverse(Queued)).
 
 %%% --------------------------------------------------------------- timers
 
@@ -458,13 +478,14 @@ response_to(Id, Body) ->
         _ -> false
     end.
 
-delivered(Messages, #stream{renew = {failed, Failed}, rpc = {request, Id, _}}, Session) ->
+delivered(Messages, #stream{renew = true, rpc = {request, Id, _}}, Session) ->
     %% The answer to the new session's `initialize' is the transport's own.
     case negotiated(Id, Messages, Session) of
         #session{version = none} = Waiting -> {[], Waiting};
-        Renewed -> renewed(Failed, Renewed)
+        Renewed -> renewed(Renewed)
     end;
-delivered(Messages, #stream{rpc = Rpc}, #session{offset = Offset0} = Session) ->
+delivered(Messages, #stream{rpc = Rpc}, #session{offset = Offset0} = Session0) ->
+    Session = Session0#session{progress = true},
     {Commands, Offset} = lists:mapfoldl(fun(Message, At) ->
                                                 {{deliver, {message, At, Message}}, At + byte_size(Message)}
                                         end, Offset0, Messages),
@@ -474,23 +495,26 @@ delivered(Messages, #stream{rpc = Rpc}, #session{offset = Offset0} = Session) ->
                 end,
     {Commands, Versioned#session{offset = Offset}}.
 
-%% The new session is open: `notifications/initialized' goes out again, and
-%% the request that met the 404 is answered with an error (never replayed).
-renewed(Failed, #session{initialized = Initialized} = Session) ->
+%% The new session is open: `notifications/initialized' goes out again,
+%% then the requests that met the 404 (each once), the standalone stream
+%% is opened again when the handshake wanted it, and the held messages go
+%% out.
+renewed(#session{initialized = Initialized, replays = Replays} = Session0) ->
+    Session = Session0#session{renewing = false, replays = [], progress = false},
     {Posted, Next} = case Initialized of
                          none -> {[], Session};
                          _ -> post(#stream{rpc = notification}, Initialized, Session)
                      end,
-    case Failed of
-        none ->
-            {Posted, Next};
-        Id ->
-            Error = mcp_json:encode(mcp_jsonrpc:error_response({id_int, Id}, session_renewed_code(),
-                                                               <<"the session expired and a new one was started; "
-                                                                 "the request was not replayed">>)),
-            Offset = Next#session.offset,
-            {Posted ++ [{deliver, {message, Offset, Error}}], Next#session{offset = Offset + byte_size(Error)}}
-    end.
+    {Replayed, Sent} = lists:foldl(fun(#stream{bytes = Bytes} = Stream, {Acc, S}) ->
+                                           {More, S1} = post(Stream#stream{replayed = true, body = undefined},
+                                                             Bytes, S),
+                                           {Acc ++ More, S1}
+                                   end, {Posted, Next}, lists:reverse(Replays)),
+    {Listened, Listening} = case Sent#session.wants_listen of
+                                true -> listen(Sent#session{listen = wanted});
+                                false -> {[], Sent}
+                            end,
+    flush({Replayed ++ Listened, Listening}).
 
 %% The protocol version the server chose, from its answer to `initialize'.
 negotiated(Id, Messages, Session) ->
@@ -535,11 +559,10 @@ status(Status, _Stream, Session) when Status >= 200, Status < 300 ->
 status(405, #stream{resumptions = N}, Session) when N > 0 ->
     %% No stream to resume from: the request is left to its deadline.
     {[], Session};
-status(404, #stream{rpc = Rpc}, #session{id = Id} = Session) when Id =/= none ->
-    case Rpc of
-        {request, _, <<"initialize">>} -> fault({http_status, 404}, Session);
-        _ -> renew(Rpc, Session)
-    end;
+status(404, #stream{rpc = {request, _, <<"initialize">>}}, Session) ->
+    fault({http_status, 404}, Session);
+status(404, #stream{sent_in = SentIn} = Stream, Session) when SentIn =/= none ->
+    expired(Stream, SentIn, Session);
 status(Status, _Stream, Session) ->
     fault({http_status, Status}, Session).
 
@@ -553,21 +576,48 @@ refused(Id, Status, Headers, Body, #session{max_bytes = Max} = Session) ->
         false -> {[{deliver, {rejected, Id, {http_status, Status}}}], Session}
     end.
 
-%% The session expired (404 to a request carrying it): once per
-%% connection, a new session is started with the actor's own `initialize';
-%% a second expiry, or one before the handshake was seen, is
-%% `session_expired'.
-renew(_Rpc, #session{renewed = true} = Session) ->
+%% The session a request was sent in is unknown to the server (404): the
+%% server never processed the request, so a request is sent again, once,
+%% in a new session; a notification or an answer of ours is not. The
+%% first 404 of a session starts the new one with the actor's own
+%% `initialize' (`renew/3'); one that comes while it starts, or after, for
+%% a request sent in the old session, only adds the request. A request
+%% refused again, or a session that expires before any message came in
+%% it, is `session_expired'.
+expired(#stream{replayed = true}, _SentIn, Session) ->
     fault(session_expired, Session);
-renew(_Rpc, #session{handshake = none} = Session) ->
+expired(Stream, SentIn, #session{id = SentIn} = Session) ->
+    renew(Stream, Session);
+expired(Stream, _SentIn, #session{renewing = true, replays = Replays} = Session) ->
+    {[], Session#session{replays = replayable(Stream) ++ Replays}};
+expired(#stream{rpc = {request, _, _}, bytes = Bytes} = Stream, _SentIn, Session) ->
+    post(Stream#stream{replayed = true, body = undefined}, Bytes, Session);
+expired(_Stream, _SentIn, Session) ->
+    {[], Session}.
+
+replayable(#stream{rpc = {request, _, _}} = Stream) -> [Stream];
+replayable(_Stream) -> [].
+
+renew(_Stream, #session{progress = false} = Session) ->
     fault(session_expired, Session);
-renew(Rpc, #session{handshake = {Initialize, Extra, Bytes}} = Session) ->
-    Failed = case Rpc of
-                 {request, Id, _} -> Id;
-                 _ -> none
-             end,
-    post(#stream{rpc = Initialize, extra = Extra, renew = {failed, Failed}}, Bytes,
-         Session#session{id = none, version = none, renewed = true}).
+renew(_Stream, #session{handshake = none} = Session) ->
+    fault(session_expired, Session);
+renew(Stream, #session{handshake = {Initialize, Extra, Bytes}} = Session) ->
+    %% The standalone stream of the old session is given up.
+    {Closed, Cleared} = case Session#session.listen of
+                            {opening, SRef, _} -> cancel(SRef, Session#session{listen = settled});
+                            _ -> close_listen(Session)
+                        end,
+    {Posted, Next} = post(#stream{rpc = Initialize, extra = Extra, renew = true}, Bytes,
+                          Cleared#session{id = none, version = none, renewing = true,
+                                          replays = replayable(Stream)}),
+    {Closed ++ Posted, Next}.
+
+close_listen(#session{streams = Streams, waiting = Waiting} = Session) ->
+    Open = lists:sort([SRef || {SRef, #stream{rpc = listen}} <- maps:to_list(Streams)]),
+    {[{cancel, SRef} || SRef <- Open],
+     Session#session{streams = maps:without(Open, Streams),
+                     waiting = maps:filter(fun(_, #stream{rpc = Rpc}) -> Rpc =/= listen end, Waiting)}}.
 
 cancel(SRef, Session) ->
     {[{cancel, SRef}], drop(SRef, Session)}.

@@ -26,7 +26,9 @@ step() ->
 
 %% `flood': the server never acknowledges our answers and notifications.
 -record(model, {session, open = #{}, closed = #{}, timers = [], offset = 0, next_id = 1,
-                assigned = none, initialized = false, flood = false, fired = []}).
+                assigned = none, initialized = false, flood = false, fired = [],
+                %% Posts of each request id, and the ids refused with 404.
+                posted = #{}, refused = #{}}).
 
 start(Steps, Flood) ->
     run(Steps, #model{session = mcp_http_session:new(4096), flood = Flood}).
@@ -157,12 +159,19 @@ check(Event, Commands, Model0) ->
     end.
 
 %% A whole answer, the body's end or a failure closes the request it names.
-closed_by({status, SRef, 404, _, _}, #model{open = Open} = Model) ->
-    %% A 404 with a session starts a new one (or ends the connection).
-    case maps:get(SRef, Open, #{}) of
+closed_by({status, SRef, 404, _, _}, #model{open = Open, assigned = Assigned} = Model0) ->
+    %% A 404 to a request sent in the current session starts a new one (or
+    %% ends the connection); the request may be sent again.
+    Request = maps:get(SRef, Open, #{}),
+    Model = case Request of
+                #{id := Id} -> Model0#model{refused = maps:put(Id, true, Model0#model.refused)};
+                _ -> Model0
+            end,
+    case Request of
         #{method := <<"initialize">>} -> close(SRef, Model);
         #{purpose := listen} -> close(SRef, Model);  % the standalone stream is only given up
-        _ -> close(SRef, Model#model{assigned = none})
+        #{sent_in := Assigned} when Assigned =/= none -> close(SRef, Model#model{assigned = none});
+        _ -> close(SRef, Model)
     end;
 closed_by({status, SRef, _, _, _}, Model) -> close(SRef, Model);
 closed_by({body_end, SRef}, Model) -> close(SRef, Model);
@@ -185,7 +194,27 @@ command({Verb, SRef, Headers, Body, #{request := IsRequest}}, _Event, _All, Mode
                   _ -> #{}
               end,
     IsRequest =:= is_map_key(id, Request) orelse throw({request_flag, SRef}),
-    Next = Model#model{open = maps:put(SRef, Request#{answered => false, kind => post}, Model#model.open)},
+    %% A request goes at most twice, the second time only after a 404 (the
+    %% handshake goes again with each new session).
+    Posted = case Request of
+                 #{method := <<"initialize">>} ->
+                     Model#model.posted;
+                 #{id := RequestId} ->
+                     Times = maps:get(RequestId, Model#model.posted, 0) + 1,
+                     Times =< 2 orelse throw({posted_more_than_twice, RequestId}),
+                     (Times =:= 1 orelse is_map_key(RequestId, Model#model.refused))
+                         orelse throw({replayed_without_a_404, RequestId}),
+                     maps:put(RequestId, Times, Model#model.posted);
+                 _ ->
+                     Model#model.posted
+             end,
+    SentIn = case [V || {"mcp-session-id", V} <- Headers] of
+                 [V] -> V;
+                 [] -> none
+             end,
+    Next = Model#model{posted = Posted,
+                       open = maps:put(SRef, Request#{answered => false, kind => post, sent_in => SentIn},
+                                       Model#model.open)},
     Waiting = length([S || #{kind := post} = S <- maps:values(Next#model.open), not is_map_key(id, S)]),
     Waiting =< mcp_http_session:max_answer_streams() orelse throw({too_many_answers_waiting, Waiting}),
     Next;

@@ -312,7 +312,7 @@ hostile_test_() ->
          {"wrong id", fun(<<"tools/call">>, _) -> json({int, 999}, <<"{}">>, []); (_, _) -> default end,
           {call, call_timed_out}},
          {"expiring session", fun(<<"tools/call">>, _) -> {reply, 404, [], <<"gone">>}; (_, _) -> default end,
-          {call, {server_error, {rpc_error, mcp_http_session:session_renewed_code(), any, none}}}},
+          {call, {unavailable, session_expired}}},
          {"stream ends without the response or an id", fun(<<"tools/call">>, _) -> {sse, [], [<<": nothing\n\n">>]};
                                                           (_, _) -> default end,
           {call, {unavailable, {stream_lost, ended}}}},
@@ -458,10 +458,12 @@ tls_accept(Listen, Owner) ->
 
 %%% ---------------------------------------------------- session renewal
 
-%% A 404 to a request carrying the session: a new session is started once
-%% (the actor's initialize and initialized sent again), the request is
-%% answered with an error and not replayed, later requests carry the new
-%% session; a second expiry ends the connection.
+%% A 404 to a request sent in the session: a new session is started (the
+%% actor's initialize and initialized sent again) and the request, never
+%% processed, is sent again in it: the caller gets its answer. Later
+%% requests carry the new session; a session that expires again after a
+%% message came in it is renewed again; a request refused twice ends the
+%% connection.
 session_renewal_test() ->
     Sessions = counters:new(1, []),
     Expire = counters:new(1, []),
@@ -481,18 +483,40 @@ session_renewal_test() ->
                end,
     with_stub(Override, fun(Url) ->
         {ok, Client, _} = mcp_client:start(#{url => Url}, #{}),
-        counters:put(Expire, 1, 1),
-        Code = mcp_http_session:session_renewed_code(),
-        ?assertMatch({error, {server_error, {rpc_error, Code, _, none}}}, call(Client)),
         _ = requests(),
+        counters:put(Expire, 1, 1),
+        ?assertMatch({ok, _}, call(Client)),
+        %% The call met the 404 in session-1, then went again in session-2
+        %% after the new handshake: the same request (one id), twice.
+        Sent = requests(),
+        Calls = [{proplists:get_value(<<"mcp-session-id">>, H), id_of(B)}
+                 || #{headers := H, body := B} <- Sent, method_of(B) =:= <<"tools/call">>],
+        ?assertMatch([{<<"session-1">>, Id}, {<<"session-2">>, Id}], Calls),
+        ?assertEqual([<<"initialize">>, <<"notifications/initialized">>],
+                     [method_of(B) || #{body := B} <- Sent, method_of(B) =/= <<"tools/call">>]),
         ?assertMatch({ok, _}, call(Client)),
         [#{headers := Headers}] = requests(),
         ?assertEqual(<<"session-2">>, proplists:get_value(<<"mcp-session-id">>, Headers)),
-        %% The tools/call that met the 404 was sent once, never replayed.
+        %% Expired again after a message came in session-2: renewed again.
+        counters:put(Expire, 1, 1),
+        ?assertMatch({ok, _}, call(Client)),
+        _ = requests(),
+        %% A request refused twice (in session-3, then again in session-4).
         counters:put(Expire, 1, 2),
         ?assertEqual({error, {unavailable, session_expired}}, call(Client)),
         shut_down_leaving_nothing(Client)
     end).
+
+method_of(Body) ->
+    {ok, {object, Members}} = mcp_json:decode(Body),
+    case proplists:get_value(<<"method">>, Members) of
+        {string, Method} -> Method;
+        _ -> none
+    end.
+
+id_of(Body) ->
+    {ok, {object, Members}} = mcp_json:decode(Body),
+    proplists:get_value(<<"id">>, Members).
 
 
 %% A server that answers on the request's event stream and then keeps the
