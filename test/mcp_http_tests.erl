@@ -490,10 +490,10 @@ session_renewal_test() ->
         %% after the new handshake: the same request (one id), twice.
         Sent = requests(),
         Calls = [{proplists:get_value(<<"mcp-session-id">>, H), id_of(B)}
-                 || #{headers := H, body := B} <- Sent, method_of(B) =:= <<"tools/call">>],
+                 || #{headers := H, body := B} <- Sent, rpc_method(B) =:= <<"tools/call">>],
         ?assertMatch([{<<"session-1">>, Id}, {<<"session-2">>, Id}], Calls),
         ?assertEqual([<<"initialize">>, <<"notifications/initialized">>],
-                     [method_of(B) || #{body := B} <- Sent, method_of(B) =/= <<"tools/call">>]),
+                     [rpc_method(B) || #{body := B} <- Sent, rpc_method(B) =/= <<"tools/call">>]),
         ?assertMatch({ok, _}, call(Client)),
         [#{headers := Headers}] = requests(),
         ?assertEqual(<<"session-2">>, proplists:get_value(<<"mcp-session-id">>, Headers)),
@@ -506,13 +506,6 @@ session_renewal_test() ->
         ?assertEqual({error, {unavailable, session_expired}}, call(Client)),
         shut_down_leaving_nothing(Client)
     end).
-
-method_of(Body) ->
-    {ok, {object, Members}} = mcp_json:decode(Body),
-    case proplists:get_value(<<"method">>, Members) of
-        {string, Method} -> Method;
-        _ -> none
-    end.
 
 id_of(Body) ->
     {ok, {object, Members}} = mcp_json:decode(Body),
