@@ -54,7 +54,7 @@
 -module(mcp_client).
 
 -export([prepare/2, prepare_owned/3, connect/1, start/2, start_link/2, child_spec/3, handle/1, pid/1,
-         list_tools/1, list_tools/2, left_out_tools/1, call_tool/4, call_tool_msgpack/4, ping/2,
+         list_tools/1, list_tools/2, tools/1, subscribe/1, left_out_tools/1, call_tool/4, call_tool_msgpack/4, ping/2,
          stop/1, shutdown/2, os_pid/1,
          max_tool_pages/0, max_timeout_ms/0, default_options/0]).
 -export_type([client/0, options/0, client_error/0, death_reason/0, start_error/0,
@@ -301,6 +301,33 @@ list_tools(#client{list_ms = Timeout} = Client) ->
           {ok, [mcp_protocol:tool_descriptor()]} | {error, client_error()}.
 list_tools(Client, Timeout) when ?IS_TIMEOUT(Timeout) ->
     request(Client, {list_tools, Timeout}, Timeout).
+
+%% @doc The current listing and its generation: the tools as last listed
+%% (by any `list_tools', or by the re-listing a server's
+%% `notifications/tools/list_changed' starts when it declared
+%% `tools.listChanged'), and a number that grows by one whenever a listing
+%% differs from the one before. Lists first when nothing was listed yet.
+-spec tools(client()) ->
+          {ok, {Generation :: pos_integer(), [mcp_protocol:tool_descriptor()]}} | {error, client_error()}.
+tools(#client{list_ms = Timeout} = Client) ->
+    case request(Client, tools, 0) of
+        unlisted ->
+            case list_tools(Client, Timeout) of
+                {ok, _} -> tools(Client);
+                {error, _} = Error -> Error
+            end;
+        {ok, Generation, Tools} ->
+            {ok, {Generation, Tools}};
+        {error, _} = Error ->
+            Error
+    end.
+
+%% @doc Subscribes the caller to new listing generations: each listing that
+%% differs from the last (`tools/1') sends `{mcp_tools_changed, Pid,
+%% Generation}' (`Pid' the client's, `pid/1'), until the caller exits.
+-spec subscribe(client()) -> ok | {error, client_error()}.
+subscribe(Client) ->
+    request(Client, subscribe, 0).
 
 %% @doc The tools the last listing left out, each with why: in the modern
 %% era, those whose `x-mcp-header' annotations are invalid

@@ -34,7 +34,7 @@
 
 -export([callback_mode/0, init/1, terminate/3, format_status/1,
          parked/3, handshaking/3, active/3, closing/3, dead/3]).
--export([max_backlog/0, max_cursor_bytes/0, max_input_rounds/0]).
+-export([relist_interval_ms/0, relisting/1, max_backlog/0, max_cursor_bytes/0, max_input_rounds/0]).
 
 %% The flood budget: queued messages in the actor's mailbox (a port delivers
 %% at most 64 KiB per message, so at most 32 MiB of unread server output).
@@ -79,6 +79,22 @@ max_input_rounds() -> ?MAX_INPUT_ROUNDS.
                %% The input handler's runs in flight, by the monitor of the
                %% process running it (`mcp_input').
                inputs = #{} :: #{reference() => input_run()},
+               %% The tools as last listed, with the listing's generation
+               %% (0 until a listing completed; one more whenever a
+               %% listing differs from the last), and who hears of a new
+               %% generation (`mcp_client:subscribe/1'), by monitor.
+               listing = none :: none | [mcp_protocol:tool_descriptor()],
+               generation = 0 :: non_neg_integer(),
+               subscribers = #{} :: #{reference() => pid()},
+               %% The server declared `tools.listChanged': its
+               %% `notifications/tools/list_changed' starts a re-listing
+               %% (`relist/1'): idle, running (a process of ours listing
+               %% as any caller would, by its monitor), or waiting for
+               %% `?RELIST_INTERVAL_MS' after one (its timer); `again'
+               %% when a notice came while it ran.
+               list_changed = false :: boolean(),
+               relist = idle :: idle | {running, reference()} | {waiting, reference()},
+               relist_again = false :: boolean(),
                evidence :: term(),
                retirees = [] :: [gen_statem:from()],
                stop_when_closed = false :: boolean()}).
@@ -92,6 +108,21 @@ max_input_rounds() -> ?MAX_INPUT_ROUNDS.
                                integer(), [binary()], {some, term()} | none}}.
 
 now_ms() -> erlang:monotonic_time(millisecond).
+
+%% A burst of `notifications/tools/list_changed' costs at most one listing
+%% per this interval (and one running at a time).
+-define(RELIST_INTERVAL_MS, 1000).
+
+%% @doc The least time between two re-listings a server's
+%% `notifications/tools/list_changed' starts.
+-spec relist_interval_ms() -> pos_integer().
+relist_interval_ms() -> ?RELIST_INTERVAL_MS.
+
+%% @doc Whether a re-listing runs, waits or was asked for, from the actor's
+%% state (`sys:get_state/1'; diagnostics and tests): `idle' or `busy'.
+-spec relisting(#data{}) -> idle | busy.
+relisting(#data{relist = idle, relist_again = false}) -> idle;
+relisting(#data{}) -> busy.
 
 %%% ------------------------------------------------------------- the actor
 %%
@@ -161,6 +192,15 @@ active({call, From}, {ping, Timeout}, Data) ->
     after_request(send_request(From, ping, deadline(Timeout), <<"ping">>, none, Data));
 active({call, From}, left_out_tools, #data{left_out = LeftOut}) ->
     {keep_state_and_data, [{reply, From, {ok, LeftOut}}]};
+active({call, From}, tools, #data{listing = none}) ->
+    {keep_state_and_data, [{reply, From, unlisted}]};
+active({call, From}, tools, #data{listing = Tools, generation = Generation}) ->
+    {keep_state_and_data, [{reply, From, {ok, Generation, Tools}}]};
+active({call, {Caller, _} = From}, subscribe, #data{subscribers = Subscribers} = Data) ->
+    {keep_state, Data#data{subscribers = Subscribers#{erlang:monitor(process, Caller) => Caller}},
+     [{reply, From, ok}]};
+active(info, {timeout, Timer, relist}, #data{relist = {waiting, Timer}} = Data) ->
+    {keep_state, start_relist(Data#data{relist = idle})};
 active(Type, Content, Data) ->
     live(Type, Content, active, Data).
 
@@ -178,6 +218,11 @@ live(info, {timeout, Timer, {expire, Id}}, _State, Data) ->
 live(info, {'DOWN', Monitor, process, _, Outcome}, _State, #data{inputs = Inputs} = Data)
   when is_map_key(Monitor, Inputs) ->
     after_request(input_done(Monitor, Outcome, Data));
+live(info, {'DOWN', Monitor, process, _, _}, _State, #data{relist = {running, Monitor}} = Data) ->
+    {keep_state, relisted(Data)};
+live(info, {'DOWN', Monitor, process, _, _}, _State, #data{subscribers = Subscribers} = Data)
+  when is_map_key(Monitor, Subscribers) ->
+    {keep_state, Data#data{subscribers = maps:remove(Monitor, Subscribers)}};
 live(info, {timeout, _Timer, {input_expired, Monitor}}, _State, Data) ->
     after_request(input_expired(Monitor, Data));
 live(info, {'DOWN', Monitor, process, _, _} = Down, State, #data{requests = Requests} = Data) ->
@@ -391,9 +436,9 @@ probe_failed({server_error, RpcError} = Error, modern, _, From, Data) ->
 probe_failed(Error, modern, _, From, Data) ->
     handshake_failed({handshake_failed, Error}, From, Data).
 
-handshake_settled({ok, {initialize_result, _Version, {some, _Tools}, _Info, _Instructions} = Initialized},
-                  From, Data) ->
-    case notify(<<"notifications/initialized">>, none, Data) of
+handshake_settled({ok, {initialize_result, _Version, {some, {tools_capability, ListChanged}}, _Info,
+                        _Instructions} = Initialized}, From, Data) ->
+    case notify(<<"notifications/initialized">>, none, Data#data{list_changed = ListChanged}) of
         {ok, Written} ->
             gen_statem:reply(From, {ok, Initialized}),
             {connected, Written};
@@ -578,14 +623,61 @@ next_page(Kind, {Pages, Acc, Seen}, {ok, {tools_page, Tools, {some, Cursor}}}, F
     end.
 
 %% A whole listing: in the modern era the tools with invalid `x-mcp-header'
-%% annotations are left out and each kept tool's header map is kept.
+%% annotations are left out and each kept tool's header map is kept. It
+%% becomes the current listing (`stored/2').
 listed(Tools, #data{era = modern} = Data) ->
     {Kept, LeftOut} = mcp_request_headers:split_tools(Tools),
-    {[Tool || {Tool, _} <- Kept],
-     Data#data{tool_headers = maps:from_list([{element(2, Tool), Map} || {Tool, Map} <- Kept]),
-               left_out = LeftOut}};
+    Listed = [Tool || {Tool, _} <- Kept],
+    {Listed, stored(Listed, Data#data{tool_headers = maps:from_list([{element(2, Tool), Map} || {Tool, Map} <- Kept]),
+                                      left_out = LeftOut})};
 listed(Tools, Data) ->
-    {Tools, Data}.
+    {Tools, stored(Tools, Data)}.
+
+%% A listing that differs from the last is a new generation, and every
+%% subscriber hears of it: `{mcp_tools_changed, Actor, Generation}'.
+stored(Tools, #data{listing = Tools} = Data) ->
+    Data;
+stored(Tools, #data{generation = Generation, subscribers = Subscribers} = Data) ->
+    Next = Generation + 1,
+    maps:foreach(fun(_, Pid) -> Pid ! {mcp_tools_changed, self(), Next} end, Subscribers),
+    Data#data{listing = Tools, generation = Next}.
+
+%%% ------------------------------------------------------------ re-listing
+%%
+%% A server that declared `tools.listChanged' says its tools changed with
+%% `notifications/tools/list_changed'; the actor then lists them again as
+%% any caller would (a process of its own calls `list_tools', so the
+%% listing has the callers' deadline, page and size bounds, and calls go on
+%% meanwhile). Notices that come while a listing runs are one more listing
+%% after it, at least `?RELIST_INTERVAL_MS' later; a failed listing is
+%% not retried until the next notice.
+
+noticed(Line, #data{list_changed = true} = Data) ->
+    case binary:match(Line, <<"notifications/tools/list_changed">>) of
+        nomatch ->
+            Data;
+        _ ->
+            case mcp_jsonrpc:decode(Line) of
+                {ok, {notification, <<"notifications/tools/list_changed">>, _}} -> relist(Data);
+                _ -> Data
+            end
+    end;
+noticed(_Line, Data) ->
+    Data.
+
+relist(#data{relist = idle} = Data) -> start_relist(Data);
+relist(Data) -> Data#data{relist_again = true}.
+
+start_relist(#data{options = Options} = Data) ->
+    Actor = self(),
+    Timeout = maps:get(list_timeout_ms, Options, 30000),
+    {_Pid, Monitor} = spawn_monitor(fun() -> exit({relisted, gen_statem:call(Actor, {list_tools, Timeout})}) end),
+    Data#data{relist = {running, Monitor}, relist_again = false}.
+
+relisted(#data{relist_again = true} = Data) ->
+    Data#data{relist = {waiting, erlang:start_timer(?RELIST_INTERVAL_MS, self(), relist)}, relist_again = false};
+relisted(Data) ->
+    Data#data{relist = idle}.
 
 %%% ---------------------------------------------------------------- input
 %%
@@ -725,7 +817,7 @@ message(Offset, Line, #data{requests = Requests} = Data) ->
         ignored ->
             case mcp_request_table:raw(Requests, any) of
                 true -> raw_answer(Line, Data);
-                false -> {ok, Data}
+                false -> {ok, noticed(Line, Data)}
             end;
         {error, {invalid_utf8, At}} -> {close, {invalid_utf8, Offset + At}, Data};
         {error, Fault} -> {close, Fault, Data}

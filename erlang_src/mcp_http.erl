@@ -74,7 +74,9 @@
 %%     notice is not POSTed.</li>
 %% <li>The standalone stream (a GET after `notifications/initialized') is
 %%     opened only when the `initialize' declared a capability through
-%%     which a server asks (elicitation, sampling, roots); later messages
+%%     which a server asks (elicitation, sampling, roots) or the server's
+%%     answer declared `tools.listChanged', and again in every new
+%%     session; later messages
 %%     wait for its answer, at most 5 s. Any answer but a 200 event
 %%     stream leaves it closed, without a fault; once open, a stream that
 %%     ends is opened again as a request's is resumed (after `retry:',

@@ -286,7 +286,8 @@ close_cancelled(_Params, Session) ->
 
 %% A client that declares a capability through which a server asks it
 %% something (elicitation, sampling, roots) wants the standalone stream:
-%% a server may send such a request there, outside any request of ours.
+%% a server may send such a request there, outside any request of ours; so
+%% does a server that declared `tools.listChanged' (`announcing/2').
 wanted({some, {object, Params}}) ->
     case lists:keyfind(<<"capabilities">>, 1, Params) of
         {_, {object, Capabilities}} ->
@@ -516,22 +517,43 @@ renewed(#session{initialized = Initialized, replays = Replays} = Session0) ->
                             end,
     flush({Replayed ++ Listened, Listening}).
 
-%% The protocol version the server chose, from its answer to `initialize'.
+%% The protocol version the server chose, from its answer to `initialize';
+%% a server that declared `tools.listChanged' says so on the standalone
+%% stream, which is then wanted.
 negotiated(Id, Messages, Session) ->
     lists:foldl(fun(Message, Acc) ->
                         case mcp_jsonrpc:decode(Message) of
                             {ok, {response, {id_int, Id}, {ok, {object, Result}}}} ->
-                                case lists:keyfind(<<"protocolVersion">>, 1, Result) of
-                                    {_, {string, Version}} when byte_size(Version) =< ?MAX_VERSION_BYTES ->
-                                        case visible_ascii(Version, 16#21) of
-                                            true -> Acc#session{version = Version};
-                                            false -> Acc
-                                        end;
-                                    _ -> Acc
-                                end;
+                                announcing(Result, versioned(Result, Acc));
                             _ -> Acc
                         end
                 end, Session, Messages).
+
+versioned(Result, Session) ->
+    case lists:keyfind(<<"protocolVersion">>, 1, Result) of
+        {_, {string, Version}} when byte_size(Version) =< ?MAX_VERSION_BYTES ->
+            case visible_ascii(Version, 16#21) of
+                true -> Session#session{version = Version};
+                false -> Session
+            end;
+        _ -> Session
+    end.
+
+announcing(Result, #session{listen = unwanted} = Session) ->
+    case lists:keyfind(<<"capabilities">>, 1, Result) of
+        {_, {object, Capabilities}} ->
+            case lists:keyfind(<<"tools">>, 1, Capabilities) of
+                {_, {object, Tools}} when is_list(Tools) ->
+                    case lists:keyfind(<<"listChanged">>, 1, Tools) of
+                        {_, {bool, true}} -> Session#session{listen = wanted, wants_listen = true};
+                        _ -> Session
+                    end;
+                _ -> Session
+            end;
+        _ -> Session
+    end;
+announcing(_Result, Session) ->
+    Session.
 
 %% A request's event stream ended (`Why': `ended' or the driver's reason)
 %% before its response: it is resumed when it can be; so is the standalone

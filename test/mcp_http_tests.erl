@@ -188,6 +188,52 @@ a_standalone_stream_that_keeps_ending_is_given_up_test() ->
         shut_down_leaving_nothing(Client)
     end).
 
+%% A server that declared `tools.listChanged' is listened to on the
+%% standalone stream (a client that declared nothing a server asks through)
+%% and its notice there is a new listing: the generation follows the
+%% server's tools.
+a_server_whose_tools_change_is_listened_to_test() ->
+    Listings = counters:new(1, []),
+    Override = fun(<<"initialize">>, #{body := Body}) ->
+                       {ok, {object, Members}} = mcp_json:decode(Body),
+                       json(proplists:get_value(<<"id">>, Members),
+                            <<"{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"tools\":{\"listChanged\":true}},"
+                              "\"serverInfo\":{\"name\":\"stub\",\"version\":\"1\"}}">>, [{"mcp-session-id", "session-1"}]);
+                  (<<"tools/list">>, #{body := Body}) ->
+                       {ok, {object, Members}} = mcp_json:decode(Body),
+                       counters:add(Listings, 1, 1),
+                       Tools = [[<<"{\"name\":\"t">>, integer_to_binary(N), <<"\",\"inputSchema\":{\"type\":\"object\"}}">>]
+                                || N <- lists:seq(1, counters:get(Listings, 1))],
+                       json(proplists:get_value(<<"id">>, Members),
+                            [<<"{\"tools\":[">>, lists:join(<<",">>, Tools), <<"]}">>], []);
+                  (_, _) ->
+                       default
+               end,
+    Notice = <<"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n">>,
+    Mcp = mcp(Override),
+    Gets = counters:new(1, []),
+    %% The first standalone stream ends at once; the notice comes on the
+    %% second, opened again after `retry:', once the test listed.
+    Handler = fun(#{method := 'GET'}) ->
+                      counters:add(Gets, 1, 1),
+                      case counters:get(Gets, 1) of
+                          1 -> {sse, [{"content-type", "text/event-stream"}], [<<"retry: 300\n\n">>]};
+                          _ -> {sse_forever, [{"content-type", "text/event-stream"}], [Notice], 100}
+                      end;
+                 (Request) ->
+                      Mcp(Request)
+              end,
+    with_stub_handler(Handler, fun(Url) ->
+        {ok, Client, _} = mcp_client:start(#{url => Url}, #{}),
+        ok = mcp_client:subscribe(Client),
+        ?assertMatch({ok, {1, [_]}}, mcp_client:tools(Client)),
+        Pid = mcp_client:pid(Client),
+        receive {mcp_tools_changed, Pid, 2} -> ok after 5000 -> error(no_new_generation) end,
+        ?assertMatch({ok, {2, [_, _]}}, mcp_client:tools(Client)),
+        ?assertEqual(2, counters:get(Gets, 1)),
+        shut_down_leaving_nothing(Client)
+    end).
+
 %% A client no server can ask opens no standalone stream.
 a_client_that_cannot_be_asked_does_not_listen_test() ->
     with_get(fun(_) -> elicitation_on_the_standalone_stream() end, fun(Url) ->

@@ -36,7 +36,7 @@
 -module(mcp_gleam_ffi).
 
 -export([default_options/0, prepare/2, prepare_owned/3, connect/1, start/2,
-         list_tools/1, list_tools_within/2, left_out_tools/1, call_tool/4, call_tool_msgpack/4, ping/2, stop/1,
+         list_tools/1, list_tools_within/2, tools/1, subscribe/1, tools_changed/1, left_out_tools/1, call_tool/4, call_tool_msgpack/4, ping/2, stop/1,
          shutdown/2, os_pid/1, default_token_directory/0,
          describe_client_error/1, describe_start_error/1, describe_retirement_error/1]).
 %% The translations themselves, for the suite that checks that a translated
@@ -97,6 +97,17 @@ checked(Transport, Options, Call) ->
 list_tools(Client) -> answered(mcp_client:list_tools(Client)).
 
 left_out_tools(Client) -> answered(mcp_client:left_out_tools(Client)).
+
+tools(Client) -> answered(mcp_client:tools(Client)).
+
+subscribe(Client) ->
+    case mcp_client:subscribe(Client) of
+        ok -> {ok, nil};
+        Error -> answered(Error)
+    end.
+
+%% A subscription's message as a `ToolsChanged'.
+tools_changed({mcp_tools_changed, Pid, Generation}) -> {tools_changed, Pid, Generation}.
 
 list_tools_within(Client, Timeout) when ?IS_TIMEOUT(Timeout) ->
     answered(mcp_client:list_tools(Client, Timeout));

@@ -290,6 +290,11 @@ values({named, <<"mcp/client">>, <<"StartError">>, []}) ->
 values({named, <<"mcp/client">>, <<"RetirementError">>, []}) ->
     {c(mcp_gleam_ffi:retirement_error(retirement_timed_out)),
      [{unconfirmed, fun() -> mcp_gleam_ffi:retirement_error({retirement_unconfirmed, {port_exited, {odd, 1 bsl 100}}}) end}]};
+values({named, <<"gleam/erlang/process">>, <<"Selector">>, [_]}) ->
+    {fun() -> gleam@erlang@process:new_selector() end, []};
+values({other, <<"fn">>}) ->
+    %% The one function parameter (a selector's mapping) takes one value.
+    {fun() -> fun(Value) -> Value end end, []};
 values(Type) ->
     erlang:error({no_values_for, Type}).
 

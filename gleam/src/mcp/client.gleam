@@ -3,7 +3,9 @@
 //// `CallTimedOut` at its deadline); the actor never leaves a server process
 //// behind without saying so (`shutdown` returns the evidence of its exit).
 
-import gleam/erlang/process.{type Pid}
+import gleam/dynamic.{type Dynamic}
+import gleam/erlang/atom
+import gleam/erlang/process.{type Pid, type Selector}
 import gleam/option.{type Option}
 import mcp/json.{type JsonValue}
 import mcp/jsonrpc.{type MessageFault, type RpcError}
@@ -415,6 +417,43 @@ pub fn start(
 /// Every tool, following `nextCursor`, within `list_timeout_ms`.
 @external(erlang, "mcp_gleam_ffi", "list_tools")
 pub fn list_tools(client: Client) -> Result(List(ToolDescriptor), ClientError)
+
+/// The current listing and its generation: the tools as last listed (by
+/// `list_tools`, or by the re-listing a server's
+/// `notifications/tools/list_changed` starts when it declared
+/// `tools.listChanged`), and a number that grows by one whenever a listing
+/// differs from the one before. Lists first when nothing was listed yet.
+@external(erlang, "mcp_gleam_ffi", "tools")
+pub fn tools(
+  client: Client,
+) -> Result(#(Int, List(ToolDescriptor)), ClientError)
+
+/// A new listing generation (`subscribe`): the client's actor and the
+/// generation, as `tools` now returns it.
+pub type ToolsChanged {
+  ToolsChanged(client: Pid, generation: Int)
+}
+
+/// Subscribes the calling process to new listing generations, until it
+/// exits; receive them with `select_tools_changed`.
+@external(erlang, "mcp_gleam_ffi", "subscribe")
+pub fn subscribe(client: Client) -> Result(Nil, ClientError)
+
+/// `selector` extended with the message a subscription sends.
+pub fn select_tools_changed(
+  selector: Selector(a),
+  mapping: fn(ToolsChanged) -> a,
+) -> Selector(a) {
+  process.select_record(
+    selector,
+    atom.create("mcp_tools_changed"),
+    2,
+    fn(message) { mapping(tools_changed(message)) },
+  )
+}
+
+@external(erlang, "mcp_gleam_ffi", "tools_changed")
+fn tools_changed(message: Dynamic) -> ToolsChanged
 
 /// The tools the last modern-era listing left out for invalid
 /// `x-mcp-header` annotations, each with why (`[]` in the handshake era).

@@ -123,6 +123,24 @@ pub fn example_server_end_to_end_test() {
     client.call_tool(client, "add", Object([]), 1000)
 }
 
+/// `tools` lists first, then answers the current listing with its
+/// generation; a subscription hears nothing while the listing stays the
+/// same, and a selector built for it waits.
+pub fn the_listing_and_its_generation_test() {
+  let assert Ok(#(client, _)) =
+    client.start(example_server(), client.default_options())
+  let assert Ok(#(1, tools)) = client.tools(client)
+  let assert Ok(listed) = client.list_tools(client)
+  assert tool_names(tools) == tool_names(listed)
+  let assert Ok(#(1, _)) = client.tools(client)
+  let assert Ok(Nil) = client.subscribe(client)
+  let selector =
+    process.new_selector()
+    |> client.select_tools_changed(fn(changed) { changed.generation })
+  let assert Error(Nil) = process.selector_receive(selector, 50)
+  let assert Ok(_) = client.shutdown(client, 5000)
+}
+
 pub fn server_everything_test() {
   let assert Ok(#(client, InitializeResult(protocol_version: version, ..))) =
     client.start(everything_server(), client.default_options())

@@ -1,0 +1,101 @@
+%% The listing that follows the server (`mcp_client:tools/1',
+%% `subscribe/1'): a server that declared `tools.listChanged' and says its
+%% tools changed is listed again, the listing's generation grows, and
+%% subscribers hear of it; a burst of notices costs at most two listings; a
+%% server that declared nothing is not listed again; calls go on meanwhile.
+-module(mcp_tools_changed_tests).
+
+-include_lib("eunit/include/eunit.hrl").
+
+-import(mcp_fake_server, [tool/1, tools_page/2, text_result/1]).
+
+-define(TIMEOUT, 5000).
+-define(NOTICE, {object, [{<<"jsonrpc">>, {string, <<"2.0">>}},
+                          {<<"method">>, {string, <<"notifications/tools/list_changed">>}}]}).
+
+%% A fake server whose tools are the names an ETS table of the test holds,
+%% declaring `tools.listChanged' when `Declared'.
+server(Table, Declared) ->
+    Capabilities = [{<<"tools">>, {object, [{<<"listChanged">>, {bool, true}} || Declared]}}],
+    fun({request, Id, <<"initialize">>, _}) ->
+            [{reply, Id, mcp_fake_server:initialize_result(<<"2025-06-18">>, Capabilities)}];
+       ({request, Id, <<"tools/list">>, _}) ->
+            [{names, Names}] = ets:lookup(Table, names),
+            [{reply, Id, tools_page([tool(Name) || Name <- Names], none)}];
+       ({request, Id, <<"tools/call">>, _}) ->
+            [{reply, Id, text_result(<<"ok">>)}];
+       (_) ->
+            default
+    end.
+
+start(Names, Declared) ->
+    Table = ets:new(?MODULE, [public]),
+    true = ets:insert(Table, {names, Names}),
+    flush(),
+    {ok, Client, _} = mcp_client:start(mcp_fake_server:spec(server(Table, Declared)), #{}),
+    Peer = receive {fake_server, Pid, {request, _, <<"initialize">>, _}} -> Pid after ?TIMEOUT -> error(no_server) end,
+    {Client, Peer, Table}.
+
+flush() -> receive {fake_server, _, _} -> flush() after 0 -> ok end.
+
+names({ok, {Generation, Tools}}) -> {Generation, [element(2, Tool) || Tool <- Tools]}.
+
+listings_seen() ->
+    receive
+        {fake_server, _, {request, _, <<"tools/list">>, _}} -> 1 + listings_seen();
+        {fake_server, _, _} -> listings_seen()
+    after 0 -> 0
+    end.
+
+a_changed_listing_is_a_new_generation_test() ->
+    {Client, Peer, Table} = start([<<"a">>], true),
+    ?assertEqual({1, [<<"a">>]}, names(mcp_client:tools(Client))),
+    ok = mcp_client:subscribe(Client),
+    true = ets:insert(Table, {names, [<<"a">>, <<"b">>]}),
+    Peer ! {perform, [{send, ?NOTICE}]},
+    Pid = mcp_client:pid(Client),
+    receive {mcp_tools_changed, Pid, Generation} -> ?assertEqual(2, Generation) after ?TIMEOUT -> error(no_notice) end,
+    ?assertEqual({2, [<<"a">>, <<"b">>]}, names(mcp_client:tools(Client))),
+    %% A listing that did not change is no new generation.
+    ?assertMatch({ok, [_, _]}, mcp_client:list_tools(Client)),
+    ?assertEqual({2, [<<"a">>, <<"b">>]}, names(mcp_client:tools(Client))),
+    {ok, _} = mcp_client:shutdown(Client, ?TIMEOUT),
+    ets:delete(Table).
+
+%% Fifty notices at once: one listing at once, one more after it, and the
+%% actor is then quiet (nothing running, nothing asked); calls answered
+%% meanwhile.
+a_burst_of_notices_is_two_listings_test() ->
+    {Client, Peer, Table} = start([<<"a">>], true),
+    {ok, _} = mcp_client:tools(Client),
+    _ = listings_seen(),
+    Peer ! {perform, [{send, ?NOTICE} || _ <- lists:seq(1, 50)]},
+    ?assertMatch({ok, _}, mcp_client:call_tool(Client, <<"a">>, {object, []}, ?TIMEOUT)),
+    ?assertEqual(ok, settled(Client, 100)),
+    ?assertEqual(2, listings_seen()),
+    {ok, _} = mcp_client:shutdown(Client, ?TIMEOUT),
+    ets:delete(Table).
+
+%% A server that did not declare `tools.listChanged' is not listed again.
+an_undeclared_notice_is_ignored_test() ->
+    {Client, Peer, Table} = start([<<"a">>], false),
+    {ok, _} = mcp_client:tools(Client),
+    _ = listings_seen(),
+    Peer ! {perform, [{send, ?NOTICE}]},
+    %% A call after the notice: the notice was read before its answer.
+    ?assertMatch({ok, _}, mcp_client:call_tool(Client, <<"a">>, {object, []}, ?TIMEOUT)),
+    ?assertEqual(ok, settled(Client, 100)),
+    ?assertEqual(0, listings_seen()),
+    {ok, _} = mcp_client:shutdown(Client, ?TIMEOUT),
+    ets:delete(Table).
+
+%% Waits (a hang guard, not a timed assertion) until the actor's
+%% re-listing is idle with nothing asked for.
+settled(_Client, 0) ->
+    not_settled;
+settled(Client, Tries) ->
+    {active, Data} = sys:get_state(mcp_client:pid(Client)),
+    case mcp_client_actor:relisting(Data) of
+        idle -> ok;
+        _ -> timer:sleep(50), settled(Client, Tries - 1)
+    end.
