@@ -62,7 +62,7 @@ export(Key) ->
 %% @doc A stored key, or `error' for anything that is not one.
 -spec import(term()) -> {ok, key()} | error.
 import(Stored) when is_binary(Stored), byte_size(Stored) =:= 43 ->
-    try base64:decode(Stored, #{mode => urlsafe, padding => false}) of
+    try base64:decode(<<<< <<(case C of $- -> $+; $_ -> $/; _ -> C end)>> || <<C>> <= Stored >>/binary, "=">>) of
         Private when byte_size(Private) =:= 32 ->
             {Public, _} = crypto:generate_key(ecdh, secp256r1, Private),
             {ok, fun() -> {Public, Private} end};
