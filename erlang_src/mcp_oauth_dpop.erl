@@ -36,7 +36,7 @@
 %% The key pair: `{PublicPoint, PrivateScalar}' inside a closure.
 -opaque key() :: fun(() -> {binary(), binary()}).
 %% The table of authorization-server nonces, by origin.
--opaque nonces() :: ets:tid().
+-opaque nonces() :: ets:table().
 
 %% @doc The longest nonce used, in bytes.
 -spec max_nonce_bytes() -> pos_integer().

@@ -105,7 +105,8 @@ assertion(none) ->
     {error, no_assertion};
 assertion({file, Path}) ->
     Where = {file, unicode:characters_to_binary(Path)},
-    case file:open(Path, [read, binary, raw]) of
+    %% A name no file system holds (a NUL) is unreadable, not `badarg'.
+    case catch file:open(Path, [read, binary, raw]) of
         {ok, Device} ->
             %% One byte more than the limit tells a longer file.
             Read = file:read(Device, ?MAX_ASSERTION_BYTES + 1),
@@ -120,8 +121,8 @@ assertion({file, Path}) ->
     end;
 assertion({env, Var}) ->
     Where = {env, unicode:characters_to_binary(Var)},
-    case os:getenv(Var) of
-        false -> {error, {assertion_unreadable, Where}};
+    case catch os:getenv(Var) of
+        Unset when not is_list(Unset) -> {error, {assertion_unreadable, Where}};
         Value -> checked(unicode:characters_to_binary(Value), Where)
     end;
 assertion(Fun) when is_function(Fun, 0) ->
