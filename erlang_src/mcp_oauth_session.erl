@@ -109,9 +109,10 @@ init({Url, Config, Record, Given}) ->
                         own -> {ok, Started} = mcp_oauth_http:start(Url), {Started, true};
                         _ -> {Given, false}
                     end,
+    %% DPoP only when asked for by `true' (anything else is Bearer).
     Dpop = case maps:get(dpop, Config(), false) of
                true -> {stored_key(Record), mcp_oauth_dpop:new_nonces()};
-               false -> none
+               _ -> none
            end,
     {ok, #session{url = Url, config = Config, http = Http, owned = Owned, record = fun() -> Record end,
                   generation = case Record of none -> 0; _ -> 1 end, dpop = Dpop}}.
