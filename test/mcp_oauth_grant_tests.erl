@@ -19,8 +19,10 @@ form(#{body := Body}) -> maps:from_list(uri_string:dissect_query(Body)).
 
 requests_to(Path, Requests) -> [R || #{method := 'POST', path := P} = R <- Requests, P =:= Path].
 
-temp_file(Name, Bytes) ->
-    Dir = string:trim(os:cmd("mktemp -d")),
+temp_dir() ->
+    string:trim(os:cmd("mktemp -d")).
+
+temp_file(Dir, Name, Bytes) ->
     Path = filename:join(Dir, Name),
     ok = file:write_file(Path, Bytes),
     ok = file:change_mode(Path, 8#600),
@@ -31,7 +33,8 @@ temp_file(Name, Bytes) ->
 %% file again (a workload's token is rotated in place).
 the_jwt_bearer_grant_presents_the_files_assertion_test() ->
     Fake = mcp_oauth_fake:start(#{accepted => <<"wif-token">>, token => fun(_) -> mcp_oauth_fake:token_answer(<<"wif-token">>, []) end}),
-    Path = temp_file("assertion.jwt", <<?ASSERTION/binary, "\n">>),
+    Dir = temp_dir(),
+    Path = temp_file(Dir, "assertion.jwt", <<?ASSERTION/binary, "\n">>),
     Config = #{grant => jwt_bearer, client_id => <<"workload">>, assertion => {file, Path}},
     {ok, Client, _} = mcp_client:start(#{url => mcp_oauth_fake:url(Fake), oauth => Config}, #{}),
     ?assertMatch({ok, []}, mcp_client:list_tools(Client, 5000)),
@@ -45,7 +48,8 @@ the_jwt_bearer_grant_presents_the_files_assertion_test() ->
     _ = mcp_client:shutdown(Again, 5000),
     [Second] = requests_to(<<"/token">>, mcp_oauth_fake:requests(Fake)),
     ?assertMatch(#{<<"assertion">> := Rotated}, form(Second)),
-    mcp_oauth_fake:stop(Fake).
+    mcp_oauth_fake:stop(Fake),
+    ok = file:del_dir_r(Dir).
 
 the_assertion_comes_from_the_named_variable_test() ->
     true = os:putenv("MCP_TEST_WORKLOAD_JWT", binary_to_list(?ASSERTION)),
@@ -59,18 +63,21 @@ the_assertion_comes_from_the_named_variable_test() ->
 %% names the file, not the value (the value was readable: the same file
 %% with the character left out is taken).
 the_assertion_limits_test_() ->
+    {setup, fun temp_dir/0, fun file:del_dir_r/1, fun assertion_limits/1}.
+
+assertion_limits(Dir) ->
     Max = mcp_oauth_grant:max_assertion_bytes(),
     AtLimit = binary:copy(<<"a">>, Max),
     Marker = <<"secret-marker">>,
-    [?_assertEqual({ok, AtLimit}, mcp_oauth_grant:assertion({file, temp_file("at", AtLimit)})),
+    [?_assertEqual({ok, AtLimit}, mcp_oauth_grant:assertion({file, temp_file(Dir, "at", AtLimit)})),
      ?_assertMatch({error, {assertion_unusable, {file, _}}},
-                   mcp_oauth_grant:assertion({file, temp_file("over", <<AtLimit/binary, "a">>)})),
-     ?_assertMatch({error, {assertion_unusable, {file, _}}}, mcp_oauth_grant:assertion({file, temp_file("empty", <<>>)})),
+                   mcp_oauth_grant:assertion({file, temp_file(Dir, "over", <<AtLimit/binary, "a">>)})),
+     ?_assertMatch({error, {assertion_unusable, {file, _}}}, mcp_oauth_grant:assertion({file, temp_file(Dir, "empty", <<>>)})),
      ?_assertMatch({error, {assertion_unreadable, {file, <<"/nonexistent/assertion">>}}},
                    mcp_oauth_grant:assertion({file, "/nonexistent/assertion"})),
-     ?_assertEqual({ok, Marker}, mcp_oauth_grant:assertion({file, temp_file("plain", Marker)})),
+     ?_assertEqual({ok, Marker}, mcp_oauth_grant:assertion({file, temp_file(Dir, "plain", Marker)})),
      fun() ->
-             Error = mcp_oauth_grant:assertion({file, temp_file("bad", <<Marker/binary, " x">>)}),
+             Error = mcp_oauth_grant:assertion({file, temp_file(Dir, "bad", <<Marker/binary, " x">>)}),
              ?assertMatch({error, {assertion_unusable, _}}, Error),
              ?assertEqual(nomatch, string:find(io_lib:format("~p", [Error]), binary_to_list(Marker)))
      end].
@@ -87,8 +94,9 @@ the_id_token_is_exchanged_for_an_id_jag_test() ->
     Fake = mcp_oauth_fake:start(#{accepted => <<"ema-token">>, idp => Idp,
                                   token => fun(_) -> mcp_oauth_fake:token_answer(<<"ema-token">>, []) end}),
     Base = mcp_oauth_fake:base(Fake),
+    Dir = temp_dir(),
     Config = #{grant => token_exchange, client_id => <<"client">>, client_secret => ?SECRET,
-               identity_assertion => {file, temp_file("id.jwt", ?ID_TOKEN)},
+               identity_assertion => {file, temp_file(Dir, "id.jwt", ?ID_TOKEN)},
                idp_token_endpoint => <<Base/binary, "/idp/token">>, idp_client_id => <<"idp-client">>},
     {ok, Client, _} = mcp_client:start(#{url => mcp_oauth_fake:url(Fake), oauth => Config}, #{}),
     ?assertMatch({ok, []}, mcp_client:list_tools(Client, 5000)),
@@ -108,7 +116,8 @@ the_id_token_is_exchanged_for_an_id_jag_test() ->
                  proplists:get_value(<<"authorization">>, maps:get(headers, Grant))),
     %% The ID token went in one request only.
     ?assertEqual([Exchange], [R || #{body := Body} = R <- Requests, is_binary(Body), binary:match(Body, ?ID_TOKEN) =/= nomatch]),
-    mcp_oauth_fake:stop(Fake).
+    mcp_oauth_fake:stop(Fake),
+    ok = file:del_dir_r(Dir).
 
 %% The identity provider's refusal, and an answer that is not an ID-JAG,
 %% end the authorization before the authorization server is asked.
