@@ -358,9 +358,29 @@ authorization({token_unusable, malformed}) ->
 authorization({token_unusable, too_long}) ->
     io_lib:format("the authorization server issued an access token longer than ~b bytes, so it was refused",
                   [mcp_oauth_token:max_token_bytes()]);
+authorization({token_type_unsupported, <<"DPoP">>}) ->
+    "the authorization server issued a DPoP-bound token to a client that did not ask for DPoP, "
+    "so it was refused rather than sent as Bearer (turn DPoP on: --dpop, dpop => true)";
 authorization({token_type_unsupported, Type}) ->
     ["the authorization server issued a token of type ", words(Type),
-     ", which this client does not speak (only Bearer), so it was refused rather than sent as Bearer"];
+     ", not the one this client asked for (Bearer, or DPoP with DPoP on), so it was refused rather than used "
+     "unbound or sent as Bearer"];
+authorization(dpop_nonce_refused) ->
+    "the server asked for a DPoP nonce again after the request had gone again with the nonce it gave";
+authorization(dpop_nonce_unusable) ->
+    io_lib:format("the server asked for a DPoP nonce but gave none that may go into a proof "
+                  "(1 to ~b visible characters without quotes or backslashes)", [mcp_oauth_dpop:max_nonce_bytes()]);
+authorization({token_exchange_refused, Status, Code}) when is_integer(Status) ->
+    io_lib:format("the identity provider's token exchange answered HTTP ~b (~ts)", [Status, words(Code)]);
+authorization({assertion_unreadable, {Kind, Where}}) ->
+    ["the assertion's ", words(Kind), " ", name(Where), " cannot be read"];
+authorization({assertion_unusable, {Kind, Where}}) ->
+    io_lib:format("the assertion in the ~ts ~ts is not a JWT of at most ~b bytes",
+                  [words(Kind), name(Where), mcp_oauth_grant:max_assertion_bytes()]);
+authorization({assertion_unusable, harness}) ->
+    "the assertion the harness gave is not a JWT";
+authorization(no_assertion) ->
+    "the grant needs an assertion and none is configured";
 authorization({unstated_endpoint, Endpoint}) ->
     ["the server publishes no authorization metadata, so its default ", words(Endpoint),
      " is not trusted with the configured client credentials"];

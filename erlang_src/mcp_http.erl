@@ -325,18 +325,19 @@ issue(Command, Rest, Events, Http) ->
     end.
 
 request({post, _SRef, Headers, Body, #{timeout := Timeout}}, Http) ->
-    httpc_request(post, {Http#http.url, Headers ++ added_headers(Http), "application/json", Body},
+    httpc_request(post, {Http#http.url, Headers ++ added_headers(post, Http), "application/json", Body},
                   [{timeout, Timeout} || Timeout =/= infinity], Http);
 request({get, _SRef, Headers}, Http) ->
-    httpc_request(get, {Http#http.url, Headers ++ added_headers(Http)}, [], Http).
+    httpc_request(get, {Http#http.url, Headers ++ added_headers(get, Http)}, [], Http).
 
 httpc_request(Method, Request, Extra, #http{http_options = HttpOptions, manager = Manager, owner = Owner}) ->
     httpc:request(Method, Request, Extra ++ HttpOptions,
                   [{sync, false}, {stream, {self, once}}, {receiver, Owner}, {body_format, binary}], Manager).
 
-%% The configured headers and the authorization layer's, on every request.
-added_headers(#http{headers = Headers, auth = Auth}) ->
-    Headers() ++ mcp_http_auth:headers(Auth).
+%% The configured headers and the authorization layer's (for this method
+%% and URL: a DPoP proof names both), on every request.
+added_headers(Method, #http{headers = Headers, auth = Auth, url = Url}) ->
+    Headers() ++ mcp_http_auth:headers(Auth, Method, Url).
 
 %% Stops reading an answer, or never sends a POST still held.
 cancel(SRef, #http{issued = Issued, manager = Manager} = Http) ->
@@ -366,7 +367,7 @@ authorized({fault, Reason, Auth}, Http) ->
 %% A 401, or a 403, to a POST: it waits for a new token, or the
 %% connection fails.
 challenged(Status, Post, Headers, #http{auth = Auth, held = Held} = Http) ->
-    case mcp_http_auth:challenged(Auth, Status, mcp_http_headers:value("www-authenticate", Headers), true) of
+    case mcp_http_auth:challenged(Auth, Status, Headers, true) of
         {hold, Next} -> {ok, [], Http#http{auth = Next, held = [Post | Held]}};
         {fault, Reason} -> {ok, [{fault, Reason}], Http}
     end.
@@ -539,7 +540,7 @@ delete(#http{session = Session, manager = Manager} = Http) ->
 
 delete_session(#http{ref = Ref, owner = Owner, manager = Manager, url = Url, shutdown_ms = Timeout} = Http) ->
     Receiver = fun(Reply) -> Owner ! {mcp_http, Ref, {deleted, Reply}} end,
-    Headers = mcp_http_session:request_headers(Http#http.session) ++ added_headers(Http),
+    Headers = mcp_http_session:request_headers(Http#http.session) ++ added_headers(delete, Http),
     case httpc:request(delete, {Url, Headers}, [{timeout, max(1, Timeout div 2)} | Http#http.http_options],
                        [{sync, false}, {receiver, Receiver}, {body_format, binary}], Manager) of
         {ok, _RequestId} -> ok;

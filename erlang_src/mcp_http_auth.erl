@@ -21,13 +21,21 @@
 %% <li>A connection over plain `http' off the loopback (`refused') never
 %%     sends a token, and a challenge there is `{authorization_failed,
 %%     {plaintext_headers, Host}}'.</li>
+%% <li>With DPoP (`dpop => true' in `oauth'), a token goes as
+%%     `Authorization: DPoP <token>' with a `DPoP' proof for the request's
+%%     method and URL (`mcp_oauth_dpop'), carrying the resource server's
+%%     nonce once it gave one. A 401 `use_dpop_nonce' with a usable
+%%     `DPoP-Nonce' sends the requests again once with that nonce, asking
+%%     the session nothing; another before a request is answered 2xx is
+%%     `{authorization_failed, dpop_nonce_refused}', and one whose nonce is
+%%     unusable `{authorization_failed, dpop_nonce_unusable}'.</li>
 %% <li>A `WWW-Authenticate' longer than
 %%     `mcp_oauth_discovery:max_challenge_bytes()' is not read:
 %%     `{authorization_failed, {challenge_too_long, Bytes}}'.</li>
 %% </ul>
 -module(mcp_http_auth).
 
--export([start/3, stop/1, headers/1, before_send/1, waiting/1, challenged/4, answer/2, succeeded/1,
+-export([start/3, stop/1, headers/3, before_send/1, waiting/1, challenged/4, answer/2, succeeded/1,
          max_authorizations/0]).
 -export_type([auth/0]).
 
@@ -42,12 +50,20 @@
                %% When the token is due for renewal (`mcp_oauth_token').
                renew_at = none :: integer() | none,
                %% The session's answer awaited (`gen_server:send_request/2'),
-               %% and what was asked: a renewal, or an answer to a challenge.
-               pending = none :: none | gen_server:request_id(),
+               %% or the resend after a nonce (`{nonce, Ref}', a message to
+               %% ourselves), and what was asked: a renewal, or an answer
+               %% to a challenge.
+               pending = none :: none | gen_server:request_id() | {nonce, reference()},
                asked = refresh :: refresh | challenge,
                %% Authorizations in a row without a request answered 2xx.
                attempts = 0 :: non_neg_integer(),
-               refused = none :: none | {plaintext_headers, binary()}}).
+               refused = none :: none | {plaintext_headers, binary()},
+               %% The DPoP key of the session's tokens (`none': Bearer), the
+               %% resource server's nonce, and whether the requests went
+               %% again for a nonce since the last one answered 2xx.
+               dpop = none :: none | mcp_oauth_dpop:key(),
+               nonce = none :: none | binary(),
+               nonce_retried = false :: boolean()}).
 
 -opaque auth() :: #auth{}.
 
@@ -69,7 +85,9 @@ start(Url, #{oauth := OAuth}, Refused) ->
         {ok, Http} ->
             case mcp_oauth_session:start_link(Url, Config, Http) of
                 {ok, Session} ->
-                    {ok, granted(mcp_oauth_session:current(Session), #auth{session = Session, http = Http, refused = Refused})};
+                    {ok, granted(mcp_oauth_session:current(Session),
+                                 #auth{session = Session, http = Http, refused = Refused,
+                                       dpop = mcp_oauth_session:dpop_key(Session)})};
                 {error, Reason} ->
                     ok = mcp_oauth_http:stop(Http),
                     {error, {oauth, Reason}}
@@ -100,11 +118,16 @@ stop(#auth{session = Session, http = Http}) ->
     exit(Session, kill),
     ok.
 
-%% @doc The `Authorization' header of the next request, if a token may go.
--spec headers(auth() | none) -> [{string(), string()}].
-headers(#auth{bearer = Bearer, refused = none}) when is_function(Bearer, 0) ->
+%% @doc The `Authorization' header of a request (`Method', `Url'), if a
+%% token may go, and with DPoP its `DPoP' proof.
+-spec headers(auth() | none, atom(), string() | binary()) -> [{string(), string()}].
+headers(#auth{bearer = Bearer, refused = none, dpop = none}, _Method, _Url) when is_function(Bearer, 0) ->
     [{"authorization", "Bearer " ++ binary_to_list(Bearer())}];
-headers(_) ->
+headers(#auth{bearer = Bearer, refused = none, dpop = Key, nonce = Nonce}, Method, Url) when is_function(Bearer, 0) ->
+    Token = Bearer(),
+    [{"authorization", "DPoP " ++ binary_to_list(Token)},
+     {"dpop", binary_to_list(mcp_oauth_dpop:proof(Key, Method, Url, Nonce, Token))}];
+headers(_, _Method, _Url) ->
     [].
 
 %% @doc Whether a message may go now: `send', `wait' (a question is
@@ -137,13 +160,37 @@ ask(Why, #auth{session = Session, generation = Generation, attempts = Attempts} 
     Auth#auth{pending = Request, asked = Asked, attempts = Attempts + 1}.
 
 %% @doc A 401, or a 403, to a request: `{hold, Auth}' (the request waits
-%% for a new token and goes again) or `{fault, Reason}'. `Value' is the
-%% `WWW-Authenticate' header (`none' when absent); `Resendable', whether
-%% the request can go again.
--spec challenged(auth(), 401 | 403, string() | none, boolean()) -> {hold, auth()} | {fault, term()}.
-challenged(#auth{refused = {_, _} = Refused}, _Status, _Value, _Resendable) ->
+%% for a new token, or goes again with the server's DPoP nonce) or
+%% `{fault, Reason}'. `Headers' are the answer's (its `WWW-Authenticate'
+%% and `DPoP-Nonce' are read); `Resendable', whether the request can go
+%% again.
+-spec challenged(auth(), 401 | 403, [{string(), string()}], boolean()) -> {hold, auth()} | {fault, term()}.
+challenged(#auth{refused = {_, _} = Refused}, _Status, _Headers, _Resendable) ->
     {fault, {authorization_failed, Refused}};
-challenged(Auth, Status, Value, Resendable) ->
+challenged(#auth{dpop = Key} = Auth, 401, Headers, true) when Key =/= none ->
+    Value = mcp_http_headers:value("www-authenticate", Headers),
+    case Value =/= none andalso length(Value) =< mcp_oauth_discovery:max_challenge_bytes()
+        andalso maps:get(error, mcp_oauth_discovery:challenge(Value), none) =:= <<"use_dpop_nonce">> of
+        true -> nonce_challenged(mcp_oauth_dpop:nonce(mcp_http_headers:value("dpop-nonce", Headers)), Auth);
+        false -> challenged_by(Auth, 401, Value, true)
+    end;
+challenged(Auth, Status, Headers, Resendable) ->
+    challenged_by(Auth, Status, mcp_http_headers:value("www-authenticate", Headers), Resendable).
+
+%% `use_dpop_nonce' (RFC 9449 §9): the requests go again once with the
+%% nonce given, by a message to ourselves (`answer/2').
+nonce_challenged(none, _Auth) ->
+    {fault, {authorization_failed, dpop_nonce_unusable}};
+nonce_challenged({ok, Nonce}, #auth{pending = Pending} = Auth) when Pending =/= none ->
+    {hold, Auth#auth{nonce = Nonce}};
+nonce_challenged({ok, _Nonce}, #auth{nonce_retried = true}) ->
+    {fault, {authorization_failed, dpop_nonce_refused}};
+nonce_challenged({ok, Nonce}, Auth) ->
+    Ref = make_ref(),
+    self() ! {?MODULE, Ref, nonce},
+    {hold, Auth#auth{nonce = Nonce, nonce_retried = true, pending = {nonce, Ref}}}.
+
+challenged_by(Auth, Status, Value, Resendable) ->
     Length = case Value of
                  none -> 0;
                  _ -> length(Value)
@@ -168,6 +215,10 @@ challenged(Auth, Status, Value, Resendable) ->
 %% messages held go out, with the new token or, after a renewal that
 %% failed, without one) or `{fault, Reason, Auth}' (they are dropped).
 -spec answer(auth() | none, term()) -> not_mine | {resend, auth()} | {fault, term(), auth()}.
+answer(#auth{pending = {nonce, Ref}} = Auth, {?MODULE, Ref, nonce}) ->
+    {resend, Auth#auth{pending = none}};
+answer(#auth{pending = {nonce, _}}, _Info) ->
+    not_mine;
 answer(#auth{pending = Pending} = Auth, Info) when Pending =/= none ->
     case gen_server:check_response(Info, Pending) of
         {reply, Reply} -> answered(Reply, Auth#auth{pending = none});
@@ -186,5 +237,5 @@ answered({error, Reason}, Auth) ->
 
 %% @doc A request answered 2xx ends a run of authorizations.
 -spec succeeded(auth() | none) -> auth() | none.
-succeeded(#auth{} = Auth) -> Auth#auth{attempts = 0};
+succeeded(#auth{} = Auth) -> Auth#auth{attempts = 0, nonce_retried = false};
 succeeded(none) -> none.

@@ -3,8 +3,9 @@
 %% (`renew/3'). Discovery is `mcp_oauth_discovery'; this module registers
 %% the client (given credentials, a Client ID Metadata Document URL, or
 %% dynamic registration), runs the grant (authorization code with PKCE
-%% S256 through `mcp_oauth_loopback', or client credentials) and reads the
-%% token answer. `mcp_oauth_session' calls it, one flow at a time.
+%% S256 through `mcp_oauth_loopback', or a grant without a person,
+%% `mcp_oauth_grant') with a DPoP proof where configured (`mcp_oauth_dpop')
+%% and reads the token answer. `mcp_oauth_session' calls it, one flow at a time.
 %%
 %% Invariants:
 %% <ul>
@@ -28,10 +29,18 @@
 %% </ul>
 -module(mcp_oauth).
 
--export([obtain/5, renew/3, base64url/1]).
+-export([obtain/5, renew/3, base64url/1, error_code/1]).
 -export_type([config/0, error_reason/0]).
 
--type config() :: #{grant => authorization_code | client_credentials,
+-type config() :: #{grant => authorization_code | client_credentials | jwt_bearer | token_exchange,
+                    dpop => boolean(),
+                    %% The session's DPoP key and nonces (`mcp_oauth_session').
+                    dpop_proof => {mcp_oauth_dpop:key(), mcp_oauth_dpop:nonces()},
+                    assertion => mcp_oauth_grant:source(),
+                    identity_assertion => mcp_oauth_grant:source(),
+                    idp_token_endpoint => binary(),
+                    idp_client_id => binary(),
+                    idp_client_secret => binary(),
                     client_id => binary(),
                     client_secret => binary(),
                     private_key_pem => binary(),
@@ -66,15 +75,21 @@ same_issuer(_, _) -> none.
 granted(Http, #{metadata := Metadata} = Found, Challenge, Config, Previous) ->
     Scopes = scopes(Found, Challenge, Config, Previous),
     case maps:get(grant, Config, authorization_code) of
-        client_credentials ->
-            case client(Http, Found, Config, Previous, none) of
-                {ok, Client} -> token(Http, Found, Client, [{<<"grant_type">>, <<"client_credentials">>}], Scopes);
-                {error, _} = Error -> Error
-            end;
         authorization_code ->
             case maps:get(browser, Config, none) of
                 none -> {error, consent_needed};
                 Browser -> authorization_code(Http, Found, Config, Previous, with_offline(Scopes, Metadata), Browser)
+            end;
+        Grant ->
+            %% The grants without a person: client credentials, and the
+            %% JWT-bearer grant of an assertion (`mcp_oauth_grant').
+            case client(Http, Found, Config, Previous, none) of
+                {ok, Client} ->
+                    case mcp_oauth_grant:fields(Grant, Http, Found, Config, Scopes) of
+                        {ok, Fields} -> token(Http, Found, Client, Fields, Scopes, Config);
+                        {error, _} = Error -> Error
+                    end;
+                {error, _} = Error -> Error
             end
     end.
 
@@ -218,7 +233,7 @@ authorization_code(Http, #{metadata := Metadata, issuer := Issuer} = Found, Conf
                                                 token(Http, Found, Client,
                                                       [{<<"grant_type">>, <<"authorization_code">>}, {<<"code">>, Code},
                                                        {<<"redirect_uri">>, RedirectUri}, {<<"code_verifier">>, Verifier}],
-                                                      Scopes);
+                                                      Scopes, Config);
                                             {error, _} = Error -> Error
                                         end;
                                     {error, timeout} -> {error, consent_timeout};
@@ -273,8 +288,8 @@ response_checked(Params, State, Issuer, Metadata) ->
 renew(Http, #{<<"refresh_token">> := Refresh} = Record, Config) when is_binary(Refresh) ->
     renewed(Http, Record, Config, [{<<"grant_type">>, <<"refresh_token">>}, {<<"refresh_token">>, Refresh}],
             maps:with([<<"refresh_token">>, <<"scope">>], Record));
-renew(Http, Record, #{grant := client_credentials} = Config) ->
-    renewed(Http, Record, Config, [{<<"grant_type">>, <<"client_credentials">>}], #{});
+renew(Http, Record, #{grant := Grant} = Config) when Grant =/= authorization_code ->
+    renewed(Http, Record, Config, Grant, #{});
 renew(_Http, _Record, _Config) ->
     {error, no_refresh_token}.
 
@@ -282,14 +297,22 @@ renewed(Http, #{<<"token_endpoint">> := Endpoint, <<"issuer">> := Issuer, <<"cli
         Config, Grant, Kept) when is_binary(Endpoint), is_binary(Issuer) ->
     Found = #{issuer => Issuer, resource => maps:get(<<"resource">>, Record, none),
               metadata => #{<<"token_endpoint">> => {string, Endpoint}}},
-    Scopes = case {Grant, Record} of
-                 {[{_, <<"client_credentials">>}], #{<<"scope">> := Granted}} when is_list(Granted) -> Granted;
-                 _ -> []
-             end,
-    case token(Http, Found, with_key(Record, Config), Grant, Scopes) of
-        %% A server may keep the refresh token: the old one stays.
-        {ok, New} -> {ok, maps:merge(Kept, New)};
-        {error, _} = Error -> Error
+    %% A grant without a person is made again, for the scopes granted.
+    {Fields, Scopes} = case {Grant, Record} of
+                           {[_ | _], _} -> {{ok, Grant}, []};
+                           {_, #{<<"scope">> := Granted}} when is_list(Granted) ->
+                               {mcp_oauth_grant:fields(Grant, Http, Found, Config, Granted), Granted};
+                           _ -> {mcp_oauth_grant:fields(Grant, Http, Found, Config, []), []}
+                       end,
+    case Fields of
+        {ok, GrantFields} ->
+            case token(Http, Found, with_key(Record, Config), GrantFields, Scopes, Config) of
+                %% A server may keep the refresh token: the old one stays.
+                {ok, New} -> {ok, maps:merge(Kept, New)};
+                {error, _} = Error -> Error
+            end;
+        {error, _} = Error ->
+            Error
     end;
 renewed(_Http, _Record, _Config, _Grant, _Kept) ->
     {error, no_refresh_token}.
@@ -298,19 +321,49 @@ token(#{fallback := true}, #{given := true}) -> {error, {unstated_endpoint, <<"t
 token(#{fallback := true}, #{<<"private_key_pem">> := _}) -> {error, {unstated_endpoint, <<"token_endpoint">>}};
 token(#{metadata := Metadata}, _Client) -> endpoint(<<"token_endpoint">>, Metadata).
 
-token(Http, #{issuer := Issuer} = Found, Client, Grant, Scopes) ->
+token(Http, #{issuer := Issuer} = Found, Client, Grant, Scopes, Config) ->
     case token(Found, Client) of
         {ok, Endpoint} ->
             case client_authentication(Client, Issuer) of
                 {ok, Headers, Fields} ->
                     Body = Grant ++ Fields ++ resource(Found) ++ scope(Scopes),
-                    case mcp_oauth_http:post_form(Http, Endpoint, Headers, Body) of
-                        {ok, {200, Members}} -> record(Members, Found, Client, Endpoint, Scopes);
+                    Proof = maps:get(dpop_proof, Config, none),
+                    case proven_post(Http, Endpoint, Headers, Body, Proof, retry) of
+                        {ok, {200, Members}} -> record(Members, Found, Client, Endpoint, Scopes, binding(Proof));
                         {ok, {Status, Members}} -> {error, {token_refused, Status, error_code(Members)}};
                         {error, _} = Error -> Error
                     end;
                 {error, _} = Error ->
                     Error
+            end;
+        {error, _} = Error ->
+            Error
+    end.
+
+binding(none) -> bearer;
+binding({_Key, _Nonces}) -> dpop.
+
+%% A token request, with a DPoP proof for a client that uses DPoP: the
+%% nonce kept for the endpoint's origin goes in it, and a 400
+%% `use_dpop_nonce' with a usable `DPoP-Nonce' is retried once with that
+%% nonce (RFC 9449 §8); a second such answer is the refusal it is.
+proven_post(Http, Endpoint, Headers, Body, none, _Retry) ->
+    case mcp_oauth_http:post_form(Http, Endpoint, Headers, Body) of
+        {ok, {Status, Members}} -> {ok, {Status, Members}};
+        {error, _} = Error -> Error
+    end;
+proven_post(Http, Endpoint, Headers, Body, {Key, Nonces} = Proof, Retry) ->
+    Dpop = mcp_oauth_dpop:proof(Key, post, Endpoint, mcp_oauth_dpop:nonce_for(Nonces, Endpoint), none),
+    case mcp_oauth_http:post_form(Http, Endpoint, [{"dpop", binary_to_list(Dpop)} | Headers], Body, "dpop-nonce") of
+        {ok, {Status, Members, Value}} ->
+            Nonce = mcp_oauth_dpop:nonce(Value),
+            case Nonce of
+                {ok, Given} -> mcp_oauth_dpop:remember(Nonces, Endpoint, Given);
+                none -> ok
+            end,
+            case {Status, error_code(Members), Nonce, Retry} of
+                {400, <<"use_dpop_nonce">>, {ok, _}, retry} -> proven_post(Http, Endpoint, Headers, Body, Proof, retried);
+                _ -> {ok, {Status, Members}}
             end;
         {error, _} = Error ->
             Error
@@ -337,8 +390,8 @@ client_authentication(#{<<"client_id">> := Id, <<"auth_method">> := <<"private_k
 client_authentication(#{<<"client_id">> := Id}, _Issuer) ->
     {ok, [], [{<<"client_id">>, Id}]}.
 
-record(Members, #{issuer := Issuer} = Found, Client, Endpoint, Scopes) ->
-    case mcp_oauth_token:read(Members, erlang:system_time(second)) of
+record(Members, #{issuer := Issuer} = Found, Client, Endpoint, Scopes, Binding) ->
+    case mcp_oauth_token:read(Members, erlang:system_time(second), Binding) of
         {ok, Access, Lifetime} ->
             Granted = case lists:keyfind(<<"scope">>, 1, Members) of
                           {_, {string, Scope}} -> binary:split(Scope, <<" ">>, [global, trim_all]);
@@ -348,6 +401,7 @@ record(Members, #{issuer := Issuer} = Found, Client, Endpoint, Scopes) ->
                                     [{<<"issuer">>, Issuer}, {<<"token_endpoint">>, Endpoint},
                                      {<<"access_token">>, Access}, {<<"scope">>, Granted}]
                                     ++ [{<<"refresh_token">>, R} || {<<"refresh_token">>, {string, R}} <- Members]
+                                    ++ [{<<"token_type">>, <<"DPoP">>} || Binding =:= dpop]
                                     ++ [{<<"resource">>, R} || R <- [maps:get(resource, Found, none)], R =/= none]))};
         {error, no_access_token} ->
             {error, {token_refused, 200, no_access_token}};
@@ -409,7 +463,8 @@ strings(Key, Metadata) ->
         _ -> []
     end.
 
-%% The OAuth `error' code of an answer, printable and bounded.
+%% @doc The OAuth `error' code of an answer, printable and bounded.
+-spec error_code([{binary(), mcp_json:json()}]) -> binary() | none.
 error_code(Members) ->
     case lists:keyfind(<<"error">>, 1, Members) of
         {_, {string, Code}} -> bounded(Code);

@@ -23,7 +23,7 @@
 %% arguments here and never part of a result or an error.
 -module(mcp_oauth_http).
 
--export([start/1, stop/1, get_json/2, post_form/4, post_json/3, max_body_bytes/0]).
+-export([start/1, stop/1, get_json/2, post_form/4, post_form/5, post_json/3, max_body_bytes/0]).
 -export_type([answer/0, client/0]).
 
 -define(MAX_BODY_BYTES, 1048576).
@@ -76,21 +76,37 @@ stop({Manager, _Table, _Reach}) ->
 %% answered with any status.
 -spec get_json(client(), string() | binary()) -> {ok, answer()} | {error, term()}.
 get_json(Client, Url) ->
-    request(Client, get, {str(Url), [{"accept", "application/json"}]}, Url).
+    without_headers(request(Client, get, {str(Url), [{"accept", "application/json"}]}, Url)).
 
 %% @doc POST an `application/x-www-form-urlencoded' body.
 -spec post_form(client(), string() | binary(), [{string(), string()}], [{binary(), binary()}]) ->
           {ok, answer()} | {error, term()}.
 post_form(Client, Url, Headers, Fields) ->
+    case post_form(Client, Url, Headers, Fields, "dpop-nonce") of
+        {ok, {Status, Members, _Value}} -> {ok, {Status, Members}};
+        {error, _} = Error -> Error
+    end.
+
+%% @doc `post_form/4', with the value of the answer's header `Wanted' (a
+%% lowercase name; `none' when absent).
+-spec post_form(client(), string() | binary(), [{string(), string()}], [{binary(), binary()}], string()) ->
+          {ok, {non_neg_integer(), [{binary(), mcp_json:json()}], string() | none}} | {error, term()}.
+post_form(Client, Url, Headers, Fields, Wanted) ->
     Body = uri_string:compose_query([{binary_to_list(K), binary_to_list(V)} || {K, V} <- Fields]),
-    request(Client, post, {str(Url), [{"accept", "application/json"} | Headers],
-                            "application/x-www-form-urlencoded", Body}, Url).
+    case request(Client, post, {str(Url), [{"accept", "application/json"} | Headers],
+                                 "application/x-www-form-urlencoded", Body}, Url) of
+        {ok, {Status, Members, AnswerHeaders}} -> {ok, {Status, Members, mcp_http_headers:value(Wanted, AnswerHeaders)}};
+        {error, _} = Error -> Error
+    end.
 
 %% @doc POST a JSON document.
 -spec post_json(client(), string() | binary(), mcp_json:json()) -> {ok, answer()} | {error, term()}.
 post_json(Client, Url, Json) ->
-    request(Client, post, {str(Url), [{"accept", "application/json"}], "application/json",
-                            mcp_json:encode(Json)}, Url).
+    without_headers(request(Client, post, {str(Url), [{"accept", "application/json"}], "application/json",
+                                            mcp_json:encode(Json)}, Url)).
+
+without_headers({ok, {Status, Members, _Headers}}) -> {ok, {Status, Members}};
+without_headers({error, _} = Error) -> Error.
 
 request(Client, Method, Request, Url) ->
     case mcp_http_target:target(str(Url)) of
@@ -160,7 +176,11 @@ sent({Manager, _Table, _Reach}, Method, Request, Options) ->
 %% The answer, waited for while its handler is measured.
 answer({ok, RequestId}, Client, Url) ->
     case awaited(RequestId, Client) of
-        {ok, {{_, Status, _}, _Headers, Body}} -> decoded(Status, Body);
+        {ok, {{_, Status, _}, Headers, Body}} ->
+            case decoded(Status, Body) of
+                {ok, {Status, Members}} -> {ok, {Status, Members, Headers}};
+                {error, _} = Error -> Error
+            end;
         {ok, {error, Reason}} -> {error, {http_failed, mcp_http_target:shown_url(Url), failure(Reason)}};
         {error, _} = Error -> Error
     end;

@@ -10,10 +10,16 @@
 %%     `{token_unusable, malformed | too_long}' and never reaches a header
 %%     or the token store. A stored record is checked again when loaded
 %%     (`usable/1').</li>
-%% <li>`token_type' is `Bearer', compared case-insensitively (RFC 6749
-%%     §5.1); an answer without one is read as Bearer. Any other type
-%%     (`DPoP', `MAC', ...) is `{token_type_unsupported, Type}': a token
-%%     bound to a key we do not hold is refused, never sent as Bearer.</li>
+%% <li>`token_type' is the one asked for, compared case-insensitively
+%%     (RFC 6749 §5.1): `Bearer' for a client without DPoP (an answer
+%%     without a type is read as Bearer), `DPoP' for a client that sent a
+%%     DPoP proof. Any other type is `{token_type_unsupported, Type}': a
+%%     `DPoP' token for a client that did not ask for one (bound to a key
+%%     it does not hold) is never sent as Bearer, and a `Bearer' (or
+%%     untyped) token for a client that asked for DPoP is refused, not
+%%     used as a downgrade (RFC 9449 §5 lets such a client discard it; a
+%%     client configured for sender-constrained tokens sends none that
+%%     is not).</li>
 %% <li>`expires_in' is used when it is an integer from 1 to
 %%     `max_lifetime_s()' (a year); absent or anything else (0, negative,
 %%     a float, a string, 2^70) is an unknown lifetime, held for
@@ -24,7 +30,7 @@
 %% </ul>
 -module(mcp_oauth_token).
 
--export([read/2, usable/1, renew_at/2, renewal_time/1, due/1,
+-export([read/2, read/3, usable/1, renew_at/2, renewal_time/1, due/1,
          max_token_bytes/0, max_lifetime_s/0, unknown_lifetime_s/0, expiry_margin_s/0]).
 -export_type([fault/0]).
 
@@ -58,7 +64,14 @@ expiry_margin_s() -> ?EXPIRY_MARGIN_S.
 -spec read([{binary(), mcp_json:json()}], integer()) ->
           {ok, binary(), #{binary() => integer()}} | {error, fault() | no_access_token}.
 read(Members, Now) ->
-    case {lists:keyfind(<<"access_token">>, 1, Members), token_type(Members)} of
+    read(Members, Now, bearer).
+
+%% @doc `read/2' for a token of the binding asked for: `bearer', or
+%% `dpop' (the request carried a DPoP proof).
+-spec read([{binary(), mcp_json:json()}], integer(), bearer | dpop) ->
+          {ok, binary(), #{binary() => integer()}} | {error, fault() | no_access_token}.
+read(Members, Now, Binding) ->
+    case {lists:keyfind(<<"access_token">>, 1, Members), token_type(Members, Binding)} of
         {_, {error, _} = Error} ->
             Error;
         {{_, {string, Access}}, ok} ->
@@ -73,15 +86,17 @@ read(Members, Now) ->
             {error, no_access_token}
     end.
 
-token_type(Members) ->
-    case lists:keyfind(<<"token_type">>, 1, Members) of
-        false -> ok;
-        {_, {string, Type}} ->
-            case string:lowercase(Type) of
-                <<"bearer">> -> ok;
+token_type(Members, Binding) ->
+    case {lists:keyfind(<<"token_type">>, 1, Members), Binding} of
+        {false, bearer} -> ok;
+        {false, dpop} -> {error, {token_type_unsupported, <<>>}};
+        {{_, {string, Type}}, _} ->
+            case {string:lowercase(Type), Binding} of
+                {<<"bearer">>, bearer} -> ok;
+                {<<"dpop">>, dpop} -> ok;
                 _ -> {error, {token_type_unsupported, printable(Type)}}
             end;
-        {_, _} -> {error, {token_type_unsupported, <<>>}}
+        {{_, _}, _} -> {error, {token_type_unsupported, <<>>}}
     end.
 
 printable(Type) ->

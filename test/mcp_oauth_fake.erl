@@ -8,14 +8,17 @@
 %% notifications (202). The protected-resource
 %% metadata names `resource' and this origin as issuer; the authorization
 %% server's metadata states `issuer'. `/token' answers with `token'
-%% (a fun of the request: `{Status, Json}'). Options: `resource',
+%% (a fun of the request: `{Status, Json}' or `{Status, Json, Headers}'),
+%% `/idp/token' (an identity provider's) with `idp' likewise; `mcp' (a fun
+%% of the request: a reply, or `default') answers `/mcp' before the
+%% `accepted' check. Options: `resource',
 %% `issuer' (overrides, for the mismatch tests; `issuer' may be a fun of the origin), `token', `accepted' (the
 %% bearer `/mcp' accepts), `scopes_supported' (the authorization server's,
 %% absent by default). Every request is reported to the starter
 %% (`{stub_request, Pid, Request}').
 -module(mcp_oauth_fake).
 
--export([start/1, url/1, base/1, stop/1, requests/1, paths/1, token_answer/2]).
+-export([start/1, url/1, base/1, stop/1, requests/1, paths/1, token_answer/2, answer/1]).
 
 start(Options) ->
     mcp_http_stub:start(fun(Request) -> route(Request, Options) end).
@@ -68,8 +71,9 @@ route(#{method := Method, path := Path} = Request, Options) ->
                                 | [{<<"scopes_supported">>, {array, [{string, S} || S <- Scopes]}}
                                    || Scopes <- [maps:get(scopes_supported, Options, none)], Scopes =/= none]]});
         {'POST', <<"/token">>} ->
-            {Status, Json} = (maps:get(token, Options))(Request),
-            json(Status, Json);
+            json((maps:get(token, Options))(Request));
+        {'POST', <<"/idp/token">>} ->
+            json((maps:get(idp, Options))(Request));
         {'GET', <<"/authorize">>} ->
             %% Consent at once: back to the redirect URI with a code.
             [_, Query] = binary:split(Path, <<"?">>),
@@ -87,6 +91,11 @@ route(#{method := Method, path := Path} = Request, Options) ->
             {reply, 404, [], <<>>}
     end.
 
+mcp(Request, Base, #{mcp := Answer} = Options) ->
+    case Answer(Request) of
+        default -> mcp(Request, Base, maps:remove(mcp, Options));
+        Reply -> Reply
+    end;
 mcp(#{headers := Headers, body := Body}, Base, Options) ->
     Accepted = maps:get(accepted, Options, none),
     case proplists:get_value(<<"authorization">>, Headers) of
@@ -119,8 +128,11 @@ answer(Body) ->
 result(Id, Result) ->
     json(200, {object, [{<<"jsonrpc">>, {string, <<"2.0">>}}, {<<"id">>, Id}, {<<"result">>, Result}]}).
 
+json({Status, Json}) -> json(Status, Json);
+json({Status, Json, Headers}) -> {reply, Status, [{"content-type", "application/json"} | Headers], mcp_json:encode(Json)}.
+
 json(Status, Json) ->
-    {reply, Status, [{"content-type", "application/json"}], mcp_json:encode(Json)}.
+    json({Status, Json, []}).
 
 origin(#{headers := Headers}) ->
     <<"http://", (proplists:get_value(<<"host">>, Headers))/binary>>.

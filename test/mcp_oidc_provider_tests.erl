@@ -20,6 +20,13 @@
 %% never a token). The server's verifier is shown to refuse: a token for
 %% another audience, a signature that is not the provider's, an expired
 %% token, each beside a token it accepts.
+%%
+%% DPoP (RFC 9449): the provider requires its nonce on every token request
+%% with a proof, and the server (MCP_DPOP=nonce) takes DPoP-bound tokens
+%% only, with a proof it checks and its own nonce: `mcp_client' and
+%% mcp-gen with DPoP are served; the same client without DPoP is refused;
+%% the bound token replayed without its key (as Bearer, or with another
+%% key's proof) is refused, and taken with a proof of its key.
 -module(mcp_oidc_provider_tests).
 
 -include_lib("eunit/include/eunit.hrl").
@@ -53,18 +60,25 @@ browser() -> mcp_e2e_tests:installed("test/oidc/browser").
 %% (private_key_jwt, an ES256 key made here), `svc-probe' (a secret) is
 %% the test's own, for tokens it presents to the server by hand.
 started(Ttl) ->
+    started(Ttl, false).
+
+%% `Dpop': the provider requires its DPoP nonce and the server takes
+%% DPoP-bound tokens only, with its own nonce.
+started(Ttl, Dpop) ->
     Dir = temp_dir(),
     Pem = private_key_pem(),
     Events = filename:join(Dir, "events.jsonl"),
     Config = {object, [{<<"clients">>, {array, [secret_client(<<"svc-secret">>), secret_client(<<"svc-probe">>),
                                                 key_client(<<"svc-key">>, Pem)]}},
                        {<<"access_token_ttl">>, {int, Ttl}},
+                       {<<"dpop_nonce">>, {bool, Dpop}},
                        {<<"no_refresh_tokens">>, {array, [{string, ?NO_REFRESH}]}},
                        {<<"event_log">>, {string, list_to_binary(Events)}}]},
     Provider = mcp_http_peer:start_announced(node_executable(), [provider_script()],
                                              [{"OIDC_PROVIDER_CONFIG", binary_to_list(mcp_json:encode(Config))}]),
     Issuer = mcp_http_peer:url(Provider),
-    Server = try mcp_http_peer:start_announced(python(), [server_script()], [{"OIDC_ISSUER", Issuer}])
+    Server = try mcp_http_peer:start_announced(python(), [server_script()],
+                                               [{"OIDC_ISSUER", Issuer} | [{"MCP_DPOP", "nonce"} || Dpop]])
              catch Class:Reason:Stack -> mcp_http_peer:stop(Provider), erlang:raise(Class, Reason, Stack)
              end,
     #{provider => Provider, server => Server, issuer => list_to_binary(Issuer),
@@ -189,13 +203,15 @@ token_for(#{issuer := Issuer}, Resource) ->
 %% The MCP server's answer to an `initialize' carrying `Token': its status
 %% and challenge.
 presented(#{url := Url}, Token) ->
-    Request = <<"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
-                "\"capabilities\":{},\"clientInfo\":{\"name\":\"probe\",\"version\":\"1\"}}}">>,
     {ok, {{_, Status, _}, Headers, _}} =
         httpc:request(post, {binary_to_list(Url), [{"authorization", "Bearer " ++ binary_to_list(Token)},
                                                    {"accept", "application/json, text/event-stream"}],
-                             "application/json", Request}, [], [{body_format, binary}]),
+                             "application/json", initialize_request()}, [], [{body_format, binary}]),
     {Status, proplists:get_value("www-authenticate", Headers, none)}.
+
+initialize_request() ->
+    <<"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
+      "\"capabilities\":{},\"clientInfo\":{\"name\":\"probe\",\"version\":\"1\"}}}">>.
 
 %% Calls `add' every 250 ms until `Ms' have passed; every result.
 calls_for(Client, Ms) ->
@@ -437,3 +453,93 @@ reconsented(Fixture) ->
 
 is_sum(?SUM_42) -> true;
 is_sum(_) -> false.
+
+%%% --------------------------------------------------------------- DPoP
+
+dpop_test_() ->
+    {timeout, 300,
+     {setup, fun() -> {ok, _} = application:ensure_all_started(inets), started(600, true) end, fun stopped/1,
+      fun(Fixture) ->
+              [{"DPoP: client credentials, both nonces, a bound token the server checks",
+                timed(fun() -> dpop_client_credentials(Fixture) end)},
+               {"DPoP: the bound token without its key is refused, with it taken",
+                timed(fun() -> dpop_replay(Fixture) end)},
+               {"DPoP: a client without DPoP is refused by the server", timed(fun() -> dpop_not_asked(Fixture) end)},
+               {"mcp-gen --dpop: client credentials", timed(fun() -> cli_dpop(Fixture) end)}]
+      end}}.
+
+dpop_config(Store) ->
+    #{grant => client_credentials, client_id => <<"svc-secret">>, client_secret => ?SECRET, store => Store, dpop => true}.
+
+%% The provider asks for its nonce (one grant error, `use_dpop_nonce',
+%% then the grant), the server for its own; the token is DPoP-bound and
+%% the calls are served.
+dpop_client_credentials(#{url := Url} = Fixture) ->
+    Seen = length(events(Fixture)),
+    {Tag, Store} = reporting_store(),
+    {ok, Client, _} = connect(Fixture, dpop_config(Store)),
+    try
+        ?assertEqual(<<"svc-secret ", Url/binary>>, whoami(Client)),
+        ?assertMatch(?SUM_42, add(Client, 2, 40)),
+        [#{<<"token_type">> := <<"DPoP">>, <<"dpop_key">> := _}] = saved(Tag),
+        Events = events_since(Fixture, Seen),
+        ?assertEqual([{<<"grant">>, <<"client_credentials">>}],
+                     [S || {<<"grant">>, _} = S <- steps(Events, <<"svc-secret">>)]),
+        ?assertEqual([<<"use_dpop_nonce">>], [E || #{<<"event">> := <<"grant_error">>, <<"error">> := E} <- Events])
+    after
+        shutdown(Client)
+    end.
+
+%% The token our client holds, presented by someone without its key: as
+%% Bearer, or with a proof of another key, the server refuses it; with a
+%% proof of the key it is bound to (and the server's nonce), it is taken,
+%% but not with one made for another URL.
+dpop_replay(Fixture) ->
+    {Tag, Store} = reporting_store(),
+    {ok, Client, _} = connect(Fixture, dpop_config(Store)),
+    [#{<<"access_token">> := Token, <<"dpop_key">> := Exported}] = saved(Tag),
+    ?assertMatch(?SUM_42, add(Client, 2, 40)),
+    shutdown(Client),
+    {ok, Key} = mcp_oauth_dpop:import(Exported),
+    ?assertMatch({401, "DPoP error=\"invalid_token\"" ++ _}, presented(Fixture, Token)),
+    ?assertMatch({401, "DPoP error=\"invalid_token\"" ++ _}, proven(Fixture, Token, mcp_oauth_dpop:new_key())),
+    ?assertMatch({401, "DPoP error=\"invalid_dpop_proof\"" ++ _},
+                 proven(Fixture#{htu => <<"http://127.0.0.1:1/mcp">>}, Token, Key)),
+    ?assertMatch({200, _}, proven(Fixture, Token, Key)).
+
+%% `Token' with a proof of `Key' (for `htu', else the server's URL), after
+%% the server's nonce challenge.
+proven(#{url := Url} = Fixture, Token, Key) ->
+    Send = fun(Nonce) ->
+                   Proof = mcp_oauth_dpop:proof(Key, post, maps:get(htu, Fixture, Url), Nonce, Token),
+                   {ok, {{_, Status, _}, Headers, _}} =
+                       httpc:request(post, {binary_to_list(Url), [{"authorization", "DPoP " ++ binary_to_list(Token)},
+                                                                  {"dpop", binary_to_list(Proof)},
+                                                                  {"accept", "application/json, text/event-stream"}],
+                                            "application/json", initialize_request()}, [], [{body_format, binary}]),
+                   {Status, proplists:get_value("www-authenticate", Headers, none), proplists:get_value("dpop-nonce", Headers, none)}
+           end,
+    case Send(none) of
+        {401, "DPoP error=\"use_dpop_nonce\"" ++ _, Nonce} -> {Status, Challenge, _} = Send(list_to_binary(Nonce)), {Status, Challenge};
+        {Status, Challenge, _} -> {Status, Challenge}
+    end.
+
+%% Without DPoP the provider issues a Bearer token (no proof was sent),
+%% which the server refuses every time: the client gives up after three
+%% authorizations.
+dpop_not_asked(Fixture) ->
+    ?assertEqual({error, {handshake_failed, {unavailable, {authorization_failed, too_many_challenges}}}},
+                 connect(Fixture, (dpop_config(none))#{dpop => false})).
+
+cli_dpop(#{url := Url}) ->
+    Dir = temp_dir(),
+    try
+        {Status, Stdout, Stderr} =
+            mcp_gen(["call", "whoami", "--url", binary_to_list(Url), "--client-credentials", "--dpop",
+                     "--client-id", "svc-secret", "--client-secret-env", ?SECRET_ENV, "--token-dir", Dir],
+                    [{?SECRET_ENV, binary_to_list(?SECRET)}], Dir),
+        ?assertEqual({0, <<"svc-secret ", Url/binary, "\n">>}, {Status, Stdout}),
+        ?assertEqual(nomatch, binary:match(Stderr, ?SECRET))
+    after
+        file:del_dir_r(Dir)
+    end.

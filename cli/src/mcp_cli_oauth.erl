@@ -9,7 +9,12 @@
 %% secret is named by the environment variable holding it
 %% (`--client-secret-env VAR', `"client_secret_env"'), a private key by
 %% its PEM file; both are read when the client is opened and never echoed
-%% (an error names the variable or the file, never the value).
+%% (an error names the variable or the file, never the value). An
+%% assertion (`--assertion-file', `--assertion-env': the JWT-bearer grant
+%% of workload identity) and an identity provider's ID token
+%% (`--id-token-file', `--id-token-env': enterprise-managed authorization,
+%% exchanged at `--idp-token-endpoint') are named the same way and read
+%% on each use. `--dpop' binds the tokens to a key (DPoP).
 -module(mcp_cli_oauth).
 
 -export([flags/0, options/1, from_config/1, config/3, help/0]).
@@ -19,7 +24,9 @@
                    private_key_file => string(), signing_alg => binary(),
                    grant => authorization_code | client_credentials,
                    client_metadata_url => binary(), scopes => [binary()], token_dir => string(),
-                   redirect_port => string() | 1..65535}.
+                   redirect_port => string() | 1..65535, dpop => boolean(),
+                   assertion => mcp_oauth_grant:source(), identity_assertion => mcp_oauth_grant:source(),
+                   idp_token_endpoint => binary(), idp_client_id => binary(), idp_client_secret_env => string()}.
 
 -spec flags() -> [{string(), atom(), value | switch | repeated}].
 flags() ->
@@ -28,7 +35,11 @@ flags() ->
      {"--signing-alg", signing_alg, value}, {"--client-credentials", client_credentials, switch},
      {"--client-metadata-url", client_metadata_url, value}, {"--scope", scope, repeated},
      {"--token-dir", token_dir, value}, {"--redirect-port", redirect_port, value},
-     {"--paste-redirect", paste_redirect, switch}].
+     {"--paste-redirect", paste_redirect, switch}, {"--dpop", dpop, switch},
+     {"--assertion-file", assertion_file, value}, {"--assertion-env", assertion_env, value},
+     {"--id-token-file", id_token_file, value}, {"--id-token-env", id_token_env, value},
+     {"--idp-token-endpoint", idp_token_endpoint, value}, {"--idp-client-id", idp_client_id, value},
+     {"--idp-client-secret-env", idp_client_secret_env, value}].
 
 -spec help() -> iolist().
 help() ->
@@ -46,7 +57,14 @@ help() ->
     "  --redirect-port N  receive the authorization at http://127.0.0.1:N/callback\n"
     "                   (a pre-registered client's fixed redirect URI; default: any port)\n"
     "  --paste-redirect print the URL and take the address the browser ends on,\n"
-    "                   pasted on standard input (a browser on another machine)\n".
+    "                   pasted on standard input (a browser on another machine)\n"
+    "  --dpop           bind the tokens to a key of this client (DPoP, RFC 9449)\n"
+    "  --assertion-file FILE, --assertion-env VAR  no person: the JWT-bearer grant\n"
+    "                   of the assertion in FILE or VAR (workload identity)\n"
+    "  --id-token-file FILE, --id-token-env VAR  no person: enterprise-managed\n"
+    "                   authorization, the identity provider's ID token in FILE or VAR\n"
+    "                   exchanged at --idp-token-endpoint URL (as --idp-client-id ID,\n"
+    "                   --idp-client-secret-env VAR) for the authorization server\n".
 
 %% @doc The command's `oauth' options from its flags.
 -spec options(#{atom() => term()}) -> {ok, #{oauth => given()}} | {error, iolist()}.
@@ -62,8 +80,25 @@ options(Flags) ->
               ++ [{scopes, [unicode:characters_to_binary(S) || S <- Scopes]} || Scopes <- [maps:get(scope, Flags, [])], Scopes =/= []]
               ++ [{token_dir, filename:absname(D)} || D <- [maps:get(token_dir, Flags, none)], D =/= none]
               ++ [{redirect_port, P} || P <- [maps:get(redirect_port, Flags, none)], P =/= none]
-              ++ [{browser, paste} || maps:get(paste_redirect, Flags, false)]),
-    case checked(Given) of
+              ++ [{browser, paste} || maps:get(paste_redirect, Flags, false)]
+              ++ [{dpop, true} || maps:get(dpop, Flags, false)]
+              ++ [{assertion, {file, filename:absname(F)}} || F <- [maps:get(assertion_file, Flags, none)], F =/= none]
+              ++ [{assertion, {env, V}} || V <- [maps:get(assertion_env, Flags, none)], V =/= none]
+              ++ [{identity_assertion, {file, filename:absname(F)}} || F <- [maps:get(id_token_file, Flags, none)], F =/= none]
+              ++ [{identity_assertion, {env, V}} || V <- [maps:get(id_token_env, Flags, none)], V =/= none]
+              ++ [{idp_token_endpoint, unicode:characters_to_binary(U)} || U <- [maps:get(idp_token_endpoint, Flags, none)], U =/= none]
+              ++ [{idp_client_id, unicode:characters_to_binary(I)} || I <- [maps:get(idp_client_id, Flags, none)], I =/= none]
+              ++ [{idp_client_secret_env, V} || V <- [maps:get(idp_client_secret_env, Flags, none)], V =/= none]),
+    Twice = [Flag || {Flag, Keys} <- [{"--assertion-file and --assertion-env", [assertion_file, assertion_env]},
+                                       {"--id-token-file and --id-token-env", [id_token_file, id_token_env]}],
+                     lists:all(fun(Key) -> is_map_key(Key, Flags) end, Keys)],
+    case {Twice, checked(Given)} of
+        {[Both | _], _} -> {error, [Both, " are alternatives: give one"]};
+        {[], Checked} -> given(Checked, Given)
+    end.
+
+given(Checked, Given) ->
+    case Checked of
         ok when Given =:= #{} -> {ok, #{}};
         ok -> {ok, #{oauth => Given}};
         {error, _} = Error -> Error
@@ -74,6 +109,10 @@ checked(#{redirect_port := Port}) when is_list(Port) ->
         {N, ""} when N >= 1, N =< 65535 -> ok;
         _ -> {error, "--redirect-port takes a port number from 1 to 65535"}
     end;
+checked(#{assertion := _, identity_assertion := _}) ->
+    {error, "an assertion (--assertion-*) and an ID token (--id-token-*) are alternatives: give one"};
+checked(#{identity_assertion := _} = Given) when not is_map_key(idp_token_endpoint, Given) ->
+    {error, "an ID token (--id-token-*) needs --idp-token-endpoint URL"};
 checked(#{client_secret_env := _, private_key_file := _}) ->
     {error, "--client-secret-env and --private-key-file are alternatives: give one"};
 checked(#{grant := client_credentials} = Given) when not is_map_key(client_id, Given) ->
@@ -87,7 +126,10 @@ checked(_Given) ->
 %% @doc A remote entry's `"oauth"' object: `client_id', `client_secret_env',
 %% `private_key_file', `signing_alg', `grant' (`"authorization_code"' or
 %% `"client_credentials"'), `client_metadata_url', `scopes' (strings),
-%% `redirect_port' (1..65535).
+%% `redirect_port' (1..65535), `dpop' (a boolean), `assertion_file' or
+%% `assertion_env' (the JWT-bearer grant's assertion), `id_token_file' or
+%% `id_token_env' with `idp_token_endpoint', `idp_client_id' and
+%% `idp_client_secret_env' (enterprise-managed authorization).
 -spec from_config(none | {given, mcp_json:json()}) -> {ok, #{oauth => given()}} | {error, iolist()}.
 from_config(none) ->
     {ok, #{}};
@@ -109,6 +151,14 @@ config_pair(<<"grant">>, {string, <<"authorization_code">>}) -> {ok, {grant, aut
 config_pair(<<"client_metadata_url">>, {string, V}) -> {ok, {client_metadata_url, V}};
 config_pair(<<"scopes">>, {array, Items}) -> {ok, {scopes, [S || {string, S} <- Items]}};
 config_pair(<<"redirect_port">>, {int, Port}) when Port >= 1, Port =< 65535 -> {ok, {redirect_port, Port}};
+config_pair(<<"dpop">>, {bool, Dpop}) -> {ok, {dpop, Dpop}};
+config_pair(<<"assertion_file">>, {string, V}) -> {ok, {assertion, {file, binary_to_list(V)}}};
+config_pair(<<"assertion_env">>, {string, V}) -> {ok, {assertion, {env, binary_to_list(V)}}};
+config_pair(<<"id_token_file">>, {string, V}) -> {ok, {identity_assertion, {file, binary_to_list(V)}}};
+config_pair(<<"id_token_env">>, {string, V}) -> {ok, {identity_assertion, {env, binary_to_list(V)}}};
+config_pair(<<"idp_token_endpoint">>, {string, V}) -> {ok, {idp_token_endpoint, V}};
+config_pair(<<"idp_client_id">>, {string, V}) -> {ok, {idp_client_id, V}};
+config_pair(<<"idp_client_secret_env">>, {string, V}) -> {ok, {idp_client_secret_env, binary_to_list(V)}};
 config_pair(Key, _) -> {error, ["key ", mcp_printable:printable(Key, line, mcp_printable:name_chars()),
                                 " that is unknown or of the wrong type"]}.
 
@@ -123,13 +173,29 @@ config(Subcommand, FromFile, FromFlags) ->
                   {_, login} -> print;
                   _ -> none
               end,
-    Base = maps:merge(maps:with([client_id, client_metadata_url, scopes, grant], Given),
-                      maps:from_list([{redirect_port, port(P)} || P <- [maps:get(redirect_port, Given, none)], P =/= none])),
+    Base = maps:merge(maps:with([client_id, client_metadata_url, scopes, grant, dpop, assertion, identity_assertion,
+                                 idp_token_endpoint, idp_client_id], Given),
+                      maps:from_list([{redirect_port, port(P)} || P <- [maps:get(redirect_port, Given, none)], P =/= none]
+                                     ++ [{grant, G} || G <- [assertion_grant(Given)], G =/= none])),
     Store = {dir, maps:get(token_dir, Given, mcp_oauth_token_store:default_dir())},
-    case secrets(Given) of
-        {ok, Secrets} -> {ok, maps:merge(Base#{browser => Browser, store => Store}, Secrets)};
-        {error, _} = Error -> Error
+    case {secrets(Given), idp_secret(Given)} of
+        {{ok, Secrets}, {ok, IdpSecret}} -> {ok, maps:merge(maps:merge(Base#{browser => Browser, store => Store}, Secrets), IdpSecret)};
+        {{error, _} = Error, _} -> Error;
+        {_, {error, _} = Error} -> Error
     end.
+
+%% The grant an assertion or an ID token names (no person).
+assertion_grant(#{assertion := _}) -> jwt_bearer;
+assertion_grant(#{identity_assertion := _}) -> token_exchange;
+assertion_grant(_) -> none.
+
+idp_secret(#{idp_client_secret_env := Var}) ->
+    case os:getenv(Var) of
+        false -> {error, ["the identity provider's client secret's variable ", Var, " is not set"]};
+        Secret -> {ok, #{idp_client_secret => unicode:characters_to_binary(Secret)}}
+    end;
+idp_secret(_Given) ->
+    {ok, #{}}.
 
 port(Port) when is_integer(Port) -> Port;
 port(Port) -> list_to_integer(Port).

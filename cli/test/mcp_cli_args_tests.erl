@@ -201,3 +201,41 @@ new_harness_takes_a_dir_and_a_config_test() ->
     ?assertMatch({usage_error, "new-harness takes its servers from a config file: give --config FILE", _},
                  mcp_cli_args:parse(["new-harness", "d", "--", "srv"])),
     ?assertMatch({usage_error, ["unknown flag: ", "--jail"], _}, mcp_cli_args:parse(["new-harness", "d", "--config", "c", "--jail"])).
+
+%% The authorization flags of DPoP, workload identity and
+%% enterprise-managed authorization: what they parse to, the config file's
+%% keys that say the same, the run's `mcp_oauth:config()' (the grant the
+%% assertion names; the identity provider's secret read from its
+%% variable), and the combinations refused.
+assertion_and_dpop_flags_test_() ->
+    Abs = filename:absname("a.jwt"),
+    [?_assertMatch({run, #{oauth := #{dpop := true, assertion := {file, Abs}, client_id := <<"w">>}}},
+                   mcp_cli_args:parse(["list", "--url", "u", "--dpop", "--assertion-file", "a.jwt", "--client-id", "w"])),
+     ?_assertMatch({run, #{oauth := #{identity_assertion := {env, "IDT"}, idp_token_endpoint := <<"https://idp/t">>,
+                                      idp_client_id := <<"i">>, idp_client_secret_env := "IDS"}}},
+                   mcp_cli_args:parse(["list", "--url", "u", "--id-token-env", "IDT", "--idp-token-endpoint", "https://idp/t",
+                                       "--idp-client-id", "i", "--idp-client-secret-env", "IDS"])),
+     ?_assertMatch({usage_error, _, _}, mcp_cli_args:parse(["list", "--url", "u", "--assertion-file", "a", "--assertion-env", "V"])),
+     ?_assertMatch({usage_error, _, _}, mcp_cli_args:parse(["list", "--url", "u", "--id-token-file", "f"])),
+     ?_assertMatch({usage_error, _, _}, mcp_cli_args:parse(["list", "--url", "u", "--assertion-env", "V", "--id-token-env", "W",
+                                                             "--idp-token-endpoint", "https://idp/t"])),
+     ?_assertEqual({ok, #{oauth => #{dpop => true, assertion => {env, "WL"}, identity_assertion => {file, "id.jwt"},
+                                     idp_token_endpoint => <<"https://idp/t">>, idp_client_id => <<"i">>,
+                                     idp_client_secret_env => "IDS"}}},
+                   mcp_cli_oauth:from_config({given, {object, [{<<"dpop">>, {bool, true}}, {<<"assertion_env">>, {string, <<"WL">>}},
+                                                               {<<"id_token_file">>, {string, <<"id.jwt">>}},
+                                                               {<<"idp_token_endpoint">>, {string, <<"https://idp/t">>}},
+                                                               {<<"idp_client_id">>, {string, <<"i">>}},
+                                                               {<<"idp_client_secret_env">>, {string, <<"IDS">>}}]}})),
+     ?_assertMatch({ok, #{grant := jwt_bearer, dpop := true, assertion := {file, "a.jwt"}}},
+                   mcp_cli_oauth:config(list, #{}, #{dpop => true, assertion => {file, "a.jwt"}})),
+     fun() ->
+             true = os:putenv("MCP_CLI_ARGS_TEST_IDP_SECRET", "idp-secret-1f"),
+             ?assertMatch({ok, #{grant := token_exchange, idp_client_secret := <<"idp-secret-1f">>}},
+                          mcp_cli_oauth:config(list, #{}, #{identity_assertion => {env, "T"}, idp_token_endpoint => <<"https://idp/t">>,
+                                                            idp_client_secret_env => "MCP_CLI_ARGS_TEST_IDP_SECRET"})),
+             true = os:unsetenv("MCP_CLI_ARGS_TEST_IDP_SECRET"),
+             {error, Unset} = mcp_cli_oauth:config(list, #{}, #{identity_assertion => {env, "T"}, idp_token_endpoint => <<"https://idp/t">>,
+                                                               idp_client_secret_env => "MCP_CLI_ARGS_TEST_IDP_SECRET"}),
+             ?assertNotEqual(nomatch, string:find(lists:flatten(Unset), "MCP_CLI_ARGS_TEST_IDP_SECRET"))
+     end].

@@ -37,8 +37,10 @@ schema_preservation_2026_test_() -> scenario("json-schema-2020-12-preservation",
 
 %% Authorization (docs/authorization.md), driven by
 %% test/conformance/auth-client: every auth/* scenario of 2025-11-25 and
-%% 2025-03-26, and the client-credentials extension's two (run at no
-%% particular revision: "any").
+%% 2025-03-26, and the authorization extensions' scenarios (run at no
+%% particular revision: "any"): client credentials (two), DPoP (with and
+%% without nonces), workload identity (the JWT-bearer grant) and
+%% enterprise-managed authorization (token exchange, then JWT-bearer).
 authorization_test_() ->
     [scenario(Name, ?V2025) || Name <- ["auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2",
                                         "auth/metadata-var3", "auth/basic-cimd", "auth/scope-from-www-authenticate",
@@ -48,7 +50,9 @@ authorization_test_() ->
                                         "auth/token-endpoint-auth-none", "auth/pre-registration"]]
     ++ [scenario(Name, "2025-03-26") || Name <- ["auth/2025-03-26-oauth-metadata-backcompat",
                                                  "auth/2025-03-26-oauth-endpoint-fallback"]]
-    ++ [scenario(Name, "any") || Name <- ["auth/client-credentials-basic", "auth/client-credentials-jwt"]].
+    ++ [scenario(Name, "any") || Name <- ["auth/client-credentials-basic", "auth/client-credentials-jwt",
+                                          "auth/dpop", "auth/dpop-nonce", "auth/wif-jwt-bearer",
+                                          "auth/enterprise-managed-authorization"]].
 
 %% The authorization scenarios of 2026-07-28, in the auto era: those whose
 %% pass is a refusal made before any token is used (a resource, issuer or

@@ -117,3 +117,42 @@ printed_url(File, Tries) ->
             end;
         {error, _} -> timer:sleep(100), printed_url(File, Tries - 1)
     end.
+
+%% DPoP with the JWT-bearer grant of an assertion file: the server gets
+%% `Authorization: DPoP' with a proof, the token endpoint the assertion
+%% and a proof; a --verbose run prints none of them. The stored record
+%% keeps the key its token is bound to (the token outlives the run).
+a_verbose_dpop_run_prints_no_proof_token_or_assertion_test() ->
+    Assertion = <<"eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ3b3JrbG9hZCJ9.YXNzZXJ0aW9u">>,
+    Bound = fun(#{headers := Headers, body := Body}) ->
+                    case proplists:get_value(<<"authorization">>, Headers) =:= <<"DPoP ", ?TOKEN/binary>> of
+                        true -> mcp_oauth_fake:answer(Body);
+                        false -> default
+                    end
+            end,
+    Grant = fun(_) -> {200, {object, [{<<"access_token">>, {string, ?TOKEN}}, {<<"token_type">>, {string, <<"DPoP">>}},
+                                      {<<"expires_in">>, {int, 3600}}]}} end,
+    Fake = mcp_oauth_fake:start(#{token => Grant, mcp => Bound}),
+    Dir = temp_dir(),
+    AssertionFile = filename:join(temp_dir(), "assertion.jwt"),
+    ok = filelib:ensure_dir(AssertionFile),
+    ok = file:write_file(AssertionFile, Assertion),
+    {Status, Stdout, Stderr} = mcp_cli_tests:mcp_gen(["list", "--verbose", "--url", binary_to_list(mcp_oauth_fake:url(Fake)),
+                                                      "--dpop", "--assertion-file", AssertionFile, "--client-id", "workload",
+                                                      "--token-dir", Dir], []),
+    Requests = mcp_oauth_fake:requests(Fake),
+    mcp_oauth_fake:stop(Fake),
+    ?assertEqual({0, <<>>}, {Status, Stdout}),
+    Proofs = [proplists:get_value(<<"dpop">>, H) || #{headers := H} <- Requests, proplists:is_defined(<<"dpop">>, H)],
+    ?assert(length(Proofs) >= 2),
+    ?assert(lists:member(<<"DPoP ", ?TOKEN/binary>>,
+                         [proplists:get_value(<<"authorization">>, H) || #{path := <<"/mcp">>, headers := H} <- Requests])),
+    ?assert(lists:any(fun(#{path := P, body := B}) -> P =:= <<"/token">> andalso binary:match(B, Assertion) =/= nomatch end,
+                      Requests)),
+    Printed = <<Stdout/binary, Stderr/binary>>,
+    ?assertNotEqual(nomatch, binary:match(Stderr, <<"tools/list">>)),
+    ?assertEqual([], [S || S <- [?TOKEN, Assertion | Proofs], binary:match(Printed, S) =/= nomatch]),
+    [File] = filelib:wildcard(filename:join(Dir, "*.json")),
+    {ok, Stored} = file:read_file(File),
+    ?assertNotEqual(nomatch, binary:match(Stored, <<"\"dpop_key\"">>)),
+    ?assertNotEqual(nomatch, binary:match(Stored, <<"\"token_type\":\"DPoP\"">>)).

@@ -196,8 +196,8 @@ spec({channel_transport, Start}) ->
 %% variable and the key from its file here, as the command line does
 %% (`mcp_cli_oauth:config/3'); `mcp_http:seal/1' then shuts the map in a
 %% closure. A refusal names the variable or the file, never a value.
-oauth_config({o_auth, Grant, Scopes, Store}) ->
-    Base = maps:from_list([{store, token_store(Store)} | [{scopes, Scopes} || Scopes =/= []]]),
+oauth_config({o_auth, Grant, Scopes, Store, Dpop}) ->
+    Base = maps:from_list([{store, token_store(Store)}, {dpop, Dpop} | [{scopes, Scopes} || Scopes =/= []]]),
     case grant(Grant) of
         {ok, Config} -> {ok, maps:merge(Base, Config)};
         {error, _} = Refused -> Refused
@@ -208,6 +208,13 @@ token_store({token_directory, Path}) -> {dir, Path}.
 
 grant({client_credentials, ClientId, Secret}) ->
     with_secret(#{grant => client_credentials, client_id => ClientId}, {some, Secret});
+grant({jwt_bearer, ClientId, Assertion}) ->
+    {ok, #{grant => jwt_bearer, client_id => ClientId, assertion => assertion_source(Assertion)}};
+grant({enterprise_managed, ClientId, Secret, IdToken, IdpTokenEndpoint, IdpClientId}) ->
+    with_secret(maps:from_list([{grant, token_exchange}, {client_id, ClientId},
+                                {identity_assertion, assertion_source(IdToken)},
+                                {idp_token_endpoint, IdpTokenEndpoint}
+                                | [{idp_client_id, Id} || {some, Id} <- [IdpClientId]]]), {some, Secret});
 grant({authorization_code, _Registration, _Consent, Timeout, _Port}) when not ?IS_TIMEOUT(Timeout); Timeout =< 0 ->
     {error, {consent_timeout_out_of_range, Timeout}};
 grant({authorization_code, _Registration, _Consent, _Timeout, {some, Port}}) when Port < 1; Port > 65535 ->
@@ -223,6 +230,10 @@ grant({authorization_code, Registration, Consent, Timeout, Port}) ->
 registration(dynamic_registration, Config) -> {ok, Config};
 registration({client_metadata_document, Url}, Config) -> {ok, Config#{client_metadata_url => Url}};
 registration({pre_registered, ClientId, Secret}, Config) -> with_secret(Config#{client_id => ClientId}, Secret).
+
+%% An assertion is read where it is used (`mcp_oauth_grant:assertion/1').
+assertion_source({assertion_file, Path}) -> {file, Path};
+assertion_source({assertion_from_env, Variable}) -> {env, unicode:characters_to_list(Variable)}.
 
 browser(no_consent) -> none;
 browser(print_authorization_url) -> print;

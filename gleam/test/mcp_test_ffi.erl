@@ -6,7 +6,8 @@
          everything_over_http/0, stop_http_peer/1,
          authorization_disagreements/0, protected_server/1, stop_protected_server/1,
          token_request_credentials/1, set_env/2, unset_env/1, directory_others_may_read/0,
-         remove_directory/1, occupied_loopback_port/0, release_port/1]).
+         remove_directory/1, occupied_loopback_port/0, release_port/1,
+         dpop_protected_server/0, proven_mcp_requests/1, token_request_assertions/1]).
 
 %% Runs Fun; `{error, Class}' (a binary) if it raised.
 rescue(Fun) ->
@@ -185,6 +186,35 @@ protected_server(Refuse) ->
     {mcp_oauth_fake:url(Fake), Fake}.
 
 stop_protected_server(Fake) -> mcp_oauth_fake:stop(Fake).
+
+%% A protected server whose authorization server issues DPoP-bound tokens
+%% to any grant, and which takes `Authorization: DPoP <token>' with a
+%% `DPoP' proof (the EUnit suite mcp_oauth_dpop_tests checks the proof's
+%% claims and signature).
+dpop_protected_server() ->
+    Token = <<"tok-gleam-dpop-3b9e">>,
+    Grant = fun(_) -> {200, {object, [{<<"access_token">>, {string, Token}}, {<<"token_type">>, {string, <<"DPoP">>}},
+                                      {<<"expires_in">>, {int, 3600}}]}} end,
+    Bound = fun(#{headers := Headers, body := Body}) ->
+                    Proven = proplists:is_defined(<<"dpop">>, Headers),
+                    case proplists:get_value(<<"authorization">>, Headers) =:= <<"DPoP ", Token/binary>> of
+                        true when Proven -> mcp_oauth_fake:answer(Body);
+                        _ -> default
+                    end
+            end,
+    Fake = mcp_oauth_fake:start(#{token => Grant, mcp => Bound}),
+    {mcp_oauth_fake:url(Fake), Fake}.
+
+%% How many requests so far reached `/mcp' with a DPoP token and a proof.
+proven_mcp_requests(Fake) ->
+    length([R || #{path := <<"/mcp">>, headers := Headers} = R <- mcp_oauth_fake:requests(Fake),
+                 proplists:is_defined(<<"dpop">>, Headers),
+                 <<"DPoP ", _/binary>> <- [proplists:get_value(<<"authorization">>, Headers, <<>>)]]).
+
+%% The `assertion' of each token request so far.
+token_request_assertions(Fake) ->
+    [maps:get(<<"assertion">>, maps:from_list(uri_string:dissect_query(Body)), <<>>)
+     || #{path := <<"/token">>, body := Body} <- mcp_oauth_fake:requests(Fake)].
 
 %% The `client_id:client_secret' of each token request so far (HTTP Basic).
 token_request_credentials(Fake) ->

@@ -334,7 +334,7 @@ tool(Name, InputSchema, Execution) ->
 
 %% `OAuth' values no environment, file system or clock can honour.
 oauth_hostile() ->
-    Store = fun(Grant, TokenStore) -> {o_auth, Grant, [<<"\0">>], TokenStore} end,
+    Store = fun(Grant, TokenStore) -> {o_auth, Grant, [<<"\0">>], TokenStore, true} end,
     Code = fun(Consent, Timeout) -> {authorization_code, dynamic_registration, Consent, Timeout, none} end,
     [{secret_variable_with_nul, Store({client_credentials, <<"c">>, {secret_from_env, <<"A=\0B">>}}, no_token_store)},
      {key_path_with_nul, Store({client_credentials, <<"c">>, {private_key_file, <<"/tmp/\0k">>, <<"none">>}}, no_token_store)},
@@ -345,7 +345,11 @@ oauth_hostile() ->
      {huge_redirect_port, Store({authorization_code, dynamic_registration, no_consent, 1000, {some, 1 bsl 100}},
                                 no_token_store)},
      {negative_redirect_port, Store({authorization_code, dynamic_registration, no_consent, 1000, {some, -1}},
-                                    no_token_store)}].
+                                    no_token_store)},
+     {assertion_path_with_nul, Store({jwt_bearer, <<"c">>, {assertion_file, <<"/tmp/\0a">>}}, no_token_store)},
+     {assertion_variable_with_nul, Store({jwt_bearer, <<"c">>, {assertion_from_env, <<"A=\0B">>}}, no_token_store)},
+     {id_token_path_with_nul, Store({enterprise_managed, <<"c">>, {secret_from_env, <<"A=\0B">>},
+                                     {assertion_file, <<"/tmp/\0i">>}, <<"\0">>, {some, <<"\0">>}}, no_token_store)}].
 
 hostile_client_errors() ->
     [{odd_authorization_failure, {unavailable, {authorization_failed, {token_refused, 1 bsl 100, {odd, self()}}}}},

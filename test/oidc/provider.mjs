@@ -15,6 +15,9 @@
 //   no_refresh_tokens client names (`client_name' of a registration) whose
 //                     clients get no refresh token, as from a provider
 //                     whose policy issues none
+//   dpop_nonce        true: every token request with a DPoP proof must
+//                     carry this provider's nonce (RFC 9449 §8; DPoP itself
+//                     is on in oidc-provider 9 without it)
 //   event_log         a file to which one JSON line is appended per
 //                     authorization, token grant and registration (the
 //                     grant type, the client id and the resource: never a
@@ -81,6 +84,9 @@ const provider = new Provider(issuer, {
   scopes: ['openid', 'offline_access'],
   features: {
     devInteractions: { enabled: true },
+    dPoP: config.dpop_nonce
+      ? { enabled: true, nonceSecret: randomBytes(32), requireNonce: () => true }
+      : { enabled: true },
     clientCredentials: { enabled: true },
     registration: { enabled: true },
     resourceIndicators: {

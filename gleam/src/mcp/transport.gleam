@@ -171,6 +171,13 @@ pub type OAuth {
     scopes: List(String),
     /// Where tokens are kept between runs.
     store: TokenStore,
+    /// `True` binds the tokens to a key of this client (DPoP, RFC 9449):
+    /// every token request and every request to the server carries a
+    /// proof of it, the token goes as `Authorization: DPoP`, and a Bearer
+    /// token the authorization server answers is refused (an
+    /// `OtherAuthorizationFailure` saying so). `False`: Bearer tokens, and
+    /// a DPoP-bound one is refused.
+    dpop: Bool,
   )
 }
 
@@ -193,6 +200,31 @@ pub type Grant {
   /// No person: the client credentials grant, with a client the
   /// authorization server already knows.
   ClientCredentials(client_id: String, secret: ClientSecret)
+  /// No person: the JWT-bearer grant (RFC 7523) of an assertion the
+  /// environment gives this workload (workload identity federation),
+  /// read anew for each token request.
+  JwtBearer(client_id: String, assertion: Assertion)
+  /// No person: enterprise-managed authorization. The identity provider's
+  /// ID token is exchanged at `idp_token_endpoint` (token exchange, RFC
+  /// 8693; as `idp_client_id` when `Some`) for an identity assertion
+  /// grant (ID-JAG) for the authorization server, which the JWT-bearer
+  /// grant presents with the client's `secret`.
+  EnterpriseManaged(
+    client_id: String,
+    secret: ClientSecret,
+    id_token: Assertion,
+    idp_token_endpoint: String,
+    idp_client_id: Option(String),
+  )
+}
+
+/// Where an assertion (a JWT) is read from, when it is used. Neither holds
+/// the assertion itself.
+pub type Assertion {
+  /// The file at `path` (trimmed of surrounding white space).
+  AssertionFile(path: String)
+  /// The value of this environment variable.
+  AssertionFromEnv(variable: String)
 }
 
 /// How the authorization server knows this client, for the authorization
@@ -250,6 +282,7 @@ pub fn client_credentials(client_id: String, variable: String) -> OAuth {
     grant: ClientCredentials(client_id:, secret: SecretFromEnv(variable)),
     scopes: [],
     store: NoTokenStore,
+    dpop: False,
   )
 }
 

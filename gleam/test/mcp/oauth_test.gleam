@@ -16,9 +16,9 @@ import mcp/client.{
 import mcp/json.{Object}
 import mcp/protocol.{CallToolResult, Text}
 import mcp/transport.{
-  AuthorizationCode, Browser, ClientCredentials, DynamicRegistration,
-  HttpTransport, NoConsent, NoTokenStore, OAuth, PrivateKeyFile, Remote,
-  TokenDirectory,
+  AssertionFromEnv, AuthorizationCode, Browser, ClientCredentials,
+  DynamicRegistration, HttpTransport, JwtBearer, NoConsent, NoTokenStore, OAuth,
+  PrivateKeyFile, Remote, TokenDirectory,
 }
 
 type Fake
@@ -31,6 +31,15 @@ fn stop_protected_server(fake: Fake) -> Nil
 
 @external(erlang, "mcp_test_ffi", "token_request_credentials")
 fn token_request_credentials(fake: Fake) -> List(String)
+
+@external(erlang, "mcp_test_ffi", "dpop_protected_server")
+fn dpop_protected_server() -> #(String, Fake)
+
+@external(erlang, "mcp_test_ffi", "proven_mcp_requests")
+fn proven_mcp_requests(fake: Fake) -> Int
+
+@external(erlang, "mcp_test_ffi", "token_request_assertions")
+fn token_request_assertions(fake: Fake) -> List(String)
 
 @external(erlang, "mcp_test_ffi", "set_env")
 fn set_env(name: String, value: String) -> Nil
@@ -121,6 +130,7 @@ pub fn consent_needed_is_a_typed_error_test() {
       grant: AuthorizationCode(DynamicRegistration, NoConsent, 300_000, None),
       scopes: [],
       store: NoTokenStore,
+      dpop: False,
     )
   let assert Error(HandshakeFailed(Unavailable(HttpFailed(AuthorizationFailed(
     ConsentNeeded,
@@ -167,6 +177,7 @@ pub fn an_unusable_oauth_is_refused_before_anything_starts_test() {
       grant: ClientCredentials("client", PrivateKeyFile(key, "ES256")),
       scopes: [],
       store: NoTokenStore,
+      dpop: False,
     )
   let assert Error(OAuthUnusable(PrivateKeyUnreadable(path, _)) as unreadable) =
     client.start(with_oauth(url, keyed), client.default_options())
@@ -188,6 +199,7 @@ pub fn the_consent_timeout_is_checked_at_both_ends_test() {
         ),
         scopes: [],
         store: NoTokenStore,
+        dpop: False,
       )
     client.prepare(
       with_oauth("http://127.0.0.1:1/mcp", oauth),
@@ -219,6 +231,7 @@ pub fn the_redirect_port_is_checked_at_both_ends_test() {
         ),
         scopes: [],
         store: NoTokenStore,
+        dpop: False,
       )
     client.prepare(
       with_oauth("http://127.0.0.1:1/mcp", oauth),
@@ -251,6 +264,7 @@ pub fn the_redirect_port_is_where_the_flow_listens_test() {
       ),
       scopes: [],
       store: NoTokenStore,
+      dpop: False,
     )
   let assert Error(HandshakeFailed(Unavailable(HttpFailed(AuthorizationFailed(OtherAuthorizationFailure(
     description,
@@ -264,4 +278,54 @@ pub fn the_redirect_port_is_where_the_flow_listens_test() {
 /// `default_token_directory` is where `mcp-gen login` keeps tokens.
 pub fn the_default_token_directory_is_the_command_lines_test() {
   assert string.ends_with(transport.default_token_directory(), "/mcp/oauth")
+}
+
+/// `dpop: True` against a server whose tokens are DPoP-bound: the token
+/// goes as `Authorization: DPoP` with a proof, and the tools are listed.
+/// The same server's token is refused, not sent as Bearer, by a client
+/// with `dpop: False`, as an `OtherAuthorizationFailure` that says so.
+pub fn dpop_binds_the_token_to_a_key_test() {
+  set_env(secret_variable, secret)
+  let #(url, fake) = dpop_protected_server()
+  let bound =
+    OAuth(..transport.client_credentials("client", secret_variable), dpop: True)
+  let assert Ok(#(client, _)) =
+    client.start(with_oauth(url, bound), client.default_options())
+  let assert Ok([]) = client.list_tools(client)
+  let assert Ok(_) = client.shutdown(client, 5000)
+  assert proven_mcp_requests(fake) >= 2
+  let assert Error(HandshakeFailed(Unavailable(HttpFailed(AuthorizationFailed(OtherAuthorizationFailure(
+    description,
+  )))))) =
+    client.start(
+      with_oauth(url, transport.client_credentials("client", secret_variable)),
+      client.default_options(),
+    )
+  assert string.contains(description, "DPoP")
+  assert proven_mcp_requests(fake) == 0
+  stop_protected_server(fake)
+  unset_env(secret_variable)
+}
+
+/// `JwtBearer` with the assertion in an environment variable: the token
+/// request presents it, read when the token is asked for.
+pub fn a_workload_assertion_is_presented_test() {
+  let variable = "MCP_GLEAM_TEST_WORKLOAD_JWT"
+  let assertion = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ3b3JrbG9hZCJ9.c2ln"
+  set_env(variable, assertion)
+  let #(url, fake) = protected_server(False)
+  let oauth =
+    OAuth(
+      grant: JwtBearer("workload", AssertionFromEnv(variable)),
+      scopes: [],
+      store: NoTokenStore,
+      dpop: False,
+    )
+  let assert Ok(#(client, _)) =
+    client.start(with_oauth(url, oauth), client.default_options())
+  let assert Ok([]) = client.list_tools(client)
+  let assert Ok(_) = client.shutdown(client, 5000)
+  assert token_request_assertions(fake) == [assertion]
+  stop_protected_server(fake)
+  unset_env(variable)
 }
