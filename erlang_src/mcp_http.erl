@@ -39,12 +39,15 @@
 %% <li>Every body is bounded: an event (data plus the line being read) and
 %%     a JSON body by `max_line_bytes' (default and at most
 %%     `mcp_stdio:max_line_bytes()'). `httpc' streams only 200 answers and
-%%     reads the headers, and the whole body of any other status, with no
-%%     limit of its own: while a request waits for its answer's headers its
-%%     handler is measured (`mcp_http_watch'), and past twice our request
-%%     plus twice `max_line_bytes' plus 1 MiB the request is cancelled and
-%%     the connection fails with `{response_too_large, Bytes}' (the bound:
-%%     that, plus what arrives in `mcp_http_watch:interval_ms()').</li>
+%%     reads the headers, the whole body of any other status, and what its
+%%     chunked decoder has not handed over, with no limit of its own: every
+%%     open request's handler is measured (`mcp_http_watch'), and past
+%%     twice our request plus twice `max_line_bytes' plus 1 MiB the request
+%%     is cancelled and the connection fails with `{response_too_large,
+%%     Bytes}' (the bound: that, plus what arrives in
+%%     `mcp_http_watch:interval_ms()' before the headers, or in
+%%     `?STREAM_WATCH_MS' after). The session's DELETE is measured too,
+%%     against 64 KiB; past it the wait for its answer ends.</li>
 %% <li>The session: `Mcp-Session-Id' from the answer to `initialize' is
 %%     sent with every later request (a value that is not visible ASCII or
 %%     longer than 1,024 bytes is `{bad_session_id, Bytes}'), and
@@ -137,6 +140,12 @@
 %% of up to this size (each a message counted by the actor's flood budget).
 -define(READ_BYTES, 262144).
 -define(NUDGE_MS, 20).
+%% How often a request whose answer streams is measured (one waiting for
+%% its answer's headers: `mcp_http_watch:interval_ms()').
+-define(STREAM_WATCH_MS, 100).
+%% What the handler of the session's DELETE may hold of its answer, which
+%% nothing reads.
+-define(DELETE_ANSWER_BYTES, 65536).
 
 %% A request `httpc' carries: the machine's name for it, its handler once
 %% the answer's headers came, whether a chunk of the body arrived
@@ -331,8 +340,15 @@ request({get, _SRef, Headers}, Http) ->
     httpc_request(get, {Http#http.url, Headers ++ added_headers(get, Http)}, [], Http).
 
 httpc_request(Method, Request, Extra, #http{http_options = HttpOptions, manager = Manager, owner = Owner}) ->
-    httpc:request(Method, Request, Extra ++ HttpOptions,
-                  [{sync, false}, {stream, {self, once}}, {receiver, Owner}, {body_format, binary}], Manager).
+    %% The manager is stopped once the session's DELETE is answered; a
+    %% request the machine asks for after that (an answer still arriving)
+    %% fails as any refused request does.
+    try
+        httpc:request(Method, Request, Extra ++ HttpOptions,
+                      [{sync, false}, {stream, {self, once}}, {receiver, Owner}, {body_format, binary}], Manager)
+    catch
+        exit:_ -> {error, http_client_down}
+    end.
 
 %% The configured headers and the authorization layer's (for this method
 %% and URL: a DPoP proof names both), on every request.
@@ -491,25 +507,28 @@ nudge(RequestId, #http{requests = Requests}) ->
 
 %%% ------------------------------------------------- answers held by httpc
 
-%% Requests whose answer's headers have not arrived are measured every
-%% `mcp_http_watch:interval_ms()' (armed when a request is made, while
-%% there are any): their `httpc' handler reads the headers, and the whole
-%% body of any status but 200, with no limit of its own. A request whose
-%% handler holds more than its allowance is cancelled (the handler stops,
-%% its socket closes) and the connection fails with `{response_too_large,
-%% Bytes}'.
+%% Every request is measured while it is open: every
+%% `mcp_http_watch:interval_ms()' while one waits for its answer's headers,
+%% else every `?STREAM_WATCH_MS'. Its `httpc' handler reads the headers,
+%% the whole body of any status but 200, and for a 200 what its chunked
+%% decoder has not handed over (a size line or trailers without end), with
+%% no limit of its own. A request whose handler holds more than its
+%% allowance is cancelled (the handler stops, its socket closes) and the
+%% connection fails with `{response_too_large, Bytes}'.
 watched(#http{watching = true} = Http) ->
     Http;
-watched(#http{requests = Requests, owner = Owner, ref = Ref} = Http) ->
-    case awaiting_headers(Requests) of
-        [] -> Http;
-        [_ | _] ->
-            _ = erlang:send_after(mcp_http_watch:interval_ms(), Owner, {mcp_http, Ref, watch}),
-            Http#http{watching = true}
-    end.
+watched(#http{requests = Requests, owner = Owner, ref = Ref} = Http) when map_size(Requests) > 0 ->
+    Interval = case awaiting_headers(Requests) of
+                   [] -> ?STREAM_WATCH_MS;
+                   [_ | _] -> mcp_http_watch:interval_ms()
+               end,
+    _ = erlang:send_after(Interval, Owner, {mcp_http, Ref, watch}),
+    Http#http{watching = true};
+watched(Http) ->
+    Http.
 
 watch(#http{requests = Requests, handler_table = Table, max_bytes = Max} = Http) ->
-    Over = [{Req, Held} || {RequestId, #req{sent = Sent} = Req} <- awaiting_headers(Requests),
+    Over = [{Req, Held} || {RequestId, #req{sent = Sent} = Req} <- maps:to_list(Requests),
                            {ok, Held} <- [mcp_http_watch:held_bytes(Table, RequestId)],
                            Held > mcp_http_watch:allowance(Sent, Max)],
     case Over of
@@ -543,8 +562,33 @@ delete_session(#http{ref = Ref, owner = Owner, manager = Manager, url = Url, shu
     Headers = mcp_http_session:request_headers(Http#http.session) ++ added_headers(delete, Http),
     case httpc:request(delete, {Url, Headers}, [{timeout, max(1, Timeout div 2)} | Http#http.http_options],
                        [{sync, false}, {receiver, Receiver}, {body_format, binary}], Manager) of
-        {ok, _RequestId} -> ok;
+        {ok, RequestId} -> bound_deletion(RequestId, Http);
         {error, _} -> exit(Manager, shutdown), ok
+    end.
+
+%% The DELETE's answer is read whole by its handler, and nothing reads it:
+%% a watcher of its own measures the handler (as `watch/1' does a
+%% request's) and, past `?DELETE_ANSWER_BYTES', ends the wait, so the
+%% manager is stopped at once. The watcher ends with the manager.
+bound_deletion(RequestId, #http{handler_table = Table, manager = Manager, owner = Owner, ref = Ref}) ->
+    Allowance = mcp_http_watch:allowance(0, ?DELETE_ANSWER_BYTES),
+    _ = spawn(fun() ->
+                      Monitor = erlang:monitor(process, Manager),
+                      deletion_watch(Monitor, Table, RequestId, Allowance, Owner, Ref)
+              end),
+    ok.
+
+deletion_watch(Monitor, Table, RequestId, Allowance, Owner, Ref) ->
+    receive
+        {'DOWN', Monitor, process, _, _} -> ok
+    after mcp_http_watch:interval_ms() ->
+        case mcp_http_watch:held_bytes(Table, RequestId) of
+            {ok, Held} when Held > Allowance ->
+                Owner ! {mcp_http, Ref, {deleted, {RequestId, {error, {response_too_large, Held}}}}},
+                ok;
+            _ ->
+                deletion_watch(Monitor, Table, RequestId, Allowance, Owner, Ref)
+        end
     end.
 
 %% What the DELETE's `httpc' reply says of the session.

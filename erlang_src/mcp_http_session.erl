@@ -456,22 +456,23 @@ events(SRef, Stream, Items, Session) ->
         [] ->
             {[], keep(SRef, Kept, Session)};
         _ ->
-            {Commands, Next} = delivered(Messages, Kept, Session),
-            case responded(Kept, Messages) of
-                true -> cancelled_after(Commands, cancel(SRef, Next));
-                false -> {Commands, keep(SRef, Kept#stream{resumptions = 0}, Next)}
-            end
+            {Commands, Next} = delivered(Messages, Kept, keep(SRef, Kept#stream{resumptions = 0}, Session)),
+            {Closed, Answered} = answered(Messages, Next),
+            {Commands ++ Closed, Answered}
     end.
 
-cancelled_after(Commands, {Cancel, Session}) ->
-    {Commands ++ Cancel, Session}.
-
-%% A request's stream has done its work once its response came: it is
-%% closed then, whatever the server does with it afterwards.
-responded(#stream{rpc = {request, Id, _}}, Messages) ->
-    lists:any(fun(Message) -> response_to(Id, Message) end, Messages);
-responded(_Stream, _Messages) ->
-    false.
+%% A request's stream has done its work once its response came, on it or
+%% on any other stream: it is closed then, whatever the server does with
+%% it afterwards (a stream kept open would hold a socket per call).
+answered(Messages, #session{streams = Streams} = Session) ->
+    Ids = [Id || Message <- Messages, {ok, {response, {id_int, Id}, _}} <- [mcp_jsonrpc:decode(Message)]],
+    Open = lists:sort([SRef || {SRef, #stream{rpc = {request, Id, _}}} <- maps:to_list(Streams),
+                               lists:member(Id, Ids)]),
+    %% A stream of the request waiting for its resumption is not resumed.
+    Waiting = maps:filter(fun(_, #stream{rpc = {request, Id, _}}) -> not lists:member(Id, Ids);
+                             (_, _) -> true
+                          end, Session#session.waiting),
+    {[{cancel, SRef} || SRef <- Open], Session#session{streams = maps:without(Open, Streams), waiting = Waiting}}.
 
 response_to(Id, Body) ->
     case mcp_jsonrpc:decode(Body) of

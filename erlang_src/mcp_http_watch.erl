@@ -4,10 +4,13 @@
 %% and the whole body of any other status, are read by the connection's
 %% handler process before anything reaches the owner, with no limit
 %% (inets 8 sets none: a server sending an endless 500 body or endless
-%% headers grows the handler by what the network delivers). `mcp_http'
-%% therefore measures, every `interval_ms()' while a request waits for its
-%% answer's headers, what the request's handler holds, and ends the
-%% handler when that passes the request's allowance.
+%% headers grows the handler by what the network delivers), and so is
+%% what its chunked decoder has not handed over of a 200 (a size line or
+%% trailers without end). `mcp_http' therefore measures what each open
+%% request's handler holds (every `interval_ms()' while one waits for its
+%% answer's headers, less often while answers stream; the session's
+%% DELETE too) and ends the handler when that passes the request's
+%% allowance.
 %%
 %% Invariants:
 %% <ul>

@@ -119,8 +119,11 @@ server(chunk, SRef, #{answered := sse, rest := <<_, _/binary>> = Rest} = Request
     {{chunk, SRef, Rest}, Model#model{open = maps:put(SRef, Request#{rest := <<>>}, Model#model.open)}};
 server(chunk, SRef, #{answered := sse} = Request, M, Model) ->
     %% An event with an id carries no response (its stream may be resumed).
+    %% Sometimes the response of another open request (on the wrong stream).
+    Others = [I || #{id := I} <- maps:values(Model#model.open)],
     Id = case Request of
              #{id := I} when M rem 3 =/= 0, M rem 5 =:= 0 -> I;
+             _ when Others =/= [], M rem 7 =:= 1 -> lists:nth(1 + M rem length(Others), Others);
              _ -> 1000 + M
          end,
     Message = mcp_json:encode(mcp_jsonrpc:result_response({id_int, Id}, {object, [{<<"protocolVersion">>, {string, <<"2025-06-18">>}}]})),
@@ -273,14 +276,14 @@ sent_session(Headers, #model{assigned = Assigned}) ->
         Other -> throw({session_sent, Other, Assigned})
     end.
 
-%% A response delivered from a request's own stream closes that stream in
-%% the same batch.
-responded({chunk, SRef, _}, Line, All, #model{open = Open}) ->
-    case {maps:get(SRef, Open, none), mcp_jsonrpc:decode(Line)} of
-        {#{id := Id}, {ok, {response, {id_int, Id}, _}}} ->
-            lists:member({cancel, SRef}, All) orelse throw({stream_kept_after_response, SRef});
+%% A response delivered closes, in the same batch, every open stream of
+%% the request it answers (its own, or another it came on).
+responded(_Event, Line, All, #model{open = Open}) ->
+    case mcp_jsonrpc:decode(Line) of
+        {ok, {response, {id_int, Id}, _}} ->
+            [lists:member({cancel, SRef}, All) orelse throw({stream_kept_after_response, SRef})
+             || {SRef, #{id := I}} <- maps:to_list(Open), I =:= Id],
+            ok;
         _ ->
             ok
-    end;
-responded(_Event, _Line, _All, _Model) ->
-    ok.
+    end.

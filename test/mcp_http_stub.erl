@@ -13,7 +13,10 @@
 %% `{sse_forever, Headers, Chunks, Every}' (the chunks, then `: ping' every
 %% `Every' ms until the client goes), `{raw, Bytes}' (then close), `hold'
 %% (never answer), `{endless_body, Status}' (a body without end after the
-%% headers), `endless_headers' (header lines without end).
+%% headers), `endless_headers' (header lines without end),
+%% `{endless_chunk_size, Headers}' (a 200 event stream whose first chunk's
+%% size line never ends: digits without end, read by `httpc''s chunked
+%% decoder after the headers were handed over).
 -module(mcp_http_stub).
 
 -export([start/1, start/2, port/1, url/1, stop/1]).
@@ -113,6 +116,9 @@ answer(_Socket, hold) ->
 answer(Socket, {endless_body, Status}) ->
     _ = gen_tcp:send(Socket, [status_line(Status), header_lines([{"content-length", "100000000000"}]), "\r\n"]),
     endless(Socket, binary:copy(<<"x">>, 65536));
+answer(Socket, {endless_chunk_size, Headers}) ->
+    start_sse(Socket, Headers),
+    endless(Socket, binary:copy(<<"1">>, 65536));
 answer(Socket, endless_headers) ->
     _ = gen_tcp:send(Socket, status_line(200)),
     endless(Socket, iolist_to_binary([header_lines([{"x-filler", binary:copy(<<"y">>, 1000)}]) || _ <- lists:seq(1, 64)])).

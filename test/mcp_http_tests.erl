@@ -369,6 +369,11 @@ hostile_test_() ->
          {"endless headers", fun(_, _) -> endless_headers end,
           {handshake, {unavailable, {response_too_large, any}}}},
          {"endless error body to a call", fun(<<"tools/call">>, _) -> {endless_body, 503}; (_, _) -> default end,
+          {call, {unavailable, {response_too_large, any}}}},
+         %% After the headers of a 200: httpc's chunked decoder reads a size
+         %% line without end (without the watch: the call times out while
+         %% the handler grows by what the network delivers).
+         {"endless chunk size to a call", fun(<<"tools/call">>, _) -> {endless_chunk_size, []}; (_, _) -> default end,
           {call, {unavailable, {response_too_large, any}}}}],
     [{Name, {timeout, 30, fun() -> hostile(Override, Expected) end}} || {Name, Override, Expected} <- Cases].
 
@@ -557,6 +562,26 @@ id_of(Body) ->
     {ok, {object, Members}} = mcp_json:decode(Body),
     proplists:get_value(<<"id">>, Members).
 
+
+%% The session's DELETE answered with a body without end: its handler is
+%% measured like a request's, and past its allowance the wait ends and the
+%% manager stops (without the watch the handler reads on until half the
+%% shutdown timeout, growing by what the network delivers).
+an_endless_answer_to_the_delete_is_cut_short_test_() ->
+    {timeout, 30, fun() ->
+        Mcp = mcp(fun(_, _) -> default end),
+        Handler = fun(#{method := 'DELETE'}) -> {endless_body, 200};
+                     (Request) -> Mcp(Request)
+                  end,
+        with_stub_handler(Handler, fun(Url) ->
+            {ok, Client, _} = mcp_client:start(#{url => Url, shutdown_timeout_ms => 20000}, #{}),
+            ?assertMatch({ok, _}, call(Client)),
+            Pid = mcp_client:pid(Client),
+            ?assertMatch({ok, {exited, {peer_down, {http_session, {failed, {response_too_large, _}}}}}},
+                         mcp_client:shutdown(Client, 20000)),
+            ?assertNot(is_process_alive(Pid))
+        end)
+    end}.
 
 %% A server that answers on the request's event stream and then keeps the
 %% stream open: each stream is closed once its response came, so a
