@@ -34,7 +34,7 @@
 
 -export([callback_mode/0, init/1, terminate/3, format_status/1,
          parked/3, handshaking/3, active/3, closing/3, dead/3]).
--export([relist_interval_ms/0, relisting/1, max_backlog/0, max_cursor_bytes/0, max_input_rounds/0]).
+-export([relist_interval_ms/0, relisting/1, max_server_inputs/0, max_backlog/0, max_cursor_bytes/0, max_input_rounds/0]).
 
 %% The flood budget: queued messages in the actor's mailbox (a port delivers
 %% at most 64 KiB per message, so at most 32 MiB of unread server output).
@@ -112,6 +112,14 @@ now_ms() -> erlang:monotonic_time(millisecond).
 %% A burst of `notifications/tools/list_changed' costs at most one listing
 %% per this interval (and one running at a time).
 -define(RELIST_INTERVAL_MS, 1000).
+%% A server's questions (`elicitation/create') whose input handler runs at
+%% once.
+-define(MAX_SERVER_INPUTS, 4).
+
+%% @doc A server's questions answered by the input handler at once; one
+%% past them is answered `cancel' without running it.
+-spec max_server_inputs() -> pos_integer().
+max_server_inputs() -> ?MAX_SERVER_INPUTS.
 
 %% @doc The least time between two re-listings a server's
 %% `notifications/tools/list_changed' starts.
@@ -689,9 +697,15 @@ relisted(Data) ->
 %% `cancel' (killed); the actor serves everything else meanwhile.
 
 %% A server request the core answered `-32601' (or a `ping'): with an
-%% input handler, an `elicitation/create' goes to the handler instead.
-server_request(Line, Response, #data{options = #{input_handler := Handler}} = Data) ->
+%% input handler, an `elicitation/create' goes to the handler instead; at
+%% most `?MAX_SERVER_INPUTS' of a server's questions run at once (each
+%% handler is a process: a server asking without end would fill the VM's
+%% process table), and one past them is answered `cancel' at once.
+server_request(Line, Response, #data{options = #{input_handler := Handler}, inputs = Inputs} = Data) ->
+    Asking = maps:size(maps:filter(fun(_, #{for := {server_request, _}}) -> true; (_, _) -> false end, Inputs)),
     case mcp_jsonrpc:decode(Line) of
+        {ok, {server_request, Id, <<"elicitation/create">>, {some, _}}} when Asking >= ?MAX_SERVER_INPUTS ->
+            respond(Id, mcp_input:result(cancel, none), Data);
         {ok, {server_request, Id, <<"elicitation/create">>, {some, Params}}} ->
             Request = case mcp_input:request(Params) of
                           {ok, Elicitation} -> Elicitation;

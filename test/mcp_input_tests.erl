@@ -175,6 +175,34 @@ handshake_elicitation_goes_to_the_handler_test() ->
                  proplists:get_value(<<"result">>, Body)),
     {ok, _} = mcp_client:shutdown(C, 2000).
 
+%% A server asking without end: at most `max_server_inputs()' of its
+%% questions run the handler at once (each run is a process); one past them
+%% is answered `cancel' at once, without a run.
+a_server_asking_without_end_runs_a_bounded_number_of_handlers_test() ->
+    Self = self(),
+    Held = fun(_Request) -> Self ! {handler, self()}, receive release -> accept(none) end end,
+    C = start(fun mcp_fake_server:default/1, #{input_handler => Held, input_timeout_ms => 60000}),
+    Server = receive {fake_server, Pid, {request, _, <<"initialize">>, _}} -> Pid after 2000 -> error(no_server) end,
+    Max = mcp_client_actor:max_server_inputs(),
+    Asked = 50,
+    Params = {object, [{<<"message">>, {string, <<"confirm?">>}}, {<<"requestedSchema">>, schema()}]},
+    Server ! {perform, [{send, {object, [{<<"jsonrpc">>, {string, <<"2.0">>}}, {<<"id">>, {int, 5000 + N}},
+                                         {<<"method">>, {string, <<"elicitation/create">>}}, {<<"params">>, Params}]}}
+                        || N <- lists:seq(1, Asked)]},
+    Cancelled = [receive {fake_server, _, {response, {int, _}, Body}} -> Body after 2000 -> error(no_answer) end
+                 || _ <- lists:seq(1, Asked - Max)],
+    ?assert(lists:all(fun(Body) -> mcp_fake_server:field(<<"result">>, Body) =:=
+                                       {object, [{<<"action">>, {string, <<"cancel">>}}]} end, Cancelled)),
+    Runs = [receive {handler, P} -> P after 2000 -> error(no_run) end || _ <- lists:seq(1, Max)],
+    ?assertEqual(ok, mcp_client:ping(C, 2000)),
+    receive {handler, Extra} -> error({more_runs_than_allowed, Extra}) after 0 -> ok end,
+    [P ! release || P <- Runs],
+    Accepted = [receive {fake_server, _, {response, {int, _}, Body}} -> Body after 2000 -> error(no_answer) end
+                || _ <- Runs],
+    ?assert(lists:all(fun(Body) -> mcp_fake_server:field(<<"result">>, Body) =/=
+                                       {object, [{<<"action">>, {string, <<"cancel">>}}]} end, Accepted)),
+    {ok, _} = mcp_client:shutdown(C, 2000).
+
 handshake_elicitation_without_a_handler_is_refused_test() ->
     C = start(fun eliciting/1, #{}),
     ?assertEqual({object, []}, initialize_capabilities()),
