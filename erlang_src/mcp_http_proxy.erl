@@ -4,7 +4,11 @@
 %% CGI header, "httpoxy") for `http' ones, `all_proxy' / `ALL_PROXY' for
 %% either; `no_proxy' / `NO_PROXY' lists hosts reached directly (`*' for
 %% all; an entry matches the host itself and, as a domain, every host
-%% under it; a leading `.' is ignored; IP addresses match exactly).
+%% under it; a leading `.' is ignored; IP addresses match exactly). This
+%% machine's loopback (`mcp_http_target:loopback/1') is never proxied,
+%% unlike curl: a plain `http' request to it carries headers and tokens
+%% because it never leaves the machine, which a proxy would break (the
+%% proxy reads them, and reaches its own loopback).
 %%
 %% A proxy is `http://HOST[:PORT]' (the scheme may be left out; the port
 %% defaults to 1080, as curl's does). A proxy URL with credentials or
@@ -24,7 +28,8 @@
 %% `[]' (direct), `[{proxy, ...}]' or `[{https_proxy, ...}]'.
 -spec options(http | https, string()) -> {ok, list()} | {error, {unsupported_proxy, string()}}.
 options(Scheme, Host) ->
-    case {bypassed(string:lowercase(string:trim(Host, both, "[]"))), configured(Scheme)} of
+    Name = string:lowercase(string:trim(Host, both, "[]")),
+    case {mcp_http_target:loopback(Host) orelse bypassed(Name), configured(Scheme)} of
         {true, _} -> {ok, []};
         {false, none} -> {ok, []};
         {false, {Variable, Value}} ->

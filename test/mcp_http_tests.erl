@@ -785,6 +785,27 @@ the_environment_proxy_is_used_test_() ->
         end
     end}.
 
+%% This machine's loopback is never proxied: plain `http' there carries
+%% the configured headers because nothing leaves the machine, and a proxy
+%% would read them (curl proxies the loopback too).
+the_loopback_is_never_proxied_test_() ->
+    {timeout, 60, fun() ->
+        Proxy = mcp_http_stub:start(fun(_) -> {reply, 502, [], <<>>} end),
+        ProxyUrl = "http://127.0.0.1:" ++ integer_to_list(mcp_http_stub:port(Proxy)),
+        try
+            with_stub(fun(_, _) -> default end, fun(Url) ->
+                with_env([{"http_proxy", ProxyUrl}, {"all_proxy", ProxyUrl}], fun() ->
+                    {ok, Client, _} = mcp_client:start(#{url => Url, headers => [{"x-api-key", ?SECRET}]}, #{}),
+                    ?assertMatch({ok, _}, call(Client)),
+                    shut_down_leaving_nothing(Client)
+                end)
+            end),
+            ?assertEqual([], [R || {stub_request, Stub, R} <- flush(), Stub =:= maps:get(pid, Proxy)])
+        after
+            mcp_http_stub:stop(Proxy), forget_requests(Proxy)
+        end
+    end}.
+
 %% The negotiated protocol version becomes a header only when it is a
 %% short visible-ASCII value: a version carrying CR LF and a header of its
 %% own is not sent (the teardown DELETE shows what later requests carry).
