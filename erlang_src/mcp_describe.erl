@@ -329,6 +329,9 @@ authorization({resource_mismatch, _}) ->
     "the protected-resource metadata names another resource than this server, so no authorization server was asked";
 authorization({issuer_mismatch, _}) ->
     "the authorization server's metadata names another issuer than the one it was looked up for, so none of its endpoints was used";
+authorization({issuer_not_trusted, Issuer}) when is_binary(Issuer) ->
+    ["the server named the authorization server ", name(Issuer), ", not the one the client's credentials belong ",
+     "to (the configured --issuer, or the one they were first used with), so they were not sent"];
 authorization(iss_mismatch) ->
     "the authorization response came from another issuer (RFC 9207 `iss`), so its code was not used";
 authorization(iss_missing) ->

@@ -24,6 +24,12 @@
 %%     token without it).</li>
 %% <li>A client registration belongs to the issuer it was made with: a
 %%     record of another issuer is never presented to this one.</li>
+%% <li>Given credentials (a client secret or key, an assertion) go only to
+%%     their authorization server: the configuration's `issuer' when it
+%%     names one, else the issuer of the stored record when there is one
+%%     (the first one met, trusted on first use); a server whose metadata
+%%     names another is refused, `{issuer_not_trusted, Issuer}', before any
+%%     request to it.</li>
 %% <li>Errors name steps, statuses and OAuth error codes, never a token,
 %%     secret, code or verifier.</li>
 %% </ul>
@@ -41,6 +47,8 @@
                     idp_token_endpoint => binary(),
                     idp_client_id => binary(),
                     idp_client_secret => binary(),
+                    %% The authorization server given credentials belong to.
+                    issuer => binary(),
                     client_id => binary(),
                     client_secret => binary(),
                     private_key_pem => binary(),
@@ -65,8 +73,26 @@
           {ok, mcp_oauth_token_store:record()} | {error, error_reason()}.
 obtain(Http, ServerUrl, Challenge, Config, Previous) ->
     case mcp_oauth_discovery:discover(Http, ServerUrl, Challenge) of
-        {ok, Found} -> granted(Http, Found, Challenge, Config, same_issuer(Previous, Found));
-        {error, _} = Error -> Error
+        {ok, Found} ->
+            case trusted(Config, Previous, Found) of
+                true -> granted(Http, Found, Challenge, Config, same_issuer(Previous, Found));
+                false -> {error, {issuer_not_trusted, mcp_http_target:shown_url(maps:get(issuer, Found))}}
+            end;
+        {error, _} = Error ->
+            Error
+    end.
+
+%% Whether the credentials of the configuration may go to the issuer
+%% found: any issuer when none are given; else the configured one, or the
+%% stored record's.
+trusted(Config, Previous, #{issuer := Found}) ->
+    Given = lists:any(fun(Key) -> is_map_key(Key, Config) end,
+                      [client_secret, private_key_pem, assertion, identity_assertion]),
+    case {Given, Config, Previous} of
+        {false, _, _} -> true;
+        {true, #{issuer := Issuer}, _} -> Issuer =:= Found;
+        {true, _, #{<<"issuer">> := Stored}} -> Stored =:= Found;
+        {true, _, _} -> true
     end.
 
 same_issuer(#{<<"issuer">> := Issuer} = Previous, #{issuer := Issuer}) -> Previous;

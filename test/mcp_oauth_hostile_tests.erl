@@ -242,6 +242,71 @@ a_renewal_sends_the_secret_only_to_the_issuing_endpoint_test() ->
     _ = mcp_client:shutdown(Client, 5000),
     stop(As, Mcp).
 
+%% An authorization server of its own (token "issued-by-PORT").
+an_authorization_server() ->
+    mcp_http_stub:start(fun(#{method := 'GET', path := <<"/.well-known/oauth-authorization-server">>} = R) ->
+                                Base = host(R),
+                                json(200, {object, [{<<"issuer">>, {string, Base}},
+                                                    {<<"token_endpoint">>, {string, <<Base/binary, "/token">>}}]});
+                           (#{method := 'POST', path := <<"/token">>}) ->
+                                json(200, {object, [{<<"access_token">>, {string, <<"fresh">>}},
+                                                    {<<"token_type">>, {string, <<"Bearer">>}}]});
+                           (_) -> {reply, 404, [], <<>>}
+                        end).
+
+base(Stub) -> iolist_to_binary(["http://127.0.0.1:", integer_to_list(mcp_http_stub:port(Stub))]).
+
+%% An MCP server whose metadata names `As' and that takes no token.
+naming(As) ->
+    mcp_http_stub:start(
+      fun(#{path := <<"/prm">>} = R) ->
+              json(200, {object, [{<<"resource">>, {string, <<(host(R))/binary, "/mcp">>}},
+                                  {<<"authorization_servers">>, {array, [{string, base(As)}]}}]});
+         (#{method := 'POST', path := <<"/mcp">>} = R) ->
+              {reply, 401, [{"www-authenticate", ["Bearer resource_metadata=\"", host(R), "/prm\""]}], <<>>};
+         (_) -> {reply, 404, [], <<>>}
+      end).
+
+%% What `As' received at its token endpoint during `Run'.
+token_requests_of(As, Run) ->
+    Run(),
+    Pid = maps:get(pid, As),
+    [R || {stub_request, P, #{method := 'POST', path := <<"/token">>} = R} <- flush(), P =:= Pid].
+
+%% Given credentials go only to their authorization server: the one the
+%% configuration names (`issuer'), else the one of the stored record. A
+%% server naming another gets nothing; first shown getting the secret when
+%% nothing ties the credentials (first use, no `issuer').
+given_credentials_go_only_to_their_authorization_server_test() ->
+    Real = an_authorization_server(),
+    Attacker = an_authorization_server(),
+    Mcp = naming(Attacker),
+    Url = list_to_binary(mcp_http_stub:url(Mcp)),
+    Start = fun(OAuth) -> fun() -> mcp_client:start(#{url => Url, oauth => OAuth}, #{}) end end,
+    try
+        %% First use, nothing configured: trusted on first use.
+        ?assertMatch([_ | _], token_requests_of(Attacker, Start(cc_config(none)))),
+        %% A stored record of the real server: the attacker gets nothing.
+        Stored = #{<<"issuer">> => base(Real), <<"token_endpoint">> => <<(base(Real))/binary, "/token">>,
+                   <<"client_id">> => <<"client">>, <<"auth_method">> => <<"client_secret_basic">>,
+                   <<"access_token">> => <<"refused-by-the-server">>},
+        Store = {callback, fun(_) -> {ok, Stored} end, fun(_, _) -> ok end},
+        Refused = fun(OAuth) ->
+                          Requests = token_requests_of(Attacker, fun() ->
+                              ?assertMatch({error, {handshake_failed, {unavailable, {authorization_failed,
+                                                                                     {issuer_not_trusted, _}}}}},
+                                           (Start(OAuth))())
+                          end),
+                          ?assertEqual([], Requests)
+                  end,
+        Refused(cc_config(Store)),
+        %% The configured issuer, with no store.
+        Refused((cc_config(none))#{issuer => base(Real)})
+    after
+        [mcp_http_stub:stop(S) || S <- [Real, Attacker, Mcp]],
+        _ = flush()
+    end.
+
 stop(As, Mcp) ->
     mcp_http_stub:stop(As),
     mcp_http_stub:stop(Mcp),

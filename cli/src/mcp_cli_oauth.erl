@@ -21,6 +21,7 @@
 -export_type([given/0]).
 
 -type given() :: #{browser => string() | paste, client_id => binary(), client_secret_env => string(),
+                   issuer => binary(),
                    private_key_file => string(), signing_alg => binary(),
                    grant => authorization_code | client_credentials,
                    client_metadata_url => binary(), scopes => [binary()], token_dir => string(),
@@ -30,7 +31,7 @@
 
 -spec flags() -> [{string(), atom(), value | switch | repeated}].
 flags() ->
-    [{"--browser", browser, value}, {"--client-id", client_id, value},
+    [{"--browser", browser, value}, {"--client-id", client_id, value}, {"--issuer", issuer, value},
      {"--client-secret-env", client_secret_env, value}, {"--private-key-file", private_key_file, value},
      {"--signing-alg", signing_alg, value}, {"--client-credentials", client_credentials, switch},
      {"--client-metadata-url", client_metadata_url, value}, {"--scope", scope, repeated},
@@ -47,6 +48,8 @@ help() ->
     "                   the URL as its argument) instead of asking for `login`\n"
     "  --client-id ID   a client id registered with the authorization server\n"
     "  --client-secret-env VAR  its secret, read from the environment variable VAR\n"
+    "  --issuer URL     the authorization server a secret, key or assertion belongs\n"
+    "                   to: another is refused (default: the one met first)\n"
     "  --private-key-file PEM   authenticate with a signed JWT (private_key_jwt)\n"
     "  --signing-alg ALG        the JWT's algorithm (default ES256)\n"
     "  --client-credentials     no person: the client credentials grant\n"
@@ -72,6 +75,7 @@ options(Flags) ->
     Given = maps:from_list(
               [{browser, B} || B <- [maps:get(browser, Flags, none)], B =/= none]
               ++ [{client_id, unicode:characters_to_binary(I)} || I <- [maps:get(client_id, Flags, none)], I =/= none]
+              ++ [{issuer, unicode:characters_to_binary(I)} || I <- [maps:get(issuer, Flags, none)], I =/= none]
               ++ [{client_secret_env, E} || E <- [maps:get(client_secret_env, Flags, none)], E =/= none]
               ++ [{private_key_file, filename:absname(F)} || F <- [maps:get(private_key_file, Flags, none)], F =/= none]
               ++ [{signing_alg, unicode:characters_to_binary(A)} || A <- [maps:get(signing_alg, Flags, none)], A =/= none]
@@ -123,7 +127,7 @@ checked(#{grant := client_credentials} = Given)
 checked(_Given) ->
     ok.
 
-%% @doc A remote entry's `"oauth"' object: `client_id', `client_secret_env',
+%% @doc A remote entry's `"oauth"' object: `client_id', `issuer', `client_secret_env',
 %% `private_key_file', `signing_alg', `grant' (`"authorization_code"' or
 %% `"client_credentials"'), `client_metadata_url', `scopes' (strings),
 %% `redirect_port' (1..65535), `dpop' (a boolean), `assertion_file' or
@@ -143,6 +147,7 @@ from_config({given, _}) ->
     {error, "has \"oauth\" that is not an object"}.
 
 config_pair(<<"client_id">>, {string, V}) -> {ok, {client_id, V}};
+config_pair(<<"issuer">>, {string, V}) -> {ok, {issuer, V}};
 config_pair(<<"client_secret_env">>, {string, V}) -> {ok, {client_secret_env, binary_to_list(V)}};
 config_pair(<<"private_key_file">>, {string, V}) -> {ok, {private_key_file, binary_to_list(V)}};
 config_pair(<<"signing_alg">>, {string, V}) -> {ok, {signing_alg, V}};
@@ -173,7 +178,7 @@ config(Subcommand, FromFile, FromFlags) ->
                   {_, login} -> print;
                   _ -> none
               end,
-    Base = maps:merge(maps:with([client_id, client_metadata_url, scopes, grant, dpop, assertion, identity_assertion,
+    Base = maps:merge(maps:with([client_id, issuer, client_metadata_url, scopes, grant, dpop, assertion, identity_assertion,
                                  idp_token_endpoint, idp_client_id], Given),
                       maps:from_list([{redirect_port, port(P)} || P <- [maps:get(redirect_port, Given, none)], P =/= none]
                                      ++ [{grant, G} || G <- [assertion_grant(Given)], G =/= none])),
