@@ -269,7 +269,7 @@ naming(As) ->
 
 %% What `As' received at its token endpoint during `Run'.
 token_requests_of(As, Run) ->
-    Run(),
+    _ = Run(),
     Pid = maps:get(pid, As),
     [R || {stub_request, P, #{method := 'POST', path := <<"/token">>} = R} <- flush(), P =:= Pid].
 
