@@ -470,27 +470,22 @@ answer(_Req, _RequestId, _Other, Http) ->
     {ok, [], Http}.
 
 %% `httpc''s reason for a failed request, without what the server sent:
-%% an answer it could not parse is quoted in its reason, and a death
-%% reason must not carry a server's bytes (nor grow with them). What is
-%% not a reason of `httpc''s own making keeps only its tag.
+%% an answer it could not parse is quoted in its reason, and so are the
+%% pieces its chunked decoder refused; a death reason must not carry a
+%% server's bytes (nor grow with them). An atom stays, and a tag with an
+%% atom or a number; anything else keeps its tag alone.
 failure({could_not_parse_as_http, Bytes}) ->
     {could_not_parse_as_http, byte_size(iolist_to_binary(Bytes))};
 failure(Reason) when is_atom(Reason) ->
     Reason;
 failure({failed_connect, _} = Reason) ->
     Reason;
-failure({Tag, _} = Reason) when is_atom(Tag) ->
-    case erts_debug:flat_size(Reason) =< 64 andalso not has_binary(Reason) of
-        true -> Reason;
-        false -> {Tag, omitted}
-    end;
+failure({Tag, Detail} = Reason) when is_atom(Tag), is_atom(Detail) orelse is_integer(Detail) ->
+    Reason;
+failure({Tag, _}) when is_atom(Tag) ->
+    {Tag, omitted};
 failure(_Reason) ->
     omitted.
-
-has_binary(Term) when is_binary(Term) -> true;
-has_binary(Term) when is_tuple(Term) -> has_binary(tuple_to_list(Term));
-has_binary([Head | Tail]) -> has_binary(Head) orelse has_binary(Tail);
-has_binary(_) -> false.
 
 %% The handler still waits with what came with the headers: an empty read
 %% makes it pass that on (its internal message for a read of its own). Only

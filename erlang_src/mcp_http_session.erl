@@ -55,6 +55,8 @@
 -define(MAX_SESSION_ID_BYTES, 1024).
 -define(MAX_EVENT_ID_BYTES, 1024).
 -define(MAX_VERSION_BYTES, 64).
+%% What a `{content_type, Type}' fault keeps of the server's media type.
+-define(MAX_TYPE_BYTES, 64).
 -define(MAX_ANSWER_STREAMS, 16).
 -define(ANSWER_TIMEOUT_MS, 30000).
 %% How long messages wait for the standalone stream's answer.
@@ -382,7 +384,7 @@ started(SRef, #stream{rpc = Rpc} = Stream, Headers, #session{max_bytes = Max} = 
             Body = case {Rpc, mcp_http_headers:content_type(Headers)} of
                        {{request, _, _}, <<"text/event-stream">>} -> {sse, mcp_event_stream:new(Max)};
                        {{request, _, _}, <<"application/json">>} -> {json, [], 0};
-                       {{request, _, _}, Other} -> {wrong_type, Other};
+                       {{request, _, _}, Other} -> {wrong_type, binary:part(Other, 0, min(byte_size(Other), ?MAX_TYPE_BYTES))};
                        {listen, <<"text/event-stream">>} -> {sse, mcp_event_stream:new(Max)};
                        {_, _} -> ignored
                    end,

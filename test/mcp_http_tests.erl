@@ -434,6 +434,26 @@ a_server_that_does_not_speak_http_is_not_quoted_test_() ->
         end)
     end}.
 
+%% A server's bytes in a media type or a broken chunk-size line never reach
+%% the death reason whole: the type is cut to 64 bytes, httpc's quoted
+%% chunk-size line is left out (it carried terminal controls here).
+server_bytes_stay_out_of_death_reasons_test_() ->
+    {timeout, 30, fun() ->
+        LongType = "text/" ++ lists:duplicate(100000, $x),
+        with_stub(fun(_, _) -> {reply, 200, [{"content-type", LongType}], <<"{}">>} end, fun(Url) ->
+            {ok, Client} = mcp_client:prepare(#{url => Url}, #{}),
+            {error, {handshake_failed, {unavailable, {content_type, Type}}}} = mcp_client:connect(Client),
+            ?assertEqual(64, byte_size(Type))
+        end),
+        Broken = <<"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n",
+                   "\e[2J\e[31mRED\r\n">>,
+        with_stub(fun(_, _) -> {raw, Broken} end, fun(Url) ->
+            {ok, Client} = mcp_client:prepare(#{url => Url}, #{}),
+            {error, {handshake_failed, {unavailable, Reason}}} = mcp_client:connect(Client),
+            ?assertEqual(nomatch, binary:match(term_to_binary(Reason), [<<"\e">>, <<"RED">>]))
+        end)
+    end}.
+
 %% What the transport guards against: `httpc' alone keeps reading an
 %% answer it does not stream (any status but 200) into its handler, with
 %% no limit, for as long as the request lives.
