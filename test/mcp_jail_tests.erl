@@ -636,23 +636,18 @@ default_deny_covers_the_credentials_test() ->
                  ".config/mcp/oauth"]],
     ?assert(lists:member("/etc/shadow", Denied)).
 
-%% Each policy has its own filter file.
-filter_file_per_policy_test() ->
-    {ok, Default} = mcp_jail:filter_file(false),
-    {ok, UnixSockets} = mcp_jail:filter_file(true),
-    ?assertNotEqual(Default, UnixSockets),
-    ?assertEqual(mcp_nif:jail_seccomp_filter(false), file:read_file(Default)),
-    ?assertEqual(mcp_nif:jail_seccomp_filter(true), file:read_file(UnixSockets)),
-    ?assertNotEqual(file:read_file(Default), file:read_file(UnixSockets)).
-
-%% The filter file comes back when something removed it.
-filter_file_is_rewritten_test() ->
-    {ok, Path} = mcp_jail:filter_file(false),
-    {ok, Filter} = mcp_nif:jail_seccomp_filter(false),
-    ?assertEqual({ok, Filter}, file:read_file(Path)),
-    ok = file:delete(Path),
-    {ok, Again} = mcp_jail:filter_file(false),
-    ?assertNotEqual(Path, Again),
-    ?assertEqual({ok, Filter}, file:read_file(Again)),
-    {ok, #file_info{mode = Mode}} = file:read_file_info(Again),
-    ?assertEqual(8#600, Mode band 8#777).
+%% The filter reaches bwrap on a descriptor, from the launcher's argument:
+%% the command names no file a server could replace, and each policy's
+%% filter is the core's.
+filter_on_a_descriptor_test() ->
+    Command = fun(UnixSockets) ->
+                      {ok, Program, Argv, _} = mcp_jail:command(jail(#{unix_sockets => UnixSockets}),
+                                                                #{executable => "/bin/cat", args => [], env => []}),
+                      {Program, Argv}
+              end,
+    [begin
+         {Program, ["--seccomp-fd", Hex, "--", _Bwrap | Rest]} = Command(UnixSockets),
+         ?assertEqual(filename:absname(mcp_nif:priv_file("mcp-landlock")), Program),
+         ?assertEqual(mcp_nif:jail_seccomp_filter(UnixSockets), {ok, binary:decode_hex(list_to_binary(Hex))}),
+         ?assertEqual(["--seccomp", "3", "--"], lists:sublist(Rest, position(["--seccomp"], Rest, 1), 3))
+     end || UnixSockets <- [false, true]].

@@ -15,7 +15,8 @@
 //! - every capability is dropped (bounding set, ambient, inheritable,
 //!   permitted, effective) and the drop is checked in `/proc/self/status`;
 //! - the server's process bounds the counters no namespace limit covers
-//!   (`limit_processes_and_signals`: processes and pending signals).
+//!   (`limit_processes_and_signals`: processes, pending signals and POSIX
+//!   message queue bytes).
 //!
 //! Invariants: all or nothing (any step that fails is an error, and the
 //! launcher then runs nothing); no capability survives into the server.
@@ -103,13 +104,19 @@ fn set_limits() -> Result<(), InitError> {
 }
 
 /// Bounds the per-user counters no namespace limit covers, for this
-/// process and what it executes: processes (`RLIMIT_NPROC`) and pending
-/// signals (`RLIMIT_SIGPENDING`), soft and hard, at a quarter of the
-/// current soft limit (at least 1). Without `CAP_SYS_RESOURCE` nothing in
+/// process and what it executes: processes (`RLIMIT_NPROC`), pending
+/// signals (`RLIMIT_SIGPENDING`) and the bytes of POSIX message queues
+/// (`RLIMIT_MSGQUEUE`, counted per user across IPC namespaces), soft and
+/// hard, at a quarter of the current soft limit (at least 1). Without `CAP_SYS_RESOURCE` nothing in
 /// the jail can raise them again. (The kernel does not apply
 /// `RLIMIT_NPROC` to the host's root.)
 pub fn limit_processes_and_signals() -> Result<(), InitError> {
-    for (resource, what) in [(libc::RLIMIT_NPROC, "setrlimit(RLIMIT_NPROC)"), (libc::RLIMIT_SIGPENDING, "setrlimit(RLIMIT_SIGPENDING)")] {
+    let limited = [
+        (libc::RLIMIT_NPROC, "setrlimit(RLIMIT_NPROC)"),
+        (libc::RLIMIT_SIGPENDING, "setrlimit(RLIMIT_SIGPENDING)"),
+        (libc::RLIMIT_MSGQUEUE, "setrlimit(RLIMIT_MSGQUEUE)"),
+    ];
+    for (resource, what) in limited {
         // SAFETY: getrlimit and setrlimit on this process with a properly
         // sized value.
         unsafe {

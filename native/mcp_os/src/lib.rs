@@ -8,10 +8,12 @@
 //! to writing only where the jail allows; [`jail_env`] decodes the
 //! server's environment the launcher receives; [`jail_init`] prepares the
 //! jail from its init (private mounts, limits, no capability);
+//! [`filter_fd`] hands bubblewrap the seccomp filter on a sealed memfd;
 //! [`terminal_text`] strips what a terminal would obey from a jailed
 //! server's relayed stderr.
 
 pub mod child_watch;
+pub mod filter_fd;
 pub mod jail_env;
 pub mod jail_init;
 pub mod landlock;
