@@ -22,9 +22,11 @@
 %%     inside the jail (not under the private `/tmp' or `/run' or a denied
 %%     path unless a grant re-exposes them).</li>
 %% <li>No default widens what a server reaches: under the strict profile
-%%     (`profile => strict', `strict_base/3') reads only what it lists;
+%%     (`profile => strict', `strict_base/3') reads only what it lists,
+%%     never a home whole (`shows_home/2');
 %%     under the default one, reads everywhere except the
-%%     deny list (`default_deny/1' plus the caller's `deny'), with the
+%%     deny list (`default_deny/1' for `$HOME', the passwd home and the
+%%     child's, `relocated_credentials/1', plus the caller's `deny'), with the
 %%     homes' directories that hold denied names shown as they were at the
 %%     start; writes only to a private `/tmp' and the `write' grants; no
 %%     kernel setting under `/proc'; every namespace unshared (the network
@@ -33,8 +35,8 @@
 %%     computed environment. The seccomp filter of `mcp_core::seccomp' (via
 %%     `mcp_nif') always applies: socket families other than INET, INET6
 %%     and NETLINK (and Unix, with `unix_sockets => true'), datagram socket
-%%     pairs, io_uring, keyrings, tracing and foreign ABIs are
-%%     refused. The jail's init is the launcher `priv/mcp-landlock', which
+%%     pairs, io_uring, Linux AIO, `openat2', keyrings, tracing, leases,
+%%     set-user-ID and set-group-ID modes and foreign ABIs are refused. The jail's init is the launcher `priv/mcp-landlock', which
 %%     the server cannot write, and which runs the server restricted by
 %%     Landlock to writing only beneath the write grants, the tmpfs
 %%     mounts, `/dev' and `/proc' (a FIFO on a read-only mount refuses the

@@ -29,7 +29,11 @@
 %% - a set-user-ID file left in a write grant, run by another local user;
 %% - the seccomp filter read by a path a server can write;
 %% - a lease that stalls the host's writers; Linux AIO's machine-wide
-%%   events, exhausted.
+%%   events, exhausted; POSIX message queues; the shared pty pool;
+%% - the passwd home behind another `HOME', credentials moved by the
+%%   standard variables;
+%% - the strict profile showing a home through an install tree or the
+%%   working directory, and the host's TLS keys.
 -module(mcp_jail_redteam_tests).
 
 -include_lib("eunit/include/eunit.hrl").
@@ -599,6 +603,26 @@ shared_resources_test_() ->
 file_integer(Path) ->
     {ok, Text} = file:read_file(Path),
     binary_to_integer(string:trim(Text)).
+
+%% The ptys of every devpts instance but the host's own come from one
+%% pool (`kernel.pty.max' minus `kernel.pty.reserve'): bwrap mounts the
+%% jail's without a `max=' (shown with its mounts alone), so a server could
+%% take the pool other jails and containers draw from. The jail's init
+%% remounts it with a quarter of the pool, and the server gets exactly
+%% that many. (The pool is not exhausted here: other programs on the
+%% machine draw from it.)
+pty_pool_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        {ok, Profile} = mcp_jail:profile(jail(true), #{executable => python(), args => [], env => []}),
+        Options = "print([l.split(' - ')[1] for l in open('/proc/self/mountinfo') if ' /dev/pts ' in l][0])",
+        {0, Unbounded} = run(os:find_executable("bwrap"), Profile ++ ["--", python(), "-c", Options], []),
+        ?assertEqual(nomatch, binary:match(Unbounded, <<"max=">>)),
+        Share = (file_integer("/proc/sys/kernel/pty/max") - file_integer("/proc/sys/kernel/pty/reserve")) div 4,
+        with_client(hostile(Scratch, true), fun(C) ->
+            ?assertEqual(<<"ok:", (integer_to_binary(Share))/binary>>, probe(C, exhaust_ptys, [])),
+            ?assertEqual(<<"ok">>, probe(C, release_ptys, []))
+        end)
+    end))}.
 
 %% The VM's soft limit on pending signals, which its children inherit.
 sigpending_limit() ->

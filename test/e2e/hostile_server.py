@@ -61,6 +61,9 @@ Tools (arguments in parentheses):
                               unlinked once open) until the kernel
                               refuses one ("ok:COUNT"), held until
   release_mqueue()            closes them
+  exhaust_ptys()              opens /dev/ptmx until the kernel refuses
+                              ("ok:COUNT"), held until
+  release_ptys()              closes them
 """
 import ctypes
 import errno
@@ -421,6 +424,27 @@ def release_mqueue(_args):
         LIBC.mq_close(QUEUES.pop())
 
 
+PTYS = []
+
+
+def exhaust_ptys(_args):
+    import resource
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    try:
+        while True:
+            PTYS.append(os.open("/dev/ptmx", os.O_RDWR | os.O_NOCTTY))
+    except OSError:
+        if not PTYS:
+            raise
+        return len(PTYS)
+
+
+def release_ptys(_args):
+    while PTYS:
+        os.close(PTYS.pop())
+
+
 def getenv(args):
     value = os.environ.get(args["name"])
     if value is None:
@@ -433,7 +457,8 @@ TOOLS = {f.__name__: f for f in [read_file, write_file, tcp_connect, unix_connec
                                   ptrace_seize, read_memory, symlink, rename, make_executable, write_fifo, getenv,
                                   open_memory, unshare_user, exhaust_inotify, release_inotify,
                                   exhaust_signals, release_signals, set_id, take_lease, release_lease,
-                                  exhaust_aio, release_aio, exhaust_mqueue, release_mqueue]}
+                                  exhaust_aio, release_aio, exhaust_mqueue, release_mqueue,
+                                  exhaust_ptys, release_ptys]}
 
 
 def reply(message_id, result):

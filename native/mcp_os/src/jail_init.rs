@@ -12,6 +12,10 @@
 //!   namespace at all (`max_user_namespaces` 0: what bwrap's
 //!   `--disable-userns` gave). They are written through `/proc/sys/user`,
 //!   made writable for the moment and read-only again;
+//! - the jail's devpts instance gets a `max=` of a quarter of the ptys the
+//!   non-initial instances share (`kernel/pty/max` minus
+//!   `kernel/pty/reserve`): bwrap mounts it without one, so a server could
+//!   take the whole pool other jails and containers draw from;
 //! - every capability is dropped (bounding set, ambient, inheritable,
 //!   permitted, effective) and the drop is checked in `/proc/self/status`;
 //! - the server's process bounds the counters no namespace limit covers
@@ -78,6 +82,7 @@ fn mount(target: &str, flags: libc::c_ulong, what: &'static str) -> Result<(), I
 pub fn prepare() -> Result<(), InitError> {
     mount("/", libc::MS_REC | libc::MS_PRIVATE, "mount(/, MS_PRIVATE)")?;
     set_limits()?;
+    limit_ptys()?;
     drop_capabilities()
 }
 
@@ -101,6 +106,32 @@ fn set_limits() -> Result<(), InitError> {
     // Read-only again whatever happened.
     mount("/proc/sys", read_only, "remount /proc/sys read-only")?;
     written
+}
+
+/// The jail's share of the ptys every non-initial devpts instance draws
+/// from.
+pub fn pty_share(max: u64, reserve: u64) -> u64 {
+    jail_limit(max.saturating_sub(reserve), 4)
+}
+
+fn proc_sys_value(file: &str) -> Result<u64, InitError> {
+    let path = format!("/proc/sys/{file}");
+    std::fs::read_to_string(&path).ok().and_then(|text| text.trim().parse::<u64>().ok()).ok_or(InitError::Limit(path, libc::EINVAL))
+}
+
+/// Remounts the jail's `/dev/pts` (bwrap's own instance) with the options
+/// bwrap gave it and `max=` the jail's share (`pty_share`). A remount
+/// resets every option to its default, hence the whole set.
+fn limit_ptys() -> Result<(), InitError> {
+    let share = pty_share(proc_sys_value("kernel/pty/max")?, proc_sys_value("kernel/pty/reserve")?);
+    let options = CString::new(format!("mode=620,ptmxmode=666,max={share}")).map_err(|_| InitError::Call("devpts options", libc::EINVAL))?;
+    let flags = libc::MS_REMOUNT | libc::MS_NOSUID | libc::MS_NOEXEC;
+    // SAFETY: NUL-terminated strings that outlive the call.
+    let done = unsafe { libc::mount(c"devpts".as_ptr(), c"/dev/pts".as_ptr(), c"devpts".as_ptr(), flags, options.as_ptr().cast()) };
+    if done != 0 {
+        return Err(InitError::Call("remount /dev/pts with max=", errno()));
+    }
+    Ok(())
 }
 
 /// Bounds the per-user counters no namespace limit covers, for this
@@ -202,5 +233,12 @@ mod tests {
         assert_eq!(jail_limit(128, 4), 32);
         assert_eq!(jail_limit(3, 4), 1);
         assert_eq!(jail_limit(128, 0), 0);
+    }
+
+    #[test]
+    fn a_quarter_of_the_shared_ptys() {
+        assert_eq!(pty_share(4096, 1024), 768);
+        assert_eq!(pty_share(1024, 1024), 1);
+        assert_eq!(pty_share(10, 1024), 1);
     }
 }
