@@ -899,7 +899,7 @@ strict_homes_test_() ->
         Server = mcp_e2e_tests:installed("test/e2e/hostile_server.py"),
         InBin = filename:join(Home, "bin/hostile_server.py"),
         InLocal = filename:join(Home, ".local/bin/hostile_server.py"),
-        [begin ok = filelib:ensure_dir(Copy), {ok, _} = file:copy(Server, Copy) end || Copy <- [InBin, InLocal]],
+        lists:foreach(fun(Copy) -> ok = filelib:ensure_dir(Copy), {ok, _} = file:copy(Server, Copy) end, [InBin, InLocal]),
         Project = filename:join(Scratch, "proj"),
         ok = filelib:ensure_dir(filename:join(Project, "x")),
         ok = file:make_symlink("../home", filename:join(Project, "node_modules")),
