@@ -742,8 +742,8 @@ relocated_credentials(Env) ->
 %% credential stores under each home, this VM's store of remote servers'
 %% tokens (`mcp_oauth_token_store:default_dir/0'), the Erlang distribution
 %% cookie (under each home and this VM's `XDG_CONFIG_HOME'), and the
-%% host's password hashes and SSH host keys (readable when the VM runs as
-%% root). Only those that exist are hidden, each at its path and at the
+%% host's password hashes, SSH host keys and TLS keys (readable when the
+%% VM runs as root). Only those that exist are hidden, each at its path and at the
 %% real path a symbolic link on it leads to.
 -spec default_deny([string()]) -> [string()].
 default_deny(Homes) ->
@@ -753,6 +753,8 @@ default_deny(Homes) ->
         %% The VM's distribution cookie, wherever `XDG_CONFIG_HOME' puts it.
         ++ [filename:join(filename:basedir(user_config, "erlang"), ".erlang.cookie")]
         ++ ["/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-"]
+        %% TLS keys (Debian's, Fedora's), readable when the VM runs as root.
+        ++ ["/etc/ssl/private", "/etc/pki/tls/private"]
         ++ filelib:wildcard("/etc/ssh/ssh_host_*_key").
 
 home_credentials() ->
