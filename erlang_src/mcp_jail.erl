@@ -36,7 +36,8 @@
 %%     `mcp_nif') always applies: socket families other than INET, INET6
 %%     and NETLINK (and Unix, with `unix_sockets => true'), datagram socket
 %%     pairs, io_uring, Linux AIO, `openat2', keyrings, tracing, leases,
-%%     set-user-ID and set-group-ID modes and foreign ABIs are refused. The jail's init is the launcher `priv/mcp-landlock', which
+%%     set-user-ID and set-group-ID modes and foreign ABIs are refused.
+%%     The jail's init is the launcher `priv/mcp-landlock', which
 %%     the server cannot write, and which runs the server restricted by
 %%     Landlock to writing only beneath the write grants, the tmpfs
 %%     mounts, `/dev' and `/proc' (a FIFO on a read-only mount refuses the
@@ -48,7 +49,8 @@
 %%     the launcher.</li>
 %% <li>The port's child stays the witness: the child is the launcher
 %%     (`--seccomp-fd'), which puts the filter on a sealed memfd as fd 3
-%%     (no path leads to it) and `exec's bwrap (the same pid); bwrap exits with its jailed child's status, or 128 + N
+%%     (no path leads to it) and `exec's bwrap (the same pid); bwrap
+%%     exits with its jailed child's status, or 128 + N
 %%     when it died by signal N, as the port reports an unjailed child. In
 %%     the pid namespace every descendant dies with bwrap.</li>
 %% </ul>
