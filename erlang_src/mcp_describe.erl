@@ -111,8 +111,6 @@ jail_unavailable(probe_timed_out) ->
     "a jailed test command did not finish";
 jail_unavailable({unsupported_architecture, Architecture}) ->
     ["the seccomp filter does not know this architecture, ", path(Architecture)];
-jail_unavailable({filter_not_written, Path, Posix}) when is_atom(Posix) ->
-    ["the seccomp filter could not be written to ", path(Path), ": ", erl_posix_msg:message(Posix)];
 jail_unavailable({launcher_missing, Path}) ->
     ["the jail's launcher is missing at ", path(Path), "; rebuild the package (native/build.sh installs it)"];
 jail_unavailable(landlock_unavailable) ->

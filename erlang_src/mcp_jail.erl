@@ -22,9 +22,11 @@
 %%     inside the jail (not under the private `/tmp' or `/run' or a denied
 %%     path unless a grant re-exposes them).</li>
 %% <li>No default widens what a server reaches: under the strict profile
-%%     (`profile => strict', `strict_base/3') reads only what it lists;
+%%     (`profile => strict', `strict_base/3') reads only what it lists,
+%%     never a home whole (`shows_home/2');
 %%     under the default one, reads everywhere except the
-%%     deny list (`default_deny/1' plus the caller's `deny'), with the
+%%     deny list (`default_deny/1' for `$HOME', the passwd home and the
+%%     child's, `relocated_credentials/1', plus the caller's `deny'), with the
 %%     homes' directories that hold denied names shown as they were at the
 %%     start; writes only to a private `/tmp' and the `write' grants; no
 %%     kernel setting under `/proc'; every namespace unshared (the network
@@ -33,8 +35,9 @@
 %%     computed environment. The seccomp filter of `mcp_core::seccomp' (via
 %%     `mcp_nif') always applies: socket families other than INET, INET6
 %%     and NETLINK (and Unix, with `unix_sockets => true'), datagram socket
-%%     pairs, io_uring, keyrings, tracing and foreign ABIs are
-%%     refused. The jail's init is the launcher `priv/mcp-landlock', which
+%%     pairs, io_uring, Linux AIO, `openat2', keyrings, tracing, leases,
+%%     set-user-ID and set-group-ID modes and foreign ABIs are refused.
+%%     The jail's init is the launcher `priv/mcp-landlock', which
 %%     the server cannot write, and which runs the server restricted by
 %%     Landlock to writing only beneath the write grants, the tmpfs
 %%     mounts, `/dev' and `/proc' (a FIFO on a read-only mount refuses the
@@ -44,9 +47,10 @@
 %% <li>The server's environment is never on a command line: it is carried
 %%     in the spawned process's environment (`carried/1') and decoded by
 %%     the launcher.</li>
-%% <li>The port's child stays the witness: the child is
-%%     `/bin/sh', which opens the filter file as fd 3 and `exec's bwrap (the
-%%     same pid); bwrap exits with its jailed child's status, or 128 + N
+%% <li>The port's child stays the witness: the child is the launcher
+%%     (`--seccomp-fd'), which puts the filter on a sealed memfd as fd 3
+%%     (no path leads to it) and `exec's bwrap (the same pid); bwrap
+%%     exits with its jailed child's status, or 128 + N
 %%     when it died by signal N, as the port reports an unjailed child. In
 %%     the pid namespace every descendant dies with bwrap.</li>
 %% </ul>
@@ -54,7 +58,7 @@
 
 -include_lib("kernel/include/file.hrl").
 
--export([command/2, profile/2, default_deny/1, filter_file/1, real_path/1, offline_launcher/2]).
+-export([command/2, profile/2, default_deny/1, real_path/1, offline_launcher/2]).
 -export_type([spec/0, target/0, bad_jail/0, unavailable/0]).
 
 -type path() :: file:filename_all().
@@ -90,7 +94,6 @@
                                         | {probe_failed, Status :: integer(), Output :: binary()}
                                         | probe_timed_out
                                         | {unsupported_architecture, string()}
-                                        | {filter_not_written, string(), term()}
                                         | {launcher_missing, file:filename_all()}
                                         | landlock_unavailable}.
 
@@ -98,9 +101,8 @@
 -define(PROBE_TIMEOUT_MS, 10000).
 %% Bytes of the probe's output kept for the error.
 -define(PROBE_OUTPUT_BYTES, 512).
-%% The shell that gives bwrap the filter as fd 3, then becomes bwrap.
+%% The shell the availability probe runs in the jail.
 -define(SHELL, "/bin/sh").
--define(FILTER_FD_SCRIPT, "exec \"$@\" 3<\"$0\"").
 %% Where the Landlock launcher appears inside the jail (the private /run).
 -define(LAUNCHER_IN_JAIL, "/run/mcp-landlock").
 %% What the launcher, the jail's init, holds inside the jail's user
@@ -122,7 +124,7 @@
 -define(STRICT_ETC, ["/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
                      "/etc/resolv.conf", "/etc/hosts", "/etc/host.conf", "/etc/nsswitch.conf", "/etc/gai.conf",
                      "/etc/services", "/etc/protocols", "/etc/passwd", "/etc/group", "/etc/localtime",
-                     "/etc/timezone", "/etc/ssl", "/etc/ca-certificates", "/etc/ca-certificates.conf", "/etc/pki",
+                     "/etc/timezone", "/etc/ca-certificates", "/etc/ca-certificates.conf",
                      "/etc/crypto-policies", "/etc/os-release", "/etc/mime.types", "/etc/gitconfig"]).
 
 %% The file type bits of a mode, and a FIFO's (`file:read_file_info/1'
@@ -187,12 +189,12 @@ profile(Jail, Target) ->
     end.
 
 wrapped(Bwrap, #{unix_sockets := UnixSockets} = Options, Target) ->
-    case {arguments(Options, Target), filter_file(UnixSockets), landlock()} of
-        {{ok, Arguments, Mounts}, {ok, Filter}, {ok, Landlock}} ->
+    case {arguments(Options, Target), filter(UnixSockets), landlock()} of
+        {{ok, Arguments, Mounts}, {ok, Filter}, {ok, {Launcher, _} = Landlock}} ->
             case launcher(Landlock, maps:get(landlock, Options), Mounts) of
                 {ok, Bind, Launch} ->
-                    {ok, ?SHELL, ["-c", ?FILTER_FD_SCRIPT, Filter, Bwrap | Arguments] ++ Bind
-                                  ++ ["--seccomp", "3", "--" | Launch] ++ command_line(Target),
+                    {ok, Launcher, ["--seccomp-fd", Filter, "--", Bwrap | Arguments] ++ Bind
+                                   ++ ["--seccomp", "3", "--" | Launch] ++ command_line(Target),
                      carried(launcher_env(Options, Target))};
                 {error, _} = Error ->
                     Error
@@ -423,7 +425,7 @@ bwrap(#{bwrap := on_path}) ->
 arguments(Options, #{executable := Executable, env := Env} = Target) ->
     Homes = homes(Env),
     Caches = launcher_caches(Target),
-    Mounts = mounts(Options, Homes, [Dir || {"XDG_CONFIG_HOME", Dir} <- Env], Target, Caches),
+    Mounts = mounts(Options, Homes, Env, Target, Caches),
     Cd = case Target of
              #{cd := GivenCd} -> {given, filename:absname(unicode:characters_to_list(GivenCd))};
              _ -> none
@@ -488,15 +490,17 @@ profile_arguments(Options, Mounts) ->
 %% always wins over its ancestor (a read grant re-exposes a file inside a
 %% denied directory; a deny hides a directory inside a write grant). At
 %% the same path a grant wins over a deny, a write grant over a read grant.
-mounts(Options, Homes, ConfigHomes, Target, Caches) ->
+mounts(Options, Homes, Env, Target, Caches) ->
     Private = [{tmpfs, Dir} || Dir <- ?PRIVATE_DIRS],
-    Denied = real_paths(default_deny(Homes) ++ cookies(ConfigHomes) ++ maps:get(deny, Options)),
+    {Relocated, Moved} = relocated_credentials(Env),
+    Denied = real_paths(default_deny(Homes) ++ Moved ++ maps:get(deny, Options)),
     Hides = [Hide || Path <- Denied, Hide <- [hide(Path)], Hide =/= none],
     Reads = maps:get(read, Options) ++ resolver(Options),
     Writes = maps:get(write, Options),
     Exposes = [{ro_bind, Path} || Path <- Reads] ++ [{bind, Path} || Path <- Writes],
     Base = case maps:get(profile, Options) of
-               default -> Hides ++ snapshots(Homes, Denied, Reads ++ Writes);
+               default -> Hides ++ snapshots([{Home, home_credentials()} || Home <- Homes] ++ Relocated,
+                                             Denied, Reads ++ Writes);
                strict -> strict_base(Homes, Target, Hides, Caches)
            end,
     Ranked = [{depth(Path), rank(Kind), Path, Kind} || {Kind, Path} <- Private ++ Base ++ Exposes],
@@ -513,19 +517,20 @@ mounts(Options, Homes, ConfigHomes, Target, Caches) ->
 %% an empty private tmpfs; denied paths inside any of those stay hidden.
 %% The grants come on top.
 strict_base(Homes, #{executable := Executable, args := Args} = Target, Hides, Caches) ->
-    %% The working directory, and where its `node_modules' leads when that
-    %% is a link (a workspace's, pnpm's).
-    Cd = lists:append([[Dir | [real_path(Modules) || own_type(Modules) =:= symlink]]
-                       || #{cd := Given} <- [Target], Dir <- [filename:absname(unicode:characters_to_list(Given))],
-                          Modules <- [filename:join(Dir, "node_modules")]]),
+    %% The working directory, unless it would show a home (a link in it,
+    %% `node_modules' too, is resolved inside the jail: one leading
+    %% elsewhere finds nothing).
+    Cd = [Dir || #{cd := Given} <- [Target], Dir <- [filename:absname(unicode:characters_to_list(Given))],
+                 not shows_home(Dir, Homes)],
     Given = [filename:absname(Executable)]
         ++ [Path || Arg <- Args, Path <- [unicode:characters_to_list(Arg)], is_list(Path),
                     filename:pathtype(Path) =:= absolute, not lists:member(0, Path), filelib:is_file(Path)],
     Trees = lists:usort([Tree || Path <- Given, Candidate <- with_interpreter(Path),
-                                 Root <- install_root(Candidate), Tree <- [Root, real_path(Root)],
-                                 not system_path(Tree)]),
+                                 Root <- install_tree(Candidate, Homes), Tree <- [Root, real_path(Root)],
+                                 not system_path(Tree), not shows_home(Tree, Homes)]),
     Shown = [{ro_bind, Path} || Path <- ?STRICT_SYSTEM ++ ?STRICT_ETC, own_type(Path) =/= none, own_type(Path) =/= symlink]
         ++ [{{symlink, Link}, Path} || Path <- ?STRICT_SYSTEM, {ok, Link} <- [file:read_link_all(Path)]]
+        ++ certificates()
         ++ [{ro_bind, Path} || Path <- Trees ++ Cd ++ Caches],
     Visible = [Path || {_, Path} <- Shown],
     [{tmpfs_root, "/"}]
@@ -550,6 +555,50 @@ with_interpreter(Path) ->
                   end,
     lists:usort([Found || Candidate <- [Path | Interpreter], Found <- [Candidate, real_path(Candidate)],
                           is_list(Found), filename:pathtype(Found) =:= absolute]).
+
+%% A program's install tree (`install_root/1'), or the file alone when
+%% that tree would show a home whole: a server in `~/bin' (whose prefix is
+%% the home), in `~/.local/bin' (`~/.local' holds `share/' with keyrings
+%% and histories), a virtual environment made in the home itself.
+install_tree(Path, Homes) ->
+    case install_root(Path) of
+        [Root] ->
+            case shows_home(Root, Homes) of
+                true -> [Path || filelib:is_regular(Path)];
+                false -> [Root]
+            end;
+        [] -> []
+    end.
+
+%% Whether binding `Dir' would show more of a home than a program's own
+%% files: `Dir' is a home, holds one, or is one of a home's directories
+%% that hold credentials (`.config', `.local', `.local/share', `.cargo',
+%% ...), at its path or its real path.
+shows_home(Dir, Homes) ->
+    lists:any(fun(Home) ->
+                  Containers = [Container || Relative <- home_credentials(), Container <- containers(Home, Relative)],
+                  under(Home, Dir) orelse lists:member(Dir, Containers)
+              end, lists:usort(Homes ++ [real_path(Home) || Home <- Homes])).
+
+%% The certificates under `/etc/ssl' and `/etc/pki', without their
+%% `private' directories (TLS keys, readable when the VM runs as root):
+%% each entry bound, a directory that holds a `private' one opened up in
+%% turn.
+certificates() ->
+    lists:append([certificate_parts(Dir, 3) || Dir <- ["/etc/ssl", "/etc/pki"], own_type(Dir) =:= directory]).
+
+certificate_parts(_Dir, 0) ->
+    [];
+certificate_parts(Dir, Depth) ->
+    Names = case file:list_dir_all(Dir) of
+                {ok, Listed} -> lists:sort(Listed);
+                {error, _} -> []
+            end,
+    lists:append([case {Name, own_type(Path), filelib:is_dir(filename:join(Path, "private"))} of
+                      {"private", _, _} -> [];
+                      {_, directory, true} -> certificate_parts(Path, Depth - 1);
+                      _ -> [Entry || {Kind, _} = Entry <- [{entry_kind(Path), Path}], Kind =/= skip]
+                  end || Name <- Names, Path <- [filename:join(Dir, Name)]]).
 
 %% The directory a program's files live in: the virtual environment that
 %% holds it (a `pyvenv.cfg' beside its `bin'), the outermost
@@ -585,7 +634,8 @@ rank({symlink, _}) -> 1;
 rank(ro_bind) -> 1;
 rank(bind) -> 2.
 
-%% The directories of a home that hold a denied name (the home itself,
+%% The directories of a home (or of a relocated configuration or data
+%% directory, `relocated_credentials/1') that hold a denied name (the home itself,
 %% `.config', `.local/share', `.cargo', ...) are snapshots: an empty tmpfs
 %% in which each entry that existed at the start and is not denied is
 %% bound read-only (a symbolic link is recreated as the same link), then
@@ -596,11 +646,11 @@ rank(bind) -> 2.
 %% symbolic link, one the jail hides anyway (under the private `/tmp' or
 %% `/run', or denied), or one inside a grant (the caller granted it whole;
 %% its denied paths are still covered).
-snapshots(Homes, Denied, Grants) ->
+snapshots(Bases, Denied, Grants) ->
     %% A container that is a link (a home or `.config' elsewhere) is
     %% snapshotted where it leads: the link itself shows it there.
-    Containers = lists:usort([real_path(Dir) || Home <- Homes, Relative <- home_credentials(),
-                                                Dir <- containers(Home, Relative)]),
+    Containers = lists:usort([real_path(Dir) || {Base, Relatives} <- Bases, Relative <- Relatives,
+                                                Dir <- containers(Base, Relative)]),
     Snapshot = [Dir || Dir <- Containers, depth(Dir) > 1, own_type(Dir) =:= directory,
                        not hidden_dir_prefix(Dir),
                        not lists:any(fun(Hidden) -> under(Dir, Hidden) end, Denied),
@@ -646,13 +696,6 @@ depth(Path) -> length(filename:split(Path)).
 %% (`~/.ssh -> /data/ssh' would leave `/data/ssh/id_ed25519' readable).
 real_paths(Paths) ->
     lists:usort(lists:append([[Path, real_path(Path)] || Path <- Paths])).
-
-%% The Erlang distribution cookie where OTP reads it besides `$HOME' and
-%% `~/.config/erlang' (`default_deny/1'): under `$XDG_CONFIG_HOME/erlang',
-%% the VM's and the child's.
-cookies(ConfigHomes) ->
-    [filename:join([Dir, "erlang", ".erlang.cookie"])
-     || Dir <- ConfigHomes, Dir =/= "", filename:pathtype(Dir) =:= absolute].
 
 %% A denied directory becomes an empty tmpfs, a denied file /dev/null; a
 %% path that does not exist needs no hiding.
@@ -702,7 +745,9 @@ hidden(Path, Mounts) ->
 under(Path, Prefix) ->
     lists:prefix(filename:split(Prefix), filename:split(Path)).
 
-%% The VM user's home (where the credentials live) and the child's, when
+%% The VM user's home (where the credentials live): `$HOME' and its
+%% user's home in `/etc/passwd', which differ when the VM runs with
+%% another `HOME' (sudo keeping it, a service's); and the child's, when
 %% its environment names another.
 homes(Env) ->
     Vm = case os:getenv("HOME") of
@@ -713,14 +758,64 @@ homes(Env) ->
              Home -> [Home]
          end,
     Child = [Home || {"HOME", Home} <- Env],
-    lists:usort([Home || Home <- Vm ++ Child, Home =/= "", filename:pathtype(Home) =:= absolute]).
+    lists:usort([Home || Home <- Vm ++ passwd_home() ++ Child, Home =/= "", filename:pathtype(Home) =:= absolute]).
+
+%% The home `/etc/passwd' gives the VM's uid (none when the file or the
+%% entry is missing: a user known only to another name service).
+passwd_home() ->
+    Uid = case file:read_file("/proc/self/status") of
+              {ok, Status} ->
+                  case re:run(Status, <<"\\nUid:\\s+(\\d+)">>, [{capture, all_but_first, list}]) of
+                      {match, [Found]} -> Found;
+                      nomatch -> none
+                  end;
+              {error, _} -> none
+          end,
+    case file:read_file("/etc/passwd") of
+        {ok, Passwd} ->
+            [unicode:characters_to_list(Home)
+             || Line <- binary:split(Passwd, <<"\n">>, [global]),
+                [_Name, _Password, Id, _Gid, _Gecos, Home | _] <- [binary:split(Line, <<":">>, [global])],
+                binary_to_list(Id) =:= Uid];
+        {error, _} ->
+            []
+    end.
+
+%% Credentials the standard variables move out of the home, in the VM's
+%% environment or the child's: `.config/*' entries of the deny list under
+%% `$XDG_CONFIG_HOME', `.local/share/*' under `$XDG_DATA_HOME' (both
+%% snapshotted like a home's `.config'), and the directories and files
+%% that `GNUPGHOME', `CARGO_HOME', `DOCKER_CONFIG', `GH_CONFIG_DIR',
+%% `CLOUDSDK_CONFIG', `PASSWORD_STORE_DIR', `KUBECONFIG' (a list),
+%% `AWS_SHARED_CREDENTIALS_FILE', `AWS_CONFIG_FILE' and
+%% `NPM_CONFIG_USERCONFIG' name. Answers the relocated bases with their
+%% relative names (for the snapshots) and every absolute path to deny.
+%% Values that are not absolute, or are `/', are ignored.
+relocated_credentials(Env) ->
+    Values = fun(Name) ->
+                     Vm = case os:getenv(Name) of false -> []; Value -> [Value] end,
+                     lists:usort([Value || Value <- Vm ++ [V || {N, V} <- Env, N =:= Name],
+                                           filename:pathtype(Value) =:= absolute, Value =/= "/"])
+             end,
+    Under = fun(Prefix) -> [Rest || Relative <- home_credentials(), lists:prefix(Prefix, Relative),
+                                    Rest <- [lists:nthtail(length(Prefix), Relative)]] end,
+    Bases = [{Dir, Under(".config/")} || Dir <- Values("XDG_CONFIG_HOME")]
+        ++ [{Dir, Under(".local/share/")} || Dir <- Values("XDG_DATA_HOME")],
+    Named = lists:append([Values(Name) || Name <- ["GNUPGHOME", "DOCKER_CONFIG", "GH_CONFIG_DIR", "CLOUDSDK_CONFIG",
+                                                  "PASSWORD_STORE_DIR", "AWS_SHARED_CREDENTIALS_FILE",
+                                                  "AWS_CONFIG_FILE", "NPM_CONFIG_USERCONFIG",
+                                                  "npm_config_userconfig"]])
+        ++ [filename:join(Dir, File) || Dir <- Values("CARGO_HOME"), File <- ["credentials", "credentials.toml"]]
+        ++ [File || List <- Values("KUBECONFIG"), File <- string:split(List, ":", all),
+                    filename:pathtype(File) =:= absolute],
+    {Bases, [filename:join(Dir, Relative) || {Dir, Relatives} <- Bases, Relative <- Relatives] ++ Named}.
 
 %% @doc The paths every jail hides, for the given home directories: the
 %% credential stores under each home, this VM's store of remote servers'
 %% tokens (`mcp_oauth_token_store:default_dir/0'), the Erlang distribution
 %% cookie (under each home and this VM's `XDG_CONFIG_HOME'), and the
-%% host's password hashes and SSH host keys (readable when the VM runs as
-%% root). Only those that exist are hidden, each at its path and at the
+%% host's password hashes, SSH host keys and TLS keys (readable when the
+%% VM runs as root). Only those that exist are hidden, each at its path and at the
 %% real path a symbolic link on it leads to.
 -spec default_deny([string()]) -> [string()].
 default_deny(Homes) ->
@@ -730,6 +825,8 @@ default_deny(Homes) ->
         %% The VM's distribution cookie, wherever `XDG_CONFIG_HOME' puts it.
         ++ [filename:join(filename:basedir(user_config, "erlang"), ".erlang.cookie")]
         ++ ["/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-"]
+        %% TLS keys (Debian's, Fedora's), readable when the VM runs as root.
+        ++ ["/etc/ssl/private", "/etc/pki/tls/private"]
         ++ filelib:wildcard("/etc/ssh/ssh_host_*_key").
 
 home_credentials() ->
@@ -859,64 +956,18 @@ launcher_abi(Port, Abi) ->
     after ?PROBE_TIMEOUT_MS -> killed(Port), launcher_timed_out
     end.
 
-%%% ------------------------------------------------------------ the filter file
+%%% ------------------------------------------------------------ the filter
 
-%% @doc The file holding the seccomp filter bwrap reads as fd 3 (the
-%% filter of a jail whose `unix_sockets' option is `UnixSockets'), written
-%% once per VM and policy: `mcp-jail-*/seccomp.bpf' in a directory made for it (mode
-%% 0700, the file 0600) under `$XDG_RUNTIME_DIR' (per user, not cleaned),
-%% else `$TMPDIR' or `/tmp'. The filter is no secret; what matters is that
-%% no other user can replace it, which the private directory ensures. It
-%% is checked (read back) before every use and rewritten in a new
-%% directory when it is gone or changed (a `/tmp' cleaner).
--spec filter_file(boolean()) -> {ok, string()} | {error, unavailable()}.
-filter_file(UnixSockets) ->
+%% The seccomp filter of a jail whose `unix_sockets' option is
+%% `UnixSockets', in hexadecimal for the launcher's `--seccomp-fd', which
+%% puts its bytes on a sealed memfd as bwrap's fd 3 (`mcp_os::filter_fd').
+%% No file holds it: a filter read by path could be replaced by a server
+%% of the same user with a write grant on its directory between the
+%% VM's check and bwrap's read. The filter is no secret; it is on an argv.
+filter(UnixSockets) ->
     case mcp_nif:jail_seccomp_filter(UnixSockets) of
         {ok, Filter} ->
-            Key = {?MODULE, filter_file, UnixSockets},
-            case persistent_term:get(Key, none) of
-                none -> write_filter(Key, Filter, 8);
-                Path ->
-                    case file:read_file(Path) of
-                        {ok, Filter} -> {ok, Path};
-                        _ -> write_filter(Key, Filter, 8)
-                    end
-            end;
+            {ok, binary_to_list(binary:encode_hex(Filter))};
         {error, unsupported_architecture} ->
             {error, {jail_unavailable, {unsupported_architecture, erlang:system_info(system_architecture)}}}
     end.
-
-write_filter(_Key, _Filter, 0) ->
-    {error, {jail_unavailable, {filter_not_written, filter_base(), eexist}}};
-write_filter(Key, Filter, Attempts) ->
-    Name = io_lib:format("mcp-jail-~s-~.36b", [os:getpid(), rand:uniform(1 bsl 48)]),
-    Dir = filename:join(filter_base(), Name),
-    Path = filename:join(Dir, "seccomp.bpf"),
-    case file:make_dir(Dir) of
-        ok ->
-            Steps = [fun() -> file:change_mode(Dir, 8#700) end,
-                     fun() -> file:write_file(Path, Filter, [exclusive]) end,
-                     fun() -> file:change_mode(Path, 8#600) end],
-            case first_failure(Steps) of
-                ok ->
-                    persistent_term:put(Key, Path),
-                    {ok, Path};
-                {error, Posix} ->
-                    {error, {jail_unavailable, {filter_not_written, Path, Posix}}}
-            end;
-        {error, eexist} ->
-            write_filter(Key, Filter, Attempts - 1);
-        {error, Posix} ->
-            {error, {jail_unavailable, {filter_not_written, Dir, Posix}}}
-    end.
-
-first_failure([]) -> ok;
-first_failure([Step | Rest]) ->
-    case Step() of
-        ok -> first_failure(Rest);
-        {error, _} = Error -> Error
-    end.
-
-filter_base() ->
-    Candidates = [os:getenv("XDG_RUNTIME_DIR"), os:getenv("TMPDIR"), "/tmp"],
-    hd([Dir || Dir <- Candidates, Dir =/= false, Dir =/= "", filelib:is_dir(Dir)] ++ ["/tmp"]).

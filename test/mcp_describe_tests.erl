@@ -91,7 +91,6 @@ start_errors() ->
      {transport_failed, {jail_unavailable, {probe_failed, 1, <<"bwrap: No permissions to create new namespace">>}}},
      {transport_failed, {jail_unavailable, probe_timed_out}},
      {transport_failed, {jail_unavailable, {unsupported_architecture, "riscv64-unknown-linux-gnu"}}},
-     {transport_failed, {jail_unavailable, {filter_not_written, "/tmp/x", eacces}}},
      {transport_failed, {jail_unavailable, {launcher_missing, "/opt/mcp/priv/mcp-landlock"}}},
      {transport_failed, {jail_unavailable, landlock_unavailable}},
      {transport_failed, {bad_jail, {unknown_option, network}}},

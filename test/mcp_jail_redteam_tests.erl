@@ -25,7 +25,15 @@
 %%   nested user namespace;
 %% - the host user's inotify instances and pending signals, exhausted;
 %% - what a list of denied paths misses: the strict profile's reads are
-%%   allowed by list.
+%%   allowed by list;
+%% - a set-user-ID file left in a write grant, run by another local user;
+%% - the seccomp filter read by a path a server can write;
+%% - a lease that stalls the host's writers; Linux AIO's machine-wide
+%%   events, exhausted; POSIX message queues; the shared pty pool;
+%% - the passwd home behind another `HOME', credentials moved by the
+%%   standard variables;
+%% - the strict profile showing a home through an install tree or the
+%%   working directory, and the host's TLS keys.
 -module(mcp_jail_redteam_tests).
 
 -include_lib("eunit/include/eunit.hrl").
@@ -228,12 +236,14 @@ fifo_test_() ->
 read_fifo(Fifo, Fun) ->
     Reader = open_port({spawn, "cat <> '" ++ Fifo ++ "'"}, [binary, hide]),
     {os_pid, OsPid} = erlang:port_info(Reader, os_pid),
-    Result = Fun(),
-    timer:sleep(200),
-    Got = iolist_to_binary(drain(Reader)),
-    _ = os:cmd("kill -s KILL " ++ integer_to_list(OsPid)),
-    catch port_close(Reader),
-    {Result, Got}.
+    try
+        Result = Fun(),
+        timer:sleep(200),
+        {Result, iolist_to_binary(drain(Reader))}
+    after
+        _ = os:cmd("kill -s KILL " ++ integer_to_list(OsPid)),
+        catch port_close(Reader)
+    end.
 
 drain(Port) ->
     receive {Port, {data, Bytes}} -> [Bytes | drain(Port)] after 0 -> [] end.
@@ -577,12 +587,42 @@ shared_resources_test_() ->
         ?assertEqual(<<"False\n">>, SignalRefused),
         {Queued, SignalGranted} = HostWhileHeld(true, exhaust_signals, release_signals, Signal),
         ?assertEqual(<<"True\n">>, SignalGranted),
-        ?assertEqual(sigpending_limit() div 4, Queued)
+        ?assertEqual(sigpending_limit() div 4, Queued),
+        %% POSIX message queue bytes, counted per user across IPC
+        %% namespaces (Landlock happens to refuse the queues; without it
+        %% the limit holds them).
+        MqOpen = "import ctypes, os; libc = ctypes.CDLL(None, use_errno=True)\n"
+                 "q = libc.mq_open(b'/mcp-host-check-%d' % os.getpid(), os.O_CREAT | os.O_RDWR, 0o600, None)\n"
+                 "libc.mq_unlink(b'/mcp-host-check-%d' % os.getpid()); print(q >= 0)",
+        {_, MqRefused} = HostWhileHeld(none, exhaust_mqueue, release_mqueue, MqOpen),
+        ?assertEqual(<<"False\n">>, MqRefused),
+        {_, MqGranted} = HostWhileHeld(#{landlock => false}, exhaust_mqueue, release_mqueue, MqOpen),
+        ?assertEqual(<<"True\n">>, MqGranted)
     end))}.
 
 file_integer(Path) ->
     {ok, Text} = file:read_file(Path),
     binary_to_integer(string:trim(Text)).
+
+%% The ptys of every devpts instance but the host's own come from one
+%% pool (`kernel.pty.max' minus `kernel.pty.reserve'): bwrap mounts the
+%% jail's without a `max=' (shown with its mounts alone), so a server could
+%% take the pool other jails and containers draw from. The jail's init
+%% remounts it with a quarter of the pool, and the server gets exactly
+%% that many. (The pool is not exhausted here: other programs on the
+%% machine draw from it.)
+pty_pool_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        {ok, Profile} = mcp_jail:profile(jail(true), #{executable => python(), args => [], env => []}),
+        Options = "print([l.split(' - ')[1] for l in open('/proc/self/mountinfo') if ' /dev/pts ' in l][0])",
+        {0, Unbounded} = run(os:find_executable("bwrap"), Profile ++ ["--", python(), "-c", Options], []),
+        ?assertEqual(nomatch, binary:match(Unbounded, <<"max=">>)),
+        Share = (file_integer("/proc/sys/kernel/pty/max") - file_integer("/proc/sys/kernel/pty/reserve")) div 4,
+        with_client(hostile(Scratch, true), fun(C) ->
+            ?assertEqual(<<"ok:", (integer_to_binary(Share))/binary>>, probe(C, exhaust_ptys, [])),
+            ?assertEqual(<<"ok">>, probe(C, release_ptys, []))
+        end)
+    end))}.
 
 %% The VM's soft limit on pending signals, which its children inherit.
 sigpending_limit() ->
@@ -621,5 +661,277 @@ strict_profile_test_() ->
                          Run(#{profile => strict}))
         after
             _ = os:cmd("rm -rf '" ++ Var ++ "'")
+        end
+    end))}.
+
+%%% ------------------------------------------------------------ set-user-ID files
+
+%% The server runs as the VM's user: a set-user-ID copy of a program it
+%% leaves in a write grant runs with the VM user's rights for any local
+%% user who reaches it (the jail's own mounts are `nosuid', the host's are
+%% not). Unjailed, every way of making one works and a user of uid 65534
+%% runs `id -u' as the VM's uid; jailed, each is refused (`openat2', whose
+%% mode the filter cannot read, is unavailable), and what is left runs as
+%% 65534.
+set_id_test_() ->
+    {timeout, 120, ?_test(begin
+        ?assert(root()),
+        Dir = "/var/tmp/mcp-set-id-" ++ integer_to_list(erlang:unique_integer([positive])),
+        ok = file:make_dir(Dir),
+        ok = file:change_mode(Dir, 8#755),
+        Source = filename:join(Dir, "source"),
+        {ok, _} = file:copy("/usr/bin/id", Source),
+        ok = file:change_mode(Source, 8#4755),
+        Ways = ["fchmod", "fchmodat", "fchmodat2", "openat", "tmpfile", "openat2", "cp", "install"]
+            ++ [Way || Way <- ["chmod", "open", "creat", "mknod"],  % in x86_64's table only
+                       lists:prefix("x86_64", erlang:system_info(system_architecture))],
+        Made = fun(Jail, Prefix) ->
+                   with_client(hostile(Dir, Jail), fun(C) ->
+                       [{Way, Path, probe(C, set_id, [{path, Path}, {how, Way}, {source, Source}])}
+                        || Way <- Ways, Path <- [filename:join(Dir, Prefix ++ Way)]]
+                   end)
+               end,
+        Vm = string:trim(os:cmd("id -u")),
+        try
+            Free = Made(none, "free-"),
+            [?assertEqual({Way, <<"ok:4755">>}, {Way, Said}) || {Way, _, Said} <- Free],
+            [?assertEqual({Way, Vm}, {Way, run_as_nobody(Path)}) || {Way, Path, _} <- Free],
+            Jailed = Made(#{write => [Dir]}, "jailed-"),
+            Refused = [{Way, Said} || {Way, _, Said} <- Jailed, Way =/= "cp", Way =/= "install"],
+            ?assertEqual([{Way, if Way =:= "openat2" -> <<"error:ENOSYS">>; true -> <<"error:EPERM">> end}
+                          || {Way, _} <- Refused], Refused),
+            %% cp and install leave a copy without the bit (or none).
+            [?assertEqual({Way, 0}, {Way, binary_to_integer(Mode, 8) band 8#6000})
+             || {Way, _, <<"ok:", Mode/binary>>} <- Jailed, Way =:= "cp" orelse Way =:= "install"],
+            [?assertEqual({Way, "65534"}, {Way, run_as_nobody(Path)})
+             || {Way, Path, _} <- Jailed, {ok, #file_info{mode = Mode}} <- [file:read_file_info(Path)],
+                Mode band 8#001 =/= 0]
+        after
+            _ = os:cmd("rm -rf '" ++ Dir ++ "'")
+        end
+    end)}.
+
+%% What `Path -u' prints (its effective uid) run by uid 65534.
+run_as_nobody(Path) ->
+    {_, Said} = run(os:find_executable("setpriv"), ["--reuid=65534", "--regid=65534", "--clear-groups", Path, "-u"], []),
+    string:trim(binary_to_list(Said)).
+
+%%% ------------------------------------------------------------ the filter by path
+
+%% A filter bwrap reads by path can be replaced between the VM's check and
+%% bwrap's read by a server of the same user with a write grant on its
+%% directory (another VM's jail granted `/tmp'): shown with the filter read
+%% from a file in a grant, which a jailed server swaps for an allow-all
+%% program, after which the next jail opens a Unix socket. The jail's
+%% command carries the filter itself, which the launcher puts on a sealed
+%% memfd as bwrap's fd 3: no path leads to it, writes to it fail, and a
+%% server granted `/tmp' has nothing to swap.
+filter_by_path_test_() ->
+    {timeout, 120, ?_test(in_scratch(fun(Scratch) ->
+        Dir = filename:join(Scratch, "filters"),
+        File = filename:join(Dir, "seccomp.bpf"),
+        {ok, Filter} = mcp_nif:jail_seccomp_filter(false),
+        plant(File, Filter),
+        AllowAll = filename:join(Dir, "allow.bpf"),
+        plant(AllowAll, <<6:16/native, 0, 0, 16#7fff0000:32/native>>),  % BPF_RET | BPF_K, SECCOMP_RET_ALLOW
+        {ok, Profile} = mcp_jail:profile(jail(true), #{executable => python(), args => [], env => []}),
+        UnixSocket = "import socket; socket.socket(socket.AF_UNIX)",
+        ByPath = fun() ->
+                     run("/bin/sh", ["-c", "exec \"$@\" 3<\"$0\"", File, os:find_executable("bwrap") | Profile]
+                                    ++ ["--seccomp", "3", "--", python(), "-c", UnixSocket], [])
+                 end,
+        {Refused, _} = ByPath(),
+        ?assertEqual(1, Refused),
+        with_client(hostile(Scratch, #{write => [Dir]}), fun(C) ->
+            ?assertEqual(<<"ok">>, probe(C, rename, [{source, AllowAll}, {target, File}]))
+        end),
+        ?assertEqual({0, <<>>}, ByPath()),
+        %% The jail's command: the launcher with the filter's bytes.
+        Target = #{executable => python(), args => ["-c", UnixSocket], env => []},
+        {ok, Launcher, ["--seccomp-fd", Hex, "--" | _], _} = mcp_jail:command(jail(true), Target),
+        ?assertEqual({ok, Filter}, {ok, binary:decode_hex(list_to_binary(Hex))}),
+        Fd3 = "readlink /proc/self/fd/3; od -An -v -tx1 <&3 | tr -d ' \\n'; echo; (echo x >&3) 2>/dev/null || echo sealed",
+        ?assertEqual({0, iolist_to_binary(["/memfd:mcp-jail-seccomp (deleted)\n", string:lowercase(Hex), "\nsealed\n"])},
+                     run(Launcher, ["--seccomp-fd", Hex, "--", "/bin/sh", "-c", Fd3], [])),
+        with_client(hostile(Scratch, true), fun(C) ->
+            ?assertEqual(<<"error:EACCES">>, probe(C, unix_connect, [{path, File}]))
+        end)
+    end))}.
+
+%%% ------------------------------------------------------------ leases and Linux AIO
+
+%% A read lease on a file the VM's user owns makes every open of it for
+%% writing on the host (the VM's `file:write_file' included) wait for the
+%% lease-break time, 45 s; a host open that may not wait (`O_NONBLOCK')
+%% shows it at once with `EWOULDBLOCK'. Jailed, `F_SETLEASE' is refused.
+lease_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        File = filename:join(Scratch, "grant/data"),
+        plant(File, <<"data">>),
+        Open = "import errno, os\n"
+               "try: os.close(os.open('" ++ File ++ "', os.O_WRONLY | os.O_NONBLOCK)); print('opened')\n"
+               "except OSError as e: print(errno.errorcode[e.errno])",
+        HostWhileLeased = fun(Jail) ->
+                              with_client(hostile(Scratch, Jail), fun(C) ->
+                                  Taken = probe(C, take_lease, [{path, File}]),
+                                  {0, Said} = run(python(), ["-c", Open], []),
+                                  <<"ok">> = probe(C, release_lease, []),
+                                  {Taken, Said}
+                              end)
+                          end,
+        ?assertEqual({<<"ok">>, <<"EAGAIN\n">>}, HostWhileLeased(none)),
+        ?assertEqual({<<"error:EPERM">>, <<"opened\n">>}, HostWhileLeased(#{write => [filename:dirname(File)]}))
+    end))}.
+
+%% Linux AIO events count against one machine-wide limit (`fs.aio-max-nr'):
+%% a server that reserves them all leaves every other program's
+%% `io_setup' failing (shown unjailed, released at once). Jailed, AIO is
+%% unavailable (`ENOSYS', what a kernel without it answers).
+aio_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        Setup = "import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); c = ctypes.c_ulong(0)\n"
+                "print(libc.syscall({'x86_64': 206, 'aarch64': 0}[os.uname().machine], 1, ctypes.byref(c)) == 0)",
+        HostWhileHeld = fun(Jail) ->
+                            with_client(hostile(Scratch, Jail), fun(C) ->
+                                Held = probe(C, exhaust_aio, []),
+                                {0, Said} = run(python(), ["-c", Setup], []),
+                                <<"ok">> = probe(C, release_aio, []),
+                                {Held, Said}
+                            end)
+                        end,
+        {<<"ok:", Events/binary>>, Refused} = HostWhileHeld(none),
+        ?assert(binary_to_integer(Events) > 0),
+        ?assertEqual(<<"False\n">>, Refused),
+        ?assertEqual({<<"error:ENOSYS">>, <<"True\n">>}, HostWhileHeld(true))
+    end))}.
+
+%%% ------------------------------------------------------------ homes beyond $HOME
+
+%% The deny list follows the VM user's home in `/etc/passwd' as well as
+%% `$HOME': a VM run with another `HOME' (sudo keeping it, a service's)
+%% leaves the real home's keys readable otherwise. A file planted in the
+%% passwd home's `.ssh' is read unjailed, hidden jailed.
+passwd_home_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        [Real] = [Home || Home <- passwd_homes(), filelib:is_dir(Home)],
+        Ssh = filename:join(Real, ".ssh"),
+        Existed = filelib:is_dir(Ssh),
+        Planted = filename:join(Ssh, "mcp-jail-test-" ++ integer_to_list(erlang:unique_integer([positive]))),
+        plant(Planted, <<"passwd-home-key">>),
+        try
+            Home = filename:join(Scratch, "home"),
+            ok = filelib:ensure_dir(filename:join(Home, "x")),
+            ?assertEqual({[<<"ok:passwd-home-key">>], [<<"error:ENOENT">>]},
+                         with_vm_env("HOME", Home, fun() -> both(Home, true, [{read_file, [{path, Planted}]}]) end))
+        after
+            ok = file:delete(Planted),
+            Existed orelse file:del_dir(Ssh)
+        end
+    end))}.
+
+%% This VM's uid's homes in /etc/passwd.
+passwd_homes() ->
+    Uid = string:trim(os:cmd("id -u")),
+    {ok, Passwd} = file:read_file("/etc/passwd"),
+    [binary_to_list(Home) || Line <- binary:split(Passwd, <<"\n">>, [global]),
+                             [_, _, Id, _, _, Home | _] <- [binary:split(Line, <<":">>, [global])],
+                             binary_to_list(Id) =:= Uid].
+
+%% Credentials the standard variables move out of the home, set in the
+%% VM's environment: read unjailed, hidden jailed (a directory as an empty
+%% one, `ENOENT' inside it; a file as /dev/null, `EACCES'); one created
+%% under `$XDG_CONFIG_HOME' after the start does not appear (the relocated
+%% configuration directory is a snapshot, like `~/.config').
+relocated_credentials_test_() ->
+    {timeout, 90, ?_test(in_scratch(fun(Scratch) ->
+        At = fun(Relative) -> filename:join(Scratch, Relative) end,
+        Vars = [{"XDG_CONFIG_HOME", At("xdgcfg")}, {"XDG_DATA_HOME", At("xdgdata")}, {"GNUPGHOME", At("gnupg")},
+                {"CARGO_HOME", At("cargo")}, {"DOCKER_CONFIG", At("docker")}, {"GH_CONFIG_DIR", At("ghdir")},
+                {"CLOUDSDK_CONFIG", At("gcloud")}, {"PASSWORD_STORE_DIR", At("pass")},
+                {"KUBECONFIG", At("kube/a") ++ ":" ++ At("kube/b")},
+                {"AWS_SHARED_CREDENTIALS_FILE", At("aws/creds")}, {"AWS_CONFIG_FILE", At("aws/conf")},
+                {"NPM_CONFIG_USERCONFIG", At("npm/rc")}],
+        Planted = [{"xdgcfg/gh/hosts.yml", <<"error:ENOENT">>}, {"xdgcfg/gcloud/credentials.db", <<"error:ENOENT">>},
+                   {"xdgcfg/git/credentials", <<"error:EACCES">>}, {"xdgcfg/erlang/.erlang.cookie", <<"error:EACCES">>},
+                   {"xdgdata/keyrings/login.keyring", <<"error:ENOENT">>}, {"gnupg/secring.gpg", <<"error:ENOENT">>},
+                   {"cargo/credentials.toml", <<"error:EACCES">>}, {"docker/config.json", <<"error:ENOENT">>},
+                   {"ghdir/hosts.yml", <<"error:ENOENT">>}, {"gcloud/access_tokens.db", <<"error:ENOENT">>},
+                   {"pass/bank.gpg", <<"error:ENOENT">>}, {"kube/a", <<"error:EACCES">>}, {"kube/b", <<"error:EACCES">>},
+                   {"aws/creds", <<"error:EACCES">>}, {"aws/conf", <<"error:EACCES">>}, {"npm/rc", <<"error:EACCES">>},
+                   {"xdgcfg/app/settings", <<"ok:secret">>}],
+        [plant(At(Path), <<"secret">>) || {Path, _} <- Planted],
+        Reads = [{read_file, [{path, At(Path)}]} || {Path, _} <- Planted],
+        Late = [{read_file, [{path, At("xdgcfg/op/config")}]}],
+        Home = At("home"),
+        ok = filelib:ensure_dir(filename:join(Home, "x")),
+        with_vm_envs(Vars, fun() ->
+            {Free, Jailed} = both(Home, true, Reads),
+            ?assertEqual([<<"ok:secret">> || _ <- Planted], Free),
+            ?assertEqual([Expected || {_, Expected} <- Planted], Jailed),
+            {ok, C, _} = mcp_client:start(hostile(Home, true), #{}),
+            try
+                plant(At("xdgcfg/op/config"), <<"late">>),
+                ?assertEqual([<<"error:ENOENT">>], [probe(C, T, A) || {T, A} <- Late])
+            after
+                _ = mcp_client:shutdown(C, ?TIMEOUT)
+            end
+        end)
+    end))}.
+
+with_vm_envs([], Fun) -> Fun();
+with_vm_envs([{Name, Value} | Rest], Fun) -> with_vm_env(Name, Value, fun() -> with_vm_envs(Rest, Fun) end).
+
+%%% ------------------------------------------------------------ strict: homes and TLS keys
+
+%% The strict profile shows a server's install tree; taken naively, a
+%% server in `~/bin' has the home as its prefix, one in `~/.local/bin' all
+%% of `~/.local' (keyrings, histories), and a working directory whose
+%% `node_modules' links into the home (planted by an earlier run with a
+%% write grant on it) shows the home too; a working directory that is the
+%% home shows it whole. Each is read unjailed; under strict the server runs
+%% (from its file alone) and the home stays an empty tmpfs, and a home as
+%% the working directory is refused (`cd_hidden').
+strict_homes_test_() ->
+    {timeout, 120, ?_test(in_scratch(fun(Scratch) ->
+        Home = filename:join(Scratch, "home"),
+        plant(filename:join(Home, "notes/secret.txt"), <<"home-secret">>),
+        plant(filename:join(Home, ".local/share/fish/fish_history"), <<"history">>),
+        Server = mcp_e2e_tests:installed("test/e2e/hostile_server.py"),
+        InBin = filename:join(Home, "bin/hostile_server.py"),
+        InLocal = filename:join(Home, ".local/bin/hostile_server.py"),
+        lists:foreach(fun(Copy) -> ok = filelib:ensure_dir(Copy), {ok, _} = file:copy(Server, Copy) end, [InBin, InLocal]),
+        Project = filename:join(Scratch, "proj"),
+        ok = filelib:ensure_dir(filename:join(Project, "x")),
+        ok = file:make_symlink("../home", filename:join(Project, "node_modules")),
+        Reads = [{read_file, [{path, filename:join(Home, "notes/secret.txt")}]},
+                 {read_file, [{path, filename:join(Home, ".local/share/fish/fish_history")}]}],
+        Spawns = [maps:put(args, [Script], hostile(Home, none)) || Script <- [InBin, InLocal]]
+            ++ [maps:put(cd, Project, hostile(Home, none))],
+        InHome = maps:put(cd, Home, hostile(Home, none)),
+        Strict = fun(Spawn) -> Spawn#{jail => jail(#{profile => strict})} end,
+        Run = fun(Spawn) -> with_client(Spawn, fun(C) -> [probe(C, T, A) || {T, A} <- Reads] end) end,
+        [?assertEqual([<<"ok:home-secret">>, <<"ok:history">>], Run(Spawn)) || Spawn <- [InHome | Spawns]],
+        [?assertEqual([<<"error:ENOENT">>, <<"error:ENOENT">>], Run(Strict(Spawn))) || Spawn <- Spawns],
+        %% A home as the working directory is not shown: the start says so.
+        ?assertEqual({error, {transport_failed, {bad_jail, {cd_hidden, Home}}}}, mcp_client:start(Strict(InHome), #{}))
+    end))}.
+
+%% `/etc/ssl/private' holds the host's TLS keys, readable when the VM runs
+%% as root: read unjailed; hidden under the default profile (on the deny
+%% list) and under strict (not among the certificate parts it shows),
+%% which both still show the certificates.
+strict_tls_keys_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        ?assert(root()),
+        Key = "/etc/ssl/private/mcp-jail-test-" ++ integer_to_list(erlang:unique_integer([positive])) ++ ".key",
+        plant(Key, <<"tls-key">>),
+        try
+            Reads = [{read_file, [{path, Key}]}, {read_file, [{path, "/etc/ssl/certs/ca-certificates.crt"}]}],
+            Run = fun(Jail) -> with_client(hostile(Scratch, Jail), fun(C) -> [probe(C, T, A) || {T, A} <- Reads] end) end,
+            ?assertMatch([<<"ok:tls-key">>, <<"ok:", _/binary>>], Run(none)),
+            [?assertMatch([<<"error:ENOENT">>, <<"ok:-----BEGIN CERTIFICATE", _/binary>>], Run(Jail))
+             || Jail <- [true, #{profile => strict}]]
+        after
+            ok = file:delete(Key)
         end
     end))}.

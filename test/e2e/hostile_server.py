@@ -43,6 +43,27 @@ Tools (arguments in parentheses):
   exhaust_signals()           sigqueues SIGRTMIN to itself (blocked) until
                               the kernel refuses ("ok:COUNT"), held until
   release_signals()           discards them
+  set_id(path, how, source)   makes `path' a copy of `source' (default
+                              /usr/bin/id) with mode 04755 by one way
+                              (`how'): chmod, fchmod, fchmodat,
+                              fchmodat2, open, openat, creat, mknod,
+                              tmpfile (O_TMPFILE + linkat), openat2, cp
+                              (`cp -p' of a set-user-ID source), install
+                              (`install -m 4755'); "ok:MODE" with the
+                              mode the file has (octal)
+  take_lease(path)            a read lease (F_SETLEASE) on path, held
+                              until
+  release_lease()             drops it
+  exhaust_aio()               io_setup until the kernel refuses one
+                              ("ok:EVENTS" reserved), held until
+  release_aio()               io_destroy of each
+  exhaust_mqueue()            POSIX message queues (default size, each
+                              unlinked once open) until the kernel
+                              refuses one ("ok:COUNT"), held until
+  release_mqueue()            closes them
+  exhaust_ptys()              opens /dev/ptmx until the kernel refuses
+                              ("ok:COUNT"), held until
+  release_ptys()              closes them
 """
 import ctypes
 import errno
@@ -137,8 +158,12 @@ def stderr_inode(_args):
 
 
 LIBC = ctypes.CDLL(None, use_errno=True)
-SYS = {"x86_64": {"add_key": 248, "keyctl": 250, "process_vm_readv": 310},
-       "aarch64": {"add_key": 217, "keyctl": 219, "process_vm_readv": 270}}[os.uname().machine]
+SYS = {"x86_64": {"add_key": 248, "keyctl": 250, "process_vm_readv": 310, "open": 2, "creat": 85, "chmod": 90,
+                  "fchmod": 91, "mknod": 133, "fchmodat": 268, "fchmodat2": 452, "openat": 257, "openat2": 437,
+                  "linkat": 265, "io_setup": 206, "io_destroy": 207},
+       "aarch64": {"add_key": 217, "keyctl": 219, "process_vm_readv": 270, "fchmod": 52, "fchmodat": 53,
+                   "fchmodat2": 452, "openat": 56, "openat2": 437, "linkat": 37, "io_setup": 0,
+                   "io_destroy": 1}}[os.uname().machine]
 
 
 def checked(result):
@@ -268,6 +293,158 @@ def release_signals(_args):
     signals.signal(signals.SIGRTMIN, signals.SIG_DFL)
 
 
+AT_FDCWD = -100
+SET_ID_MODE = 0o4755
+
+
+def created(how, path):
+    """A new file at path with mode 04755 made by one system call, as a descriptor."""
+    raw = path.encode()
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+    if how == "open":
+        return checked(LIBC.syscall(SYS["open"], raw, flags, SET_ID_MODE))
+    if how == "openat":
+        return checked(LIBC.syscall(SYS["openat"], AT_FDCWD, raw, flags, SET_ID_MODE))
+    if how == "creat":
+        return checked(LIBC.syscall(SYS["creat"], raw, SET_ID_MODE))
+    if how == "mknod":
+        checked(LIBC.syscall(SYS["mknod"], raw, 0o100000 | SET_ID_MODE, 0))
+        return os.open(path, os.O_WRONLY)
+    if how == "openat2":
+        how_struct = (ctypes.c_uint64 * 3)(flags, SET_ID_MODE, 0)  # struct open_how
+        return checked(LIBC.syscall(SYS["openat2"], AT_FDCWD, raw, ctypes.byref(how_struct), 24))
+    if how == "tmpfile":
+        fd = checked(LIBC.syscall(SYS["openat"], AT_FDCWD, os.path.dirname(raw) or b".",
+                                  os.O_WRONLY | os.O_TMPFILE, SET_ID_MODE))
+        proc = b"/proc/self/fd/%d" % fd
+        checked(LIBC.syscall(SYS["linkat"], AT_FDCWD, proc, AT_FDCWD, raw, 0x400))  # AT_SYMLINK_FOLLOW
+        return fd
+    raise ValueError(how)
+
+
+def chmodded(how, path, fd):
+    if how == "chmod":
+        checked(LIBC.syscall(SYS["chmod"], path.encode(), SET_ID_MODE))
+    elif how == "fchmod":
+        checked(LIBC.syscall(SYS["fchmod"], fd, SET_ID_MODE))
+    elif how == "fchmodat":
+        checked(LIBC.syscall(SYS["fchmodat"], AT_FDCWD, path.encode(), SET_ID_MODE))
+    elif how == "fchmodat2":
+        checked(LIBC.syscall(SYS["fchmodat2"], AT_FDCWD, path.encode(), SET_ID_MODE, 0))
+    else:
+        raise ValueError(how)
+
+
+def set_id(args):
+    import subprocess
+    path, how, source = args["path"], args["how"], args.get("source", "/usr/bin/id")
+    with open(source, "rb") as f:
+        program = f.read()
+    if how in ("cp", "install"):
+        command = ["cp", "-p", source, path] if how == "cp" else ["install", "-m", "4755", source, path]
+        done = subprocess.run(command, capture_output=True)
+        if not os.path.exists(path) and done.returncode:
+            raise OSError(errno.EIO, done.stderr.decode(errors="replace"))
+    elif how in ("chmod", "fchmod", "fchmodat", "fchmodat2"):
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o755)
+        try:
+            os.write(fd, program)
+            chmodded(how, path, fd)
+        finally:
+            os.close(fd)
+    else:
+        fd = created(how, path)
+        try:
+            os.write(fd, program)
+        finally:
+            os.close(fd)
+    return "%o" % (os.stat(path).st_mode & 0o7777)
+
+
+LEASES = []
+
+
+def take_lease(args):
+    import fcntl
+    import signal as signals
+    signals.signal(signals.SIGIO, signals.SIG_IGN)  # the lease break's signal
+    fd = os.open(args["path"], os.O_RDONLY)
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_RDLCK)
+    except OSError:
+        os.close(fd)
+        raise
+    LEASES.append(fd)
+
+
+def release_lease(_args):
+    while LEASES:
+        os.close(LEASES.pop())
+
+
+AIO = []
+
+
+def exhaust_aio(_args):
+    events = 0
+    for size in (65536, 4096, 256, 16, 1):
+        while True:
+            context = ctypes.c_ulong(0)
+            if LIBC.syscall(SYS["io_setup"], size, ctypes.byref(context)) != 0:
+                if ctypes.get_errno() != errno.EAGAIN:
+                    checked(-1)
+                break
+            AIO.append(context)
+            events += size
+    return events
+
+
+def release_aio(_args):
+    while AIO:
+        LIBC.syscall(SYS["io_destroy"], AIO.pop())
+
+
+QUEUES = []
+
+
+def exhaust_mqueue(_args):
+    while True:
+        name = b"/mcp-hostile-%d-%d" % (os.getpid(), len(QUEUES))
+        queue = LIBC.mq_open(name, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600, None)
+        if queue == -1:
+            if not QUEUES:
+                checked(-1)
+            return len(QUEUES)
+        LIBC.mq_unlink(name)
+        QUEUES.append(queue)
+
+
+def release_mqueue(_args):
+    while QUEUES:
+        LIBC.mq_close(QUEUES.pop())
+
+
+PTYS = []
+
+
+def exhaust_ptys(_args):
+    import resource
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    try:
+        while True:
+            PTYS.append(os.open("/dev/ptmx", os.O_RDWR | os.O_NOCTTY))
+    except OSError:
+        if not PTYS:
+            raise
+        return len(PTYS)
+
+
+def release_ptys(_args):
+    while PTYS:
+        os.close(PTYS.pop())
+
+
 def getenv(args):
     value = os.environ.get(args["name"])
     if value is None:
@@ -279,7 +456,9 @@ TOOLS = {f.__name__: f for f in [read_file, write_file, tcp_connect, unix_connec
                                   writable_settings, rewrite_setting, stderr_inode, add_key, vsock,
                                   ptrace_seize, read_memory, symlink, rename, make_executable, write_fifo, getenv,
                                   open_memory, unshare_user, exhaust_inotify, release_inotify,
-                                  exhaust_signals, release_signals]}
+                                  exhaust_signals, release_signals, set_id, take_lease, release_lease,
+                                  exhaust_aio, release_aio, exhaust_mqueue, release_mqueue,
+                                  exhaust_ptys, release_ptys]}
 
 
 def reply(message_id, result):

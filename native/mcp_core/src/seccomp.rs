@@ -42,11 +42,28 @@
 //!    `pidfd_getfd` fail with `EPERM`: inside the jail every process has
 //!    the same uid, the jail's own init (bubblewrap) included, and tracing
 //!    it could detach it from the process tree the client retires.
-//! 7. Everything else is allowed.
+//! 7. A mode with the set-user-ID or set-group-ID bit (`06000`) fails
+//!    with `EPERM` in `chmod`, `fchmod`, `fchmodat`, `fchmodat2`, `creat`,
+//!    `mkdir`, `mkdirat`, `mknod`, `mknodat`, and in `open` and `openat`
+//!    when they create (`O_CREAT` or `O_TMPFILE`): the server runs as the
+//!    VM's user, so a set-user-ID file it leaves in a write grant would run
+//!    with the VM user's rights for any local user who reaches it (the
+//!    jail's mounts are `nosuid`, the host's are not). `openat2` fails with
+//!    `ENOSYS`: its mode is inside a structure a filter cannot read, and
+//!    libc falls back to `openat` on a kernel without it.
+//! 8. `fcntl(fd, F_SETLEASE, ...)` fails with `EPERM`: a lease on a file
+//!    the VM's user owns makes every open of it for writing on the host
+//!    (the VM's own included) wait for the lease-break time (45 s).
+//! 9. Linux AIO (`io_setup`, `io_destroy`, `io_submit`, `io_cancel`,
+//!    `io_getevents`, `io_pgetevents`) fails with `ENOSYS`: its events are
+//!    counted against one machine-wide limit (`fs.aio-max-nr`), which a
+//!    server could take whole, and no namespace bounds it.
+//! 10. Everything else is allowed.
 //!
 //! Arguments are compared on their low 32 bits only: the kernel reads
-//! `socket`'s `family` and `type` as `int`, so the high half of the
-//! register cannot smuggle a refused family past the filter.
+//! `socket`'s `family` and `type`, `open`'s flags, `fcntl`'s command and
+//! every mode as 32-bit (or narrower) integers, so the high half of the
+//! register cannot smuggle a refused value past the filter.
 
 /// The architectures whose system call numbers this module knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,14 +102,28 @@ impl Arch {
                 io_uring: [425, 426, 427],
                 keys: [248, 249, 250],
                 tracing: [101, 310, 311, 312, 438],
+                // chmod, fchmod, creat, mkdir, mknod; fchmodat, fchmodat2, mkdirat, mknodat.
+                mode_at: &[(90, 1), (91, 1), (85, 1), (83, 1), (133, 1), (268, 2), (452, 2), (258, 2), (259, 2)],
+                // open (flags, mode), openat (dirfd, path, flags, mode).
+                create_at: &[(2, 1), (257, 2)],
+                openat2: 437,
+                fcntl: 72,
+                aio: [206, 207, 209, 210, 208, 333],
             },
-            // The generic table (asm-generic/unistd.h).
+            // The generic table (asm-generic/unistd.h), which has no chmod,
+            // creat, mkdir, mknod or open.
             Arch::Aarch64 => Syscalls {
                 socket: 198,
                 socketpair: 199,
                 io_uring: [425, 426, 427],
                 keys: [217, 218, 219],
                 tracing: [117, 270, 271, 272, 438],
+                // fchmod; fchmodat, fchmodat2, mkdirat, mknodat.
+                mode_at: &[(52, 1), (53, 2), (452, 2), (34, 2), (33, 2)],
+                create_at: &[(56, 2)],
+                openat2: 437,
+                fcntl: 25,
+                aio: [0, 1, 2, 3, 4, 292],
             },
         }
     }
@@ -115,6 +146,19 @@ pub struct Syscalls {
     pub keys: [u32; 3],
     /// `ptrace`, `process_vm_readv`, `process_vm_writev`, `kcmp`, `pidfd_getfd`.
     pub tracing: [u32; 5],
+    /// The calls that take a file mode, each with the index of its mode
+    /// argument (`chmod`, `fchmod`, `fchmodat`, `fchmodat2`, `creat`,
+    /// `mkdir`, `mkdirat`, `mknod`, `mknodat`: those the table has).
+    pub mode_at: &'static [(u32, u32)],
+    /// The calls that take a mode only when their flags create a file
+    /// (`open`, `openat`), each with the index of its flags argument; the
+    /// mode is the next one.
+    pub create_at: &'static [(u32, u32)],
+    pub openat2: u32,
+    pub fcntl: u32,
+    /// `io_setup`, `io_destroy`, `io_submit`, `io_cancel`, `io_getevents`,
+    /// `io_pgetevents`.
+    pub aio: [u32; 6],
 }
 
 impl Syscalls {
@@ -123,7 +167,14 @@ impl Syscalls {
         let io_uring = self.io_uring.iter().map(|&nr| (nr, ENOSYS));
         let keys = self.keys.iter().map(|&nr| (nr, ENOSYS));
         let tracing = self.tracing.iter().map(|&nr| (nr, EPERM));
-        io_uring.chain(keys).chain(tracing).collect()
+        let aio = self.aio.iter().map(|&nr| (nr, ENOSYS));
+        io_uring.chain(keys).chain(tracing).chain(aio).chain([(self.openat2, ENOSYS)]).collect()
+    }
+
+    /// Every call the filter answers by its arguments.
+    pub fn checked(&self) -> Vec<u32> {
+        let modes = self.mode_at.iter().chain(self.create_at).map(|&(nr, _)| nr);
+        [self.socket, self.socketpair, self.fcntl].into_iter().chain(modes).collect()
     }
 }
 
@@ -149,6 +200,12 @@ pub const SOCK_SEQPACKET: u32 = 5;
 /// `type`'s low bits name the socket type; the high ones are flags
 /// (`SOCK_NONBLOCK`, `SOCK_CLOEXEC`).
 pub const SOCK_TYPE_MASK: u32 = 0xf;
+/// `S_ISUID | S_ISGID`.
+pub const SET_ID_BITS: u32 = 0o6000;
+/// `O_CREAT | __O_TMPFILE` (the same on both architectures): the flags
+/// under which `open` and `openat` read their mode.
+pub const CREATING_FLAGS: u32 = 0o100 | 0o20000000;
+pub const F_SETLEASE: u32 = 1024;
 
 pub const EPERM: u32 = 1;
 pub const EACCES: u32 = 13;
@@ -207,6 +264,12 @@ enum Target {
     Errno(u32),
     CheckSocket,
     CheckSocketpair,
+    CheckFcntl,
+    /// The flags at this argument index create a file: check the mode at
+    /// the next one.
+    CheckCreate(u32),
+    /// The mode at this argument index must carry no set-ID bit.
+    CheckMode(u32),
 }
 
 /// A step before label resolution.
@@ -240,7 +303,48 @@ pub fn program(arch: Arch, policy: Policy) -> Vec<Instruction> {
         then: Errno(errno),
         otherwise: Next,
     }));
+    steps.push(Step::JumpIf { op: BPF_JEQ, k: nr.fcntl, then: CheckFcntl, otherwise: Next });
+    steps.extend(nr.create_at.iter().map(|&(call, flags)| Step::JumpIf {
+        op: BPF_JEQ,
+        k: call,
+        then: CheckCreate(flags),
+        otherwise: Next,
+    }));
+    steps.extend(nr.mode_at.iter().map(|&(call, mode)| Step::JumpIf {
+        op: BPF_JEQ,
+        k: call,
+        then: CheckMode(mode),
+        otherwise: Next,
+    }));
     steps.push(Step::Return(SECCOMP_RET_ALLOW));
+    steps.extend([
+        Step::Label(CheckFcntl),
+        Step::Load(arg_low_offset(1)),
+        Step::JumpIf { op: BPF_JEQ, k: F_SETLEASE, then: Errno(EPERM), otherwise: Allow },
+    ]);
+    // Flag checks first: they jump forward to the mode checks.
+    let mut creates: Vec<u32> = nr.create_at.iter().map(|&(_, flags)| flags).collect();
+    creates.sort_unstable();
+    creates.dedup();
+    for &flags in &creates {
+        steps.extend([
+            Step::Label(CheckCreate(flags)),
+            Step::Load(arg_low_offset(flags)),
+            Step::And(CREATING_FLAGS),
+            Step::JumpIf { op: BPF_JEQ, k: 0, then: Allow, otherwise: CheckMode(flags + 1) },
+        ]);
+    }
+    let mut modes: Vec<u32> = nr.mode_at.iter().map(|&(_, mode)| mode).chain(creates.iter().map(|flags| flags + 1)).collect();
+    modes.sort_unstable();
+    modes.dedup();
+    for mode in modes {
+        steps.extend([
+            Step::Label(CheckMode(mode)),
+            Step::Load(arg_low_offset(mode)),
+            Step::And(SET_ID_BITS),
+            Step::JumpIf { op: BPF_JEQ, k: 0, then: Allow, otherwise: Errno(EPERM) },
+        ]);
+    }
     steps.push(Step::Label(CheckSocket));
     steps.push(Step::Load(arg_low_offset(0)));
     steps.extend(ALLOWED_FAMILIES.iter().map(|&family| Step::JumpIf {

@@ -14,10 +14,15 @@
 //!   namespace at all (`max_user_namespaces` 0: what bwrap's
 //!   `--disable-userns` gave). They are written through `/proc/sys/user`,
 //!   made writable for the moment and read-only again;
+//! - the jail's devpts instance gets a `max=` of a quarter of the ptys the
+//!   non-initial instances share (`kernel/pty/max` minus
+//!   `kernel/pty/reserve`): bwrap mounts it without one, so a server could
+//!   take the whole pool other jails and containers draw from;
 //! - every capability is dropped (bounding set, ambient, inheritable,
 //!   permitted, effective) and the drop is checked in `/proc/self/status`;
 //! - the server's process bounds the counters no namespace limit covers
-//!   (`limit_processes_and_signals`: processes and pending signals).
+//!   (`limit_processes_and_signals`: processes, pending signals and POSIX
+//!   message queue bytes).
 //!
 //! Invariants: all or nothing (any step that fails is an error, and the
 //! launcher then runs nothing); no capability survives into the server.
@@ -80,6 +85,7 @@ pub fn prepare(copy_on_write: &[std::path::PathBuf]) -> Result<(), InitError> {
     mount("/", libc::MS_REC | libc::MS_PRIVATE, "mount(/, MS_PRIVATE)")?;
     crate::copy_on_write::mount_views(copy_on_write)?;
     set_limits()?;
+    limit_ptys()?;
     drop_capabilities()
 }
 
@@ -105,14 +111,46 @@ fn set_limits() -> Result<(), InitError> {
     written
 }
 
+/// The jail's share of the ptys every non-initial devpts instance draws
+/// from.
+pub fn pty_share(max: u64, reserve: u64) -> u64 {
+    jail_limit(max.saturating_sub(reserve), 4)
+}
+
+fn proc_sys_value(file: &str) -> Result<u64, InitError> {
+    let path = format!("/proc/sys/{file}");
+    std::fs::read_to_string(&path).ok().and_then(|text| text.trim().parse::<u64>().ok()).ok_or(InitError::Limit(path, libc::EINVAL))
+}
+
+/// Remounts the jail's `/dev/pts` (bwrap's own instance) with the options
+/// bwrap gave it and `max=` the jail's share (`pty_share`). A remount
+/// resets every option to its default, hence the whole set.
+fn limit_ptys() -> Result<(), InitError> {
+    let share = pty_share(proc_sys_value("kernel/pty/max")?, proc_sys_value("kernel/pty/reserve")?);
+    let options = CString::new(format!("mode=620,ptmxmode=666,max={share}")).map_err(|_| InitError::Call("devpts options", libc::EINVAL))?;
+    let flags = libc::MS_REMOUNT | libc::MS_NOSUID | libc::MS_NOEXEC;
+    // SAFETY: NUL-terminated strings that outlive the call.
+    let done = unsafe { libc::mount(c"devpts".as_ptr(), c"/dev/pts".as_ptr(), c"devpts".as_ptr(), flags, options.as_ptr().cast()) };
+    if done != 0 {
+        return Err(InitError::Call("remount /dev/pts with max=", errno()));
+    }
+    Ok(())
+}
+
 /// Bounds the per-user counters no namespace limit covers, for this
-/// process and what it executes: processes (`RLIMIT_NPROC`) and pending
-/// signals (`RLIMIT_SIGPENDING`), soft and hard, at a quarter of the
-/// current soft limit (at least 1). Without `CAP_SYS_RESOURCE` nothing in
+/// process and what it executes: processes (`RLIMIT_NPROC`), pending
+/// signals (`RLIMIT_SIGPENDING`) and the bytes of POSIX message queues
+/// (`RLIMIT_MSGQUEUE`, counted per user across IPC namespaces), soft and
+/// hard, at a quarter of the current soft limit (at least 1). Without `CAP_SYS_RESOURCE` nothing in
 /// the jail can raise them again. (The kernel does not apply
 /// `RLIMIT_NPROC` to the host's root.)
 pub fn limit_processes_and_signals() -> Result<(), InitError> {
-    for (resource, what) in [(libc::RLIMIT_NPROC, "setrlimit(RLIMIT_NPROC)"), (libc::RLIMIT_SIGPENDING, "setrlimit(RLIMIT_SIGPENDING)")] {
+    let limited = [
+        (libc::RLIMIT_NPROC, "setrlimit(RLIMIT_NPROC)"),
+        (libc::RLIMIT_SIGPENDING, "setrlimit(RLIMIT_SIGPENDING)"),
+        (libc::RLIMIT_MSGQUEUE, "setrlimit(RLIMIT_MSGQUEUE)"),
+    ];
+    for (resource, what) in limited {
         // SAFETY: getrlimit and setrlimit on this process with a properly
         // sized value.
         unsafe {
@@ -198,5 +236,12 @@ mod tests {
         assert_eq!(jail_limit(128, 4), 32);
         assert_eq!(jail_limit(3, 4), 1);
         assert_eq!(jail_limit(128, 0), 0);
+    }
+
+    #[test]
+    fn a_quarter_of_the_shared_ptys() {
+        assert_eq!(pty_share(4096, 1024), 768);
+        assert_eq!(pty_share(1024, 1024), 1);
+        assert_eq!(pty_share(10, 1024), 1);
     }
 }

@@ -9,11 +9,13 @@
 //! server's environment the launcher receives; [`jail_init`] prepares the
 //! jail from its init (private mounts, limits, no capability);
 //! [`copy_on_write`] gives a launcher private copies of its package caches;
+//! [`filter_fd`] hands bubblewrap the seccomp filter on a sealed memfd;
 //! [`terminal_text`] strips what a terminal would obey from a jailed
 //! server's relayed stderr.
 
 pub mod child_watch;
 pub mod copy_on_write;
+pub mod filter_fd;
 pub mod jail_env;
 pub mod jail_init;
 pub mod landlock;

@@ -217,13 +217,18 @@ fn the_numbers_are_the_kernels() {
     assert_eq!((x86.socket, x86.socketpair, x86.keys, x86.tracing), (41, 53, [248, 249, 250], [101, 310, 311, 312, 438]));
     let arm = Arch::Aarch64.syscalls();
     assert_eq!((arm.socket, arm.socketpair, arm.keys, arm.tracing), (198, 199, [217, 218, 219], [117, 270, 271, 272, 438]));
+    assert_eq!((x86.fcntl, x86.openat2, x86.aio), (72, 437, [206, 207, 209, 210, 208, 333]));
+    assert_eq!((arm.fcntl, arm.openat2, arm.aio), (25, 437, [0, 1, 2, 3, 4, 292]));
+    assert_eq!(x86.create_at, &[(2, 1), (257, 2)]);
+    assert_eq!(arm.create_at, &[(56, 2)]);
 }
 
 #[test]
 fn x32_numbers_are_refused_on_x86_64() {
     let x86 = Arch::X86_64;
     // x32's socket is 41 | the x32 bit; any x32 number is refused.
-    for nr in [41, 0, 1, 53, 512] {
+    // x32's chmod (90), fchmod (91) and openat (257) too.
+    for nr in [41, 0, 1, 53, 512, 90, 91, 257] {
         assert_eq!(native_answer(x86, X32_SYSCALL_BIT | nr, [AF_UNIX as u64, 1, 0, 0, 0, 0]), ret_errno(ENOSYS));
     }
 }
@@ -263,7 +268,88 @@ fn native_filter_is_the_build_architectures_program() {
 
 fn watched(arch: Arch, nr: u32) -> bool {
     let s = arch.syscalls();
-    nr == s.socket || nr == s.socketpair || s.refused().iter().any(|&(call, _)| call == nr)
+    s.checked().contains(&nr) || s.refused().iter().any(|&(call, _)| call == nr)
+}
+
+const S_ISUID: u64 = 0o4000;
+const S_ISGID: u64 = 0o2000;
+const S_IFREG: u64 = 0o100000;
+const O_WRONLY: u64 = 1;
+const O_CREAT: u64 = 0o100;
+const O_EXCL: u64 = 0o200;
+const O_TMPFILE: u64 = 0o20200000;
+const O_CLOEXEC: u64 = 0o2000000;
+
+/// The arguments of a call whose mode is at `index`, with `mode` there and
+/// plausible values elsewhere.
+fn with_mode(index: u32, mode: u64) -> [u64; 6] {
+    let mut args = [3, 0x7f00_1000, 0, 0, 0, 0];
+    args[index as usize] = mode;
+    args
+}
+
+#[test]
+fn set_id_modes_are_not_permitted() {
+    for arch in ARCHES {
+        for policy in POLICIES {
+            let nr = arch.syscalls();
+            for &(call, index) in nr.mode_at {
+                let native = |mode: u64| answer_under(policy, arch, arch.audit_arch(), call, with_mode(index, mode));
+                for mode in [0o4755, 0o2755, 0o6755, S_ISUID, S_IFREG | 0o4755, 0xffff_0000_0000_0000 | 0o4755] {
+                    assert_eq!(native(mode), ret_errno(EPERM), "{arch:?} call {call} mode {mode:o}");
+                }
+                for mode in [0o755, 0o644, 0o1777, 0o777, S_IFREG | 0o755, 0xffff_0000_0000_0000 | 0o755] {
+                    assert_eq!(native(mode), SECCOMP_RET_ALLOW, "{arch:?} call {call} mode {mode:o}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn set_id_modes_are_not_permitted_when_open_creates() {
+    for arch in ARCHES {
+        let nr = arch.syscalls();
+        for &(call, flags_at) in nr.create_at {
+            let open = |flags: u64, mode: u64| {
+                let mut args = [3, 0x7f00_1000, 0x7f00_1000, 0, 0, 0];
+                args[flags_at as usize] = flags;
+                args[flags_at as usize + 1] = mode;
+                native_answer(arch, call, args)
+            };
+            for flags in [O_CREAT, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, O_TMPFILE | O_WRONLY] {
+                assert_eq!(open(flags, 0o4755), ret_errno(EPERM), "{arch:?} call {call} flags {flags:o}");
+                assert_eq!(open(flags, S_ISGID | 0o644), ret_errno(EPERM));
+                assert_eq!(open(flags, 0o644), SECCOMP_RET_ALLOW);
+            }
+            // Without a creating flag the kernel ignores the mode: so does the filter.
+            assert_eq!(open(O_WRONLY, 0o4755), SECCOMP_RET_ALLOW);
+            assert_eq!(open(0, 0o6777), SECCOMP_RET_ALLOW);
+        }
+    }
+}
+
+#[test]
+fn leases_are_not_permitted_and_other_fcntls_are() {
+    for arch in ARCHES {
+        let fcntl = arch.syscalls().fcntl;
+        assert_eq!(native_answer(arch, fcntl, [3, F_SETLEASE as u64, 0, 0, 0, 0]), ret_errno(EPERM));
+        assert_eq!(native_answer(arch, fcntl, [3, 0xffff_0000_0000_0000 | F_SETLEASE as u64, 0, 0, 0, 0]), ret_errno(EPERM));
+        // F_GETLEASE, F_SETLK, F_SETFD, F_GETFL.
+        for cmd in [1025, 6, 2, 3] {
+            assert_eq!(native_answer(arch, fcntl, [3, cmd, 0, 0, 0, 0]), SECCOMP_RET_ALLOW);
+        }
+    }
+}
+
+#[test]
+fn openat2_and_linux_aio_are_unavailable() {
+    for arch in ARCHES {
+        let nr = arch.syscalls();
+        for call in nr.aio.into_iter().chain([nr.openat2]) {
+            assert_eq!(native_answer(arch, call, [128, 0x7f00_1000, 0, 0, 0, 0]), ret_errno(ENOSYS));
+        }
+    }
 }
 
 proptest! {

@@ -36,6 +36,11 @@
 //!
 //! `mcp-landlock --abi` prints the kernel's Landlock ABI version (0 when
 //! there is none) and exits 0: the VM asks once whether jails can use it.
+//! `mcp-landlock --seccomp-fd HEX -- PROGRAM [ARG]...` (on the host, the
+//! port's child) executes `PROGRAM` with the seccomp filter whose bytes
+//! `HEX` spells on fd 3, a sealed memfd (`mcp_os::filter_fd`), and its own
+//! environment unchanged: bubblewrap reads it there (`--seccomp 3`), and no
+//! path leads to it.
 //! `mcp-landlock --strip-controls` copies stdin to stdout without what a
 //! terminal would obey (`mcp_os::terminal_text`): the stderr relay's filter
 //! when the VM's stderr is a terminal (`mcp_stderr`).
@@ -126,6 +131,9 @@ fn main() {
     if arguments.len() == 1 && arguments[0] == "--strip-controls" {
         strip_controls();
     }
+    if arguments.len() >= 4 && arguments[0] == "--seccomp-fd" && arguments[2] == "--" {
+        with_filter_fd(&arguments[1], &arguments[3..]);
+    }
     let launch = parse(arguments);
     let env = mcp_os::jail_env::decode(std::env::vars_os());
     if launch.init {
@@ -158,6 +166,18 @@ fn main() {
         0 => run_server(&launch, &env, &previous_mask),
         pid => init(pid),
     }
+}
+
+/// Executes `program` with the filter `hex` spells on fd 3.
+fn with_filter_fd(hex: &OsString, program: &[OsString]) -> ! {
+    use std::os::unix::process::CommandExt;
+    let placed = mcp_os::filter_fd::decode_hex(hex.as_bytes()).and_then(|filter| mcp_os::filter_fd::sealed_on(&filter, 3));
+    if let Err(error) = placed {
+        refuse(&error.to_string());
+    }
+    let error = std::process::Command::new(&program[0]).args(&program[1..]).exec();
+    eprintln!("mcp-landlock: cannot execute {}: {error}", String::from_utf8_lossy(program[0].as_bytes()));
+    exit(NOT_EXECUTED)
 }
 
 /// Copies stdin to stdout without what a terminal would obey
