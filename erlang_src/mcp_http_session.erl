@@ -45,12 +45,16 @@
 -module(mcp_http_session).
 
 -export([new/1, handle/2, request_headers/1, has_session/1]).
--export([default_retry_ms/0, max_retry_ms/0, max_resumptions/0, max_event_id_bytes/0,
+-export([default_retry_ms/0, min_retry_ms/0, max_retry_ms/0, max_resumptions/0, max_event_id_bytes/0,
          max_answer_streams/0, answer_timeout_ms/0]).
 -export_type([session/0, sref/0, event/0, command/0]).
 
 -define(DEFAULT_RETRY_MS, 1000).
 -define(MAX_RETRY_MS, 30000).
+%% The least wait before a stream is opened again, whatever `retry:'
+%% says: a server ending its stream after each event with `retry: 0'
+%% cannot make the client open hundreds a second.
+-define(MIN_RETRY_MS, 100).
 -define(MAX_RESUMPTIONS, 3).
 -define(MAX_SESSION_ID_BYTES, 1024).
 -define(MAX_EVENT_ID_BYTES, 1024).
@@ -138,6 +142,11 @@
 %% @doc The wait before resuming a stream whose server gave no `retry:'.
 -spec default_retry_ms() -> pos_integer().
 default_retry_ms() -> ?DEFAULT_RETRY_MS.
+
+%% @doc The shortest wait before a stream is opened again (a shorter
+%% `retry:' waits this long).
+-spec min_retry_ms() -> pos_integer().
+min_retry_ms() -> ?MIN_RETRY_MS.
 
 %% @doc The longest `retry:' honoured (a longer one waits this long).
 -spec max_retry_ms() -> pos_integer().
@@ -575,7 +584,7 @@ resumable(#stream{resumptions = N}, Why, Session) when N >= ?MAX_RESUMPTIONS ->
 resumable(#stream{retry_ms = Retry} = Stream, _Why, #session{waiting = Waiting} = Session) ->
     {Tag, Tagged} = mint(Session),
     Next = Stream#stream{resumptions = Stream#stream.resumptions + 1, body = undefined},
-    {[{timer, Retry, Tag}], Tagged#session{waiting = Waiting#{Tag => Next}}}.
+    {[{timer, max(Retry, ?MIN_RETRY_MS), Tag}], Tagged#session{waiting = Waiting#{Tag => Next}}}.
 
 %% A whole answer: any status but a streamed 200. A 2xx (202 for a
 %% notification or a response of ours) carries nothing to read.

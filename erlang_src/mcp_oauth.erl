@@ -446,10 +446,18 @@ kept_client(Client) -> maps:with([<<"client_id">>, <<"client_secret">>, <<"auth_
 endpoint(Key, Metadata) ->
     case maps:get(Key, Metadata, none) of
         {string, Url} ->
+            %% Plain `http' only on the loopback: the authorization
+            %% endpoint is no request of ours (the browser opens it), so
+            %% `mcp_oauth_http''s refusal would not see it.
             case uri_string:parse(Url) of
-                #{scheme := Scheme, host := _} ->
+                #{scheme := Scheme, host := Host} ->
                     case string:lowercase(Scheme) of
-                        S when S =:= <<"https">>; S =:= <<"http">> -> {ok, Url};
+                        <<"https">> -> {ok, Url};
+                        <<"http">> ->
+                            case mcp_http_target:loopback(unicode:characters_to_list(Host)) of
+                                true -> {ok, Url};
+                                false -> {error, {plaintext_endpoint, mcp_http_target:shown_url(Url)}}
+                            end;
                         _ -> {error, {bad_endpoint, Key}}
                     end;
                 _ -> {error, {bad_endpoint, Key}}

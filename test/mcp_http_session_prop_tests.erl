@@ -6,7 +6,7 @@
 %% every command names a request it opened and has not closed, a request's
 %% stream is cancelled with the delivery of its response, at most
 %% `max_answer_streams()' answers wait at once, delivered offsets are
-%% contiguous, the session id sent is the one the server assigned, and no
+%% contiguous, no stream is opened again sooner than `min_retry_ms()', the session id sent is the one the server assigned, and no
 %% `Last-Event-ID' is longer than its cap.
 -module(mcp_http_session_prop_tests).
 
@@ -251,6 +251,14 @@ command({timer, Ms, Tag}, Event, _All, #model{timers = Timers, closed = Closed} 
                   {failed, SRef, _} -> purpose(maps:get(SRef, Closed, #{}));
                   _ -> listen
               end,
+    %% A stream is opened again no sooner than the floor, whatever its
+    %% `retry:' said (the generator's events say `retry: 5').
+    Floor = mcp_http_session:min_retry_ms(),
+    case Event of
+        {body_end, _} when Ms < Floor -> throw({reopened_too_soon, Ms});
+        {failed, _, _} when Ms < Floor -> throw({reopened_too_soon, Ms});
+        _ -> ok
+    end,
     Model#model{timers = [Tag | Timers], fired = [{Tag, Purpose} | Model#model.fired]};
 command({deliver, {message, Offset, Line}}, Event, All, #model{offset = Expected} = Model) ->
     Offset =:= Expected orelse throw({offset, Offset, Expected}),

@@ -307,6 +307,34 @@ given_credentials_go_only_to_their_authorization_server_test() ->
         _ = flush()
     end.
 
+%% An authorization endpoint in plain `http' off the loopback is refused
+%% before the URL goes to a browser (it carries the state and the PKCE
+%% challenge, and a person's login follows); without the check the
+%% browser gets it and the flow waits for a consent (here 1 s).
+a_plaintext_authorization_endpoint_is_refused_test() ->
+    As = mcp_http_stub:start(fun(#{method := 'GET', path := <<"/.well-known/oauth-authorization-server">>} = R) ->
+                                     Base = host(R),
+                                     json(200, {object, [{<<"issuer">>, {string, Base}},
+                                                         {<<"authorization_endpoint">>,
+                                                          {string, <<"http://login.example.com/authorize">>}},
+                                                         {<<"token_endpoint">>, {string, <<Base/binary, "/token">>}},
+                                                         {<<"registration_endpoint">>, {string, <<Base/binary, "/register">>}},
+                                                         {<<"code_challenge_methods_supported">>, {array, [{string, <<"S256">>}]}}]});
+                                (#{method := 'POST', path := <<"/register">>}) ->
+                                     json(201, {object, [{<<"client_id">>, {string, <<"registered">>}}]});
+                                (_) -> {reply, 404, [], <<>>}
+                             end),
+    Mcp = naming(As),
+    try
+        OAuth = #{browser => "true", consent_timeout_ms => 1000, store => none},
+        ?assertMatch({error, {handshake_failed, {unavailable, {authorization_failed,
+                                                               {plaintext_endpoint, <<"http://login.example.com/authorize">>}}}}},
+                     mcp_client:start(#{url => list_to_binary(mcp_http_stub:url(Mcp)), oauth => OAuth}, #{}))
+    after
+        [mcp_http_stub:stop(S) || S <- [As, Mcp]],
+        _ = flush()
+    end.
+
 stop(As, Mcp) ->
     mcp_http_stub:stop(As),
     mcp_http_stub:stop(Mcp),
