@@ -99,7 +99,45 @@ passes(Name, Version) ->
     Verdicts = [{Id, Verdict} || {Id, Verdict, _} <- Checks, not lists:member(Verdict, [<<"SUCCESS">>, <<"INFO">>, <<"SKIPPED">>])],
     ?assertEqual({Name, 0, []}, {Name, Status, Verdicts}),
     ?assert(lists:keymember(<<"SUCCESS">>, 2, Checks)),
-    ?assertEqual(nomatch, binary:match(Log, <<"WARNING">>)).
+    ?assertEqual(nomatch, binary:match(Log, <<"WARNING">>)),
+    recorded(result_row(Name, Version, Checks)).
+
+%% The run's counts as a row of docs/conformance.md's table of `make test'
+%% results: the table is this run's, row for row (a row that differs fails
+%% the test; `MCP_CONFORMANCE_REGENERATE=1' writes the run's rows instead).
+result_row(Name, Version, Checks) ->
+    Count = fun(Status) -> length([S || {_, S, _} <- Checks, S =:= Status]) end,
+    Skipped = case Count(<<"SKIPPED">>) of
+                  0 -> "";
+                  N -> io_lib:format(", ~b skipped", [N])
+              end,
+    iolist_to_binary(io_lib:format("| `~ts` | ~ts | ~b/~b~ts |",
+                                   [Name, Version, Count(<<"SUCCESS">>),
+                                    length(Checks) - Count(<<"SKIPPED">>) - Count(<<"INFO">>), Skipped])).
+
+-define(RESULTS, "docs/conformance.md").
+-define(BEGIN, <<"<!-- the rows below are written by cli/test/mcp_cli_conformance_tests.erl -->\n">>).
+-define(END, <<"<!-- end of the rows written by the tests -->\n">>).
+
+recorded(Row) ->
+    {ok, Doc} = file:read_file(?RESULTS),
+    [Before, Rest] = binary:split(Doc, ?BEGIN),
+    [Table, After] = binary:split(Rest, ?END),
+    Rows = [R || R <- binary:split(Table, <<"\n">>, [global]), R =/= <<>>],
+    [Key | _] = binary:split(Row, <<" | ">>, [global]),
+    Version = lists:nth(2, binary:split(Row, <<" | ">>, [global])),
+    Same = fun(R) -> case binary:split(R, <<" | ">>, [global]) of
+                         [Key, Version | _] -> true;
+                         _ -> false
+                     end
+           end,
+    case os:getenv("MCP_CONFORMANCE_REGENERATE") of
+        "1" ->
+            Kept = lists:sort([Row | [R || R <- Rows, not Same(R)]]),
+            ok = file:write_file(?RESULTS, [Before, ?BEGIN, [[R, $\n] || R <- Kept], ?END, After]);
+        _ ->
+            ?assertEqual([Row], [R || R <- Rows, Same(R)])
+    end.
 
 out_root() ->
     filename:join(filename:basedir(user_cache, "mcp-conformance"), os:getpid()).
