@@ -144,6 +144,10 @@ bad_jail({nul_character, _Path}) -> "a path contains a NUL character";
 bad_jail({missing_grant, Path}) -> ["the granted path ", path(Path), " does not exist"];
 bad_jail({symlinked_grant, Path}) ->
     ["the granted path ", path(Path), " goes through a symbolic link; grant the real path it leads to"];
+bad_jail({setid_file_in_grant, Path}) ->
+    ["the write grant holds the set-user-ID or set-group-ID file ", path(Path), ", which a jailed server could "
+     "rewrite keeping its bit (and any local user would then run its code as the file's owner): remove the bit "
+     "(chmod u-s,g-s) or grant a directory without it"];
 bad_jail({executable_hidden, {Link, Real, Grant}}) ->
     ["the executable ", path(Link), " is a link to ", path(Real), ", which is hidden inside the jail (under /tmp, "
      "/run or a denied path), so the link leads nowhere there; granting the link's directory does not show its "

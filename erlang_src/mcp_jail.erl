@@ -58,6 +58,11 @@
 
 -include_lib("kernel/include/file.hrl").
 
+%% Where the homes of users other than the VM's are (`shows_home/2').
+-define(OTHER_HOMES, ["/home", "/root"]).
+%% The entries of the write grants looked at for a set-ID file.
+-define(SETID_SCAN_ENTRIES, 10000).
+
 -export([command/2, profile/2, default_deny/1, real_path/1, offline_launcher/2]).
 -export_type([spec/0, target/0, bad_jail/0, unavailable/0]).
 
@@ -87,6 +92,7 @@
                               | {nul_character, string()}
                               | {missing_grant, string()}
                               | {symlinked_grant, string()}
+                              | {setid_file_in_grant, string()}
                               | {executable_hidden, string()}
                               | {executable_hidden, {Link :: string(), RealPath :: file:filename_all(), Grant :: file:filename_all()}}
                               | {cd_hidden, string()}}.
@@ -298,6 +304,11 @@ grants(Key, Jail, Existence) ->
             {error, {bad_jail, {not_a_list, {Key, Text}}}};
         List when is_list(List) ->
             case lists:foldl(fun(Given, Acc) -> grant(Given, Existence, Acc) end, {ok, []}, List) of
+                {ok, Paths} when Key =:= write ->
+                    case setid_file(Paths, ?SETID_SCAN_ENTRIES) of
+                        none -> {ok, #{Key => lists:reverse(Paths)}};
+                        {found, File} -> {error, {bad_jail, {setid_file_in_grant, File}}}
+                    end;
                 {ok, Paths} -> {ok, #{Key => lists:reverse(Paths)}};
                 {error, _} = Error -> Error
             end;
@@ -319,6 +330,30 @@ grant(Given, Existence, {ok, Paths}) ->
             {ok, [Path | Paths]};
         {error, _} = Error ->
             Error
+    end.
+
+%% A set-user-ID or set-group-ID regular file in a write grant: a jailed
+%% server cannot make one (the filter refuses the mode), but one already
+%% there it could rewrite through a shared writable mapping, which keeps
+%% the bit, and any local user would then run its code as the file's
+%% owner. The grant is refused; its first `?SETID_SCAN_ENTRIES' entries
+%% are looked at (links not followed), what lies past them is not.
+setid_file([], _Budget) ->
+    none;
+setid_file(_Paths, 0) ->
+    none;
+setid_file([Path | Rest], Budget) ->
+    case file:read_link_info(Path, [raw]) of
+        {ok, #file_info{type = regular, mode = Mode}} when Mode band 8#6000 =/= 0 ->
+            {found, unicode:characters_to_list(Path)};
+        {ok, #file_info{type = directory}} ->
+            Children = case file:list_dir_all(Path) of
+                           {ok, Names} -> [filename:join(Path, Name) || Name <- Names];
+                           {error, _} -> []
+                       end,
+            setid_file(Children ++ Rest, Budget - 1);
+        _ ->
+            setid_file(Rest, Budget - 1)
     end.
 
 %% An absolute path without `..' or NUL, as a string.
@@ -492,7 +527,8 @@ profile_arguments(Options, Mounts) ->
 %% the same path a grant wins over a deny, a write grant over a read grant.
 mounts(Options, Homes, Env, Target, Caches) ->
     Private = [{tmpfs, Dir} || Dir <- ?PRIVATE_DIRS],
-    {Relocated, Moved} = relocated_credentials(Env),
+    {Relocated, Moved} = relocated_credentials(Env, [filename:absname(unicode:characters_to_list(Dir))
+                                                     || #{cd := Dir} <- [Target]]),
     Denied = real_paths(default_deny(Homes) ++ Moved ++ maps:get(deny, Options)),
     Hides = [Hide || Path <- Denied, Hide <- [hide(Path)], Hide =/= none],
     Reads = maps:get(read, Options) ++ resolver(Options),
@@ -501,7 +537,7 @@ mounts(Options, Homes, Env, Target, Caches) ->
     Base = case maps:get(profile, Options) of
                default -> Hides ++ snapshots([{Home, home_credentials()} || Home <- Homes] ++ Relocated,
                                              Denied, Reads ++ Writes);
-               strict -> strict_base(Homes, Target, Hides, Caches)
+               strict -> strict_base(Homes, Target, Hides, Caches, Reads ++ Writes)
            end,
     Ranked = [{depth(Path), rank(Kind), Path, Kind} || {Kind, Path} <- Private ++ Base ++ Exposes],
     [{Kind, Path} || {_, _, Path, Kind} <- lists:usort(Ranked)].
@@ -516,7 +552,7 @@ mounts(Options, Homes, Env, Target, Caches) ->
 %% (`launcher_caches/1': each gets a copy-on-write view), and each home as
 %% an empty private tmpfs; denied paths inside any of those stay hidden.
 %% The grants come on top.
-strict_base(Homes, #{executable := Executable, args := Args} = Target, Hides, Caches) ->
+strict_base(Homes, #{executable := Executable, args := Args} = Target, Hides, Caches, Grants) ->
     %% The working directory, unless it would show a home (a link in it,
     %% `node_modules' too, is resolved inside the jail: one leading
     %% elsewhere finds nothing).
@@ -536,7 +572,8 @@ strict_base(Homes, #{executable := Executable, args := Args} = Target, Hides, Ca
     [{tmpfs_root, "/"}]
         ++ [{tmpfs, Home} || Home <- Homes, Home =/= "/"]
         ++ Shown
-        ++ [Hide || {_, Path} = Hide <- Hides, lists:any(fun(Dir) -> under(Path, Dir) end, Visible)].
+        %% Denied paths under what is shown or granted stay hidden.
+        ++ [Hide || {_, Path} = Hide <- Hides, lists:any(fun(Dir) -> under(Path, Dir) end, Visible ++ Grants)].
 
 %% The path, its real path, and the interpreter its `#!' line names (with
 %% that one's real path).
@@ -575,10 +612,15 @@ install_tree(Path, Homes) ->
 %% that hold credentials (`.config', `.local', `.local/share', `.cargo',
 %% ...), at its path or its real path.
 shows_home(Dir, Homes) ->
-    lists:any(fun(Home) ->
-                  Containers = [Container || Relative <- home_credentials(), Container <- containers(Home, Relative)],
-                  under(Home, Dir) orelse lists:member(Dir, Containers)
-              end, lists:usort(Homes ++ [real_path(Home) || Home <- Homes])).
+    %% Other users' homes too: `/home' (and `/root') hold them.
+    Known = lists:usort(Homes ++ [real_path(Home) || Home <- Homes] ++ ?OTHER_HOMES),
+    lists:any(fun(Shown) ->
+                      lists:any(fun(Home) ->
+                                        Containers = [Container || Relative <- home_credentials(),
+                                                                   Container <- containers(Home, Relative)],
+                                        under(Home, Shown) orelse lists:member(Shown, Containers)
+                                end, Known)
+              end, lists:usort([Dir, real_path(Dir)])).
 
 %% The certificates under `/etc/ssl' and `/etc/pki', without their
 %% `private' directories (TLS keys, readable when the VM runs as root):
@@ -789,13 +831,22 @@ passwd_home() ->
 %% `CLOUDSDK_CONFIG', `PASSWORD_STORE_DIR', `KUBECONFIG' (a list),
 %% `AWS_SHARED_CREDENTIALS_FILE', `AWS_CONFIG_FILE' and
 %% `NPM_CONFIG_USERCONFIG' name. Answers the relocated bases with their
-%% relative names (for the snapshots) and every absolute path to deny.
-%% Values that are not absolute, or are `/', are ignored.
-relocated_credentials(Env) ->
+%% relative names (for the snapshots) and every absolute path to deny. A
+%% relative value is taken from each directory a tool could resolve it
+%% against: the VM's working directory and the server's (`Cds'). A value
+%% of `/' is ignored.
+relocated_credentials(Env, Cds) ->
+    {ok, Cwd} = file:get_cwd(),
+    Absolute = fun(Value) ->
+                       case filename:pathtype(Value) of
+                           absolute -> [Value];
+                           _ -> [filename:join(Dir, Value) || Dir <- lists:usort([Cwd | Cds])]
+                       end
+               end,
     Values = fun(Name) ->
                      Vm = case os:getenv(Name) of false -> []; Value -> [Value] end,
-                     lists:usort([Value || Value <- Vm ++ [V || {N, V} <- Env, N =:= Name],
-                                           filename:pathtype(Value) =:= absolute, Value =/= "/"])
+                     lists:usort([Path || Value <- Vm ++ [V || {N, V} <- Env, N =:= Name], Value =/= "",
+                                          Path <- Absolute(Value), Path =/= "/"])
              end,
     Under = fun(Prefix) -> [Rest || Relative <- home_credentials(), lists:prefix(Prefix, Relative),
                                     Rest <- [lists:nthtail(length(Prefix), Relative)]] end,
@@ -806,8 +857,8 @@ relocated_credentials(Env) ->
                                                   "AWS_CONFIG_FILE", "NPM_CONFIG_USERCONFIG",
                                                   "npm_config_userconfig"]])
         ++ [filename:join(Dir, File) || Dir <- Values("CARGO_HOME"), File <- ["credentials", "credentials.toml"]]
-        ++ [File || List <- Values("KUBECONFIG"), File <- string:split(List, ":", all),
-                    filename:pathtype(File) =:= absolute],
+        ++ [Path || List <- [V || {"KUBECONFIG", V} <- Env] ++ [V || V <- [os:getenv("KUBECONFIG")], is_list(V)],
+                    File <- string:split(List, ":", all), File =/= "", Path <- Absolute(File), Path =/= "/"],
     {Bases, [filename:join(Dir, Relative) || {Dir, Relatives} <- Bases, Relative <- Relatives] ++ Named}.
 
 %% @doc The paths every jail hides, for the given home directories: the

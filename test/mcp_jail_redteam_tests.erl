@@ -685,18 +685,24 @@ set_id_test_() ->
         Ways = ["fchmod", "fchmodat", "fchmodat2", "openat", "tmpfile", "openat2", "cp", "install"]
             ++ [Way || Way <- ["chmod", "open", "creat", "mknod"],  % in x86_64's table only
                        lists:prefix("x86_64", erlang:system_info(system_architecture))],
-        Made = fun(Jail, Prefix) ->
+        Made = fun(Jail, Into) ->
                    with_client(hostile(Dir, Jail), fun(C) ->
                        [{Way, Path, probe(C, set_id, [{path, Path}, {how, Way}, {source, Source}])}
-                        || Way <- Ways, Path <- [filename:join(Dir, Prefix ++ Way)]]
+                        || Way <- Ways, Path <- [filename:join(Into, Way)]]
                    end)
                end,
+        %% The jailed server's grant holds no set-ID file (one that does is
+        %% refused: `setid_file_in_a_write_grant_test_').
+        Free = filename:join(Dir, "free"),
+        Grant = filename:join(Dir, "jailed"),
+        ok = file:make_dir(Free),
+        ok = file:make_dir(Grant),
         Vm = string:trim(os:cmd("id -u")),
         try
-            Free = Made(none, "free-"),
-            [?assertEqual({Way, <<"ok:4755">>}, {Way, Said}) || {Way, _, Said} <- Free],
-            [?assertEqual({Way, Vm}, {Way, run_as_nobody(Path)}) || {Way, Path, _} <- Free],
-            Jailed = Made(#{write => [Dir]}, "jailed-"),
+            Unjailed = Made(none, Free),
+            [?assertEqual({Way, <<"ok:4755">>}, {Way, Said}) || {Way, _, Said} <- Unjailed],
+            [?assertEqual({Way, Vm}, {Way, run_as_nobody(Path)}) || {Way, Path, _} <- Unjailed],
+            Jailed = Made(#{write => [Grant]}, Grant),
             Refused = [{Way, Said} || {Way, _, Said} <- Jailed, Way =/= "cp", Way =/= "install"],
             ?assertEqual([{Way, if Way =:= "openat2" -> <<"error:ENOSYS">>; true -> <<"error:EPERM">> end}
                           || {Way, _} <- Refused], Refused),
@@ -934,4 +940,79 @@ strict_tls_keys_test_() ->
         after
             ok = file:delete(Key)
         end
+    end))}.
+
+%% Strict hides the denied paths under a grant as the default profile
+%% does: a home granted whole still hides `.ssh' (read unjailed), and a
+%% caller's deny inside a write grant holds.
+strict_denies_under_grants_test_() ->
+    {timeout, 120, ?_test(in_scratch(fun(Scratch) ->
+        Home = filename:join(Scratch, "home"),
+        plant(filename:join(Home, ".ssh/id_ed25519"), <<"ssh-key">>),
+        plant(filename:join(Home, "notes/plain.txt"), <<"plain">>),
+        Work = filename:join(Scratch, "work"),
+        plant(filename:join(Work, "private/secret.txt"), <<"work-secret">>),
+        Reads = [{read_file, [{path, filename:join(Home, ".ssh/id_ed25519")}]},
+                 {read_file, [{path, filename:join(Home, "notes/plain.txt")}]},
+                 {read_file, [{path, filename:join(Work, "private/secret.txt")}]}],
+        Run = fun(Jail) -> with_client(hostile(Home, Jail), fun(C) -> [probe(C, T, A) || {T, A} <- Reads] end) end,
+        ?assertEqual([<<"ok:ssh-key">>, <<"ok:plain">>, <<"ok:work-secret">>], Run(none)),
+        [?assertMatch([<<"error:", _/binary>>, <<"ok:plain">>, <<"error:", _/binary>>],
+                      Run(#{profile => Profile, read => [Home], write => [Work],
+                            deny => [filename:join(Work, "private")]}))
+         || Profile <- [default, strict]]
+    end))}.
+
+%% Strict never shows a home through a link to it: as the working
+%% directory (refused), or as the prefix of the executable's path (only
+%% the file is shown).
+strict_link_to_a_home_test_() ->
+    {timeout, 120, ?_test(in_scratch(fun(Scratch) ->
+        Home = filename:join(Scratch, "home"),
+        plant(filename:join(Home, "notes/secret.txt"), <<"home-secret">>),
+        Link = filename:join(Scratch, "homelink"),
+        ok = file:make_symlink("home", Link),
+        InBin = filename:join(Home, "bin/hostile_server.py"),
+        ok = filelib:ensure_dir(InBin),
+        {ok, _} = file:copy(mcp_e2e_tests:installed("test/e2e/hostile_server.py"), InBin),
+        Secret = [{read_file, [{path, filename:join(Link, "notes/secret.txt")}]}],
+        Through = maps:put(args, [filename:join(Link, "bin/hostile_server.py")], hostile(Home, none)),
+        Run = fun(Spawn) -> with_client(Spawn, fun(C) -> [probe(C, T, A) || {T, A} <- Secret] end) end,
+        ?assertEqual([<<"ok:home-secret">>], Run(Through)),
+        ?assertEqual([<<"error:ENOENT">>], Run(Through#{jail => jail(#{profile => strict})})),
+        ?assertEqual({error, {transport_failed, {bad_jail, {cd_hidden, Link}}}},
+                     mcp_client:start((hostile(Home, none))#{cd => Link, jail => jail(#{profile => strict})}, #{}))
+    end))}.
+
+%% A set-ID file already in a write grant: writing it through a shared
+%% mapping keeps its bit (shown here, unjailed), so a jailed server could
+%% turn it into anyone's way to the owner's uid; such a grant is refused.
+setid_file_in_a_write_grant_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        Grant = filename:join(Scratch, "grant"),
+        Helper = filename:join(Grant, "sub/helper"),
+        plant(Helper, binary:copy(<<"x">>, 4096)),
+        ok = file:change_mode(Helper, 8#4755),
+        Rewrite = "import mmap, os; f = os.open('" ++ Helper ++ "', os.O_RDWR); m = mmap.mmap(f, 0); "
+                  "m[:4] = b'ELF!'; m.flush(); print(oct(os.stat('" ++ Helper ++ "').st_mode & 0o7777))",
+        ?assertEqual("0o4755\n", os:cmd(python() ++ " -c \"" ++ Rewrite ++ "\"")),
+        ?assertEqual({error, {transport_failed, {bad_jail, {setid_file_in_grant, Helper}}}},
+                     mcp_client:start(hostile(Scratch, #{write => [Grant]}), #{})),
+        ok = file:change_mode(Helper, 8#755),
+        with_client(hostile(Scratch, #{write => [Grant]}), fun(_) -> ok end)
+    end))}.
+
+%% A relocation variable with a relative value (resolved by the tool
+%% against its working directory) is followed like an absolute one.
+relative_relocation_test_() ->
+    {timeout, 60, ?_test(in_scratch(fun(Scratch) ->
+        Work = filename:join(Scratch, "work"),
+        plant(filename:join(Work, "gnupg/private-keys-v1.d/key"), <<"gpg-key">>),
+        Spawn = (hostile(Scratch, none))#{cd => Work,
+                                           env => [{"HOME", filename:join(Scratch, "home")}, {"GNUPGHOME", "gnupg"},
+                                                   {"PYTHONUNBUFFERED", "1"}]},
+        Read = [{read_file, [{path, filename:join(Work, "gnupg/private-keys-v1.d/key")}]}],
+        Run = fun(S) -> with_client(S, fun(C) -> [probe(C, T, A) || {T, A} <- Read] end) end,
+        ?assertEqual([<<"ok:gpg-key">>], Run(Spawn)),
+        ?assertMatch([<<"error:", _/binary>>], Run(Spawn#{jail => jail(true)}))
     end))}.
