@@ -112,6 +112,8 @@ now_ms() -> erlang:monotonic_time(millisecond).
 %% A burst of `notifications/tools/list_changed' costs at most one listing
 %% per this interval (and one running at a time).
 -define(RELIST_INTERVAL_MS, 1000).
+%% What a version refusal keeps of the versions the server named.
+-define(MAX_VERSIONS_BYTES, 256).
 %% A server's questions (`elicitation/create') whose input handler runs at
 %% once.
 -define(MAX_SERVER_INPUTS, 4).
@@ -418,7 +420,7 @@ probe_settled({ok, Result}, {discover, Mode, _, HandshakeDeadline}, From, Data) 
         {error, _} when Mode =:= auto ->
             initialize(From, HandshakeDeadline, Data);
         {error, {version_unsupported, Requested, Offered}} ->
-            handshake_failed({version_unsupported, Requested, Offered}, From, Data);
+            handshake_failed(version_unsupported(Requested, Offered), From, Data);
         {error, Fault} ->
             handshake_failed({handshake_failed, {result_malformed, Fault}}, From, Data)
     end;
@@ -438,7 +440,7 @@ probe_failed(_Error, auto, HandshakeDeadline, From, Data) ->
     initialize(From, HandshakeDeadline, Data);
 probe_failed({server_error, RpcError} = Error, modern, _, From, Data) ->
     case mcp_modern:offered_versions(RpcError) of
-        {ok, Offered} -> handshake_failed({version_unsupported, mcp_modern:version(), Offered}, From, Data);
+        {ok, Offered} -> handshake_failed(version_unsupported(mcp_modern:version(), Offered), From, Data);
         none -> handshake_failed({handshake_failed, Error}, From, Data)
     end;
 probe_failed(Error, modern, _, From, Data) ->
@@ -456,9 +458,18 @@ handshake_settled({ok, {initialize_result, _Version, {some, {tools_capability, L
 handshake_settled({ok, {initialize_result, _, none, _, _}}, From, Data) ->
     handshake_failed(tools_not_declared, From, Data);
 handshake_settled({error, {result_malformed, {unsupported_version, Requested, Offered}}}, From, Data) ->
-    handshake_failed({version_unsupported, Requested, Offered}, From, Data);
+    handshake_failed(version_unsupported(Requested, Offered), From, Data);
 handshake_settled({error, Error}, From, Data) ->
     handshake_failed({handshake_failed, Error}, From, Data).
+
+%% The versions a refusal names come from the server: each kept to
+%% `?MAX_VERSIONS_BYTES' (a start error, latched as the death reason, must
+%% not carry a server's bytes at any length).
+version_unsupported(Requested, Offered) ->
+    Cut = fun(Text) when is_binary(Text) -> binary:part(Text, 0, min(byte_size(Text), ?MAX_VERSIONS_BYTES));
+             (Other) -> Other
+          end,
+    {version_unsupported, Cut(Requested), Cut(Offered)}.
 
 %% The connect caller gets the start error; the client closes with it latched.
 handshake_failed(StartError, From, Data) ->

@@ -55,7 +55,8 @@
 %%     request sent in the session starts a new session (the actor's own
 %%     `initialize' and `notifications/initialized' sent again, their
 %%     answers kept by the machine; later messages wait for it) and the
-%%     request, never processed, is sent again in it, once; a request
+%%     request, taken as not processed (what a 404 means), is sent again
+%%     in it, once; a request
 %%     refused twice, or a session that expires before any message came
 %%     in it, is `session_expired'. `terminate/1'
 %%     DELETEs the session (bounded by `shutdown_timeout_ms'), then stops
@@ -422,7 +423,9 @@ event_checked(#http{requests = Requests} = Http, {http, {RequestId, stream_start
 event_checked(#http{ref = Ref} = Http, {mcp_http, Ref, {timer, Tag}}) ->
     delivered(machine({timer, Tag}, Http));
 event_checked(#http{ref = Ref} = Http, {mcp_http, Ref, watch}) ->
-    watch(Http#http{watching = false});
+    watch(Http);
+event_checked(#http{ref = Ref} = Http, {mcp_http, Ref, {measured, Over}}) ->
+    measured(Over, Http#http{watching = false});
 event_checked(#http{ref = Ref} = Http, {mcp_http, Ref, {nudge, RequestId}}) ->
     %% A message of the request already waiting means its handler went on
     %% (perhaps to the end of the answer, when a nudge would reach it idle
@@ -522,11 +525,22 @@ watched(#http{requests = Requests, owner = Owner, ref = Ref} = Http) when map_si
 watched(Http) ->
     Http.
 
-watch(#http{requests = Requests, handler_table = Table, max_bytes = Max} = Http) ->
-    Over = [{Req, Held} || {RequestId, #req{sent = Sent} = Req} <- maps:to_list(Requests),
-                           {ok, Held} <- [mcp_http_watch:held_bytes(Table, RequestId)],
-                           Held > mcp_http_watch:allowance(Sent, Max)],
-    case Over of
+%% The measuring runs in a process of its own: what it copies of a
+%% handler's state (`mcp_http_watch:held_bytes/2') neither stalls the
+%% actor nor stays in its heap. The next measure is armed when its answer
+%% comes.
+watch(#http{requests = Requests, handler_table = Table, max_bytes = Max, owner = Owner, ref = Ref} = Http) ->
+    Measured = [{RequestId, Sent} || {RequestId, #req{sent = Sent}} <- maps:to_list(Requests)],
+    _ = spawn(fun() ->
+                      Over = [{RequestId, Held} || {RequestId, Sent} <- Measured,
+                                                   {ok, Held} <- [mcp_http_watch:held_bytes(Table, RequestId)],
+                                                   Held > mcp_http_watch:allowance(Sent, Max)],
+                      Owner ! {mcp_http, Ref, {measured, Over}}
+              end),
+    {ok, [], Http}.
+
+measured(Over, #http{requests = Requests} = Http) ->
+    case [{Req, Held} || {RequestId, Held} <- Over, {ok, Req} <- [maps:find(RequestId, Requests)]] of
         [] -> {ok, [], watched(Http)};
         [{#req{sref = SRef}, Held} | _] -> {ok, [{fault, {response_too_large, Held}}], cancel(SRef, Http)}
     end.

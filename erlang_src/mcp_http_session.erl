@@ -371,7 +371,8 @@ answer({headers, SRef, Headers}, Stream, Session) ->
 answer({chunk, SRef, Chunk}, Stream, Session) ->
     read_on(SRef, chunk(SRef, Stream, Chunk, Session));
 answer({body_end, SRef}, #stream{body = {json, Parts, _}} = Stream, Session) ->
-    delivered([iolist_to_binary(lists:reverse(Parts))], Stream, drop(SRef, Session));
+    Body = iolist_to_binary(lists:reverse(Parts)),
+    closing_answered([Body], delivered([Body], Stream, drop(SRef, Session)));
 answer({body_end, SRef}, #stream{body = {sse, _}} = Stream, Session) ->
     ended(Stream, ended, drop(SRef, Session));
 answer({body_end, SRef}, _Stream, Session) ->
@@ -467,10 +468,12 @@ events(SRef, Stream, Items, Session) ->
         [] ->
             {[], keep(SRef, Kept, Session)};
         _ ->
-            {Commands, Next} = delivered(Messages, Kept, keep(SRef, Kept#stream{resumptions = 0}, Session)),
-            {Closed, Answered} = answered(Messages, Next),
-            {Commands ++ Closed, Answered}
+            closing_answered(Messages, delivered(Messages, Kept, keep(SRef, Kept#stream{resumptions = 0}, Session)))
     end.
+
+closing_answered(Messages, {Commands, Session}) ->
+    {Closed, Answered} = answered(Messages, Session),
+    {Commands ++ Closed, Answered}.
 
 %% A request's stream has done its work once its response came, on it or
 %% on any other stream: it is closed then, whatever the server does with
@@ -606,12 +609,12 @@ refused(Id, Status, Headers, Body, #session{max_bytes = Max} = Session) ->
     Response = mcp_http_headers:content_type(Headers) =:= <<"application/json">> andalso is_binary(Body)
         andalso byte_size(Body) =< Max andalso response_to(Id, Body),
     case Response of
-        true -> delivered([Body], #stream{rpc = response}, Session);
+        true -> closing_answered([Body], delivered([Body], #stream{rpc = response}, Session));
         false -> {[{deliver, {rejected, Id, {http_status, Status}}}], Session}
     end.
 
 %% The session a request was sent in is unknown to the server (404): the
-%% server never processed the request, so a request is sent again, once,
+%% request is taken as not processed (what a 404 means), so it is sent again, once,
 %% in a new session; a notification or an answer of ours is not. The
 %% first 404 of a session starts the new one with the actor's own
 %% `initialize' (`renew/3'); one that comes while it starts, or after, for

@@ -23,9 +23,18 @@
 %% </ul>
 -module(mcp_input).
 
--export([capabilities/1, request/1, answer_all/2, accept_defaults/1, with_defaults/2, result/2,
+-export([max_input_requests/0, capabilities/1, request/1, answer_all/2, accept_defaults/1, with_defaults/2, result/2,
          read_input_required/1, retry_params/4]).
 -export_type([handler/0, request/0, answer/0, input_required/0]).
+
+%% The input requests one `input_required' result may carry (each is a
+%% question for the handler; duplicates by key are dropped in one pass).
+-define(MAX_INPUT_REQUESTS, 64).
+
+%% @doc The input requests one `input_required' result may carry; more
+%% is a `protocol_fault'.
+-spec max_input_requests() -> pos_integer().
+max_input_requests() -> ?MAX_INPUT_REQUESTS.
 
 -type json() :: mcp_json:json().
 %% What the handler is asked: the server's message and the schema of the
@@ -134,19 +143,23 @@ read_input_required({object, Members}) ->
         Absent when Absent =:= none; Absent =:= null ->
             {ok, {input_required, [], State}};
         {object, Requests} ->
-            input_requests(Requests, [], State);
+            case length(Requests) =< ?MAX_INPUT_REQUESTS of
+                true -> input_requests(Requests, {[], #{}}, State);
+                false -> {error, {protocol_fault, <<"$.inputRequests">>,
+                                  <<"more than ", (integer_to_binary(?MAX_INPUT_REQUESTS))/binary, " requests">>}}
+            end;
         _ ->
             {error, {protocol_fault, <<"$.inputRequests">>, <<"expected an object">>}}
     end;
 read_input_required(_) ->
     {error, {protocol_fault, <<"$">>, <<"expected an object">>}}.
 
-input_requests([], Acc, State) ->
+input_requests([], {Acc, _Seen}, State) ->
     {ok, {input_required, lists:reverse(Acc), State}};
-input_requests([{Key, {object, Request}} | Rest], Acc, State) ->
-    case lists:keymember(Key, 1, Acc) of
+input_requests([{Key, {object, Request}} | Rest], {Acc, Seen}, State) ->
+    case is_map_key(Key, Seen) of
         true ->
-            input_requests(Rest, Acc, State);
+            input_requests(Rest, {Acc, Seen}, State);
         false ->
             case member(<<"method">>, Request) of
                 {string, <<"elicitation/create">>} ->
@@ -154,9 +167,9 @@ input_requests([{Key, {object, Request}} | Rest], Acc, State) ->
                                {ok, Elicitation} -> Elicitation;
                                unsupported -> {unsupported, <<"elicitation/create">>}
                            end,
-                    input_requests(Rest, [{Key, Read} | Acc], State);
+                    input_requests(Rest, {[{Key, Read} | Acc], Seen#{Key => true}}, State);
                 {string, Method} ->
-                    input_requests(Rest, [{Key, {unsupported, Method}} | Acc], State);
+                    input_requests(Rest, {[{Key, {unsupported, Method}} | Acc], Seen#{Key => true}}, State);
                 _ ->
                     {error, {protocol_fault, <<"$.inputRequests[", (quoted(Key))/binary, "].method">>,
                              <<"expected a string">>}}

@@ -92,7 +92,10 @@ trusted(Config, Previous, #{issuer := Found}) ->
         {false, _, _} -> true;
         {true, #{issuer := Issuer}, _} -> Issuer =:= Found;
         {true, _, #{<<"issuer">> := Stored}} -> Stored =:= Found;
-        {true, _, _} -> true
+        %% A record without its issuer (a store a harness filled) ties
+        %% the credentials to nothing: refused.
+        {true, _, #{}} -> false;
+        {true, _, none} -> true
     end.
 
 same_issuer(#{<<"issuer">> := Issuer} = Previous, #{issuer := Issuer}) -> Previous;
@@ -323,6 +326,14 @@ renewed(Http, #{<<"token_endpoint">> := Endpoint, <<"issuer">> := Issuer, <<"cli
         Config, Grant, Kept) when is_binary(Endpoint), is_binary(Issuer) ->
     Found = #{issuer => Issuer, resource => maps:get(<<"resource">>, Record, none),
               metadata => #{<<"token_endpoint">> => {string, Endpoint}}},
+    case trusted(Config, Record, Found) of
+        true -> renewed_at(Http, Found, Record, Config, Grant, Kept);
+        false -> {error, {issuer_not_trusted, mcp_http_target:shown_url(Issuer)}}
+    end;
+renewed(_Http, _Record, _Config, _Grant, _Kept) ->
+    {error, no_refresh_token}.
+
+renewed_at(Http, Found, Record, Config, Grant, Kept) ->
     %% A grant without a person is made again, for the scopes granted.
     {Fields, Scopes} = case {Grant, Record} of
                            {[_ | _], _} -> {{ok, Grant}, []};
@@ -339,9 +350,7 @@ renewed(Http, #{<<"token_endpoint">> := Endpoint, <<"issuer">> := Issuer, <<"cli
             end;
         {error, _} = Error ->
             Error
-    end;
-renewed(_Http, _Record, _Config, _Grant, _Kept) ->
-    {error, no_refresh_token}.
+    end.
 
 token(#{fallback := true}, #{given := true}) -> {error, {unstated_endpoint, <<"token_endpoint">>}};
 token(#{fallback := true}, #{<<"private_key_pem">> := _}) -> {error, {unstated_endpoint, <<"token_endpoint">>}};

@@ -342,6 +342,14 @@ version_refusal_test() ->
     ?assertEqual({error, {version_unsupported, <<"2025-11-25">>, <<"1999-01-01">>}},
                  mcp_client:start(Spec, #{})).
 
+%% A version the server names is kept to 256 bytes in the refusal (a
+%% 200 KB version with terminal controls was the death reason whole).
+a_long_version_is_cut_in_the_refusal_test() ->
+    Long = <<27, "]0;pwned", (binary:copy(<<"9">>, 200000))/binary>>,
+    Spec = initializing_with(Long, [{<<"tools">>, {object, []}}]),
+    {error, {version_unsupported, <<"2025-11-25">>, Offered}} = mcp_client:start(Spec, #{}),
+    ?assertEqual(binary:part(Long, 0, 256), Offered).
+
 older_supported_version_is_accepted_test() ->
     Spec = initializing_with(<<"2024-11-05">>, [{<<"tools">>, {object, []}}]),
     {ok, Client, {initialize_result, <<"2024-11-05">>, _, _, _}} = mcp_client:start(Spec, #{}),

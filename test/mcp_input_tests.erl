@@ -215,3 +215,23 @@ input_handler_option_is_checked_test() ->
     [NotAFun, Negative] = binary_to_term(term_to_binary([not_a_fun, -1])),
     ?assertError(badarg, mcp_client:prepare(mcp_fake_server:spec(fun eliciting/1), #{input_handler => NotAFun})),
     ?assertError(badarg, mcp_client:prepare(mcp_fake_server:spec(fun eliciting/1), #{input_timeout_ms => Negative})).
+
+%% An `input_required' result carries at most `max_input_requests()'
+%% requests (N answered, N + 1 a protocol fault), read in one pass however
+%% many repeat a key (a result of thousands of keys cost the actor
+%% seconds with a quadratic check).
+input_requests_are_bounded_test() ->
+    Max = mcp_input:max_input_requests(),
+    Requests = fun(N) ->
+                       {object, [{<<"inputRequests">>,
+                                  {object, [{integer_to_binary(I),
+                                             {object, [{<<"method">>, {string, <<"roots/list">>}}]}}
+                                            || I <- lists:seq(1, N)]}}]}
+               end,
+    {ok, {input_required, Read, none}} = mcp_input:read_input_required(Requests(Max)),
+    ?assertEqual(Max, length(Read)),
+    ?assertMatch({error, {protocol_fault, <<"$.inputRequests">>, _}}, mcp_input:read_input_required(Requests(Max + 1))),
+    Repeated = {object, [{<<"inputRequests">>,
+                          {object, [{<<"k">>, {object, [{<<"method">>, {string, <<"roots/list">>}}]}}
+                                    || _ <- lists:seq(1, Max)]}}]},
+    ?assertMatch({ok, {input_required, [{<<"k">>, _}], none}}, mcp_input:read_input_required(Repeated)).

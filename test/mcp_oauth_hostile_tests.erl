@@ -301,7 +301,14 @@ given_credentials_go_only_to_their_authorization_server_test() ->
                   end,
         Refused(cc_config(Store)),
         %% The configured issuer, with no store.
-        Refused((cc_config(none))#{issuer => base(Real)})
+        Refused((cc_config(none))#{issuer => base(Real)}),
+        %% A stored record of the attacker's, its token due: the renewal
+        %% does not go there either.
+        Due = #{<<"issuer">> => base(Attacker), <<"token_endpoint">> => <<(base(Attacker))/binary, "/token">>,
+                <<"client_id">> => <<"client">>, <<"auth_method">> => <<"client_secret_basic">>,
+                <<"access_token">> => <<"due">>, <<"expires_at">> => erlang:system_time(second) - 10},
+        DueStore = {callback, fun(_) -> {ok, Due} end, fun(_, _) -> ok end},
+        Refused((cc_config(DueStore))#{issuer => base(Real)})
     after
         [mcp_http_stub:stop(S) || S <- [Real, Attacker, Mcp]],
         _ = flush()
