@@ -37,27 +37,10 @@ pub fn binary_term<'a>(env: Env<'a>, bytes: &[u8]) -> Term<'a> {
 /// Tells the scheduler what a normal-scheduler call cost, so a process
 /// calling in a loop is preempted on time: one full timeslice (~1 ms) per
 /// 64 KiB of JSON, a generous rate (measured decode and encode speeds are
-/// 50-250 MB/s, i.e. 64 KiB in 0.25-1.3 ms). The VM takes whole percents
-/// of a slice, 655 bytes each: what is left below a percent is carried, per
-/// scheduler thread, to the thread's next call, so a loop of small calls
-/// pays exactly its bytes (charging a whole percent for a 200-byte request
-/// overcharged it some 3x, and the extra preemptions were a quarter of its
-/// time). A carried rest of under a percent may land on the next process
-/// the thread runs: at most 1% of a slice, once.
+/// 50-250 MB/s, i.e. 64 KiB in 0.25-1.3 ms).
 pub fn charge_timeslice(env: Env<'_>, bytes: usize) {
-    const PERCENT_BYTES: usize = 65536 / 100;
-    let owed = UNCHARGED_BYTES.get().saturating_add(bytes);
-    let percent = owed / PERCENT_BYTES;
-    UNCHARGED_BYTES.set(owed % PERCENT_BYTES);
-    if percent > 0 {
-        rustler::schedule::consume_timeslice(env, percent.min(100) as i32);
-    }
-}
-
-thread_local! {
-    /// Bytes of JSON this scheduler thread has worked on and not yet
-    /// charged (under one percent of a slice).
-    static UNCHARGED_BYTES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    let percent = (bytes.saturating_mul(100) / 65536).clamp(1, 100) as i32;
+    rustler::schedule::consume_timeslice(env, percent);
 }
 
 /// Where a call continues after `enif_schedule_nif`.

@@ -851,7 +851,7 @@ impl<'a> Reader<'a> {
             };
         }
         // The grammar above only admits ASCII, so the text is valid UTF-8.
-        let parsed = std::str::from_utf8(text).ok().and_then(|t| t.parse::<f64>().ok());
+        let parsed = ascii_segment(text).parse::<f64>().ok();
         match parsed {
             Some(float) if float.is_finite() => Ok(sink.float(float)),
             Some(_) => Err(Self::fault_at(start, "number out of range").into()),

@@ -16,7 +16,9 @@ pub const MAX_TEXT: usize = 24;
 struct Slot<T> {
     /// `EMPTY` until filled.
     len: u8,
-    bytes: [u8; MAX_TEXT],
+    /// The text as three little-endian words (its first eight bytes, its
+    /// bytes 8..16 and its last eight, zero-padded: see [`Words`]).
+    words: Words,
     value: T,
 }
 
@@ -29,7 +31,7 @@ pub struct Repeats<T: Copy + Default> {
 
 impl<T: Copy + Default> Repeats<T> {
     pub fn new() -> Repeats<T> {
-        Repeats { slots: Box::new([Slot { len: EMPTY, bytes: [0; MAX_TEXT], value: T::default() }; SLOTS]) }
+        Repeats { slots: Box::new([Slot { len: EMPTY, words: Words([0; 3]), value: T::default() }; SLOTS]) }
     }
 
     /// The value of `text`: the one made for the same bytes earlier, else
@@ -39,13 +41,14 @@ impl<T: Copy + Default> Repeats<T> {
         if text.len() > MAX_TEXT {
             return make(text);
         }
-        let slot = &mut self.slots[slot_of(text)];
-        if usize::from(slot.len) == text.len() && slot.bytes[..text.len()] == *text {
+        let words = Words::of(text);
+        let slot = &mut self.slots[words.slot(text.len())];
+        if usize::from(slot.len) == text.len() && slot.words == words {
             return slot.value;
         }
         let value = make(text);
         slot.len = text.len() as u8;
-        slot.bytes[..text.len()].copy_from_slice(text);
+        slot.words = words;
         slot.value = value;
         value
     }
@@ -57,19 +60,36 @@ impl<T: Copy + Default> Default for Repeats<T> {
     }
 }
 
-/// The slot of a text of at most [`MAX_TEXT`] bytes: its first and last
-/// eight bytes and its length, mixed by one multiplication.
-#[inline]
-fn slot_of(text: &[u8]) -> usize {
-    let word = |part: &[u8]| {
-        let mut word = [0u8; 8];
-        word[..part.len()].copy_from_slice(part);
-        u64::from_le_bytes(word)
-    };
-    let head = word(&text[..text.len().min(8)]);
-    let tail = word(&text[text.len().saturating_sub(8)..]);
-    let mixed = (head ^ tail.rotate_left(31) ^ text.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    (mixed >> 56) as usize
+/// A text of at most [`MAX_TEXT`] bytes as three words: its first eight
+/// bytes, its bytes 8..16 and its last eight bytes (each zero-padded when
+/// the text is shorter). Two texts of the same length are equal exactly
+/// when their words are: the first and last words cover a text of up to 16
+/// bytes, and with the middle one up to 24. Compared as words, with no
+/// byte-wise `memcmp`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Words([u64; 3]);
+
+impl Words {
+    #[inline]
+    fn of(text: &[u8]) -> Words {
+        debug_assert!(text.len() <= MAX_TEXT);
+        let word = |part: &[u8]| {
+            let mut word = [0u8; 8];
+            word[..part.len()].copy_from_slice(part);
+            u64::from_le_bytes(word)
+        };
+        let len = text.len();
+        Words([word(&text[..len.min(8)]), word(&text[len.min(8)..len.min(16)]), word(&text[len.saturating_sub(8)..])])
+    }
+
+    /// The slot of a text of `len` bytes: its first and last words and its
+    /// length, mixed by one multiplication.
+    #[inline]
+    fn slot(&self, len: usize) -> usize {
+        let [head, _, tail] = self.0;
+        let mixed = (head ^ tail.rotate_left(31) ^ len as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (mixed >> 56) as usize
+    }
 }
 
 #[cfg(test)]
@@ -120,5 +140,23 @@ mod tests {
         }
         assert_eq!(repeats.get_or_make(b"", |_| 9), 9);
         assert_eq!(repeats.get_or_make(b"", |_| 10), 9);
+    }
+
+    #[test]
+    fn texts_differing_in_any_one_byte_are_told_apart() {
+        // Every length up to MAX_TEXT, every position: the words cover
+        // every byte, so a changed byte (zero included) is a new text.
+        for len in 0..=MAX_TEXT {
+            let base: Vec<u8> = (0..len as u8).map(|b| b'a' + b).collect();
+            for at in 0..len {
+                for changed in [0u8, b'Z'] {
+                    let mut repeats = Repeats::<u64>::new();
+                    let mut other = base.clone();
+                    other[at] = changed;
+                    assert_eq!(repeats.get_or_make(&base, |_| 1), 1);
+                    assert_eq!(repeats.get_or_make(&other, |_| 2), 2, "length {len}, byte {at}");
+                }
+            }
+        }
     }
 }
