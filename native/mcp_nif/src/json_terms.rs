@@ -165,11 +165,8 @@ impl<'a> TermBuilder<'a> {
     }
     /// `{string, Binary}` whose binary is `value`'s own memory, kept by a
     /// resource (no copy).
-    pub fn owned_string(&self, mut value: String) -> ErlNifTerm {
-        value.shrink_to_fit();
-        let text = ResourceArc::new(OwnedText(value));
-        let binary = text.make_binary(self.env, |text| text.0.as_bytes());
-        self.tuple(&[self.atom(atoms::string()), binary.to_term(self.env).as_c_arg()])
+    pub fn owned_string(&self, value: String) -> ErlNifTerm {
+        self.tuple(&[self.atom(atoms::string()), owned_binary(self.env, value).as_c_arg()])
     }
     pub fn array(&self, items: &[ErlNifTerm]) -> ErlNifTerm {
         self.tuple(&[self.atom(atoms::array()), self.list(items)])
@@ -191,7 +188,17 @@ impl<'a> TermBuilder<'a> {
     }
 }
 
-/// A long unescaped string's text, owned by the binary term made from it.
+/// A binary term whose bytes are `value`'s own memory, kept by a resource
+/// (no copy). For long texts: the resource and its binary cost a few hundred
+/// bytes, and a text of 64 KiB or more is in a block of the VM's allocator
+/// (`beam_alloc`), so `erlang:memory/0` counts it.
+pub fn owned_binary(env: Env<'_>, mut value: String) -> Term<'_> {
+    value.shrink_to_fit();
+    let text = ResourceArc::new(OwnedText(value));
+    text.make_binary(env, |text| text.0.as_bytes()).to_term(env)
+}
+
+/// A long string's text, owned by the binary term made from it.
 pub struct OwnedText(String);
 
 #[rustler::resource_impl]
