@@ -447,3 +447,32 @@ fn split_containers_are_joined_in_bounded_steps() {
     assert_eq!(json::parse(&line), Ok(value));
     assert!(runs > 20_000 / 7, "{runs} runs");
 }
+
+proptest! {
+    /// Floats of up to 19 digits with small exponents (the parser's exact
+    /// fast path) and beyond it read exactly as the standard library reads
+    /// them, sign and negative zero included.
+    #[test]
+    fn floats_read_as_the_standard_parser_reads_them(
+        negative in any::<bool>(),
+        integer in prop_oneof![Just(0u64), 1u64..10, 1u64..10_000_000_000, 1u64..u64::MAX],
+        fraction in "[0-9]{0,12}",
+        exponent in prop::option::of(-40i32..40),
+    ) {
+        let sign = if negative { "-" } else { "" };
+        let fraction = if fraction.is_empty() && exponent.is_none() { "0".to_owned() } else { fraction };
+        let mut text = format!("{sign}{integer}");
+        if !fraction.is_empty() {
+            text.push('.');
+            text.push_str(&fraction);
+        }
+        if let Some(exponent) = exponent {
+            text.push_str(&format!("e{exponent}"));
+        }
+        let expected: f64 = text.parse().unwrap();
+        match json::parse(text.as_bytes()) {
+            Ok(Json::Float(read)) => prop_assert_eq!(read.to_bits(), expected.to_bits(), "{}", text),
+            other => prop_assert!(false, "{} read as {:?}", text, other),
+        }
+    }
+}

@@ -804,38 +804,57 @@ impl<'a> Reader<'a> {
         if negative {
             cursor += 1;
         }
+        // The digits' value as they are read (exact while they are at most
+        // 19; only used then).
+        let mut mantissa = 0u64;
         let digits_from = cursor;
         match bytes.get(cursor) {
             Some(b'0') => cursor += 1,
-            Some(b'1'..=b'9') => cursor = self.skip_digits(cursor)?,
+            Some(b'1'..=b'9') => (cursor, mantissa) = self.digits(cursor, mantissa)?,
             _ => return Err(Self::fault_at(cursor, "invalid number").into()),
         }
         let integer_digits = cursor - digits_from;
+        let mut fraction_digits = 0;
         let mut is_float = false;
         if bytes.get(cursor) == Some(&b'.') {
             cursor += 1;
             if !matches!(bytes.get(cursor), Some(b'0'..=b'9')) {
                 return Err(Self::fault_at(cursor, "invalid number").into());
             }
-            cursor = self.skip_digits(cursor)?;
+            let fraction_from = cursor;
+            (cursor, mantissa) = self.digits(cursor, mantissa)?;
+            fraction_digits = cursor - fraction_from;
             is_float = true;
         }
+        let mut exponent = 0i64;
         if let Some(b'e' | b'E') = bytes.get(cursor) {
             cursor += 1;
+            let exponent_negative = bytes.get(cursor) == Some(&b'-');
             if let Some(b'+' | b'-') = bytes.get(cursor) {
                 cursor += 1;
             }
             if !matches!(bytes.get(cursor), Some(b'0'..=b'9')) {
                 return Err(Self::fault_at(cursor, "invalid number").into());
             }
+            let exponent_from = cursor;
             cursor = self.skip_digits(cursor)?;
+            // (only a small exponent takes the fast path below)
+            exponent = bytes[exponent_from..cursor.min(exponent_from + 4)]
+                .iter()
+                .fold(0i64, |acc, digit| acc * 10 + i64::from(digit - b'0'));
+            if cursor - exponent_from > 4 {
+                exponent = 100_000;
+            }
+            if exponent_negative {
+                exponent = -exponent;
+            }
             is_float = true;
         }
         self.pos = cursor;
         let text = &bytes[start..cursor];
         if !is_float {
             if integer_digits <= 18 {
-                let magnitude = text[digits_from - start..].iter().fold(0i64, |acc, d| acc * 10 + i64::from(d - b'0'));
+                let magnitude = mantissa as i64;
                 return Ok(sink.int(if negative { -magnitude } else { magnitude }));
             }
             if integer_digits > MAX_INTEGER_DIGITS {
@@ -850,6 +869,11 @@ impl<'a> Reader<'a> {
                 None => Err(Self::fault_at(start, "invalid number").into()),
             };
         }
+        if integer_digits + fraction_digits <= 19 {
+            if let Some(float) = exact_float(mantissa, exponent - fraction_digits as i64) {
+                return Ok(sink.float(if negative { -float } else { float }));
+            }
+        }
         // The grammar above only admits ASCII, so the text is valid UTF-8.
         let parsed = ascii_segment(text).parse::<f64>().ok();
         match parsed {
@@ -857,6 +881,17 @@ impl<'a> Reader<'a> {
             Some(_) => Err(Self::fault_at(start, "number out of range").into()),
             None => Err(Self::fault_at(start, "invalid number").into()),
         }
+    }
+
+    /// [`Reader::skip_digits`], adding the digits to `value` (wrapping: a
+    /// value of more than 19 digits is never used).
+    fn digits(&self, mut cursor: usize, mut value: u64) -> Result<(usize, u64), Halt> {
+        while cursor < self.end && self.bytes[cursor].is_ascii_digit() {
+            value = value.wrapping_mul(10).wrapping_add(u64::from(self.bytes[cursor] - b'0'));
+            cursor += 1;
+        }
+        self.overran(cursor)?;
+        Ok((cursor, value))
     }
 
     /// The end of the run of digits from `cursor`, within the run's limit.
@@ -867,6 +902,23 @@ impl<'a> Reader<'a> {
         self.overran(cursor)?;
         Ok(cursor)
     }
+}
+
+/// `mantissa * 10^exponent` when both are exact doubles (a mantissa below
+/// 2^53 and |exponent| at most 22): one multiplication or division is then
+/// the correctly rounded result (Clinger's fast path, the one the standard
+/// library's parser takes first). `None` otherwise.
+fn exact_float(mantissa: u64, exponent: i64) -> Option<f64> {
+    const POWERS: [f64; 23] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+        1e20, 1e21, 1e22,
+    ];
+    if mantissa >= 1 << 53 {
+        return None;
+    }
+    let power = *POWERS.get(exponent.unsigned_abs() as usize)?;
+    let value = mantissa as f64;
+    Some(if exponent >= 0 { value * power } else { value / power })
 }
 
 fn utf8_segment(bytes: &[u8], from: usize, to: usize) -> Result<&str, CorruptionReport> {
