@@ -60,12 +60,13 @@ impl<T: Copy + Default> Default for Repeats<T> {
     }
 }
 
-/// A text of at most [`MAX_TEXT`] bytes as three words: its first eight
-/// bytes, its bytes 8..16 and its last eight bytes (each zero-padded when
-/// the text is shorter). Two texts of the same length are equal exactly
-/// when their words are: the first and last words cover a text of up to 16
-/// bytes, and with the middle one up to 24. Compared as words, with no
-/// byte-wise `memcmp`.
+/// A text of at most [`MAX_TEXT`] bytes as three little-endian words: a
+/// text of 8 bytes or more is its first eight bytes, its bytes 8..16 (only
+/// past 16 bytes, else 0) and its last eight; a shorter one is its bytes
+/// zero-padded, twice, around a 0. Two texts of the same length are equal
+/// exactly when their words are: first and last words cover a text of up to
+/// 16 bytes, and with the middle one up to 24. Made with fixed-size loads
+/// (no byte-wise copy) and compared as words (no `memcmp`).
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Words([u64; 3]);
 
@@ -73,13 +74,13 @@ impl Words {
     #[inline]
     fn of(text: &[u8]) -> Words {
         debug_assert!(text.len() <= MAX_TEXT);
-        let word = |part: &[u8]| {
-            let mut word = [0u8; 8];
-            word[..part.len()].copy_from_slice(part);
-            u64::from_le_bytes(word)
-        };
         let len = text.len();
-        Words([word(&text[..len.min(8)]), word(&text[len.min(8)..len.min(16)]), word(&text[len.saturating_sub(8)..])])
+        if len < 8 {
+            let word = short_word(text);
+            return Words([word, 0, word]);
+        }
+        let middle = if len > 16 { word_at(text, 8) } else { 0 };
+        Words([word_at(text, 0), middle, word_at(text, len - 8)])
     }
 
     /// The slot of a text of `len` bytes: its first and last words and its
@@ -89,6 +90,27 @@ impl Words {
         let [head, _, tail] = self.0;
         let mixed = (head ^ tail.rotate_left(31) ^ len as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         (mixed >> 56) as usize
+    }
+}
+
+/// The eight bytes of `text` from `at` (which has eight bytes left).
+#[inline]
+fn word_at(text: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(text.get(at..at + 8).and_then(|bytes| bytes.try_into().ok()).unwrap_or([0; 8]))
+}
+
+/// A text of under eight bytes as a zero-padded word: two overlapping
+/// loads of four (or two) bytes, whose shared bytes are the same.
+#[inline]
+fn short_word(text: &[u8]) -> u64 {
+    let len = text.len();
+    let four = |at: usize| u64::from(u32::from_le_bytes(text[at..at + 4].try_into().unwrap_or([0; 4])));
+    let two = |at: usize| u64::from(u16::from_le_bytes(text[at..at + 2].try_into().unwrap_or([0; 2])));
+    match len {
+        4..=7 => four(0) | four(len - 4) << ((len - 4) * 8),
+        2..=3 => two(0) | two(len - 2) << ((len - 2) * 8),
+        1 => u64::from(text[0]),
+        _ => 0,
     }
 }
 
