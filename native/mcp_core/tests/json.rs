@@ -476,3 +476,43 @@ proptest! {
         }
     }
 }
+
+/// A long escaped string handed to the sink by value holds its text, not
+/// the reservation it was unescaped into (the rest of the input): a tree of
+/// many such strings costs their length, not the line's once per string.
+#[test]
+fn handed_over_strings_hold_only_their_text() {
+    let long: String = "ab\"c\n".chars().cycle().take(70_000).collect();
+    let line = json::to_bytes(&Json::Array(vec![Json::String(long.clone()); 20])).unwrap();
+    let mut sink = CapacitySink::default();
+    json::parse_with(&line, &mut sink).unwrap();
+    assert_eq!(sink.owned.len(), 20);
+    for (len, capacity) in sink.owned {
+        assert_eq!(len, long.len());
+        assert!(capacity < 2 * len, "a string of {len} bytes held {capacity}");
+    }
+}
+
+/// Records the length and capacity of every string handed over by value.
+#[derive(Default)]
+struct CapacitySink {
+    owned: Vec<(usize, usize)>,
+}
+
+impl JsonSink for CapacitySink {
+    type Value = ();
+    type Key = ();
+    fn null(&mut self) {}
+    fn bool(&mut self, _value: bool) {}
+    fn int(&mut self, _value: i64) {}
+    fn big_int(&mut self, _value: BigInt) {}
+    fn float(&mut self, _value: f64) {}
+    fn string(&mut self, _value: &str) {}
+    const KEEPS_STRINGS: bool = true;
+    fn string_owned(&mut self, value: String) {
+        self.owned.push((value.len(), value.capacity()));
+    }
+    fn key(&mut self, _value: &str) {}
+    fn array(&mut self, _items: Drain<'_, ()>) {}
+    fn object(&mut self, _keys: Drain<'_, ()>, _values: Drain<'_, ()>) {}
+}

@@ -788,10 +788,15 @@ impl<'a> Reader<'a> {
     }
 
     /// The scratch buffer handed over as a `String` (same condition as
-    /// [`Reader::scratch_text`]); the reader starts a new one.
+    /// [`Reader::scratch_text`]), shrunk to the text: its reservation was
+    /// the rest of the input ([`Reader::push_text`]), which a sink that
+    /// keeps many long strings must not hold once per string. The reader
+    /// starts a new buffer.
     fn take_scratch(&mut self) -> String {
+        let mut text = std::mem::take(&mut self.scratch);
+        text.shrink_to_fit();
         // SAFETY: as for `scratch_text`.
-        unsafe { String::from_utf8_unchecked(std::mem::take(&mut self.scratch)) }
+        unsafe { String::from_utf8_unchecked(text) }
     }
 
     /// A number literal; `made` is charged [`BIG_INT_WEIGHT`] for an
