@@ -58,7 +58,7 @@ bench:
 	cargo build --release -q --example parse_ceiling -p mcp_core
 	erl -noshell -pa _build/default/lib/mcp/ebin $(BENCH_OUT) -eval 'bench_payloads:write_all("$(BENCH_OUT)/payloads"), halt().'
 	./target/release/examples/parse_ceiling $(BENCH_OUT)/payloads/*.json > $(BENCH_OUT)/ceiling.txt
-	erl -noshell -pa _build/default/lib/mcp/ebin $(BENCH_OUT) -eval 'memory_bench:run(), halt().'
+	erl -noshell -pa _build/default/lib/mcp/ebin $(BENCH_OUT) -eval 'memory_bench:run(), client_memory_bench:run(), halt().'
 	erl -noshell -pa _build/default/lib/mcp/ebin $(BENCH_OUT) -eval 'json_bench:run(["$(BENCH_OUT)/payloads", "$(BENCH_OUT)/ceiling.txt"]), sched_bench:run(), client_bench:run(["$(CURDIR)"]), http_bench:run(["$(CURDIR)"]), jail_bench:run(["$(CURDIR)"]), halt().'
 
 ## libFuzzer over every target of fuzz/Cargo.toml, FUZZ_SECONDS each (default

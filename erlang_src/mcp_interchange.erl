@@ -39,7 +39,9 @@
 %% scheduler; term inputs start on the caller's scheduler with a work budget
 %% of `work_budget()' units (one per value, one per list cell as a
 %% container's length is counted, one per payload byte before its UTF-8 is
-%% checked) and are redone on a dirty scheduler when it runs out. An
+%% checked) and are redone on a dirty scheduler when it runs out;
+%% `to_json/1' measures within the budget before it builds anything, so a
+%% value past it is converted once, on the dirty scheduler. An
 %% integer beyond i128 is placed by comparison, never copied. No atom is
 %% made from input.
 -module(mcp_interchange).

@@ -235,6 +235,31 @@ work_budget_counts_before_reading_test_() ->
      ?_assertMatch({ok, _}, mcp_nif:interchange_to_msgpack({object, [{Text, null}]}, 3 + byte_size(Text))),
      ?_assertEqual(dirty, mcp_nif:interchange_to_msgpack({object, [{Text, null}]}, 2 + byte_size(Text)))].
 
+%% A code-mode call's arguments are converted once. The budgeted NIF
+%% measures the value before it builds anything: past its budget it answers
+%% `dirty' with no JSON made (a value whose first member has no JSON form
+%% included: converting as it walked, it met that fault on the normal
+%% scheduler, and the dirty call converted the value again), and the dirty
+%% call is the one conversion.
+arguments_past_the_budget_are_converted_once_test() ->
+    Budget = mcp_interchange:work_budget(),
+    Content = binary:copy(<<"x">>, Budget),
+    Arguments = {map_value, [{s(<<"mode">>), {binary_value, <<>>}}, {s(<<"content">>), s(Content)}]},
+    ?assert(work_units(Arguments) > Budget),
+    ?assertEqual(dirty, mcp_nif:interchange_to_json(Arguments, Budget)),
+    ?assertEqual(fault(<<"$.mode">>, <<"binary has no json form">>), mcp_interchange:to_json(Arguments)),
+    Fits = {map_value, [{s(<<"mode">>), {binary_value, <<>>}}]},
+    ?assertEqual(fault(<<"$.mode">>, <<"binary has no json form">>), mcp_nif:interchange_to_json(Fits, Budget)).
+
+%% Work units of a `msgpack()' term as the NIF's walk counts them: one per
+%% value, one per list cell, one per payload byte.
+work_units({string_value, B}) -> 1 + byte_size(B);
+work_units({binary_value, B}) -> 1 + byte_size(B);
+work_units({ext_value, _, B}) -> 1 + byte_size(B);
+work_units({array_value, Items}) -> 1 + length(Items) + lists:sum([work_units(I) || I <- Items]);
+work_units({map_value, Pairs}) -> 1 + length(Pairs) + lists:sum([work_units(K) + work_units(V) || {K, V} <- Pairs]);
+work_units(_) -> 1.
+
 %% ---- properties ----
 
 msgpack_int() -> oneof([integer(), integer(?MIN, ?MAX), ?MAX, ?MIN, range(-40, 300)]).
@@ -309,9 +334,19 @@ prop_json_fast_path_agrees_with_terms() ->
                   mcp_interchange:json_to_msgpack_bytes(Line) =:= slow_json_to_msgpack(Line)
                   andalso mcp_interchange:json_to_msgpack_bytes(Wide) =:= slow_json_to_msgpack(Wide) end).
 
+%% The budgeted conversion either finds the whole value within its budget
+%% and answers what the one unbudgeted conversion answers, or answers
+%% `dirty' having converted nothing: never a partial conversion to redo.
+prop_budgeted_to_json_is_the_single_conversion_or_dirty() ->
+    ?FORALL({V, Budget}, {any_msgpack(), range(1, 120)},
+            case mcp_nif:interchange_to_json(V, Budget) of
+                dirty -> work_units(V) > Budget;
+                Answer -> work_units(V) =< Budget andalso Answer =:= mcp_nif:interchange_to_json_dirty(V)
+            end).
+
 properties_test_() ->
     {timeout, 60,
      [?_assert(proper:quickcheck(P, [{numtests, 300}, {to_file, user}, noshrink]))
       || P <- [prop_representable_round_trips_through_json(), prop_byte_codec_round_trips(),
                prop_msgpack_fast_path_agrees_with_terms(), prop_msgpack_fast_path_agrees_on_random_bytes(),
-               prop_json_fast_path_agrees_with_terms()]]}.
+               prop_json_fast_path_agrees_with_terms(), prop_budgeted_to_json_is_the_single_conversion_or_dirty()]]}.

@@ -261,8 +261,8 @@ proptest! {
     }
 }
 
-/// Escaped strings of 64 KiB and more are handed from the parser's scratch
-/// buffer to the sink by value; on both sides of that length, in an array
+/// Escaped strings of 64 KiB and more are written into one reservation and
+/// handed from the parser's scratch buffer to the sink by value; on both sides of that length, in an array
 /// with a short escaped string after each (so the scratch buffer is used
 /// again after a hand-over), every string reads back exactly.
 #[test]
@@ -276,7 +276,10 @@ fn long_escaped_strings_read_whole_around_the_handover_length() {
             Json::String("\u{e9}\n".to_owned()),
         ]);
         let line = json::to_bytes(&value).unwrap();
-        assert_eq!(json::parse(&line), Ok(value), "length {length}");
+        assert_eq!(json::parse(&line), Ok(value.clone()), "length {length}");
+        // In the NIF's steps: a long string's one reservation is bounded by
+        // the step's window, and a step that cannot pass it goes on unlimited.
+        assert_eq!(parse_in_steps(&line, Budget { bytes: 65536, values: 4096 }), Ok(value), "length {length}, in steps");
         let Ok(Json::Object(members)) = json::parse(
             format!(
                 "{{{}:1}}",
@@ -443,4 +446,73 @@ fn split_containers_are_joined_in_bounded_steps() {
     };
     assert_eq!(json::parse(&line), Ok(value));
     assert!(runs > 20_000 / 7, "{runs} runs");
+}
+
+proptest! {
+    /// Floats of up to 19 digits with small exponents (the parser's exact
+    /// fast path) and beyond it read exactly as the standard library reads
+    /// them, sign and negative zero included.
+    #[test]
+    fn floats_read_as_the_standard_parser_reads_them(
+        negative in any::<bool>(),
+        integer in prop_oneof![Just(0u64), 1u64..10, 1u64..10_000_000_000, 1u64..u64::MAX],
+        fraction in "[0-9]{0,12}",
+        exponent in prop::option::of(-40i32..40),
+    ) {
+        let sign = if negative { "-" } else { "" };
+        let fraction = if fraction.is_empty() && exponent.is_none() { "0".to_owned() } else { fraction };
+        let mut text = format!("{sign}{integer}");
+        if !fraction.is_empty() {
+            text.push('.');
+            text.push_str(&fraction);
+        }
+        if let Some(exponent) = exponent {
+            text.push_str(&format!("e{exponent}"));
+        }
+        let expected: f64 = text.parse().unwrap();
+        match json::parse(text.as_bytes()) {
+            Ok(Json::Float(read)) => prop_assert_eq!(read.to_bits(), expected.to_bits(), "{}", text),
+            other => prop_assert!(false, "{} read as {:?}", text, other),
+        }
+    }
+}
+
+/// A long escaped string handed to the sink by value holds its text, not
+/// the reservation it was unescaped into (the rest of the input): a tree of
+/// many such strings costs their length, not the line's once per string.
+#[test]
+fn handed_over_strings_hold_only_their_text() {
+    let long: String = "ab\"c\n".chars().cycle().take(70_000).collect();
+    let line = json::to_bytes(&Json::Array(vec![Json::String(long.clone()); 20])).unwrap();
+    let mut sink = CapacitySink::default();
+    json::parse_with(&line, &mut sink).unwrap();
+    assert_eq!(sink.owned.len(), 20);
+    for (len, capacity) in sink.owned {
+        assert_eq!(len, long.len());
+        assert!(capacity < 2 * len, "a string of {len} bytes held {capacity}");
+    }
+}
+
+/// Records the length and capacity of every string handed over by value.
+#[derive(Default)]
+struct CapacitySink {
+    owned: Vec<(usize, usize)>,
+}
+
+impl JsonSink for CapacitySink {
+    type Value = ();
+    type Key = ();
+    fn null(&mut self) {}
+    fn bool(&mut self, _value: bool) {}
+    fn int(&mut self, _value: i64) {}
+    fn big_int(&mut self, _value: BigInt) {}
+    fn float(&mut self, _value: f64) {}
+    fn string(&mut self, _value: &str) {}
+    const KEEPS_STRINGS: bool = true;
+    fn string_owned(&mut self, value: String) {
+        self.owned.push((value.len(), value.capacity()));
+    }
+    fn key(&mut self, _value: &str) {}
+    fn array(&mut self, _items: Drain<'_, ()>) {}
+    fn object(&mut self, _keys: Drain<'_, ()>, _values: Drain<'_, ()>) {}
 }

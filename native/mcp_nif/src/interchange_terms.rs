@@ -313,10 +313,59 @@ fn translated<'a>(
 }
 
 /// `to_json(msgpack())`: `{ok, json()} | {error, interchange_fault()}`.
+/// With a budget the value is measured first (a walk that builds nothing)
+/// and converted only when all of it fits: past the budget the answer is
+/// `dirty` with no JSON made, so the dirty call that follows is the one
+/// conversion (a code-mode call's arguments are converted once, whatever
+/// their size).
 pub fn to_json<'a>(env: Env<'a>, value: Term<'a>, budget: Option<usize>) -> NifResult<Term<'a>> {
+    if budget.is_some() {
+        match TermWalk::new(env, budget).msgpack(value, &mut Measure { depth: 0 }) {
+            Err(Stop::OverBudget) => return Ok(atoms::dirty().encode(env)),
+            Err(Stop::BadArg) => return Err(Error::BadArg),
+            Ok(()) | Err(Stop::Visitor(_)) => {}
+        }
+    }
     let mut translator = ToJson::new(JsonBuilder::new(TermSink::new(env)));
     let walked = TermWalk::new(env, budget).msgpack(value, &mut translator);
     translated(env, walked, translator.into_output().finish())
+}
+
+/// A visitor that builds nothing: the budgeted walk of [`to_json`]'s
+/// measurement. It stops at a container past `MAX_DEPTH`, where the walk
+/// itself would answer `badarg`: the conversion reports that as a fault.
+struct Measure {
+    depth: usize,
+}
+
+/// The measured value nests deeper than the conversion allows.
+struct TooDeep;
+
+impl MsgpackVisitor for Measure {
+    type Error = TooDeep;
+    fn scalar(&mut self, _value: Scalar<'_>) -> Result<(), TooDeep> {
+        Ok(())
+    }
+    fn array(&mut self, _len: usize) -> Result<(), TooDeep> {
+        self.open()
+    }
+    fn map(&mut self, _len: usize) -> Result<(), TooDeep> {
+        self.open()
+    }
+    fn end(&mut self) -> Result<(), TooDeep> {
+        self.depth -= 1;
+        Ok(())
+    }
+}
+
+impl Measure {
+    fn open(&mut self) -> Result<(), TooDeep> {
+        if self.depth == MAX_DEPTH {
+            return Err(TooDeep);
+        }
+        self.depth += 1;
+        Ok(())
+    }
 }
 
 /// `to_msgpack(json())`: `{ok, msgpack()} | {error, interchange_fault()}`.

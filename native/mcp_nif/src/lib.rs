@@ -26,6 +26,7 @@
 //! below lists none); the Erlang names are the fn names.
 
 mod atoms;
+mod beam_alloc;
 mod child_watch_terms;
 mod codegen_terms;
 mod event_stream_nifs;

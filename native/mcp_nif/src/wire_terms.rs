@@ -7,7 +7,7 @@
 
 use crate::atoms;
 use crate::interchange_terms::{fault_term, MsgpackTermSink};
-use crate::json_terms::{binary_term, corruption_report_term, json_from_term, json_to_term, TermBuilder, TermSink};
+use crate::json_terms::{binary_term, corruption_report_term, json_from_term, json_to_term, owned_binary, TermBuilder, TermSink};
 use mcp_core::interchange::MsgpackFromJson;
 use mcp_core::json::{self, CorruptionReport, Json};
 use mcp_core::jsonrpc::{self, Id, Inbound, Integer, MessageFault, RpcError};
@@ -174,14 +174,32 @@ fn content_block_term<'a>(env: Env<'a>, block: &ContentBlock) -> Term<'a> {
     }
 }
 
-/// `{Tag, Content, IsError, {some, S} | none}`, `S` built by `structured`.
+/// A text block of at least this many bytes becomes a binary over the
+/// block's own string (`owned_binary`) instead of a copy of it: the text
+/// of a 1.18 MB tool result was then copied once more than by
+/// `mcp_json:decode/1` of the same line.
+const OWNED_TEXT_BYTES: usize = 64 * 1024;
+
+/// [`content_block_term`] of a block this call owns: a long text is not
+/// copied.
+fn owned_content_block_term(env: Env<'_>, block: ContentBlock) -> Term<'_> {
+    match block {
+        ContentBlock::Text(value) if value.len() >= OWNED_TEXT_BYTES => {
+            (atoms::text(), owned_binary(env, value)).encode(env)
+        }
+        block => content_block_term(env, &block),
+    }
+}
+
+/// `{Tag, Content, IsError, {some, S} | none}`, `Content` the blocks'
+/// terms, `S` built by `structured`.
 fn call_tool_result_term<'a, S>(
     env: Env<'a>,
     tag: Atom,
+    content: Vec<Term<'a>>,
     result: &CallToolResult<S>,
     structured: impl FnOnce(Env<'a>, &S) -> Term<'a>,
 ) -> Term<'a> {
-    let content: Vec<Term<'a>> = result.content.iter().map(|block| content_block_term(env, block)).collect();
     tuple(
         env,
         &[tag.encode(env), content.encode(env), result.is_error.encode(env), option(env, result.structured_content.as_ref(), structured)],
@@ -198,7 +216,8 @@ pub fn decode_tools_page<'a>(env: Env<'a>, value: Term<'a>) -> NifResult<Term<'a
 
 pub fn decode_call_tool_result<'a>(env: Env<'a>, value: Term<'a>) -> NifResult<Term<'a>> {
     decode_json_term(env, value, protocol::decode_call_tool_result, |env, result| {
-        call_tool_result_term(env, atoms::call_tool_result(), result, json_to_term)
+        let content = result.content.iter().map(|block| content_block_term(env, block)).collect();
+        call_tool_result_term(env, atoms::call_tool_result(), content, result, json_to_term)
     })
 }
 
@@ -292,23 +311,25 @@ fn structured_term<'a>(env: Env<'a>, form: Structured, bytes: &[u8]) -> Result<T
     })
 }
 
-fn outcome_term<'a>(env: Env<'a>, outcome: &Outcome<Term<'a>>, form: Structured) -> Term<'a> {
+fn outcome_term<'a>(env: Env<'a>, outcome: Outcome<Term<'a>>, form: Structured) -> Term<'a> {
     match outcome {
-        Outcome::Answer(Answer::Initialize(result)) => ok(env, initialize_result_term(env, result)),
-        Outcome::Answer(Answer::ToolsPage(page)) => ok(env, tools_page_term(env, page)),
-        Outcome::Answer(Answer::CallTool(result)) => {
+        Outcome::Answer(Answer::Initialize(result)) => ok(env, initialize_result_term(env, &result)),
+        Outcome::Answer(Answer::ToolsPage(page)) => ok(env, tools_page_term(env, &page)),
+        Outcome::Answer(Answer::CallTool(mut result)) => {
             let tag = match form {
                 Structured::Json => atoms::call_tool_result(),
                 Structured::Msgpack => read_atoms::msgpack_call_tool_result(),
             };
-            ok(env, call_tool_result_term(env, tag, result, |_, structured| *structured))
+            let blocks = std::mem::take(&mut result.content);
+            let content = blocks.into_iter().map(|block| owned_content_block_term(env, block)).collect();
+            ok(env, call_tool_result_term(env, tag, content, &result, |_, structured| *structured))
         }
         Outcome::Answer(Answer::InputRequired(result)) => {
-            ok(env, (read_atoms::input_required(), json_to_term(env, result)).encode(env))
+            ok(env, (read_atoms::input_required(), json_to_term(env, &result)).encode(env))
         }
         Outcome::Answer(Answer::Pong) => atoms::ok().encode(env),
-        Outcome::ServerError(rpc_error) => error(env, (read_atoms::server_error(), rpc_error_term(env, rpc_error)).encode(env)),
-        Outcome::Malformed(fault) => error(env, (read_atoms::result_malformed(), protocol_fault_term(env, fault)).encode(env)),
+        Outcome::ServerError(rpc_error) => error(env, (read_atoms::server_error(), rpc_error_term(env, &rpc_error)).encode(env)),
+        Outcome::Malformed(fault) => error(env, (read_atoms::result_malformed(), protocol_fault_term(env, &fault)).encode(env)),
     }
 }
 
@@ -323,7 +344,7 @@ pub fn protocol_read<'a>(env: Env<'a>, line: &[u8], expect: Term<'a>) -> Term<'a
     );
     match reading {
         Ok(Reading::Answer { id, outcome }) => {
-            tuple(env, &[read_atoms::answer().encode(env), id.encode(env), outcome_term(env, &outcome, form.get())])
+            tuple(env, &[read_atoms::answer().encode(env), id.encode(env), outcome_term(env, outcome, form.get())])
         }
         Ok(Reading::Reply(bytes)) => (read_atoms::reply(), binary_term(env, &bytes)).encode(env),
         Ok(Reading::Ignored) => read_atoms::ignored().encode(env),

@@ -61,6 +61,62 @@ fn special_flags(word: u64) -> u64 {
     control | zero_byte(word ^ (ONES * u64::from(b'"'))) | zero_byte(word ^ (ONES * u64::from(b'\\')))
 }
 
+/// Sixteen bytes at once: a mask with bit `i` set when byte `i` is in
+/// [`STRING_SPECIAL`], and one with bit `i` set when byte `i` has its high
+/// bit set. SSE2 (every x86-64 CPU has it); elsewhere two words through
+/// [`special_flags`], whose lowest flag is exact (higher flags may be
+/// false, so only the lowest set bit of the first mask is meaningful).
+#[inline]
+fn special_mask16(chunk: &[u8; 16]) -> (u32, u32) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+        };
+        // SAFETY: SSE2 is part of the x86-64 baseline; the load reads the
+        // 16 bytes of `chunk` (unaligned load).
+        unsafe {
+            let v = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
+            let control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1F)), v);
+            let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+            let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+            let special = _mm_or_si128(control, _mm_or_si128(quote, backslash));
+            (_mm_movemask_epi8(special) as u32, _mm_movemask_epi8(v) as u32)
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mask = |word: u64| -> u32 {
+            (0..8).fold(0u32, |bits, at| bits | (((word >> (at * 8 + 7)) & 1) as u32) << at)
+        };
+        let low = u64::from_le_bytes(chunk[..8].try_into().unwrap_or([0; 8]));
+        let high = u64::from_le_bytes(chunk[8..].try_into().unwrap_or([0; 8]));
+        (mask(special_flags(low)) | mask(special_flags(high)) << 8, mask(low & HIGHS) | mask(high & HIGHS) << 8)
+    }
+}
+
 /// Longest integer literal (in digits, sign excluded) the parser converts.
 /// The same bound CPython adopted for int/str conversion (CVE-2020-10735).
 pub const MAX_INTEGER_DIGITS: usize = 4300;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every byte at every position of a 16-byte block: the lowest special
+    /// bit is the first byte of `STRING_SPECIAL`, and the high-bit mask
+    /// marks exactly the bytes above 0x7F.
+    #[test]
+    fn the_sixteen_byte_scan_finds_every_special_byte_at_every_position() {
+        for at in 0..16 {
+            for byte in 0..=255u8 {
+                let mut chunk = [b'a'; 16];
+                chunk[at] = byte;
+                let (special, high) = special_mask16(&chunk);
+                let expected = if STRING_SPECIAL[byte as usize] { 1u32 << at } else { 0 };
+                assert_eq!(special & ((1u32 << at) | ((1u32 << at) - 1)), expected, "byte {byte:#x} at {at}");
+                assert_eq!(high, if byte >= 0x80 { 1u32 << at } else { 0 }, "byte {byte:#x} at {at}");
+            }
+        }
+    }
+}

@@ -16,7 +16,9 @@ pub const MAX_TEXT: usize = 24;
 struct Slot<T> {
     /// `EMPTY` until filled.
     len: u8,
-    bytes: [u8; MAX_TEXT],
+    /// The text as three little-endian words (its first eight bytes, its
+    /// bytes 8..16 and its last eight, zero-padded: see [`Words`]).
+    words: Words,
     value: T,
 }
 
@@ -29,7 +31,7 @@ pub struct Repeats<T: Copy + Default> {
 
 impl<T: Copy + Default> Repeats<T> {
     pub fn new() -> Repeats<T> {
-        Repeats { slots: Box::new([Slot { len: EMPTY, bytes: [0; MAX_TEXT], value: T::default() }; SLOTS]) }
+        Repeats { slots: Box::new([Slot { len: EMPTY, words: Words([0; 3]), value: T::default() }; SLOTS]) }
     }
 
     /// The value of `text`: the one made for the same bytes earlier, else
@@ -39,13 +41,14 @@ impl<T: Copy + Default> Repeats<T> {
         if text.len() > MAX_TEXT {
             return make(text);
         }
-        let slot = &mut self.slots[slot_of(text)];
-        if usize::from(slot.len) == text.len() && slot.bytes[..text.len()] == *text {
+        let words = Words::of(text);
+        let slot = &mut self.slots[words.slot(text.len())];
+        if usize::from(slot.len) == text.len() && slot.words == words {
             return slot.value;
         }
         let value = make(text);
         slot.len = text.len() as u8;
-        slot.bytes[..text.len()].copy_from_slice(text);
+        slot.words = words;
         slot.value = value;
         value
     }
@@ -57,19 +60,58 @@ impl<T: Copy + Default> Default for Repeats<T> {
     }
 }
 
-/// The slot of a text of at most [`MAX_TEXT`] bytes: its first and last
-/// eight bytes and its length, mixed by one multiplication.
+/// A text of at most [`MAX_TEXT`] bytes as three little-endian words: a
+/// text of 8 bytes or more is its first eight bytes, its bytes 8..16 (only
+/// past 16 bytes, else 0) and its last eight; a shorter one is its bytes
+/// zero-padded, twice, around a 0. Two texts of the same length are equal
+/// exactly when their words are: first and last words cover a text of up to
+/// 16 bytes, and with the middle one up to 24. Made with fixed-size loads
+/// (no byte-wise copy) and compared as words (no `memcmp`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Words([u64; 3]);
+
+impl Words {
+    #[inline]
+    fn of(text: &[u8]) -> Words {
+        debug_assert!(text.len() <= MAX_TEXT);
+        let len = text.len();
+        if len < 8 {
+            let word = short_word(text);
+            return Words([word, 0, word]);
+        }
+        let middle = if len > 16 { word_at(text, 8) } else { 0 };
+        Words([word_at(text, 0), middle, word_at(text, len - 8)])
+    }
+
+    /// The slot of a text of `len` bytes: its first and last words and its
+    /// length, mixed by one multiplication.
+    #[inline]
+    fn slot(&self, len: usize) -> usize {
+        let [head, _, tail] = self.0;
+        let mixed = (head ^ tail.rotate_left(31) ^ len as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (mixed >> 56) as usize
+    }
+}
+
+/// The eight bytes of `text` from `at` (which has eight bytes left).
 #[inline]
-fn slot_of(text: &[u8]) -> usize {
-    let word = |part: &[u8]| {
-        let mut word = [0u8; 8];
-        word[..part.len()].copy_from_slice(part);
-        u64::from_le_bytes(word)
-    };
-    let head = word(&text[..text.len().min(8)]);
-    let tail = word(&text[text.len().saturating_sub(8)..]);
-    let mixed = (head ^ tail.rotate_left(31) ^ text.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    (mixed >> 56) as usize
+fn word_at(text: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(text.get(at..at + 8).and_then(|bytes| bytes.try_into().ok()).unwrap_or([0; 8]))
+}
+
+/// A text of under eight bytes as a zero-padded word: two overlapping
+/// loads of four (or two) bytes, whose shared bytes are the same.
+#[inline]
+fn short_word(text: &[u8]) -> u64 {
+    let len = text.len();
+    let four = |at: usize| u64::from(u32::from_le_bytes(text[at..at + 4].try_into().unwrap_or([0; 4])));
+    let two = |at: usize| u64::from(u16::from_le_bytes(text[at..at + 2].try_into().unwrap_or([0; 2])));
+    match len {
+        4..=7 => four(0) | four(len - 4) << ((len - 4) * 8),
+        2..=3 => two(0) | two(len - 2) << ((len - 2) * 8),
+        1 => u64::from(text[0]),
+        _ => 0,
+    }
 }
 
 #[cfg(test)]
@@ -120,5 +162,23 @@ mod tests {
         }
         assert_eq!(repeats.get_or_make(b"", |_| 9), 9);
         assert_eq!(repeats.get_or_make(b"", |_| 10), 9);
+    }
+
+    #[test]
+    fn texts_differing_in_any_one_byte_are_told_apart() {
+        // Every length up to MAX_TEXT, every position: the words cover
+        // every byte, so a changed byte (zero included) is a new text.
+        for len in 0..=MAX_TEXT {
+            let base: Vec<u8> = (0..len as u8).map(|b| b'a' + b).collect();
+            for at in 0..len {
+                for changed in [0u8, b'Z'] {
+                    let mut repeats = Repeats::<u64>::new();
+                    let mut other = base.clone();
+                    other[at] = changed;
+                    assert_eq!(repeats.get_or_make(&base, |_| 1), 1);
+                    assert_eq!(repeats.get_or_make(&other, |_| 2), 2, "length {len}, byte {at}");
+                }
+            }
+        }
     }
 }

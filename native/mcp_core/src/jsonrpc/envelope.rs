@@ -472,8 +472,23 @@ fn string_end(line: &[u8], from: usize) -> usize {
     line.len()
 }
 
-/// The position of the next `"` at or after `pos`.
+/// The position of the next `"` at or after `pos`: sixteen bytes at a time
+/// with SSE2 (every x86-64 CPU has it), then eight.
 fn next_quote(line: &[u8], mut pos: usize) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    while let Some(chunk) = line.get(pos..pos + 16) {
+        use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8};
+        // SAFETY: SSE2 is part of the x86-64 baseline; the unaligned load
+        // reads the 16 bytes of `chunk`.
+        let quotes = unsafe {
+            let bytes = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
+            _mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8(b'"' as i8)))
+        };
+        if quotes != 0 {
+            return Some(pos + quotes.trailing_zeros() as usize);
+        }
+        pos += 16;
+    }
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     const QUOTES: u64 = ONES * b'"' as u64;
@@ -487,4 +502,33 @@ fn next_quote(line: &[u8], mut pos: usize) -> Option<usize> {
         pos += 8;
     }
     line.get(pos..)?.iter().position(|&byte| byte == b'"').map(|offset| pos + offset)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::string_end;
+
+    /// A closing quote at every offset of the first two 16-byte blocks and
+    /// the 8-byte and byte-wise tails, with and without an escaped quote
+    /// (an odd run of backslashes) before it: the end is just after the
+    /// unescaped one.
+    #[test]
+    fn string_end_finds_the_closing_quote_at_every_offset() {
+        for len in 0..48 {
+            let mut line = vec![b'"'];
+            line.extend(std::iter::repeat_n(b'a', len));
+            line.extend(b"\",1]");
+            assert_eq!(string_end(&line, 0), len + 2, "plain, length {len}");
+            if len >= 2 {
+                let mut escaped = line.clone();
+                escaped[len - 1] = b'\\';
+                escaped[len] = b'"';
+                assert_eq!(string_end(&escaped, 0), len + 2, "escaped quote before, length {len}");
+                escaped[len - 1] = b'\\';
+                escaped[len] = b'\\';
+                assert_eq!(string_end(&escaped, 0), len + 2, "escaped backslash before, length {len}");
+            }
+        }
+        assert_eq!(string_end(b"\"unterminated", 0), 13);
+    }
 }
