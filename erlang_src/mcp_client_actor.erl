@@ -684,6 +684,9 @@ noticed(Line, #data{list_changed = true} = Data) ->
 noticed(_Line, Data) ->
     Data.
 
+renewed_listing(#data{listing = none} = Data) -> Data;
+renewed_listing(Data) -> relist(Data).
+
 relist(#data{relist = idle} = Data) -> start_relist(Data);
 relist(Data) -> Data#data{relist_again = true}.
 
@@ -830,6 +833,9 @@ inbound([{rejected, Id, Reason} | Rest], {Progress, Data}) ->
         {connected, Next} -> inbound(Rest, {connected, Next});
         {close, _, _} = Close -> Close
     end;
+inbound([session_renewed | Rest], {Progress, Data}) ->
+    %% A new session may be a new server: what was listed is listed again.
+    inbound(Rest, {Progress, renewed_listing(Data)});
 inbound([{fault, Fault} | _], {_, Data}) ->
     {close, Fault, Data};
 inbound([{closed, Evidence} | _], {_, Data}) ->

@@ -530,7 +530,8 @@ renewed(#session{initialized = Initialized, replays = Replays} = Session0) ->
                                 true -> listen(Sent#session{listen = wanted});
                                 false -> {[], Sent}
                             end,
-    flush({Replayed ++ Listened, Listening}).
+    %% The actor is told: the server may have changed with its session.
+    flush({Replayed ++ Listened ++ [{deliver, session_renewed}], Listening}).
 
 %% The protocol version the server chose, from its answer to `initialize';
 %% a server that declared `tools.listChanged' says so on the standalone

@@ -37,7 +37,9 @@
 %%     stream cannot be framed; nothing follows but `closed'), or
 %%     `{closed, Evidence}', or `{rejected, Id, Reason}' (a transport that
 %%     refused to carry the request `Id' of a stateless message, such as an
-%%     HTTP status without a response; the connection stays open).</li>
+%%     HTTP status without a response; the connection stays open), or
+%%     `session_renewed' (a transport with sessions started a new one by
+%%     itself: the server may have changed, its tools too).</li>
 %% <li>`terminate(State)' only <em>requests</em> the end of the peer; it
 %%     never closes the connection. The one proof that the peer is gone is
 %%     the `{closed, Evidence}' event, and after it the connection is inert:
@@ -84,6 +86,7 @@
 -type event() :: {message, StreamOffset :: non_neg_integer(), Line :: binary()}
                | {fault, mcp_stdio:framing_fault() | mcp_http:fault()}
                | {rejected, Id :: integer(), Reason :: term()}
+               | session_renewed
                | {closed, evidence()}.
 -type message() :: iodata() | {rpc, rpc(), iodata()}.
 %% What a message is: the actor builds each from what it sent.
