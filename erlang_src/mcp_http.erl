@@ -530,13 +530,9 @@ watched(Http) ->
 %% actor nor stays in its heap. The next measure is armed when its answer
 %% comes.
 watch(#http{requests = Requests, handler_table = Table, max_bytes = Max, owner = Owner, ref = Ref} = Http) ->
-    Measured = [{RequestId, Sent} || {RequestId, #req{sent = Sent}} <- maps:to_list(Requests)],
-    _ = spawn(fun() ->
-                      Over = [{RequestId, Held} || {RequestId, Sent} <- Measured,
-                                                   {ok, Held} <- [mcp_http_watch:held_bytes(Table, RequestId)],
-                                                   Held > mcp_http_watch:allowance(Sent, Max)],
-                      Owner ! {mcp_http, Ref, {measured, Over}}
-              end),
+    Allowances = [{RequestId, mcp_http_watch:allowance(Sent, Max)}
+                  || {RequestId, #req{sent = Sent}} <- maps:to_list(Requests)],
+    _ = spawn(fun() -> Owner ! {mcp_http, Ref, {measured, mcp_http_watch:over(Table, Allowances)}} end),
     {ok, [], Http}.
 
 measured(Over, #http{requests = Requests} = Http) ->
@@ -591,11 +587,11 @@ deletion_watch(Monitor, Table, RequestId, Allowance, Owner, Ref) ->
     receive
         {'DOWN', Monitor, process, _, _} -> ok
     after mcp_http_watch:interval_ms() ->
-        case mcp_http_watch:held_bytes(Table, RequestId) of
-            {ok, Held} when Held > Allowance ->
+        case mcp_http_watch:over(Table, [{RequestId, Allowance}]) of
+            [{_, Held}] ->
                 Owner ! {mcp_http, Ref, {deleted, {RequestId, {error, {response_too_large, Held}}}}},
                 ok;
-            _ ->
+            [] ->
                 deletion_watch(Monitor, Table, RequestId, Allowance, Owner, Ref)
         end
     end.

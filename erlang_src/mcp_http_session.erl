@@ -277,18 +277,10 @@ mint(#session{minted = N} = Session) ->
 
 %% A `notifications/cancelled' closes the cancelled request's stream; a
 %% request waiting for its resumption is never resumed.
-close_cancelled({some, {object, Params}}, #session{streams = Streams, waiting = Waiting} = Session) ->
+close_cancelled({some, {object, Params}}, Session) ->
     case lists:keyfind(<<"requestId">>, 1, Params) of
-        {_, {int, Id}} ->
-            Of = fun(_, #stream{rpc = {request, I, _}}) -> I =:= Id;
-                    (_, _) -> false
-                 end,
-            Open = lists:sort(maps:keys(maps:filter(Of, Streams))),
-            {[{cancel, SRef} || SRef <- Open],
-             Session#session{streams = maps:without(Open, Streams),
-                             waiting = maps:filter(fun(Tag, Stream) -> not Of(Tag, Stream) end, Waiting)}};
-        _ ->
-            {[], Session}
+        {_, {int, Id}} -> closed(fun(Rpc) -> of_request(Rpc, [Id]) end, Session);
+        _ -> {[], Session}
     end;
 close_cancelled(_Params, Session) ->
     {[], Session}.
@@ -478,15 +470,20 @@ closing_answered(Messages, {Commands, Session}) ->
 %% A request's stream has done its work once its response came, on it or
 %% on any other stream: it is closed then, whatever the server does with
 %% it afterwards (a stream kept open would hold a socket per call).
-answered(Messages, #session{streams = Streams} = Session) ->
+answered(Messages, Session) ->
     Ids = [Id || Message <- Messages, {ok, {response, {id_int, Id}, _}} <- [mcp_jsonrpc:decode(Message)]],
-    Open = lists:sort([SRef || {SRef, #stream{rpc = {request, Id, _}}} <- maps:to_list(Streams),
-                               lists:member(Id, Ids)]),
-    %% A stream of the request waiting for its resumption is not resumed.
-    Waiting = maps:filter(fun(_, #stream{rpc = {request, Id, _}}) -> not lists:member(Id, Ids);
-                             (_, _) -> true
-                          end, Session#session.waiting),
-    {[{cancel, SRef} || SRef <- Open], Session#session{streams = maps:without(Open, Streams), waiting = Waiting}}.
+    closed(fun(Rpc) -> of_request(Rpc, Ids) end, Session).
+
+of_request({request, Id, _}, Ids) -> lists:member(Id, Ids);
+of_request(_Rpc, _Ids) -> false.
+
+%% Every stream whose request `Of' names: the open ones cancelled, those
+%% waiting for their resumption never resumed.
+closed(Of, #session{streams = Streams, waiting = Waiting} = Session) ->
+    Open = lists:sort([SRef || {SRef, #stream{rpc = Rpc}} <- maps:to_list(Streams), Of(Rpc)]),
+    {[{cancel, SRef} || SRef <- Open],
+     Session#session{streams = maps:without(Open, Streams),
+                     waiting = maps:filter(fun(_, #stream{rpc = Rpc}) -> not Of(Rpc) end, Waiting)}}.
 
 response_to(Id, Body) ->
     case mcp_jsonrpc:decode(Body) of
@@ -651,11 +648,8 @@ renew(Stream, #session{handshake = {Initialize, Extra, Bytes}} = Session) ->
                                           replays = replayable(Stream)}),
     {Closed ++ Posted, Next}.
 
-close_listen(#session{streams = Streams, waiting = Waiting} = Session) ->
-    Open = lists:sort([SRef || {SRef, #stream{rpc = listen}} <- maps:to_list(Streams)]),
-    {[{cancel, SRef} || SRef <- Open],
-     Session#session{streams = maps:without(Open, Streams),
-                     waiting = maps:filter(fun(_, #stream{rpc = Rpc}) -> Rpc =/= listen end, Waiting)}}.
+close_listen(Session) ->
+    closed(fun(Rpc) -> Rpc =:= listen end, Session).
 
 cancel(SRef, Session) ->
     {[{cancel, SRef}], drop(SRef, Session)}.

@@ -29,7 +29,7 @@
 %% </ul>
 -module(mcp_http_watch).
 
--export([handler_table/1, held_bytes/2, interval_ms/0, allowance/2]).
+-export([handler_table/1, held_bytes/2, over/2, interval_ms/0, allowance/2]).
 
 -define(INTERVAL_MS, 20).
 -define(STATE_TIMEOUT_MS, 100).
@@ -54,6 +54,14 @@ allowance(SentBytes, MaxBytes) when is_integer(SentBytes), is_integer(MaxBytes) 
 -spec handler_table(atom()) -> atom().
 handler_table(Profile) ->
     list_to_existing_atom("stand_alone_" ++ atom_to_list(Profile) ++ "__handler_db").
+
+%% @doc The requests whose handler holds more than its allowance, each
+%% with what it holds.
+-spec over(atom(), [{reference(), pos_integer()}]) -> [{reference(), non_neg_integer()}].
+over(Table, Allowances) ->
+    [{RequestId, Held} || {RequestId, Allowance} <- Allowances,
+                          {ok, Held} <- [held_bytes(Table, RequestId)],
+                          Held > Allowance].
 
 %% @doc The bytes the handler of `RequestId' holds; `gone' when it has no
 %% handler (not yet started, or done).

@@ -263,6 +263,12 @@ def unshare_user(_args):
 HELD = []
 
 
+def released(held, close):
+    """Closes what `held` holds, newest first, and empties it."""
+    while held:
+        close(held.pop())
+
+
 def exhaust_inotify(_args):
     try:
         while True:
@@ -272,8 +278,7 @@ def exhaust_inotify(_args):
 
 
 def release_inotify(_args):
-    while HELD:
-        os.close(HELD.pop())
+    released(HELD, os.close)
 
 
 def exhaust_signals(_args):
@@ -378,8 +383,7 @@ def take_lease(args):
 
 
 def release_lease(_args):
-    while LEASES:
-        os.close(LEASES.pop())
+    released(LEASES, os.close)
 
 
 AIO = []
@@ -400,8 +404,7 @@ def exhaust_aio(_args):
 
 
 def release_aio(_args):
-    while AIO:
-        LIBC.syscall(SYS["io_destroy"], AIO.pop())
+    released(AIO, lambda context: LIBC.syscall(SYS["io_destroy"], context))
 
 
 QUEUES = []
@@ -420,8 +423,7 @@ def exhaust_mqueue(_args):
 
 
 def release_mqueue(_args):
-    while QUEUES:
-        LIBC.mq_close(QUEUES.pop())
+    released(QUEUES, LIBC.mq_close)
 
 
 PTYS = []
@@ -441,8 +443,7 @@ def exhaust_ptys(_args):
 
 
 def release_ptys(_args):
-    while PTYS:
-        os.close(PTYS.pop())
+    released(PTYS, os.close)
 
 
 def getenv(args):
