@@ -527,7 +527,7 @@ later_mounts_test_() ->
                      end,
         Unmount = fun() -> _ = os:cmd("umount '" ++ Sub ++ "' 2>/dev/null"), ok end,
         try
-            {ok, Profile} = mcp_jail:profile(true, #{executable => python(), args => [], env => []}),
+            {ok, Profile} = mcp_jail:profile(jail(true), #{executable => python(), args => [], env => []}),
             Script = "import sys; print('ready', flush=True); sys.stdin.readline(); "
                      "print(open('" ++ Secret ++ "').read(), flush=True)",
             Port = open_port({spawn_executable, os:find_executable("bwrap")},
