@@ -578,7 +578,13 @@ deadline(Timeout) -> now_ms() + Timeout.
 %% The one path of a request: mints its id, writes it, and records it with
 %% its deadline timer and its caller's monitor; a failed write answers the
 %% caller and closes. Arguments that are not JSON are raised in the caller.
-send_request(From, Kind, Deadline, Method, Params0, #data{requests = Requests} = Data) ->
+send_request(From, Kind, Deadline, Method, Params0, Data) ->
+    send_request(From, Kind, Deadline, Method, Params0, resendable(Kind, Data), Data).
+
+%% `Resend': in the modern era a request is kept as sent (`{Method,
+%% Params}') so that a `-32022' naming the revision can re-probe and send
+%% it again, once (`outcome/3'); `false' for the probes and the second send.
+send_request(From, Kind, Deadline, Method, Params0, Resend, #data{requests = Requests} = Data) ->
     Id = mcp_request_table:next_id(Requests),
     Params = with_meta(Params0, Data),
     case encoded(mcp_jsonrpc:request({id_int, Id}, Method, Params)) of
@@ -591,7 +597,11 @@ send_request(From, Kind, Deadline, Method, Params0, #data{requests = Requests} =
                     Request = #{from => From, kind => Kind, deadline => Deadline,
                                 timer => erlang:start_timer(Deadline, self(), {expire, Id}, [{abs, true}]),
                                 monitor => caller_monitor(Kind, From)},
-                    {ok, Sent#data{requests = mcp_request_table:add(Requests, Request)}};
+                    Kept = case Resend of
+                               true -> Request#{resend => {Method, Params0}};
+                               false -> Request
+                           end,
+                    {ok, Sent#data{requests = mcp_request_table:add(Requests, Kept)}};
                 {close, Reason, Failed} ->
                     reply(From, unavailable_reply(Kind, Reason)),
                     {close, Reason, Failed}
@@ -686,15 +696,45 @@ expire(Id, Timer, #data{requests = Requests} = Data) ->
 %% A response for a pending id, already decoded as its kind expects.
 answered(Id, Reply, #data{requests = Requests} = Data) ->
     case mcp_request_table:settle(Requests, Id) of
-        {#{from := From, kind := Kind, deadline := Deadline} = Entry, Rest} ->
+        {Entry, Rest} ->
             release(Entry),
-            settled(Kind, Reply, From, Deadline, Data#data{requests = Rest});
+            outcome(Entry, Reply, Data#data{requests = Rest});
         none ->
             {ok, Data}
     end.
 
+%% A server that answers `-32022' naming the revision we sent after the
+%% connect (a redeploy behind the same address, a balancer's other
+%% instance) is probed again with `server/discover'; when the probe names
+%% the revision the request is sent again, once, within its deadline;
+%% otherwise, and for a second `-32022', the caller gets the error.
+resendable({discover, _, _, _}, _Data) -> false;
+resendable({reprobe, _, _, _}, _Data) -> false;
+resendable(_Kind, #data{era = Era}) -> Era =:= modern.
+
+outcome(#{resend := Resend, from := From, kind := Kind, deadline := Deadline},
+        {error, {server_error, RpcError}} = Reply, Data) ->
+    case mcp_modern:mutual_version(RpcError) of
+        true -> send_request(From, {reprobe, Kind, Resend, Reply}, Deadline, <<"server/discover">>, none, Data);
+        false -> settled(Kind, Reply, From, Deadline, Data)
+    end;
+outcome(#{from := From, kind := Kind, deadline := Deadline}, Reply, Data) ->
+    settled(Kind, Reply, From, Deadline, Data).
+
 settled(handshake, Reply, From, _Deadline, Data) ->
     handshake_settled(Reply, From, Data);
+settled({reprobe, Kind, {Method, Params}, Refusal}, Reply, From, Deadline, Data) ->
+    case Reply of
+        {ok, Result} ->
+            case mcp_modern:decode_discover(Result) of
+                {ok, {initialize_result, _, {some, _}, _, _}} ->
+                    send_request(From, Kind, Deadline, Method, Params, false, Data);
+                _ ->
+                    settled(Kind, Refusal, From, Deadline, Data)
+            end;
+        _ ->
+            settled(Kind, Refusal, From, Deadline, Data)
+    end;
 settled({discover, _, _, _} = Kind, Reply, From, _Deadline, Data) ->
     probe_settled(Reply, Kind, From, Data);
 settled({list_then_call, Call, _Pages, Acc, _Seen}, {ok, {tools_page, Tools, none}}, From, Deadline, Data) ->
