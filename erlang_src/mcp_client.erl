@@ -425,10 +425,20 @@ os_pid(Client) ->
         _ -> none
     end.
 
+%% A tool call's result, routed by the actor (`mcp_client_actor'): the line
+%% was validated there, so reading it again for its id gives the answer
+%% the actor would have given; the caller builds it, on its own scheduler.
+routed(Line, Id, Expectation) ->
+    case mcp_protocol:read(Line, #{Id => Expectation}) of
+        {answer, Id, Answer} -> Answer;
+        {error, Fault} -> {error, {unavailable, Fault}}
+    end.
+
 request(#client{pid = Pid}, Request, Timeout) ->
     RequestId = gen_statem:send_request(Pid, Request),
     case gen_statem:receive_response(RequestId, Timeout + ?REPLY_GRACE_MS) of
         {reply, {caller_error, Reason}} -> error(Reason);
+        {reply, {routed, Line, Id, Expectation}} -> routed(Line, Id, Expectation);
         {reply, Reply} -> Reply;
         {error, {Reason, _}} -> {error, {unavailable, {client_down, Reason}}};
         timeout -> {error, call_timed_out}

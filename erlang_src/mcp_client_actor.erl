@@ -15,7 +15,10 @@
 %% The transport delivers whole lines; each is read in one NIF call
 %% (`mcp_protocol:read/2') against the map of what every pending id expects,
 %% so a response becomes its caller's answer in one pass and what the actor
-%% drops is never built (`docs/client.md').
+%% drops is never built (`docs/client.md'). A tool call's complete result
+%% is only validated here and routed: its caller decodes the line itself
+%% (`mcp_client'), so results are built in the callers' processes, in
+%% parallel, and the actor's work per answer does not grow with them.
 %%
 %% The requests in flight live in `mcp_request_table' (a value); this module
 %% keeps the states and performs the effects: transport writes, timers,
@@ -980,6 +983,7 @@ inbound([{closed, Evidence} | _], {_, Data}) ->
 message(Offset, Line, #data{requests = Requests} = Data) ->
     case mcp_protocol:read(Line, mcp_request_table:expected(Requests)) of
         {answer, Id, Reply} -> answered(Id, Reply, Data);
+        {routed, Id} -> routed(Id, Line, Data);
         {reply, Response} -> server_request(Line, Response, Data);
         ignored ->
             case mcp_request_table:raw(Requests, any) of
@@ -988,6 +992,22 @@ message(Offset, Line, #data{requests = Requests} = Data) ->
             end;
         {error, {invalid_utf8, At}} -> {close, {invalid_utf8, Offset + At}, Data};
         {error, Fault} -> {close, Fault, Data}
+    end.
+
+%% A tool call's complete result: the line is valid, and the caller reads
+%% its own answer from it (`mcp_client'), so the actor builds none of it.
+routed(Id, Line, #data{requests = Requests} = Data) ->
+    case mcp_request_table:settle(Requests, Id) of
+        {#{from := From, kind := {tool_call, Kind, _, _}} = Entry, Rest} ->
+            release(Entry),
+            Expectation = case Kind of
+                              call -> call_tool;
+                              call_msgpack -> call_tool_msgpack
+                          end,
+            reply(From, {routed, Line, Id, Expectation}),
+            {ok, Data#data{requests = Rest}};
+        none ->
+            {ok, Data}
     end.
 
 %% A line read again for a probe's id, whose result the actor reads itself

@@ -53,7 +53,7 @@
                                     | {error, mcp_interchange:interchange_fault()}} | none}.
 -type protocol_fault() :: {protocol_fault, Path :: binary(), Reason :: binary()}
                         | {unsupported_version, Requested :: binary(), Offered :: binary()}.
--type expectation() :: initialize | tools_page | call_tool | call_tool_msgpack | ping.
+-type expectation() :: initialize | tools_page | call_tool | call_tool_msgpack | routed_call_tool | ping.
 %% `{input_required, Result}': a `tools/call' result whose `resultType' is
 %% `"input_required"', kept whole (`mcp_input:read_input_required/1').
 -type answer() :: {ok, initialize_result() | tools_page() | call_tool_result() | msgpack_call_tool_result()
@@ -61,7 +61,8 @@
                 | ok
                 | {error, {server_error, mcp_jsonrpc:rpc_error()}}
                 | {error, {result_malformed, protocol_fault()}}.
--type reading() :: {answer, Id :: integer(), answer()} | {reply, Response :: binary()} | ignored.
+-type reading() :: {answer, Id :: integer(), answer()} | {routed, Id :: integer()} | {reply, Response :: binary()}
+                 | ignored.
 -type line_fault() :: mcp_jsonrpc:message_fault() | {invalid_utf8, LineOffset :: non_neg_integer()}.
 
 %% @doc The revision the client asks for (defined once, in the Rust core that
@@ -125,6 +126,12 @@ decode_call_tool_result(Result) -> mcp_nif:protocol_decode_call_tool_result(Resu
 %%     `call_tool_msgpack' (what `decode_call_tool_result/1' and then
 %%     `mcp_interchange:to_msgpack/1' would give, without the `json()' in
 %%     between).</li>
+%% <li>A complete `tools/call' result to an id expecting `routed_call_tool'
+%%     is `{routed, Id}': the whole line validated (its envelope, and its
+%%     result without building it), for the waiting caller to read again
+%%     with `call_tool' or `call_tool_msgpack', which then gives its answer.
+%%     An `input_required' result and an error are read as for
+%%     `call_tool'.</li>
 %% <li>A server request is `{reply, Response}': the response to write back
 %%     (compact JSON, no newline): an empty result for `ping', `-32601' for
 %%     any other method. The request's id is echoed in this same call.</li>
