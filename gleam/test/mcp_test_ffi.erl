@@ -43,11 +43,19 @@ remove_scratch_dir(Dir) ->
     ok = file:del_dir_r(Dir),
     nil.
 
-%% Whether the Erlang client takes a Gleam `Reconnect' as a policy
-%% (`mcp_reconnect:valid/1', which `mcp_client:prepare/2' applies).
+%% Whether the Erlang client, given a Gleam `Reconnect''s fields as its
+%% `reconnect' option, makes a client (retired at once) rather than raising
+%% `badarg'.
 erlang_accepts_reconnect({reconnect, Attempts, Backoff, MaxBackoff, ResetAfter}) ->
-    mcp_reconnect:valid(#{attempts => Attempts, backoff_ms => Backoff, max_backoff_ms => MaxBackoff,
-                          reset_after_ms => ResetAfter}).
+    Policy = #{attempts => Attempts, backoff_ms => Backoff, max_backoff_ms => MaxBackoff,
+               reset_after_ms => ResetAfter},
+    try mcp_client:prepare(#{executable => "/bin/true"}, #{reconnect => Policy}) of
+        {ok, Client} ->
+            {ok, no_resource} = mcp_client:shutdown(Client, 5000),
+            true
+    catch
+        error:badarg -> false
+    end.
 
 %% The checkout this test runs in (the tests run in gleam/).
 checkout_dir() ->

@@ -95,7 +95,7 @@ pub fn no_policy_by_default_and_the_erlang_defaults_test() {
 /// Each field on both sides of each limit: the values the Erlang client
 /// takes make a client, the others are `ReconnectOutOfRange` naming the
 /// field, from `prepare`, `prepare_owned` and `start` alike, before any
-/// client exists (the Erlang client would raise `badarg` for them).
+/// client exists.
 pub fn reconnect_fields_on_both_sides_of_each_limit_test() {
   let day = client.max_timeout_ms()
   let base = client.reconnect(1)
@@ -130,7 +130,8 @@ pub fn reconnect_fields_on_both_sides_of_each_limit_test() {
   let server = PortTransport(test_support.example_server())
   list.each(cases, fn(case_) {
     let #(field, value, policy, accepted) = case_
-    // The limits are the Erlang client's own.
+    // The limits are the Erlang client's own: it raises `badarg` for each
+    // value refused here, which no Gleam caller sees.
     assert erlang_accepts_reconnect(policy) == accepted
     let options = with_reconnect(Some(policy))
     case accepted {
