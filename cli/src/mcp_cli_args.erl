@@ -295,11 +295,7 @@ stderr(File) -> {ok, #{stderr => {file, filename:absname(File)}}}.
 grace(none) ->
     {ok, #{}};
 grace(Text) ->
-    Max = mcp_port:max_shutdown_grace_ms(),
-    case string:to_integer(Text) of
-        {Ms, []} when Ms >= 0, Ms =< Max -> {ok, #{grace_ms => Ms}};
-        _ -> {error, io_lib:format("--grace must be milliseconds from 0 to ~b", [Max])}
-    end.
+    bounded(Text, 0, mcp_port:max_shutdown_grace_ms(), grace_ms, "--grace must be milliseconds from 0 to ~b").
 
 %% The jail's options as `mcp_jail' takes them; shaping flags need --jail.
 jail(#{jail := "strict"} = Flags) ->
@@ -332,11 +328,7 @@ elicit(_) -> {error, "--elicit must be decline or defaults"}.
 timeout(none) ->
     {ok, #{timeout_ms => default_timeout_ms()}};
 timeout(Text) ->
-    Max = max_timeout_ms(),
-    case string:to_integer(Text) of
-        {Ms, []} when Ms >= 1, Ms =< Max -> {ok, #{timeout_ms => Ms}};
-        _ -> {error, io_lib:format("--timeout must be milliseconds from 1 to ~b", [Max])}
-    end.
+    bounded(Text, 1, max_timeout_ms(), timeout_ms, "--timeout must be milliseconds from 1 to ~b").
 
 positional(new_harness, [Dir]) when Dir =/= "" -> {ok, #{harness => Dir, out => filename:join(Dir, "src")}};
 positional(new_harness, []) -> {error, "new-harness needs the project DIR"};
@@ -357,10 +349,14 @@ server_name(Name) -> {ok, #{name => unicode:characters_to_binary(Name)}}.
 reconnect(none) ->
     {ok, #{}};
 reconnect(Text) ->
-    Max = max_reconnect_attempts(),
+    bounded(Text, 1, max_reconnect_attempts(), reconnect, "--reconnect must be a number of attempts from 1 to ~b").
+
+%% A flag's integer from Min to Max as `#{Key => N}', else the error
+%% `Format' with Max.
+bounded(Text, Min, Max, Key, Format) ->
     case string:to_integer(Text) of
-        {N, []} when N >= 1, N =< Max -> {ok, #{reconnect => N}};
-        _ -> {error, io_lib:format("--reconnect must be a number of attempts from 1 to ~b", [Max])}
+        {N, []} when N >= Min, N =< Max -> {ok, #{Key => N}};
+        _ -> {error, io_lib:format(Format, [Max])}
     end.
 
 out_dir(none) -> {ok, #{}};

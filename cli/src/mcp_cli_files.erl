@@ -66,23 +66,21 @@ write([{Path, Bytes} | Rest], Written) ->
     end.
 
 replace(Path, Bytes) ->
+    Temporary = filename:join(filename:dirname(Path),
+                              iolist_to_binary([".", filename:basename(Path), ".", os:getpid(), ".",
+                                                integer_to_list(erlang:unique_integer([positive])), ".tmp"])),
     case filelib:ensure_dir(Path) of
-        ok ->
-            Temporary = filename:join(filename:dirname(Path),
-                                      iolist_to_binary([".", filename:basename(Path), ".", os:getpid(), ".",
-                                                        integer_to_list(erlang:unique_integer([positive])), ".tmp"])),
-            case write_new(Temporary, Bytes) of
-                ok ->
-                    case file:rename(Temporary, Path) of
-                        ok -> ok;
-                        {error, _} = Error -> _ = file:delete(Temporary), Error
-                    end;
-                {error, _} = Error ->
-                    Error
-            end;
-        {error, _} = Error ->
-            Error
+        ok -> renamed(write_new(Temporary, Bytes), Temporary, Path);
+        {error, _} = Error -> Error
     end.
+
+renamed(ok, Temporary, Path) ->
+    case file:rename(Temporary, Path) of
+        ok -> ok;
+        {error, _} = Error -> _ = file:delete(Temporary), Error
+    end;
+renamed({error, _} = Error, _Temporary, _Path) ->
+    Error.
 
 %% A file that did not exist, its bytes on disk before it is renamed.
 write_new(Path, Bytes) ->
