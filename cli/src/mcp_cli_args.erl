@@ -61,7 +61,7 @@
 %% @doc The most reconnection attempts `--reconnect' and a config entry's
 %% `reconnect' accept (the client's `reconnect' option's bound).
 -spec max_reconnect_attempts() -> pos_integer().
-max_reconnect_attempts() -> 1000.
+max_reconnect_attempts() -> mcp_reconnect:max_attempts().
 
 %% @doc Milliseconds allowed for each request when `--timeout' is absent:
 %% the client's own default.
