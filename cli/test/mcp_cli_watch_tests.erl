@@ -3,7 +3,8 @@
 %% that leaves an unchanged file alone, the loop against an in-VM server
 %% (`mcp_fake_server') and the messages of the client's reconnect
 %% contract, and bin/mcp-gen watch against a real SDK server whose tools
-%% change (cli/test/listing_server.py, PyPI `mcp' 2.x).
+%% change (cli/test/listing_server.py, PyPI `mcp' 2.x) and which is killed,
+%% with and without `--reconnect'.
 -module(mcp_cli_watch_tests).
 
 -include_lib("eunit/include/eunit.hrl").
@@ -249,22 +250,22 @@ sigterm_interrupts_the_watch_test() ->
 watch_command_test_() ->
     {timeout, 240, fun bin_mcp_gen_watch_follows_a_real_server/0}.
 
+watch_without_a_policy_test_() ->
+    {timeout, 240, fun bin_mcp_gen_watch_reports_a_killed_server_and_ends/0}.
+
+watch_with_reconnect_test_() ->
+    {timeout, 240, fun bin_mcp_gen_watch_reconnects_a_killed_server_and_follows_it/0}.
+
 %% An SDK 2.x server whose tools follow a file: the module is written at
 %% start, rewritten (by rename: a new inode, no temporary file left) when
 %% the listing changes it, left alone (same inode, same mtime) when a new
 %% listing generates the same module (a title beside a description); a
 %% hostile tool name reaches stdout safe; SIGTERM retires the server.
 bin_mcp_gen_watch_follows_a_real_server() ->
-    Dir = temp_dir(),
-    Tools = filename:join(Dir, "tools.json"),
-    Pidfile = filename:join(Dir, "server.pid"),
-    Stderr = filename:join(Dir, "stderr"),
-    Out = filename:join(Dir, "out"),
-    Source = filename:join([Out, "cap", "mcp", "fs.gleam"]),
-    set_tools(Tools, <<"{\"read_file\": \"Reads.\", \"delete_file\": \"Deletes.\"}">>),
-    Port = mcp_cli_tests:open_mcp_gen(["watch", "--name", "fs", "--out", Out, "--", ?SDK2_PYTHON,
-                                       "cli/test/listing_server.py", Tools, Pidfile], [], Stderr),
-    await_line(Stderr, "mcp-gen: watching 1 server; Ctrl-C ends"),
+    with_bin_watch([], <<"{\"read_file\": \"Reads.\", \"delete_file\": \"Deletes.\"}">>,
+                   fun bin_mcp_gen_watch_follows_a_real_server/1).
+
+bin_mcp_gen_watch_follows_a_real_server(#{port := Port, tools := Tools, source := Source, pidfile := Pidfile} = Watch) ->
     {ok, First} = file:read_file_info(Source, [raw, {time, posix}]),
 
     set_tools(Tools, <<"{\"read_file\": \"Reads a file.\", \"write_file\": \"Writes.\"}">>),
@@ -289,14 +290,101 @@ bin_mcp_gen_watch_follows_a_real_server() ->
     ?assertEqual(iolist_to_binary(["fs: generation 4: +bad", <<16#FFFD/utf8>>, "[2Jname -read_file (", Source, " rewritten)"]),
                  Line4),
 
-    {os_pid, Wrapper} = erlang:port_info(Port, os_pid),
+    terminate_bin_watch(Watch, [binary_to_integer(read(Pidfile))]).
+
+%% No reconnect policy: the server is killed (SIGKILL), the line says it
+%% died and how, and, its only server gone, watch exits with status 1.
+bin_mcp_gen_watch_reports_a_killed_server_and_ends() ->
+    with_bin_watch([], <<"{\"read_file\": \"Reads.\"}">>, fun bin_mcp_gen_watch_reports_a_killed_server_and_ends/1).
+
+bin_mcp_gen_watch_reports_a_killed_server_and_ends(#{port := Port, pidfile := Pidfile, stderr := Stderr}) ->
+    ServerPid = kill_server(Pidfile),
+    {Line, _} = stdout_line(Port, <<>>),
+    ?assertEqual(iolist_to_binary(["fs: died: ", mcp_describe:death(killed_by_sigkill())]), Line),
+    ?assertEqual(1, exit_status(Port)),
+    ?assertMatch({match, _}, re:run(read(Stderr), "^mcp-gen: no server left to watch$", [multiline])),
+    ?assertEqual(gone, mcp_cli_tests:liveness(ServerPid)).
+
+%% `--reconnect 2': the killed server is started again (a new process)
+%% and listed again (the same tools: no generation line); the subscription
+%% outlives it: a later change of its tools is the next generation and the
+%% module is rewritten; SIGTERM retires the new server.
+bin_mcp_gen_watch_reconnects_a_killed_server_and_follows_it() ->
+    with_bin_watch(["--reconnect", "2"], <<"{\"read_file\": \"Reads.\"}">>,
+                   fun bin_mcp_gen_watch_reconnects_a_killed_server_and_follows_it/1).
+
+bin_mcp_gen_watch_reconnects_a_killed_server_and_follows_it(#{port := Port, tools := Tools, source := Source,
+                                                               pidfile := Pidfile} = Watch) ->
+    Killed = kill_server(Pidfile),
+    {Reconnecting, Rest1} = stdout_line(Port, <<>>),
+    ?assertEqual(iolist_to_binary(["fs: reconnecting (attempt 1): ", mcp_describe:death(killed_by_sigkill())]), Reconnecting),
+    {Reconnected, Rest2} = stdout_line(Port, Rest1),
+    ?assertEqual(<<"fs: reconnected (attempt 1)">>, Reconnected),
+    Restarted = binary_to_integer(read(Pidfile)),
+    ?assertNotEqual(Killed, Restarted),
+    ?assertEqual(alive, mcp_cli_tests:liveness(Restarted)),
+
+    set_tools(Tools, <<"{\"read_file\": \"Reads.\", \"write_file\": \"Writes.\"}">>),
+    {Changed, _} = stdout_line(Port, Rest2),
+    %% The listing after the reconnect was the same, so no new generation then.
+    ?assertEqual(iolist_to_binary(["fs: generation 2: +write_file (", Source, " rewritten)"]), Changed),
+    {ok, Module} = file:read_file(Source),
+    ?assertNotEqual(nomatch, binary:match(Module, <<"pub fn write_file(">>)),
+
+    terminate_bin_watch(Watch, [Killed, Restarted]).
+
+%% What the client reports of a stdio server killed with SIGKILL.
+killed_by_sigkill() -> {transport_ended, {exited, {signal, 9}}}.
+
+%% Test run on bin/mcp-gen watch (with Flags) on listing_server.py, whose
+%% tools are first Json, its module `fs' written under DIR/out, once watch
+%% says it is watching. A test that fails midway still ends mcp-gen
+%% (SIGTERM, which retires its server) and removes DIR.
+with_bin_watch(Flags, Json, Test) ->
+    #{port := Port, dir := Dir} = Watch = start_bin_watch(Flags, Json),
+    try
+        Test(Watch)
+    after
+        case erlang:port_info(Port, os_pid) of
+            {os_pid, Wrapper} ->
+                _ = os:cmd("kill -TERM " ++ integer_to_list(Wrapper)),
+                catch exit_status(Port);
+            undefined ->
+                ok
+        end,
+        ok = file:del_dir_r(Dir)
+    end.
+
+start_bin_watch(Flags, Json) ->
+    Dir = temp_dir(),
+    Tools = filename:join(Dir, "tools.json"),
+    Pidfile = filename:join(Dir, "server.pid"),
+    Stderr = filename:join(Dir, "stderr"),
+    Out = filename:join(Dir, "out"),
+    set_tools(Tools, Json),
+    Port = mcp_cli_tests:open_mcp_gen(["watch", "--name", "fs", "--out", Out | Flags]
+                                      ++ ["--", ?SDK2_PYTHON, "cli/test/listing_server.py", Tools, Pidfile], [], Stderr),
+    await_line(Stderr, "mcp-gen: watching 1 server; Ctrl-C ends"),
+    #{port => Port, dir => Dir, tools => Tools, pidfile => Pidfile, stderr => Stderr,
+      source => filename:join([Out, "cap", "mcp", "fs.gleam"])}.
+
+%% SIGKILL to the server that wrote Pidfile; its process id.
+kill_server(Pidfile) ->
     ServerPid = binary_to_integer(read(Pidfile)),
     ?assertEqual(alive, mcp_cli_tests:liveness(ServerPid)),
+    _ = os:cmd("kill -KILL " ++ integer_to_list(ServerPid)),
+    ServerPid.
+
+%% SIGTERM to mcp-gen while the last of ServerPids (the one serving) runs:
+%% exit status 143, it says it shut the server down, and none of
+%% ServerPids is running.
+terminate_bin_watch(#{port := Port, stderr := Stderr}, ServerPids) ->
+    {os_pid, Wrapper} = erlang:port_info(Port, os_pid),
+    ?assertEqual(alive, mcp_cli_tests:liveness(lists:last(ServerPids))),
     _ = os:cmd("kill -TERM " ++ integer_to_list(Wrapper)),
     ?assertEqual(143, exit_status(Port)),
     ?assertMatch({match, _}, re:run(read(Stderr), "^mcp-gen: interrupted; shutting the server down$", [multiline])),
-    ?assertEqual(gone, mcp_cli_tests:liveness(ServerPid)),
-    ok = file:del_dir_r(Dir).
+    ?assertEqual([gone || _ <- ServerPids], [mcp_cli_tests:liveness(Pid) || Pid <- ServerPids]).
 
 %% The file's mtime set a minute back, so a write would move it; its info.
 age(Path) ->
