@@ -194,7 +194,7 @@ parked(Type, Content, Data) ->
 %% ---- handshaking: `initialize' in flight; other requests wait for its end
 handshaking({call, _From}, {list_tools, _}, _Data) ->
     {keep_state_and_data, [postpone]};
-handshaking({call, _From}, {call_tool, _, _, _, _}, _Data) ->
+handshaking({call, _From}, {call_tool, _, _, _, _, _}, _Data) ->
     {keep_state_and_data, [postpone]};
 handshaking({call, _From}, {ping, _}, _Data) ->
     {keep_state_and_data, [postpone]};
@@ -205,11 +205,11 @@ handshaking(Type, Content, Data) ->
 active({call, From}, {list_tools, Timeout}, Data) ->
     after_request(send_request(From, {list, 0, [], []}, deadline(Timeout), <<"tools/list">>,
                                 {some, mcp_protocol:tools_list_params(none)}, Data));
-active({call, From}, {call_tool, Name, Arguments, Timeout, Kind}, #data{era = modern, tool_headers = unlisted} = Data) ->
-    after_request(send_request(From, {list_then_call, {Name, Arguments, Kind}, 0, [], []}, deadline(Timeout),
+active({call, From}, {call_tool, Name, Arguments, Timeout, Kind, _Text}, #data{era = modern, tool_headers = unlisted} = Data) ->
+    after_request(send_request(From, {list_then_call, {Name, Arguments, Kind, none}, 0, [], []}, deadline(Timeout),
                                 <<"tools/list">>, {some, mcp_protocol:tools_list_params(none)}, Data));
-active({call, From}, {call_tool, Name, Arguments, Timeout, Kind}, Data) ->
-    after_request(call(From, {Name, Arguments, Kind}, deadline(Timeout), Data));
+active({call, From}, {call_tool, Name, Arguments, Timeout, Kind, Text}, Data) ->
+    after_request(call(From, {Name, Arguments, Kind, Text}, deadline(Timeout), Data));
 active({call, From}, {ping, Timeout}, #data{era = modern} = Data) ->
     after_request(send_request(From, ping, deadline(Timeout), <<"server/discover">>, none, Data));
 active({call, From}, {ping, Timeout}, Data) ->
@@ -587,10 +587,14 @@ send_request(From, Kind, Deadline, Method, Params0, Data) ->
 %% `Resend': in the modern era a request is kept as sent (`{Method,
 %% Params}') so that a `-32022' naming the revision can re-probe and send
 %% it again, once (`outcome/3'); `false' for the probes and the second send.
-send_request(From, Kind, Deadline, Method, Params0, Resend, #data{requests = Requests} = Data) ->
+send_request(From, Kind, Deadline, Method, Given, Resend, #data{requests = Requests} = Data) ->
     Id = mcp_request_table:next_id(Requests),
+    {Params0, Encoding} = case Given of
+                              {text, Term, Text} -> {Term, Text};
+                              Term -> {Term, none}
+                          end,
     Params = with_meta(Params0, Data),
-    case encoded(mcp_jsonrpc:request({id_int, Id}, Method, Params)) of
+    case request_bytes(Id, Method, Params, Encoding, Data) of
         {error, Reason} ->
             reply(From, {caller_error, Reason}),
             {ok, Data};
@@ -633,8 +637,11 @@ era(_Method, _Params, _Data) ->
     handshake.
 
 %% A tool call; in the modern era a tool the listing left out is refused
-%% here, without a request.
-call(From, {Name, Arguments, Kind}, Deadline, #data{era = modern, left_out = LeftOut} = Data) ->
+%% here, without a request. `Text' is its params as JSON text when the
+%% caller encoded them (`mcp_client', handshake era): the request's bytes
+%% are then spliced around them (`mcp_protocol:tools_call_request/2') and
+%% the actor encodes nothing.
+call(From, {Name, Arguments, Kind, _Text}, Deadline, #data{era = modern, left_out = LeftOut} = Data) ->
     case lists:keyfind(Name, 1, LeftOut) of
         {_, Why} ->
             reply(From, {error, {tool_left_out, Why}}),
@@ -643,9 +650,20 @@ call(From, {Name, Arguments, Kind}, Deadline, #data{era = modern, left_out = Lef
             send_request(From, {tool_call, Kind, {Name, Arguments}, 0}, Deadline, <<"tools/call">>,
                          {some, mcp_protocol:tools_call_params(Name, Arguments)}, Data)
     end;
-call(From, {Name, Arguments, Kind}, Deadline, Data) ->
+call(From, {Name, Arguments, Kind, Text}, Deadline, Data) ->
+    Params = {some, mcp_protocol:tools_call_params(Name, Arguments)},
     send_request(From, {tool_call, Kind, {Name, Arguments}, 0}, Deadline, <<"tools/call">>,
-                 {some, mcp_protocol:tools_call_params(Name, Arguments)}, Data).
+                 case Text of
+                     none -> Params;
+                     _ -> {text, Params, Text}
+                 end, Data).
+
+%% A request's bytes: its params' text spliced in when the caller encoded
+%% them (handshake era: no `_meta' to add), else encoded here.
+request_bytes(Id, <<"tools/call">>, _Params, Text, #data{era = handshake}) when is_binary(Text) ->
+    {ok, mcp_protocol:tools_call_request(Id, Text)};
+request_bytes(Id, Method, Params, _Text, _Data) ->
+    encoded(mcp_jsonrpc:request({id_int, Id}, Method, Params)).
 
 encoded(Message) ->
     try

@@ -22,7 +22,7 @@
 -export([requested_version/0, supported_versions/0,
          initialize_params/2, initialize_params/3, decode_initialize_result/1,
          tools_list_params/1, decode_tools_page/1,
-         tools_call_params/2, decode_call_tool_result/1, read/2]).
+         tools_call_params/2, tools_call_params_text/2, tools_call_request/2, decode_call_tool_result/1, read/2]).
 -export_type([initialize_result/0, tools_capability/0, server_info/0, tool_descriptor/0,
               tools_page/0, call_tool_result/0, msgpack_call_tool_result/0, content_block/0,
               protocol_fault/0, expectation/0, reading/0, line_fault/0]).
@@ -105,6 +105,20 @@ decode_tools_page(Result) -> mcp_nif:protocol_decode_tools_page(Result).
 -spec tools_call_params(binary(), json()) -> json().
 tools_call_params(Name, Arguments) when is_binary(Name) ->
     {object, [{<<"name">>, {string, Name}}, {<<"arguments">>, Arguments}]}.
+
+%% @doc `tools_call_params/2' as JSON text, encoded by the caller of a tool
+%% (raises as `mcp_json:encode/1' for arguments that are not JSON).
+-spec tools_call_params_text(binary(), json()) -> binary().
+tools_call_params_text(Name, Arguments) ->
+    mcp_json:encode(tools_call_params(Name, Arguments)).
+
+%% @doc A `tools/call' request around params already encoded
+%% (`tools_call_params_text/2'): the bytes `mcp_json:encode/1' gives for
+%% `mcp_jsonrpc:request({id_int, Id}, <<"tools/call">>, {some, Params})'.
+-spec tools_call_request(pos_integer(), binary()) -> [binary(), ...].
+tools_call_request(Id, ParamsText) when is_integer(Id), Id > 0, is_binary(ParamsText) ->
+    [<<"{\"jsonrpc\":\"2.0\",\"id\":">>, integer_to_binary(Id), <<",\"method\":\"tools/call\",\"params\":">>,
+     ParamsText, <<"}">>].
 
 %% @doc Decodes a `tools/call' result: text blocks keep their text, every
 %% other block is `{other, Type}'; `isError' defaults to false; `content' may
