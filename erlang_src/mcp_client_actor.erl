@@ -182,6 +182,8 @@ init({Spec, Options, Builder, Custodian}) ->
 %% ---- parked: no transport, no OS process
 parked({call, From}, connect, Data) ->
     open_transport(From, Data);
+parked({call, From}, subscribe, Data) ->
+    subscribe(From, Data);
 parked({call, From}, retire, _Data) ->
     {stop_and_reply, normal, [{reply, From, {ok, no_resource}}]};
 parked({call, From}, Request, _Data) when Request =/= os_pid ->
@@ -1104,6 +1106,10 @@ transmit(Message, #data{outbox = [], conn = Conn} = Data) ->
 transmit(Message, #data{outbox = Outbox} = Data) ->
     {ok, Data#data{outbox = [Message | Outbox]}}.
 
+flush_outbox(#data{outbox = []} = Data) ->
+    %% Emptied since (a death drops the outbox; its `flush_outbox' may come
+    %% in the next connection).
+    {ok, Data};
 flush_outbox(#data{outbox = Outbox, conn = Conn} = Data) ->
     write_outcome(mcp_transport:send(Conn, lists:reverse(Outbox)), Data#data{outbox = []}).
 
@@ -1143,8 +1149,10 @@ transport_ended(Evidence, #data{reason = Latched} = Data) ->
                  undefined -> {transport_ended, Evidence};
                  _ -> Latched
              end,
+    %% What waited to be written was for the peer that ended: dropped, so
+    %% that a next connection starts with nothing queued.
     Closed = (answer_pending(Reason, Data))#data{conn = undefined, reason = Reason,
-                                                 evidence = Evidence},
+                                                 evidence = Evidence, outbox = []},
     Replies = [{reply, From, retirement_reply(Evidence)} || From <- Data#data.retirees],
     case Replies =/= [] orelse Data#data.stop_when_closed orelse Data#data.custodian =:= gone of
         true -> {stop_and_reply, normal, Replies, Closed#data{retirees = []}};
