@@ -101,6 +101,9 @@ max_input_rounds() -> ?MAX_INPUT_ROUNDS.
                list_changed = false :: boolean(),
                relist = idle :: idle | {running, reference()} | {waiting, reference()},
                relist_again = false :: boolean(),
+               %% When the last re-listing started: the next starts no
+               %% sooner than `?RELIST_INTERVAL_MS' after it.
+               relist_at :: integer() | undefined,
                evidence :: term(),
                %% The reconnect policy's bookkeeping (`mcp_reconnect'):
                %% whether a connection was ever up (only such a client
@@ -826,9 +829,10 @@ stored(Tools, #data{generation = Generation} = Data) ->
 %% `notifications/tools/list_changed'; the actor then lists them again as
 %% any caller would (a process of its own calls `list_tools', so the
 %% listing has the callers' deadline, page and size bounds, and calls go on
-%% meanwhile). Notices that come while a listing runs are one more listing
-%% after it, at least `?RELIST_INTERVAL_MS' later; a failed listing is
-%% not retried until the next notice.
+%% meanwhile). Re-listings start at least `?RELIST_INTERVAL_MS' apart,
+%% however the notices are spaced; notices that come while a listing runs
+%% or waits are one more listing after it; a failed listing is not retried
+%% until the next notice.
 
 noticed(Line, #data{list_changed = true} = Data) ->
     case binary:match(Line, <<"notifications/tools/list_changed">>) of
@@ -846,14 +850,18 @@ noticed(_Line, Data) ->
 renewed_listing(#data{listing = none} = Data) -> Data;
 renewed_listing(Data) -> relist(Data).
 
-relist(#data{relist = idle} = Data) -> start_relist(Data);
+relist(#data{relist = idle, relist_at = At} = Data) ->
+    case At =:= undefined orelse now_ms() - At >= ?RELIST_INTERVAL_MS of
+        true -> start_relist(Data);
+        false -> Data#data{relist = {waiting, erlang:start_timer(At + ?RELIST_INTERVAL_MS, self(), relist, [{abs, true}])}}
+    end;
 relist(Data) -> Data#data{relist_again = true}.
 
 start_relist(#data{options = Options} = Data) ->
     Actor = self(),
     Timeout = maps:get(list_timeout_ms, Options, 30000),
     {_Pid, Monitor} = spawn_monitor(fun() -> exit({relisted, gen_statem:call(Actor, {list_tools, Timeout})}) end),
-    Data#data{relist = {running, Monitor}, relist_again = false}.
+    Data#data{relist = {running, Monitor}, relist_again = false, relist_at = now_ms()}.
 
 relisted(#data{relist_again = true} = Data) ->
     Data#data{relist = {waiting, erlang:start_timer(?RELIST_INTERVAL_MS, self(), relist)}, relist_again = false};
