@@ -35,8 +35,16 @@
 %% '''
 -module(mcp_cli_watch).
 
--export([watch/2, diff/2, change_line/4]).
+-export([watch/2, diff/2, change_line/4, max_names_shown/0]).
 -export_type([watched/0, diff/0]).
+
+%% The names of one sign a change line shows (then how many more).
+-define(MAX_NAMES_SHOWN, 32).
+
+%% @doc The names of one sign (added, removed, changed) a change line shows
+%% before `(+N more)'.
+-spec max_names_shown() -> pos_integer().
+max_names_shown() -> ?MAX_NAMES_SHOWN.
 
 -type watched() :: #{client := mcp_client:client(),
                      server := binary(),                 % the name lines start with
@@ -177,14 +185,21 @@ names(Tools) ->
 %% generation that adds, removes and changes nothing reordered the tools.
 -spec change_line(iodata(), pos_integer(), diff(), outcome()) -> iolist().
 change_line(Server, Generation, #{added := Added, removed := Removed, changed := Changed}, Outcome) ->
-    Changes = [[Sign, name(Name)] || {Sign, Names} <- [{"+", Added}, {"-", Removed}, {"~", Changed}],
-                                     Name <- Names],
+    Changes = lists:append([shown(Sign, Names) || {Sign, Names} <- [{"+", Added}, {"-", Removed}, {"~", Changed}]]),
     [Server, ": generation ", integer_to_list(Generation), ": ",
      case Changes of
          [] -> "tools reordered";
          _ -> lists:join(" ", Changes)
      end,
      " (", outcome(Outcome), ")"].
+
+%% At most `?MAX_NAMES_SHOWN' names of a sign, then how many more: a
+%% server's listing bounds neither how many tools change nor how often.
+shown(Sign, Names) when length(Names) > ?MAX_NAMES_SHOWN ->
+    {Shown, More} = lists:split(?MAX_NAMES_SHOWN, Names),
+    shown(Sign, Shown) ++ [["(", Sign, integer_to_list(length(More)), " more)"]];
+shown(Sign, Names) ->
+    [[Sign, name(Name)] || Name <- Names].
 
 outcome({rewritten, Path}) -> [path(Path), " rewritten"];
 outcome({unchanged, Path}) -> [path(Path), " unchanged"];

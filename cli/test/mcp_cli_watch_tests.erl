@@ -65,6 +65,21 @@ the_change_line_names_each_tool_with_its_sign_test() ->
                  line(<<"fs">>, 7, Diff#{added := [], removed := [<<"x">>], changed := []},
                       {write_failed, "cap/mcp/fs.gleam", "no space left on device"})).
 
+%% A change line shows at most `max_names_shown()' names of each sign, then
+%% how many more: 32 added are all shown, 33 are 32 and `(+1 more)'.
+the_change_line_shows_a_bounded_number_of_names_test() ->
+    Max = mcp_cli_watch:max_names_shown(),
+    Names = fun(N) -> [<<"t", (integer_to_binary(I))/binary>> || I <- lists:seq(1, N)] end,
+    Count = fun(Line) -> length(binary:matches(Line, [<<" +t">>, <<" -t">>])) end,
+    AtMax = line(<<"s">>, 2, #{added => Names(Max), removed => [], changed => []}, {rewritten, "x.gleam"}),
+    ?assertEqual(Max, Count(AtMax)),
+    ?assertEqual(nomatch, binary:match(AtMax, <<"more)">>)),
+    Past = line(<<"s">>, 3, #{added => Names(Max + 1), removed => Names(Max + 5000), changed => []},
+                {rewritten, "x.gleam"}),
+    ?assertEqual(2 * Max, Count(Past)),
+    ?assertNotEqual(nomatch, binary:match(Past, <<"(+1 more)">>)),
+    ?assertNotEqual(nomatch, binary:match(Past, <<"(-5000 more)">>)).
+
 %% A server names a tool with a terminal escape (clear the screen) and a
 %% bidi override: the name holds them, the line does not.
 a_tool_name_with_terminal_controls_is_shown_safely_test() ->
@@ -85,7 +100,7 @@ a_file_is_written_then_left_alone_while_its_bytes_stay_test() ->
     %% minute back) stay.
     Aged = age(Path),
     ?assertEqual({ok, []}, mcp_cli_files:write([{Path, <<"one">>}])),
-    ?assertEqual({ok, Aged}, file:read_file_info(Path, [raw, {time, posix}])),
+    ?assertEqual(identity(Aged), identity(Path)),
     %% Other bytes: a new file renamed over the old one (a new inode), and
     %% no temporary file left beside it.
     ?assertEqual({ok, [Path]}, mcp_cli_files:write([{Path, <<"two">>}])),
@@ -282,7 +297,7 @@ bin_mcp_gen_watch_follows_a_real_server(#{port := Port, tools := Tools, source :
     set_tools(Tools, <<"{\"read_file\": {\"description\": \"Reads a file.\", \"title\": \"Read\"}, \"write_file\": \"Writes.\"}">>),
     {Line3, Rest3} = stdout_line(Port, Rest2),
     ?assertEqual(iolist_to_binary(["fs: generation 3: ~read_file (", Source, " unchanged)"]), Line3),
-    ?assertEqual({ok, Aged}, file:read_file_info(Source, [raw, {time, posix}])),
+    ?assertEqual(identity(Aged), identity(Source)),
 
     set_tools(Tools, <<"{\"write_file\": \"Writes.\", \"bad\\u001b[2Jname\": \"Hostile.\"}">>),
     {Line4, _} = stdout_line(Port, Rest3),
@@ -385,6 +400,13 @@ terminate_bin_watch(#{port := Port, stderr := Stderr}, ServerPids) ->
     ?assertEqual(143, exit_status(Port)),
     ?assertMatch({match, _}, re:run(read(Stderr), "^mcp-gen: interrupted; shutting the server down$", [multiline])),
     ?assertEqual([gone || _ <- ServerPids], [mcp_cli_tests:liveness(Pid) || Pid <- ServerPids]).
+
+%% What a write would change of a file: its inode, its mtime and its size
+%% (not its atime: reading a file to compare its bytes moves that).
+identity(#file_info{inode = Inode, mtime = Mtime, size = Size}) -> {Inode, Mtime, Size};
+identity(Path) ->
+    {ok, Info} = file:read_file_info(Path, [raw, {time, posix}]),
+    identity(Info).
 
 %% The file's mtime set a minute back, so a write would move it; its info.
 age(Path) ->
