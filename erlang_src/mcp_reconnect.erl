@@ -12,14 +12,16 @@
 %%     `custodian_down'), are never followed by another connection.</li>
 %% <li>At most `attempts' connections are started in a row; the count
 %%     starts again only after a connection stayed up for
-%%     `reset_after_ms'. So a server that dies at once after each
-%%     handshake is started `attempts' times, then given up.</li>
+%%     `reset_after_ms' (at least a second). So a server that dies at once
+%%     after each handshake is started `attempts' times, then given up;
+%%     one that stays up `reset_after_ms' each time is started again
+%%     without end, at most once per `reset_after_ms'.</li>
 %% <li>The wait before attempt N is `backoff_ms * 2^(N-1)', at most
 %%     `max_backoff_ms'.</li>
 %% </ul>
 -module(mcp_reconnect).
 
--export([defaults/0, valid/1, with_defaults/1, next/4, max_attempts/0]).
+-export([defaults/0, valid/1, with_defaults/1, next/4, max_attempts/0, min_reset_after_ms/0]).
 -export_type([policy/0, decision/0]).
 
 -type policy() :: #{attempts := 1..1000,
@@ -29,6 +31,9 @@
 -type decision() :: {retry, Attempt :: pos_integer(), WaitMs :: non_neg_integer()} | give_up.
 
 -define(MAX_ATTEMPTS, 1000).
+%% The least `reset_after_ms': below it a server dying after every
+%% handshake would start the count again each time, and never be given up.
+-define(MIN_RESET_AFTER_MS, 1000).
 %% Every duration is a timeout as the client's others: 0 to a day.
 -define(IS_MS(T), (is_integer(T) andalso T >= 0 andalso T =< 86400000)).
 
@@ -36,18 +41,24 @@
 -spec max_attempts() -> pos_integer().
 max_attempts() -> ?MAX_ATTEMPTS.
 
+%% @doc The least `reset_after_ms' a policy may name.
+-spec min_reset_after_ms() -> pos_integer().
+min_reset_after_ms() -> ?MIN_RESET_AFTER_MS.
+
 %% @doc What a policy that names only `attempts' falls back to.
 -spec defaults() -> #{backoff_ms := 500, max_backoff_ms := 30000, reset_after_ms := 60000}.
 defaults() ->
     #{backoff_ms => 500, max_backoff_ms => 30000, reset_after_ms => 60000}.
 
 %% @doc Whether `Policy' is a policy: `attempts' from 1 to 1,000, and the
-%% optional durations integers from 0 to a day; no other key.
+%% optional durations integers from 0 to a day (`reset_after_ms' from a
+%% second); no other key.
 -spec valid(term()) -> boolean().
 valid(#{attempts := Attempts} = Policy) when is_integer(Attempts), Attempts >= 1, Attempts =< ?MAX_ATTEMPTS ->
     Durations = maps:without([attempts], Policy),
     lists:all(fun(Key) -> lists:member(Key, [backoff_ms, max_backoff_ms, reset_after_ms]) end, maps:keys(Durations))
-        andalso lists:all(fun(T) -> ?IS_MS(T) end, maps:values(Durations));
+        andalso lists:all(fun(T) -> ?IS_MS(T) end, maps:values(Durations))
+        andalso maps:get(reset_after_ms, Durations, ?MIN_RESET_AFTER_MS) >= ?MIN_RESET_AFTER_MS;
 valid(_) ->
     false.
 

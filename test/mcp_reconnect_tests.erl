@@ -25,6 +25,10 @@ policy_validity_on_both_sides_of_each_limit_test() ->
     ?assert(mcp_reconnect:valid(#{attempts => 1, backoff_ms => 0, max_backoff_ms => 86400000})),
     ?assertNot(mcp_reconnect:valid(#{attempts => 1, backoff_ms => -1})),
     ?assertNot(mcp_reconnect:valid(#{attempts => 1, max_backoff_ms => 86400001})),
+    %% At least a second before the count starts again.
+    ?assert(mcp_reconnect:valid(#{attempts => 1, reset_after_ms => 1000})),
+    ?assertNot(mcp_reconnect:valid(#{attempts => 1, reset_after_ms => 999})),
+    ?assertNot(mcp_reconnect:valid(#{attempts => 1, reset_after_ms => 0})),
     ?assertNot(mcp_reconnect:valid(#{attempts => 1, backoff => 10})),
     ?assertNot(mcp_reconnect:valid(#{backoff_ms => 10})),
     ?assertNot(mcp_reconnect:valid(3)).
@@ -170,13 +174,14 @@ the_count_starts_again_after_a_stable_connection() ->
                     _ = kill(Client),
                     {mcp_reconnecting, _, 1, _} = receive_event(),
                     {mcp_reconnected, _, 1} = receive_event(),
+                    timer:sleep(1100),
                     _ = kill(Client),
                     Second = receive_event(),
                     _ = mcp_client:shutdown(Client, 5000),
                     flush_events(),
                     Second
             end,
-    ?assertMatch({mcp_reconnecting, _, 1, _}, Twice(0)),
+    ?assertMatch({mcp_reconnecting, _, 1, _}, Twice(1000)),
     ?assertMatch({mcp_gave_up, _, _}, Twice(60000)).
 
 %% What a subscription left in the test process's mailbox (which the next

@@ -37,7 +37,7 @@ paths(ModuleName, {SourceDir, SurfaceDir}) ->
 %% so it is safe as a file name (no separator, no `..').
 -spec module_segment(binary()) -> {ok, binary()} | error.
 module_segment(<<"cap/mcp/", Segment/binary>>) ->
-    case re:run(Segment, "^[a-z][a-z0-9_]*$", [{capture, none}]) of
+    case re:run(Segment, "^[a-z][a-z0-9_]*\\z", [{capture, none}]) of
         match -> {ok, Segment};
         nomatch -> error
     end;

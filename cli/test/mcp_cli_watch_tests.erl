@@ -92,6 +92,13 @@ a_tool_name_with_terminal_controls_is_shown_safely_test() ->
 
 %% ---- mcp_cli_files ----
 
+%% A module's file name is one plain identifier under cap/mcp/: nothing
+%% after it, not even a final newline (which a `$' would let through).
+a_module_segment_is_one_plain_identifier_test() ->
+    ?assertEqual({ok, <<"abc_1">>}, mcp_cli_files:module_segment(<<"cap/mcp/abc_1">>)),
+    [?assertEqual(error, mcp_cli_files:module_segment(Name))
+     || Name <- [<<"cap/mcp/abc\n">>, <<"cap/mcp/abc/../x">>, <<"cap/mcp/Abc">>, <<"cap/mcp/">>, <<"cap/abc">>]].
+
 a_file_is_written_then_left_alone_while_its_bytes_stay_test() ->
     Dir = temp_dir(),
     Path = filename:join([Dir, "cap", "mcp", "fs.gleam"]),

@@ -198,7 +198,8 @@ bad_reconnect_field({options, _Info, _Handshake, _List, _Shutdown, _Era, _Handle
     Named = [{<<"attempts">>, Attempts, Attempts >= 1 andalso Attempts =< mcp_reconnect:max_attempts()},
              {<<"backoff_ms">>, Backoff, ?IS_TIMEOUT(Backoff)},
              {<<"max_backoff_ms">>, MaxBackoff, ?IS_TIMEOUT(MaxBackoff)},
-             {<<"reset_after_ms">>, ResetAfter, ?IS_TIMEOUT(ResetAfter)}],
+             {<<"reset_after_ms">>, ResetAfter,
+              ?IS_TIMEOUT(ResetAfter) andalso ResetAfter >= mcp_reconnect:min_reset_after_ms()}],
     case [{Field, Value} || {Field, Value, false} <- Named] of
         [] -> none;
         [First | _] -> First
@@ -490,6 +491,9 @@ describe_start_error({o_auth_unusable, Refusal}) ->
 describe_start_error({reconnect_out_of_range, <<"attempts">>, Attempts}) ->
     sentence(io_lib:format("the reconnect policy's attempts of ~b is outside 1 to ~b, so nothing was started",
                            [Attempts, mcp_reconnect:max_attempts()]));
+describe_start_error({reconnect_out_of_range, <<"reset_after_ms">> = Field, Ms}) ->
+    sentence(io_lib:format("the reconnect policy's ~ts of ~b ms is outside ~b to ~b ms, so nothing was started",
+                           [words(Field), Ms, mcp_reconnect:min_reset_after_ms(), mcp_client:max_timeout_ms()]));
 describe_start_error({reconnect_out_of_range, Field, Ms}) ->
     sentence(io_lib:format("the reconnect policy's ~ts of ~b ms is outside 0 to ~b ms, so nothing was started",
                            [words(Field), Ms, mcp_client:max_timeout_ms()]));

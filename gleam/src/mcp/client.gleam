@@ -50,7 +50,9 @@ pub type Options {
 /// are started in a row, the first after `backoff_ms`, each wait doubled up
 /// to `max_backoff_ms`; a connection that stays up `reset_after_ms` starts
 /// the count again. `attempts` is 1 to `max_reconnect_attempts()`, the
-/// durations 0 to `max_timeout_ms()`: a value outside is refused by
+/// durations 0 to `max_timeout_ms()` (`reset_after_ms` from 1,000: a
+/// server dying after every handshake is then given up): a value outside
+/// is refused by
 /// `prepare`/`start` with `ReconnectOutOfRange` before anything starts.
 /// Subscribers hear each step (`select_connection_events`).
 pub type Reconnect {

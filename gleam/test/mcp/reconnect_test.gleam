@@ -117,8 +117,9 @@ pub fn reconnect_fields_on_both_sides_of_each_limit_test() {
       Reconnect(..base, max_backoff_ms: day + 1),
       False,
     ),
-    #("reset_after_ms", 0, Reconnect(..base, reset_after_ms: 0), True),
-    #("reset_after_ms", -1, Reconnect(..base, reset_after_ms: -1), False),
+    #("reset_after_ms", 1000, Reconnect(..base, reset_after_ms: 1000), True),
+    #("reset_after_ms", 999, Reconnect(..base, reset_after_ms: 999), False),
+    #("reset_after_ms", 0, Reconnect(..base, reset_after_ms: 0), False),
     #("reset_after_ms", day, Reconnect(..base, reset_after_ms: day), True),
     #(
       "reset_after_ms",
