@@ -74,11 +74,18 @@
 %% handshake-era `elicitation/create', a modern-era `input_required' tool
 %% result), run in a process of its own for at most `input_timeout_ms'
 %% per round (`mcp_input'); without one the client declares no
-%% elicitation capability and refuses them.
+%% elicitation capability and refuses them. `reconnect': a server that
+%% goes away after a connection was up is started (or reached) again, at
+%% most `attempts' times in a row, waiting `backoff_ms' (500) doubled per
+%% attempt up to `max_backoff_ms' (30,000) before each; the count starts
+%% again after a connection stayed up `reset_after_ms' (60,000)
+%% (`mcp_reconnect', docs/client.md "Servers that come back").
 -type options() :: #{client_info => {Name :: binary(), Version :: binary()},
                      era => handshake | modern | auto,
                      input_handler => mcp_input:handler(),
                      input_timeout_ms => non_neg_integer(),
+                     reconnect => #{attempts := pos_integer(), backoff_ms => non_neg_integer(),
+                                    max_backoff_ms => non_neg_integer(), reset_after_ms => non_neg_integer()},
                      handshake_timeout_ms => non_neg_integer(),
                      list_timeout_ms => non_neg_integer(),
                      shutdown_timeout_ms => non_neg_integer()}.
@@ -99,6 +106,7 @@
                       | {version_unsupported, Requested :: binary(), Offered :: binary()}
                       | {handshake_failed, client_error()}
                       | not_connected
+                      | {reconnecting, death_reason()}
                       | {client_down, Why :: term()}.
 -type client_error() :: {unavailable, death_reason()}
                       | call_timed_out
@@ -184,7 +192,10 @@ sealed(Spec) -> Spec.
 merged_options(Options, Args) when is_map(Options) ->
     Merged = maps:merge(default_options(), Options),
     valid_options(Merged) orelse error(badarg, Args),
-    Merged;
+    case Merged of
+        #{reconnect := Policy} -> Merged#{reconnect := mcp_reconnect:with_defaults(Policy)};
+        _ -> Merged
+    end;
 merged_options(_Options, Args) ->
     error(badarg, Args).
 
@@ -199,6 +210,7 @@ valid_options(#{client_info := {Name, Version}, handshake_timeout_ms := Handshak
     is_binary(Name) andalso is_binary(Version)
         andalso lists:member(maps:get(era, Options, handshake), [handshake, modern, auto])
         andalso is_function(maps:get(input_handler, Options, fun(_) -> decline end), 1)
+        andalso mcp_reconnect:valid(maps:get(reconnect, Options, #{attempts => 1}))
         andalso lists:all(fun(T) -> ?IS_TIMEOUT(T) end, [Handshake, List, Shutdown, Input]);
 valid_options(_) ->
     false.
@@ -263,7 +275,8 @@ start_link(Spec0, Options) ->
 %% restarted only after an abnormal exit (`transient'), and given the
 %% client's shutdown timeout plus a second to retire its server with proof.
 %% A client whose server dies stays alive (answering `{unavailable,
-%% Reason}') until it is shut down: restarting it is the harness's choice.
+%% Reason}') until it is shut down: restarting it is the harness's choice,
+%% or the client's own with the `reconnect' option.
 -spec child_spec(term(), mcp_transport:spec(), options()) -> supervisor:child_spec().
 child_spec(Id, Spec0, Options) ->
     Spec = sealed(Spec0),
@@ -322,9 +335,13 @@ tools(#client{list_ms = Timeout} = Client) ->
             Error
     end.
 
-%% @doc Subscribes the caller to new listing generations: each listing that
-%% differs from the last (`tools/1') sends `{mcp_tools_changed, Pid,
-%% Generation}' (`Pid' the client's, `pid/1'), until the caller exits.
+%% @doc Subscribes the caller to what changes in a connected client, until
+%% the caller exits (`Pid' the client's, `pid/1'): each listing that differs
+%% from the last (`tools/1') sends `{mcp_tools_changed, Pid, Generation}';
+%% a connection that was up and died sends `{mcp_reconnecting, Pid,
+%% Attempt, Reason}' when the `reconnect' policy starts another (then
+%% `{mcp_reconnected, Pid, Attempt}' once it is up), or `{mcp_gave_up, Pid,
+%% Reason}' when the client is dead for good.
 -spec subscribe(client()) -> ok | {error, client_error()}.
 subscribe(Client) ->
     request(Client, subscribe, 0).

@@ -6,8 +6,11 @@
 %% (transport open, `initialize' or the `server/discover' probe in flight;
 %% other requests wait for its end), `active' (connected), `closing' (dead: the
 %% peer was told to terminate and the actor awaits the transport's own proof
-%% that it ended), `dead' (the reason and the evidence are latched; every call
-%% answers `{unavailable, Reason}' at once).
+%% that it ended), `waiting' (with a reconnect policy, `mcp_reconnect': the
+%% peer's end is proven and the next connection starts when the backoff
+%% has passed; every call answers `{unavailable, {reconnecting, Reason}}'),
+%% `dead' (the reason and the evidence are latched; every call answers
+%% `{unavailable, Reason}' at once).
 %%
 %% The transport delivers whole lines; each is read in one NIF call
 %% (`mcp_protocol:read/2') against the map of what every pending id expects,
@@ -33,7 +36,7 @@
 -behaviour(gen_statem).
 
 -export([callback_mode/0, init/1, terminate/3, format_status/1,
-         parked/3, handshaking/3, active/3, closing/3, dead/3]).
+         parked/3, handshaking/3, active/3, closing/3, waiting/3, dead/3]).
 -export([relist_interval_ms/0, relisting/1, max_server_inputs/0, max_backlog/0, max_cursor_bytes/0, max_input_rounds/0]).
 
 %% The flood budget: queued messages in the actor's mailbox (a port delivers
@@ -96,6 +99,14 @@ max_input_rounds() -> ?MAX_INPUT_ROUNDS.
                relist = idle :: idle | {running, reference()} | {waiting, reference()},
                relist_again = false :: boolean(),
                evidence :: term(),
+               %% The reconnect policy's bookkeeping (`mcp_reconnect'):
+               %% whether a connection was ever up (only such a client
+               %% reconnects), when the current one came up, the attempts
+               %% made in a row, and the timer of the wait before the next.
+               ever_connected = false :: boolean(),
+               connected_at :: integer() | undefined,
+               reconnects = 0 :: non_neg_integer(),
+               backoff :: reference() | undefined,
                retirees = [] :: [gen_statem:from()],
                stop_when_closed = false :: boolean()}).
 
@@ -206,15 +217,14 @@ active({call, From}, tools, #data{listing = none}) ->
     {keep_state_and_data, [{reply, From, unlisted}]};
 active({call, From}, tools, #data{listing = Tools, generation = Generation}) ->
     {keep_state_and_data, [{reply, From, {ok, Generation, Tools}}]};
-active({call, {Caller, _} = From}, subscribe, #data{subscribers = Subscribers} = Data) ->
-    {keep_state, Data#data{subscribers = Subscribers#{erlang:monitor(process, Caller) => Caller}},
-     [{reply, From, ok}]};
 active(info, {timeout, Timer, relist}, #data{relist = {waiting, Timer}} = Data) ->
     {keep_state, start_relist(Data#data{relist = idle})};
 active(Type, Content, Data) ->
     live(Type, Content, active, Data).
 
 %% What handshaking and active share: the transport is open.
+live({call, From}, subscribe, _State, Data) ->
+    subscribe(From, Data);
 live({call, From}, connect, _State, _Data) ->
     {keep_state_and_data, [{reply, From, {error, {transport_failed, already_connected}}}]};
 live({call, From}, retire, _State, Data) ->
@@ -228,11 +238,6 @@ live(info, {timeout, Timer, {expire, Id}}, _State, Data) ->
 live(info, {'DOWN', Monitor, process, _, Outcome}, _State, #data{inputs = Inputs} = Data)
   when is_map_key(Monitor, Inputs) ->
     after_request(input_done(Monitor, Outcome, Data));
-live(info, {'DOWN', Monitor, process, _, _}, _State, #data{relist = {running, Monitor}} = Data) ->
-    {keep_state, relisted(Data)};
-live(info, {'DOWN', Monitor, process, _, _}, _State, #data{subscribers = Subscribers} = Data)
-  when is_map_key(Monitor, Subscribers) ->
-    {keep_state, Data#data{subscribers = maps:remove(Monitor, Subscribers)}};
 live(info, {timeout, _Timer, {input_expired, Monitor}}, _State, Data) ->
     after_request(input_expired(Monitor, Data));
 live(info, {'DOWN', Monitor, process, _, _} = Down, State, #data{requests = Requests} = Data) ->
@@ -277,6 +282,25 @@ closing(info, Info, #data{conn = Conn} = Data) ->
 closing(Type, Content, Data) ->
     latched(Type, Content, closing, Data).
 
+%% ---- waiting: the peer's end proven, the next connection after a backoff
+waiting(info, {timeout, Timer, reconnect}, #data{backoff = Timer} = Data) ->
+    %% A new connection numbers its requests from 1 again: nothing of the
+    %% old one can answer in it.
+    open_transport(none, Data#data{backoff = undefined, reason = undefined, evidence = undefined,
+                                   requests = mcp_request_table:new()});
+waiting({call, From}, retire, Data) ->
+    {stop_and_reply, normal, [{reply, From, retirement_reply(Data#data.evidence)}]};
+waiting(cast, stop, _Data) ->
+    {stop, normal};
+waiting({call, From}, subscribe, Data) ->
+    subscribe(From, Data);
+waiting({call, From}, connect, #data{reason = Reason}) ->
+    {keep_state_and_data, [{reply, From, {error, {transport_failed, {not_parked, {reconnecting, Reason}}}}}]};
+waiting({call, From}, Request, #data{reason = Reason}) when Request =/= os_pid, Request =/= options ->
+    unavailable(From, {reconnecting, Reason});
+waiting(Type, Content, Data) ->
+    common(Type, Content, waiting, Data).
+
 %% ---- dead: reason and evidence latched, the connection dropped
 dead({call, From}, retire, Data) ->
     {stop_and_reply, normal, [{reply, From, retirement_reply(Data#data.evidence)}]};
@@ -314,6 +338,20 @@ common(info, Info, State, Data) ->
 
 unavailable(From, Reason) ->
     {keep_state_and_data, [{reply, From, {error, {unavailable, Reason}}}]}.
+
+%% Answers a caller; `none' is the actor itself (a reconnection's
+%% handshake, which nobody called for).
+reply(none, _Reply) -> ok;
+reply(From, Reply) -> gen_statem:reply(From, Reply).
+
+subscribe({Caller, _} = From, #data{subscribers = Subscribers} = Data) ->
+    {keep_state, Data#data{subscribers = Subscribers#{erlang:monitor(process, Caller) => Caller}},
+     [{reply, From, ok}]}.
+
+%% What subscribers hear: a new listing generation, a reconnection and
+%% the end of the attempts.
+tell(Message, #data{subscribers = Subscribers}) ->
+    maps:foreach(fun(_, Pid) -> Pid ! Message end, Subscribers).
 
 terminate(_Reason, State, #data{conn = Conn, options = Options}) when Conn =/= undefined, State =/= dead ->
     %% Reached when the actor ends before its transport's proof of exit: its
@@ -357,6 +395,15 @@ owner_event({'DOWN', Monitor, process, _, _}, State, #data{builder = Monitor, cu
     {stop, normal};
 owner_event({'DOWN', Monitor, process, _, _}, _State, #data{builder = Monitor} = Data) ->
     {keep_state, Data#data{builder = gone}};
+owner_event({'DOWN', Monitor, process, _, _}, _State, #data{relist = {running, Monitor}} = Data) ->
+    {keep_state, relisted(Data)};
+owner_event({timeout, Timer, relist}, _State, #data{relist = {waiting, Timer}} = Data) ->
+    %% Not connected: the listing that follows the next connection is the
+    %% one this would have been.
+    {keep_state, Data#data{relist = idle}};
+owner_event({'DOWN', Monitor, process, _, _}, _State, #data{subscribers = Subscribers} = Data)
+  when is_map_key(Monitor, Subscribers) ->
+    {keep_state, Data#data{subscribers = maps:remove(Monitor, Subscribers)}};
 owner_event(_Stray, _State, _Data) ->
     %% Anyone may send the actor a message; one it does not know changes nothing.
     keep_state_and_data.
@@ -368,7 +415,52 @@ custodian_gone(parked, Data) ->
     {next_state, dead, Data#data{reason = custodian_down, evidence = no_resource}};
 custodian_gone(closing, Data) -> {keep_state, Data#data{stop_when_closed = true}};
 custodian_gone(dead, _Data) -> {stop, normal};
+custodian_gone(waiting, _Data) -> {stop, normal};
 custodian_gone(_Live, Data) -> close_with(custodian_down, Data#data{stop_when_closed = true}).
+
+%%% ------------------------------------------------- servers that come back
+%%
+%% A connection that was up and died (its transport's proof in hand) is
+%% followed by another when the `reconnect' policy says so
+%% (`mcp_reconnect'): subscribers hear `{mcp_reconnecting, Actor, Attempt,
+%% Reason}', the actor waits in `waiting', then opens the transport and
+%% shakes hands as at the first connect, with nobody's call waiting for it.
+%% Once connected they hear `{mcp_reconnected, Actor, Attempt}' and what was
+%% listed is listed again. Without a policy, or once it gives up, they hear
+%% `{mcp_gave_up, Actor, Reason}' and the client is dead. A connection that
+%% never came up (the first connect's failure) is the connect caller's.
+
+connected(#data{reconnects = Made} = Data0) ->
+    Data = Data0#data{ever_connected = true, connected_at = now_ms()},
+    case Made of
+        0 -> Data;
+        _ ->
+            tell({mcp_reconnected, self(), Made}, Data),
+            renewed_listing(Data#data{tool_headers = unlisted, left_out = []})
+    end.
+
+after_death(#data{ever_connected = false} = Data) ->
+    {next_state, dead, Data};
+after_death(#data{options = Options, reason = Reason, evidence = Evidence, reconnects = Made,
+                  connected_at = At} = Data0) ->
+    Data = Data0#data{connected_at = undefined},
+    UpMs = case At of
+               undefined -> 0;
+               _ -> now_ms() - At
+           end,
+    Decision = case maps:find(reconnect, Options) of
+                   {ok, Policy} -> mcp_reconnect:next(Policy, {Reason, Evidence}, Made, UpMs);
+                   error -> give_up
+               end,
+    case Decision of
+        {retry, Attempt, WaitMs} ->
+            tell({mcp_reconnecting, self(), Attempt, Reason}, Data),
+            {next_state, waiting, Data#data{reconnects = Attempt,
+                                            backoff = erlang:start_timer(WaitMs, self(), reconnect)}};
+        give_up ->
+            tell({mcp_gave_up, self(), Reason}, Data),
+            {next_state, dead, Data}
+    end.
 
 %%% ----------------------------------------------------- opening, handshake
 
@@ -385,6 +477,9 @@ open_transport(From, #data{spec = Spec, options = Options} = Data) ->
                 {ok, Sending} -> {next_state, handshaking, Sending};
                 {close, Reason, Failed} -> close_with(Reason, Failed)
             end;
+        {error, Reason} when From =:= none ->
+            %% A reconnection that could not open: one more death.
+            after_death(Data#data{reason = {transport_failed, Reason}, evidence = no_resource});
         {error, Reason} ->
             Failure = {transport_failed, Reason},
             {next_state, dead, Data#data{reason = Failure, evidence = no_resource},
@@ -413,7 +508,7 @@ probe(From, Mode, Reprobed, HandshakeDeadline, Data) ->
 probe_settled({ok, Result}, {discover, Mode, _, HandshakeDeadline}, From, Data) ->
     case mcp_modern:decode_discover(Result) of
         {ok, {initialize_result, _, {some, _}, _, _} = Initialized} ->
-            gen_statem:reply(From, {ok, Initialized}),
+            reply(From, {ok, Initialized}),
             {connected, Data};
         {ok, _WithoutTools} ->
             handshake_failed(tools_not_declared, From, Data);
@@ -450,7 +545,7 @@ handshake_settled({ok, {initialize_result, _Version, {some, {tools_capability, L
                         _Instructions} = Initialized}, From, Data) ->
     case notify(<<"notifications/initialized">>, none, Data#data{list_changed = ListChanged}) of
         {ok, Written} ->
-            gen_statem:reply(From, {ok, Initialized}),
+            reply(From, {ok, Initialized}),
             {connected, Written};
         {close, Reason, Failed} ->
             handshake_failed({handshake_failed, {unavailable, Reason}}, From, Failed)
@@ -473,7 +568,7 @@ version_unsupported(Requested, Offered) ->
 
 %% The connect caller gets the start error; the client closes with it latched.
 handshake_failed(StartError, From, Data) ->
-    gen_statem:reply(From, {error, StartError}),
+    reply(From, {error, StartError}),
     {close, StartError, Data}.
 
 %%% ------------------------------------------------------------ requests
@@ -483,12 +578,18 @@ deadline(Timeout) -> now_ms() + Timeout.
 %% The one path of a request: mints its id, writes it, and records it with
 %% its deadline timer and its caller's monitor; a failed write answers the
 %% caller and closes. Arguments that are not JSON are raised in the caller.
-send_request(From, Kind, Deadline, Method, Params0, #data{requests = Requests} = Data) ->
+send_request(From, Kind, Deadline, Method, Params0, Data) ->
+    send_request(From, Kind, Deadline, Method, Params0, resendable(Kind, Data), Data).
+
+%% `Resend': in the modern era a request is kept as sent (`{Method,
+%% Params}') so that a `-32022' naming the revision can re-probe and send
+%% it again, once (`outcome/3'); `false' for the probes and the second send.
+send_request(From, Kind, Deadline, Method, Params0, Resend, #data{requests = Requests} = Data) ->
     Id = mcp_request_table:next_id(Requests),
     Params = with_meta(Params0, Data),
     case encoded(mcp_jsonrpc:request({id_int, Id}, Method, Params)) of
         {error, Reason} ->
-            gen_statem:reply(From, {caller_error, Reason}),
+            reply(From, {caller_error, Reason}),
             {ok, Data};
         {ok, Bytes} ->
             case transmit({rpc, {request, Id, Method, Params, era(Method, Params, Data)}, Bytes}, Data) of
@@ -496,9 +597,13 @@ send_request(From, Kind, Deadline, Method, Params0, #data{requests = Requests} =
                     Request = #{from => From, kind => Kind, deadline => Deadline,
                                 timer => erlang:start_timer(Deadline, self(), {expire, Id}, [{abs, true}]),
                                 monitor => caller_monitor(Kind, From)},
-                    {ok, Sent#data{requests = mcp_request_table:add(Requests, Request)}};
+                    Kept = case Resend of
+                               true -> Request#{resend => {Method, Params0}};
+                               false -> Request
+                           end,
+                    {ok, Sent#data{requests = mcp_request_table:add(Requests, Kept)}};
                 {close, Reason, Failed} ->
-                    gen_statem:reply(From, unavailable_reply(Kind, Reason)),
+                    reply(From, unavailable_reply(Kind, Reason)),
                     {close, Reason, Failed}
             end
     end.
@@ -529,7 +634,7 @@ era(_Method, _Params, _Data) ->
 call(From, {Name, Arguments, Kind}, Deadline, #data{era = modern, left_out = LeftOut} = Data) ->
     case lists:keyfind(Name, 1, LeftOut) of
         {_, Why} ->
-            gen_statem:reply(From, {error, {tool_left_out, Why}}),
+            reply(From, {error, {tool_left_out, Why}}),
             {ok, Data};
         false ->
             send_request(From, {tool_call, Kind, {Name, Arguments}, 0}, Deadline, <<"tools/call">>,
@@ -550,6 +655,7 @@ encoded(Message) ->
 %% once (its entry would otherwise wait for the deadline, up to a day). The
 %% handshake is not: it decides the connection, whoever asked for it.
 caller_monitor(handshake, _From) -> none;
+caller_monitor(_Kind, none) -> none;
 caller_monitor(_Kind, {Caller, _Tag}) -> erlang:monitor(process, Caller).
 
 %% The effects an entry leaving the table still holds: its timer and its
@@ -581,7 +687,7 @@ expire(Id, Timer, #data{requests = Requests} = Data) ->
             probe_settled(timed_out, Kind, From, Data#data{requests = Rest});
         {#{from := From} = Entry, Rest} ->
             release(Entry),
-            gen_statem:reply(From, {error, call_timed_out}),
+            reply(From, {error, call_timed_out}),
             cancel(Id, <<"deadline expired">>, Data#data{requests = Rest});
         none ->
             {ok, Data}
@@ -590,15 +696,45 @@ expire(Id, Timer, #data{requests = Requests} = Data) ->
 %% A response for a pending id, already decoded as its kind expects.
 answered(Id, Reply, #data{requests = Requests} = Data) ->
     case mcp_request_table:settle(Requests, Id) of
-        {#{from := From, kind := Kind, deadline := Deadline} = Entry, Rest} ->
+        {Entry, Rest} ->
             release(Entry),
-            settled(Kind, Reply, From, Deadline, Data#data{requests = Rest});
+            outcome(Entry, Reply, Data#data{requests = Rest});
         none ->
             {ok, Data}
     end.
 
+%% A server that answers `-32022' naming the revision we sent after the
+%% connect (a redeploy behind the same address, a balancer's other
+%% instance) is probed again with `server/discover'; when the probe names
+%% the revision the request is sent again, once, within its deadline;
+%% otherwise, and for a second `-32022', the caller gets the error.
+resendable({discover, _, _, _}, _Data) -> false;
+resendable({reprobe, _, _, _}, _Data) -> false;
+resendable(_Kind, #data{era = Era}) -> Era =:= modern.
+
+outcome(#{resend := Resend, from := From, kind := Kind, deadline := Deadline},
+        {error, {server_error, RpcError}} = Reply, Data) ->
+    case mcp_modern:mutual_version(RpcError) of
+        true -> send_request(From, {reprobe, Kind, Resend, Reply}, Deadline, <<"server/discover">>, none, Data);
+        false -> settled(Kind, Reply, From, Deadline, Data)
+    end;
+outcome(#{from := From, kind := Kind, deadline := Deadline}, Reply, Data) ->
+    settled(Kind, Reply, From, Deadline, Data).
+
 settled(handshake, Reply, From, _Deadline, Data) ->
     handshake_settled(Reply, From, Data);
+settled({reprobe, Kind, {Method, Params}, Refusal}, Reply, From, Deadline, Data) ->
+    case Reply of
+        {ok, Result} ->
+            case mcp_modern:decode_discover(Result) of
+                {ok, {initialize_result, _, {some, _}, _, _}} ->
+                    send_request(From, Kind, Deadline, Method, Params, false, Data);
+                _ ->
+                    settled(Kind, Refusal, From, Deadline, Data)
+            end;
+        _ ->
+            settled(Kind, Refusal, From, Deadline, Data)
+    end;
 settled({discover, _, _, _} = Kind, Reply, From, _Deadline, Data) ->
     probe_settled(Reply, Kind, From, Data);
 settled({list_then_call, Call, _Pages, Acc, _Seen}, {ok, {tools_page, Tools, none}}, From, Deadline, Data) ->
@@ -610,14 +746,14 @@ settled({list, Pages, Acc, Seen}, {ok, {tools_page, _, {some, _}}} = Page, From,
     next_page(fun(P, A, S) -> {list, P, A, S} end, {Pages, Acc, Seen}, Page, From, Deadline, Data);
 settled({list, _Pages, Acc, _Seen}, {ok, {tools_page, Tools, none}}, From, _Deadline, Data) ->
     {Kept, Listed} = listed(lists:append(lists:reverse([Tools | Acc])), Data),
-    gen_statem:reply(From, {ok, Kept}),
+    reply(From, {ok, Kept}),
     {ok, Listed};
 settled({tool_call, _, _, _} = Kind, {ok, {input_required, Result}}, From, Deadline, Data) ->
     input_required(Kind, Result, From, Deadline, Data);
 settled(_Kind, Reply, From, _Deadline, Data) ->
     %% A call's `{ok, Result}', a ping's `ok', or a server error or
     %% malformed result, already in the caller's shape.
-    gen_statem:reply(From, Reply),
+    reply(From, Reply),
     {ok, Data}.
 
 %% The next page of a listing (`Kind' makes the request kind of the pages,
@@ -626,7 +762,7 @@ next_page(_Kind, _Progress, {ok, {tools_page, _, {some, Cursor}}}, From, _Deadli
   when byte_size(Cursor) > ?MAX_CURSOR_BYTES ->
     %% The client echoes a cursor back: bounded, its echo (encoding, digest)
     %% stays far below a millisecond on the actor's scheduler.
-    gen_statem:reply(From, {error, {result_malformed, {protocol_fault, <<"$.nextCursor">>,
+    reply(From, {error, {result_malformed, {protocol_fault, <<"$.nextCursor">>,
                                                        <<"longer than ", (integer_to_binary(?MAX_CURSOR_BYTES))/binary, " bytes">>}}}),
     {ok, Data};
 next_page(Kind, {Pages, Acc, Seen}, {ok, {tools_page, Tools, {some, Cursor}}}, From, Deadline, Data) ->
@@ -634,7 +770,7 @@ next_page(Kind, {Pages, Acc, Seen}, {ok, {tools_page, Tools, {some, Cursor}}}, F
     Digest = erlang:md5(Cursor),
     case Pages + 1 >= mcp_client:max_tool_pages() orelse lists:member(Digest, Seen) of
         true ->
-            gen_statem:reply(From, {error, too_many_pages}),
+            reply(From, {error, too_many_pages}),
             {ok, Data};
         false ->
             send_request(From, Kind(Pages + 1, [Tools | Acc], [Digest | Seen]), Deadline, <<"tools/list">>,
@@ -656,9 +792,9 @@ listed(Tools, Data) ->
 %% subscriber hears of it: `{mcp_tools_changed, Actor, Generation}'.
 stored(Tools, #data{listing = Tools} = Data) ->
     Data;
-stored(Tools, #data{generation = Generation, subscribers = Subscribers} = Data) ->
+stored(Tools, #data{generation = Generation} = Data) ->
     Next = Generation + 1,
-    maps:foreach(fun(_, Pid) -> Pid ! {mcp_tools_changed, self(), Next} end, Subscribers),
+    tell({mcp_tools_changed, self(), Next}, Data),
     Data#data{listing = Tools, generation = Next}.
 
 %%% ------------------------------------------------------------ re-listing
@@ -780,7 +916,7 @@ answered_input({server_request, Id}, [Answer], Data) ->
 answered_input({tool_call, From, Kind, {Name, Arguments}, Round, Deadline, Keys, State}, Answers, Data) ->
     case now_ms() >= Deadline of
         true ->
-            gen_statem:reply(From, {error, call_timed_out}),
+            reply(From, {error, call_timed_out}),
             {ok, Data};
         false ->
             Params = mcp_input:retry_params(Name, Arguments, lists:zip(Keys, Answers), State),
@@ -793,20 +929,20 @@ answered_input({tool_call, From, Kind, {Name, Arguments}, Round, Deadline, Keys,
 input_required({tool_call, Kind, Call, Round}, Result, From, Deadline, #data{options = Options} = Data) ->
     case mcp_input:read_input_required(Result) of
         {error, Fault} ->
-            gen_statem:reply(From, {error, {result_malformed, Fault}}),
+            reply(From, {error, {result_malformed, Fault}}),
             {ok, Data};
         {ok, _} when Round >= ?MAX_INPUT_ROUNDS ->
-            gen_statem:reply(From, {error, {too_many_input_rounds, ?MAX_INPUT_ROUNDS}}),
+            reply(From, {error, {too_many_input_rounds, ?MAX_INPUT_ROUNDS}}),
             {ok, Data};
         {ok, {input_required, Requests, State}} ->
             case {[Method || {_, {unsupported, Method}} <- Requests], Requests, maps:find(input_handler, Options)} of
                 {[Method | _], _, _} ->
-                    gen_statem:reply(From, {error, {input_unsupported, Method}}),
+                    reply(From, {error, {input_unsupported, Method}}),
                     {ok, Data};
                 {[], [], _} ->
                     answered_input({tool_call, From, Kind, Call, Round + 1, Deadline, [], State}, [], Data);
                 {[], _, error} ->
-                    gen_statem:reply(From, {error, no_input_handler}),
+                    reply(From, {error, no_input_handler}),
                     {ok, Data};
                 {[], _, {ok, Handler}} ->
                     For = {tool_call, From, Kind, Call, Round + 1, Deadline, [Key || {Key, _} <- Requests], State},
@@ -892,7 +1028,7 @@ flooded() ->
 
 %% The state after the transport's events: `handshaking' becomes `active'
 %% once the handshake succeeded (postponed requests then run).
-after_inbound(handshaking, {connected, Data}) -> {next_state, active, Data};
+after_inbound(handshaking, {connected, Data}) -> {next_state, active, connected(Data)};
 after_inbound(_State, {closed, Evidence, Data}) -> transport_ended(Evidence, Data);
 after_inbound(_State, Outcome) -> after_request(Outcome).
 
@@ -949,11 +1085,11 @@ answer_pending(Reason, #data{requests = Requests, inputs = Inputs} = Data) ->
     {Entries, Empty} = mcp_request_table:drain(Requests),
     lists:foreach(fun(#{from := From, kind := Kind} = Entry) ->
                           release(Entry),
-                          gen_statem:reply(From, unavailable_reply(Kind, Reason))
+                          reply(From, unavailable_reply(Kind, Reason))
                   end, Entries),
     maps:foreach(fun(Monitor, Run) ->
                          case stop_input(Monitor, Run) of
-                             {tool_call, From, _, _, _, _, _, _} -> gen_statem:reply(From, {error, {unavailable, Reason}});
+                             {tool_call, From, _, _, _, _, _, _} -> reply(From, {error, {unavailable, Reason}});
                              {server_request, _} -> ok
                          end
                  end, Inputs),
@@ -974,7 +1110,7 @@ transport_ended(Evidence, #data{reason = Latched} = Data) ->
     Replies = [{reply, From, retirement_reply(Evidence)} || From <- Data#data.retirees],
     case Replies =/= [] orelse Data#data.stop_when_closed orelse Data#data.custodian =:= gone of
         true -> {stop_and_reply, normal, Replies, Closed#data{retirees = []}};
-        false -> {next_state, dead, Closed}
+        false -> after_death(Closed)
     end.
 
 %% The one place transport evidence becomes retirement evidence.

@@ -34,19 +34,23 @@
 %% `input_required' rounds it took), a `ping', a page of `tools/list' with the pages so far
 %% (newest first) and the digests of the cursors already followed (then
 %% answered, or, `list_then_call', followed by the call it was listed for),
-%% or a `server/discover' probe (`mcp_modern').
+%% or a `server/discover' probe (`mcp_modern'), at connect or, `reprobe',
+%% for a request a server refused with `-32022' (sent again after it).
 -type kind() :: handshake | call | call_msgpack | ping
               | {tool_call, call | call_msgpack, Call :: {binary(), term()}, InputRound :: non_neg_integer()}
               | {list, Pages :: non_neg_integer(), Acc :: [[term()]], Seen :: [binary()]}
               | {list_then_call, Call :: term(), Pages :: non_neg_integer(), Acc :: [[term()]], Seen :: [binary()]}
-              | {discover, Mode :: modern | auto, Reprobed :: boolean(), HandshakeDeadline :: integer()}.
+              | {discover, Mode :: modern | auto, Reprobed :: boolean(), HandshakeDeadline :: integer()}
+              | {reprobe, kind(), Resend :: {binary(), term()}, Refusal :: term()}.
 
 -type entry() :: #{id := pos_integer(),
                    from := gen_statem:from(),
                    kind := kind(),
                    deadline := integer(),
                    timer := reference(),
-                   monitor := reference() | none}.
+                   monitor := reference() | none,
+                   %% Modern era: the request as sent, for one re-probe.
+                   resend => {binary(), term()}}.
 
 -record(table, {next_id = 1 :: pos_integer(),
                 entries = #{} :: #{pos_integer() => entry()},
@@ -66,7 +70,8 @@ next_id(#table{next_id = Id}) -> Id.
 %% @doc Adds a request under `next_id/1' (which then moves on); the entry's
 %% `id' is set here.
 -spec add(table(), #{from := gen_statem:from(), kind := kind(), deadline := integer(),
-                     timer := reference(), monitor := reference() | none}) -> table().
+                     timer := reference(), monitor := reference() | none,
+                     resend => {binary(), term()}}) -> table().
 add(#table{next_id = Id, entries = Entries, expected = Expected, raw = Raw, callers = Callers} = Table,
     #{kind := Kind, monitor := Monitor} = Request) ->
     {NextExpected, NextRaw} = case expectation(Kind) of
@@ -141,6 +146,7 @@ expectation(handshake) -> initialize;
 expectation({list, _, _, _}) -> tools_page;
 expectation({list_then_call, _, _, _, _}) -> tools_page;
 expectation({discover, _, _, _}) -> raw;
+expectation({reprobe, _, _, _}) -> raw;
 expectation({tool_call, Kind, _, _}) -> expectation(Kind);
 expectation(call) -> call_tool;
 expectation(call_msgpack) -> call_tool_msgpack;

@@ -119,6 +119,50 @@ unsupported_version_without_ours_is_not_reprobed_test() ->
     ?assertMatch({request, _, <<"server/discover">>, _}, received()),
     receive {fake_server, _, {request, _, <<"server/discover">>, _}} -> error(reprobed) after 200 -> ok end.
 
+%% After the connect: a tool call refused with `-32022' naming ours is
+%% followed by a probe and sent again, once; `Refusals' is how many of the
+%% server's first calls it refuses, `Supported' what its refusals name.
+refusing_calls(Refusals, Supported) ->
+    Counter = counters:new(1, []),
+    fun({request, Id, <<"tools/call">>, _} = M) ->
+            counters:add(Counter, 1, 1),
+            case counters:get(Counter, 1) =< Refusals of
+                true -> [error_line(Id, -32022, {object, [{<<"supported">>, {array, [{string, V} || V <- Supported]}}]})];
+                false -> modern(M)
+            end;
+       (M) -> modern(M)
+    end.
+
+calls_seen() ->
+    receive
+        {fake_server, _, {request, _, Method, _}} -> [Method | calls_seen()]
+    after 200 -> []
+    end.
+
+a_call_refused_for_its_version_after_connect_is_reprobed_and_sent_again_test() ->
+    {ok, Client, _} = start(refusing_calls(1, [?V]), modern),
+    _ = calls_seen(),
+    ?assertMatch({ok, {call_tool_result, [{text, <<"ok">>}], false, none}},
+                 mcp_client:call_tool(Client, <<"echo">>, {object, []}, 2000)),
+    ?assertEqual([<<"tools/list">>, <<"tools/call">>, <<"server/discover">>, <<"tools/call">>], calls_seen()),
+    {ok, _} = mcp_client:shutdown(Client, 2000).
+
+a_call_refused_for_its_version_twice_answers_the_refusal_test() ->
+    {ok, Client, _} = start(refusing_calls(2, [?V]), modern),
+    _ = calls_seen(),
+    ?assertMatch({error, {server_error, {rpc_error, -32022, _, _}}},
+                 mcp_client:call_tool(Client, <<"echo">>, {object, []}, 2000)),
+    ?assertEqual([<<"tools/list">>, <<"tools/call">>, <<"server/discover">>, <<"tools/call">>], calls_seen()),
+    {ok, _} = mcp_client:shutdown(Client, 2000).
+
+a_call_refused_without_our_version_is_not_sent_again_test() ->
+    {ok, Client, _} = start(refusing_calls(1, [<<"2099-01-01">>]), modern),
+    _ = calls_seen(),
+    ?assertMatch({error, {server_error, {rpc_error, -32022, _, _}}},
+                 mcp_client:call_tool(Client, <<"echo">>, {object, []}, 2000)),
+    ?assertEqual([<<"tools/list">>, <<"tools/call">>], calls_seen()),
+    {ok, _} = mcp_client:shutdown(Client, 2000).
+
 auto_falls_back_when_the_probe_is_never_answered_test() ->
     Silent = fun({request, _, <<"server/discover">>, _}) -> [];
                 (M) -> mcp_fake_server:default(M)
