@@ -42,13 +42,14 @@
 -type transport() :: stdio | http.
 -type step() :: tools | evict | restart.
 -type options() :: #{rounds := pos_integer(), pause_ms := non_neg_integer(),
-                     until => integer(), steps => [step()]}.
+                     until => integer()}.
 
 %% The steps of one round, in order.
+-spec steps(transport()) -> [step()].
 steps(stdio) -> [tools, restart];
 steps(http) -> [tools, evict, restart].
 
-%% @doc One churn run: `rounds' rounds of `steps' (default `steps/1'; or as many as fit
+%% @doc One churn run: `rounds' rounds of `steps/1' (or as many as fit
 %% before the monotonic time `until', in milliseconds), `pause_ms' of
 %% steady calling between steps. Returns what was seen; asserts nothing.
 -spec churn(transport(), options()) -> map().
@@ -83,8 +84,9 @@ rounds(Transport, #{rounds := Rounds} = Options, Client, Server, Progress, Round
   when Round =< Rounds ->
     case more_time(Options) of
         true ->
-            case steps(Transport, maps:get(steps, Options, steps(Transport)), Options, Client, Server, Progress, Round, Events) of
-                {continue, Server1, Events1} -> rounds(Transport, Options, Client, Server1, Progress, Round + 1, Events1);
+            case steps(Transport, steps(Transport), Options, Client, Server, Progress, Round, Events) of
+                {continue, Server1, Events1} ->
+                    rounds(Transport, Options, Client, Server1, Progress, Round + 1, Events1);
                 {stopped, Server1, Events1} -> {Server1, Events1}
             end;
         false ->
@@ -143,9 +145,10 @@ step(evict, Client, Server, Progress, _Round) ->
 %% client's listing must follow the restarted server's (its changing
 %% tools are gone).
 step(restart, Client, Server, Progress, _Round) ->
+    Killed = os_pid(Client, Server),
     At = now_ms(),
     Server1 = restart_server(Client, Server),
-    Event = recovered(Progress, #{step => restart, at => At, killed => os_pid(Client, Server)}),
+    Event = recovered(Progress, #{step => restart, at => At, killed => Killed}),
     Notices = reconnect_notices(mcp_client:pid(Client)),
     Event1 = Event#{notices => Notices, os_pid => os_pid(Client, Server1)},
     case Event1 of
@@ -282,8 +285,7 @@ spec(#{transport := http, peer := Peer}) -> #{url => mcp_http_peer:url(Peer)}.
 %% test; the client's reconnect policy spawns the next), the peer over
 %% HTTP (killed and started again on the same port by the test).
 restart_server(Client, #{transport := stdio} = Server) ->
-    {ok, OsPid} = mcp_client:os_pid(Client),
-    _ = os:cmd("kill -s KILL " ++ integer_to_list(OsPid)),
+    _ = os:cmd("kill -s KILL " ++ integer_to_list(os_pid(Client, Server))),
     Server;
 restart_server(_Client, #{transport := http, args := Args, peer := Peer, peers := Peers} = Server) ->
     ok = mcp_http_peer:stop(Peer),
