@@ -144,11 +144,15 @@ step(evict, Client, Server, Progress, _Round) ->
 %% subscriber must hear `mcp_reconnecting' then `mcp_reconnected', and the
 %% client's listing must follow the restarted server's (its changing
 %% tools are gone).
+%% `from' is taken before the kill (calls may fail from then on), `at'
+%% once it is done (calls that start later cannot reach the old server).
 step(restart, Client, Server, Progress, _Round) ->
     Killed = os_pid(Client, Server),
+    From = now_ms(),
+    ok = kill_server(Killed, Server),
     At = now_ms(),
-    Server1 = restart_server(Client, Server),
-    Event = recovered(Progress, #{step => restart, at => At, killed => Killed}),
+    Server1 = started_again(Server),
+    Event = recovered(Progress, #{step => restart, from => From, at => At, killed => Killed}),
     Notices = reconnect_notices(mcp_client:pid(Client)),
     Event1 = Event#{notices => Notices, os_pid => os_pid(Client, Server1)},
     case Event1 of
@@ -283,12 +287,17 @@ spec(#{transport := http, peer := Peer}) -> #{url => mcp_http_peer:url(Peer)}.
 
 %% The server's process: the port's child over stdio (killed by the
 %% test; the client's reconnect policy spawns the next), the peer over
-%% HTTP (killed and started again on the same port by the test).
-restart_server(Client, #{transport := stdio} = Server) ->
-    _ = os:cmd("kill -s KILL " ++ integer_to_list(os_pid(Client, Server))),
+%% HTTP (killed, its exit status seen, and started again on the same port
+%% by the test).
+kill_server(OsPid, #{transport := stdio}) ->
+    _ = os:cmd("kill -s KILL " ++ integer_to_list(OsPid)),
+    ok;
+kill_server(_OsPid, #{transport := http, peer := Peer}) ->
+    mcp_http_peer:stop(Peer).
+
+started_again(#{transport := stdio} = Server) ->
     Server;
-restart_server(_Client, #{transport := http, args := Args, peer := Peer, peers := Peers} = Server) ->
-    ok = mcp_http_peer:stop(Peer),
+started_again(#{transport := http, args := Args, peer := Peer, peers := Peers} = Server) ->
     Server#{peer := mcp_http_peer:start_announced(python(), Args),
             peers := [mcp_http_peer:os_pid(Peer) | Peers]}.
 
@@ -355,9 +364,9 @@ kinds(#{answers := Callers}) ->
     lists:foldl(fun({_, _, _, Kind, _}, Counts) -> maps:update_with(Kind, fun(N) -> N + 1 end, 1, Counts) end,
                 #{}, all_answers(Callers)).
 
-%% @doc For each disruption (eviction, restart), the time from it to the
-%% end of the first successful call that started after it, in ms
-%% (`none' when no such call succeeded).
+%% @doc For each disruption (eviction, restart), the time from it (the
+%% eviction's answer, the kill done) to the end of the first successful
+%% call that started after it, in ms (`none' when no such call succeeded).
 -spec recoveries(map()) -> [{evict | restart, non_neg_integer() | none}].
 recoveries(#{answers := Callers, events := Events}) ->
     Oks = lists:sort([{Start, End} || {_, Start, End, ok, _} <- all_answers(Callers)]),
@@ -447,18 +456,23 @@ answers_once(#{answers := Callers} = Run) ->
 
 %% An error answer is a call that was in flight when the server died or
 %% was made while the client reconnected: its time overlaps a restart,
-%% from the kill to the first success after it.
+%% from the kill to the first success after it. A call answered
+%% `{reconnecting, _}' was made within such a window, since the client
+%% cannot be reconnecting before a kill.
 fails_only_around_restarts(#{answers := Callers, events := Events}) ->
     Windows = restart_windows(Callers, Events),
     Outside = [A || {_, Start, End, Kind, _} = A <- all_answers(Callers), Kind =/= ok,
                     not lists:any(fun({From, To}) -> End >= From andalso Start =< To end, Windows)],
-    ?assertEqual([], Outside).
+    ?assertEqual([], Outside),
+    Early = [A || {_, Start, _, reconnecting, _} = A <- all_answers(Callers),
+                  not lists:any(fun({From, To}) -> Start >= From andalso Start =< To end, Windows)],
+    ?assertEqual([], Early).
 
 %% From each kill to the end of the first success after it.
 restart_windows(Callers, Events) ->
     Oks = lists:sort([{Start, End} || {_, Start, End, ok, _} <- all_answers(Callers)]),
-    [{At, case first_ok_after(At, Oks) of none -> infinity; R -> At + R end}
-     || #{step := restart, at := At} <- Events].
+    [{From, case first_ok_after(At, Oks) of none -> infinity; R -> At + R end}
+     || #{step := restart, from := From, at := At} <- Events].
 
 executes_once(#{answers := Callers, executed := Executed}) ->
     ?assertNotEqual([], Executed),
