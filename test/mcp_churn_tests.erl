@@ -168,9 +168,10 @@ control(Client, Tool, Arguments) ->
     end.
 
 %% Waits (bounded) for the client's listing to name exactly `Expected',
-%% then for the subscriber's notice of that generation.
+%% then for the subscriber's notice of that generation. The time to
+%% follow counts from the step's `at'.
 followed(Client, Expected, #{at := At} = Event) ->
-    Deadline = At + ?FOLLOW_BOUND_MS,
+    Deadline = now_ms() + ?FOLLOW_BOUND_MS,
     case listing(Client, lists:sort(Expected), Deadline) of
         {ok, Generation} ->
             Pid = mcp_client:pid(Client),
