@@ -61,6 +61,9 @@
               retirement_error/0, retirement_evidence/0]).
 
 -record(client, {pid :: pid(),
+                 %% Whether the caller encodes a tool call's params itself
+                 %% (the handshake era: nothing is added to them).
+                 encodes :: boolean(),
                  handshake_ms :: non_neg_integer(),
                  list_ms :: non_neg_integer(),
                  shutdown_ms :: non_neg_integer()}).
@@ -201,6 +204,7 @@ merged_options(_Options, Args) ->
 
 handle(Pid, Options) ->
     #client{pid = Pid,
+            encodes = maps:get(era, Options, handshake) =:= handshake,
             handshake_ms = maps:get(handshake_timeout_ms, Options),
             list_ms = maps:get(list_timeout_ms, Options),
             shutdown_ms = maps:get(shutdown_timeout_ms, Options)}.
@@ -361,7 +365,7 @@ left_out_tools(Client) ->
 -spec call_tool(client(), binary(), mcp_json:json(), non_neg_integer()) ->
           {ok, mcp_protocol:call_tool_result()} | {error, client_error()}.
 call_tool(Client, Name, Arguments, Timeout) when is_binary(Name), ?IS_TIMEOUT(Timeout) ->
-    request(Client, {call_tool, Name, Arguments, Timeout, call}, Timeout).
+    request(Client, {call_tool, Name, Arguments, Timeout, call, params_text(Client, Name, Arguments)}, Timeout).
 
 %% @doc `call_tool/4' for a caller that wants the result's
 %% `structuredContent' as a msgpack value (a code-mode program's): it is
@@ -372,7 +376,13 @@ call_tool(Client, Name, Arguments, Timeout) when is_binary(Name), ?IS_TIMEOUT(Ti
 -spec call_tool_msgpack(client(), binary(), mcp_json:json(), non_neg_integer()) ->
           {ok, mcp_protocol:msgpack_call_tool_result()} | {error, client_error()}.
 call_tool_msgpack(Client, Name, Arguments, Timeout) when is_binary(Name), ?IS_TIMEOUT(Timeout) ->
-    request(Client, {call_tool, Name, Arguments, Timeout, call_msgpack}, Timeout).
+    request(Client, {call_tool, Name, Arguments, Timeout, call_msgpack, params_text(Client, Name, Arguments)}, Timeout).
+
+%% A tool call's params encoded by its caller, so that the actor encodes
+%% nothing (the handshake era; in the others the actor adds `_meta' and
+%% encodes): arguments that are not JSON raise here.
+params_text(#client{encodes = true}, Name, Arguments) -> mcp_protocol:tools_call_params_text(Name, Arguments);
+params_text(#client{encodes = false}, _Name, _Arguments) -> none.
 
 -spec ping(client(), non_neg_integer()) -> ok | {error, client_error()}.
 ping(Client, Timeout) when ?IS_TIMEOUT(Timeout) ->
@@ -425,10 +435,20 @@ os_pid(Client) ->
         _ -> none
     end.
 
+%% A tool call's result, routed by the actor (`mcp_client_actor'): the line
+%% was validated there, so reading it again for its id gives the answer
+%% the actor would have given; the caller builds it, on its own scheduler.
+routed(Line, Id, Expectation) ->
+    case mcp_protocol:read(Line, #{Id => Expectation}) of
+        {answer, Id, Answer} -> Answer;
+        {error, Fault} -> {error, {unavailable, Fault}}
+    end.
+
 request(#client{pid = Pid}, Request, Timeout) ->
     RequestId = gen_statem:send_request(Pid, Request),
     case gen_statem:receive_response(RequestId, Timeout + ?REPLY_GRACE_MS) of
         {reply, {caller_error, Reason}} -> error(Reason);
+        {reply, {routed, Line, Id, Expectation}} -> routed(Line, Id, Expectation);
         {reply, Reply} -> Reply;
         {error, {Reason, _}} -> {error, {unavailable, {client_down, Reason}}};
         timeout -> {error, call_timed_out}

@@ -15,7 +15,10 @@
 %% The transport delivers whole lines; each is read in one NIF call
 %% (`mcp_protocol:read/2') against the map of what every pending id expects,
 %% so a response becomes its caller's answer in one pass and what the actor
-%% drops is never built (`docs/client.md').
+%% drops is never built (`docs/client.md'). A tool call's complete result
+%% is only validated here and routed: its caller decodes the line itself
+%% (`mcp_client'), so results are built in the callers' processes, in
+%% parallel, and the actor's work per answer does not grow with them.
 %%
 %% The requests in flight live in `mcp_request_table' (a value); this module
 %% keeps the states and performs the effects: transport writes, timers,
@@ -98,6 +101,9 @@ max_input_rounds() -> ?MAX_INPUT_ROUNDS.
                list_changed = false :: boolean(),
                relist = idle :: idle | {running, reference()} | {waiting, reference()},
                relist_again = false :: boolean(),
+               %% When the last re-listing started: the next starts no
+               %% sooner than `?RELIST_INTERVAL_MS' after it.
+               relist_at :: integer() | undefined,
                evidence :: term(),
                %% The reconnect policy's bookkeeping (`mcp_reconnect'):
                %% whether a connection was ever up (only such a client
@@ -179,6 +185,8 @@ init({Spec, Options, Builder, Custodian}) ->
 %% ---- parked: no transport, no OS process
 parked({call, From}, connect, Data) ->
     open_transport(From, Data);
+parked({call, From}, subscribe, Data) ->
+    subscribe(From, Data);
 parked({call, From}, retire, _Data) ->
     {stop_and_reply, normal, [{reply, From, {ok, no_resource}}]};
 parked({call, From}, Request, _Data) when Request =/= os_pid ->
@@ -191,7 +199,7 @@ parked(Type, Content, Data) ->
 %% ---- handshaking: `initialize' in flight; other requests wait for its end
 handshaking({call, _From}, {list_tools, _}, _Data) ->
     {keep_state_and_data, [postpone]};
-handshaking({call, _From}, {call_tool, _, _, _, _}, _Data) ->
+handshaking({call, _From}, {call_tool, _, _, _, _, _}, _Data) ->
     {keep_state_and_data, [postpone]};
 handshaking({call, _From}, {ping, _}, _Data) ->
     {keep_state_and_data, [postpone]};
@@ -202,11 +210,11 @@ handshaking(Type, Content, Data) ->
 active({call, From}, {list_tools, Timeout}, Data) ->
     after_request(send_request(From, {list, 0, [], []}, deadline(Timeout), <<"tools/list">>,
                                 {some, mcp_protocol:tools_list_params(none)}, Data));
-active({call, From}, {call_tool, Name, Arguments, Timeout, Kind}, #data{era = modern, tool_headers = unlisted} = Data) ->
-    after_request(send_request(From, {list_then_call, {Name, Arguments, Kind}, 0, [], []}, deadline(Timeout),
+active({call, From}, {call_tool, Name, Arguments, Timeout, Kind, _Text}, #data{era = modern, tool_headers = unlisted} = Data) ->
+    after_request(send_request(From, {list_then_call, {Name, Arguments, Kind, none}, 0, [], []}, deadline(Timeout),
                                 <<"tools/list">>, {some, mcp_protocol:tools_list_params(none)}, Data));
-active({call, From}, {call_tool, Name, Arguments, Timeout, Kind}, Data) ->
-    after_request(call(From, {Name, Arguments, Kind}, deadline(Timeout), Data));
+active({call, From}, {call_tool, Name, Arguments, Timeout, Kind, Text}, Data) ->
+    after_request(call(From, {Name, Arguments, Kind, Text}, deadline(Timeout), Data));
 active({call, From}, {ping, Timeout}, #data{era = modern} = Data) ->
     after_request(send_request(From, ping, deadline(Timeout), <<"server/discover">>, none, Data));
 active({call, From}, {ping, Timeout}, Data) ->
@@ -584,10 +592,14 @@ send_request(From, Kind, Deadline, Method, Params0, Data) ->
 %% `Resend': in the modern era a request is kept as sent (`{Method,
 %% Params}') so that a `-32022' naming the revision can re-probe and send
 %% it again, once (`outcome/3'); `false' for the probes and the second send.
-send_request(From, Kind, Deadline, Method, Params0, Resend, #data{requests = Requests} = Data) ->
+send_request(From, Kind, Deadline, Method, Given, Resend, #data{requests = Requests} = Data) ->
     Id = mcp_request_table:next_id(Requests),
+    {Params0, Encoding} = case Given of
+                              {text, Term, Text} -> {Term, Text};
+                              Term -> {Term, none}
+                          end,
     Params = with_meta(Params0, Data),
-    case encoded(mcp_jsonrpc:request({id_int, Id}, Method, Params)) of
+    case request_bytes(Id, Method, Params, Encoding, Data) of
         {error, Reason} ->
             reply(From, {caller_error, Reason}),
             {ok, Data};
@@ -630,8 +642,11 @@ era(_Method, _Params, _Data) ->
     handshake.
 
 %% A tool call; in the modern era a tool the listing left out is refused
-%% here, without a request.
-call(From, {Name, Arguments, Kind}, Deadline, #data{era = modern, left_out = LeftOut} = Data) ->
+%% here, without a request. `Text' is its params as JSON text when the
+%% caller encoded them (`mcp_client', handshake era): the request's bytes
+%% are then spliced around them (`mcp_protocol:tools_call_request/2') and
+%% the actor encodes nothing.
+call(From, {Name, Arguments, Kind, _Text}, Deadline, #data{era = modern, left_out = LeftOut} = Data) ->
     case lists:keyfind(Name, 1, LeftOut) of
         {_, Why} ->
             reply(From, {error, {tool_left_out, Why}}),
@@ -640,9 +655,20 @@ call(From, {Name, Arguments, Kind}, Deadline, #data{era = modern, left_out = Lef
             send_request(From, {tool_call, Kind, {Name, Arguments}, 0}, Deadline, <<"tools/call">>,
                          {some, mcp_protocol:tools_call_params(Name, Arguments)}, Data)
     end;
-call(From, {Name, Arguments, Kind}, Deadline, Data) ->
+call(From, {Name, Arguments, Kind, Text}, Deadline, Data) ->
+    Params = {some, mcp_protocol:tools_call_params(Name, Arguments)},
     send_request(From, {tool_call, Kind, {Name, Arguments}, 0}, Deadline, <<"tools/call">>,
-                 {some, mcp_protocol:tools_call_params(Name, Arguments)}, Data).
+                 case Text of
+                     none -> Params;
+                     _ -> {text, Params, Text}
+                 end, Data).
+
+%% A request's bytes: its params' text spliced in when the caller encoded
+%% them (handshake era: no `_meta' to add), else encoded here.
+request_bytes(Id, <<"tools/call">>, _Params, Text, #data{era = handshake}) when is_binary(Text) ->
+    {ok, mcp_protocol:tools_call_request(Id, Text)};
+request_bytes(Id, Method, Params, _Text, _Data) ->
+    encoded(mcp_jsonrpc:request({id_int, Id}, Method, Params)).
 
 encoded(Message) ->
     try
@@ -803,9 +829,10 @@ stored(Tools, #data{generation = Generation} = Data) ->
 %% `notifications/tools/list_changed'; the actor then lists them again as
 %% any caller would (a process of its own calls `list_tools', so the
 %% listing has the callers' deadline, page and size bounds, and calls go on
-%% meanwhile). Notices that come while a listing runs are one more listing
-%% after it, at least `?RELIST_INTERVAL_MS' later; a failed listing is
-%% not retried until the next notice.
+%% meanwhile). Re-listings start at least `?RELIST_INTERVAL_MS' apart,
+%% however the notices are spaced; notices that come while a listing runs
+%% or waits are one more listing after it; a failed listing is not retried
+%% until the next notice.
 
 noticed(Line, #data{list_changed = true} = Data) ->
     case binary:match(Line, <<"notifications/tools/list_changed">>) of
@@ -823,14 +850,18 @@ noticed(_Line, Data) ->
 renewed_listing(#data{listing = none} = Data) -> Data;
 renewed_listing(Data) -> relist(Data).
 
-relist(#data{relist = idle} = Data) -> start_relist(Data);
+relist(#data{relist = idle, relist_at = At} = Data) ->
+    case At =:= undefined orelse now_ms() - At >= ?RELIST_INTERVAL_MS of
+        true -> start_relist(Data);
+        false -> Data#data{relist = {waiting, erlang:start_timer(At + ?RELIST_INTERVAL_MS, self(), relist, [{abs, true}])}}
+    end;
 relist(Data) -> Data#data{relist_again = true}.
 
 start_relist(#data{options = Options} = Data) ->
     Actor = self(),
     Timeout = maps:get(list_timeout_ms, Options, 30000),
     {_Pid, Monitor} = spawn_monitor(fun() -> exit({relisted, gen_statem:call(Actor, {list_tools, Timeout})}) end),
-    Data#data{relist = {running, Monitor}, relist_again = false}.
+    Data#data{relist = {running, Monitor}, relist_again = false, relist_at = now_ms()}.
 
 relisted(#data{relist_again = true} = Data) ->
     Data#data{relist = {waiting, erlang:start_timer(?RELIST_INTERVAL_MS, self(), relist)}, relist_again = false};
@@ -980,6 +1011,7 @@ inbound([{closed, Evidence} | _], {_, Data}) ->
 message(Offset, Line, #data{requests = Requests} = Data) ->
     case mcp_protocol:read(Line, mcp_request_table:expected(Requests)) of
         {answer, Id, Reply} -> answered(Id, Reply, Data);
+        {routed, Id} -> routed(Id, Line, Data);
         {reply, Response} -> server_request(Line, Response, Data);
         ignored ->
             case mcp_request_table:raw(Requests, any) of
@@ -988,6 +1020,22 @@ message(Offset, Line, #data{requests = Requests} = Data) ->
             end;
         {error, {invalid_utf8, At}} -> {close, {invalid_utf8, Offset + At}, Data};
         {error, Fault} -> {close, Fault, Data}
+    end.
+
+%% A tool call's complete result: the line is valid, and the caller reads
+%% its own answer from it (`mcp_client'), so the actor builds none of it.
+routed(Id, Line, #data{requests = Requests} = Data) ->
+    case mcp_request_table:settle(Requests, Id) of
+        {#{from := From, kind := {tool_call, Kind, _, _}} = Entry, Rest} ->
+            release(Entry),
+            Expectation = case Kind of
+                              call -> call_tool;
+                              call_msgpack -> call_tool_msgpack
+                          end,
+            reply(From, {routed, Line, Id, Expectation}),
+            {ok, Data#data{requests = Rest}};
+        none ->
+            {ok, Data}
     end.
 
 %% A line read again for a probe's id, whose result the actor reads itself
@@ -1066,6 +1114,10 @@ transmit(Message, #data{outbox = [], conn = Conn} = Data) ->
 transmit(Message, #data{outbox = Outbox} = Data) ->
     {ok, Data#data{outbox = [Message | Outbox]}}.
 
+flush_outbox(#data{outbox = []} = Data) ->
+    %% Emptied since (a death drops the outbox; its `flush_outbox' may come
+    %% in the next connection).
+    {ok, Data};
 flush_outbox(#data{outbox = Outbox, conn = Conn} = Data) ->
     write_outcome(mcp_transport:send(Conn, lists:reverse(Outbox)), Data#data{outbox = []}).
 
@@ -1105,8 +1157,10 @@ transport_ended(Evidence, #data{reason = Latched} = Data) ->
                  undefined -> {transport_ended, Evidence};
                  _ -> Latched
              end,
+    %% What waited to be written was for the peer that ended: dropped, so
+    %% that a next connection starts with nothing queued.
     Closed = (answer_pending(Reason, Data))#data{conn = undefined, reason = Reason,
-                                                 evidence = Evidence},
+                                                 evidence = Evidence, outbox = []},
     Replies = [{reply, From, retirement_reply(Evidence)} || From <- Data#data.retirees],
     case Replies =/= [] orelse Data#data.stop_when_closed orelse Data#data.custodian =:= gone of
         true -> {stop_and_reply, normal, Replies, Closed#data{retirees = []}};

@@ -38,6 +38,8 @@ start_error({transport_failed, already_connected}) ->
     "the client is already connected";
 start_error({transport_failed, {not_parked, custodian_down}}) ->
     "the client cannot be started: the process that owned it has ended";
+start_error({transport_failed, {not_parked, {reconnecting, _Reason}}}) ->
+    "the client is already started and is waiting to reconnect to its server on its own";
 start_error({transport_failed, {not_parked, _Reason}}) ->
     "the client was already started once and cannot be started again";
 start_error({transport_failed, {bad_spawn, _Spec}}) ->
@@ -278,6 +280,8 @@ death(custodian_down) ->
     "the process that owned the client ended, so the server was stopped";
 death(not_connected) ->
     "the client is not connected to a server yet";
+death({reconnecting, Reason}) ->
+    ["the client is waiting to reconnect, because ", death(Reason)];
 death({client_down, noproc}) ->
     "the client process no longer exists (an earlier shutdown or stop retired it, or it crashed)";
 death({client_down, Reason}) ->

@@ -22,7 +22,7 @@
 -export([requested_version/0, supported_versions/0,
          initialize_params/2, initialize_params/3, decode_initialize_result/1,
          tools_list_params/1, decode_tools_page/1,
-         tools_call_params/2, decode_call_tool_result/1, read/2]).
+         tools_call_params/2, tools_call_params_text/2, tools_call_request/2, decode_call_tool_result/1, read/2]).
 -export_type([initialize_result/0, tools_capability/0, server_info/0, tool_descriptor/0,
               tools_page/0, call_tool_result/0, msgpack_call_tool_result/0, content_block/0,
               protocol_fault/0, expectation/0, reading/0, line_fault/0]).
@@ -53,7 +53,7 @@
                                     | {error, mcp_interchange:interchange_fault()}} | none}.
 -type protocol_fault() :: {protocol_fault, Path :: binary(), Reason :: binary()}
                         | {unsupported_version, Requested :: binary(), Offered :: binary()}.
--type expectation() :: initialize | tools_page | call_tool | call_tool_msgpack | ping.
+-type expectation() :: initialize | tools_page | call_tool | call_tool_msgpack | routed_call_tool | ping.
 %% `{input_required, Result}': a `tools/call' result whose `resultType' is
 %% `"input_required"', kept whole (`mcp_input:read_input_required/1').
 -type answer() :: {ok, initialize_result() | tools_page() | call_tool_result() | msgpack_call_tool_result()
@@ -61,7 +61,8 @@
                 | ok
                 | {error, {server_error, mcp_jsonrpc:rpc_error()}}
                 | {error, {result_malformed, protocol_fault()}}.
--type reading() :: {answer, Id :: integer(), answer()} | {reply, Response :: binary()} | ignored.
+-type reading() :: {answer, Id :: integer(), answer()} | {routed, Id :: integer()} | {reply, Response :: binary()}
+                 | ignored.
 -type line_fault() :: mcp_jsonrpc:message_fault() | {invalid_utf8, LineOffset :: non_neg_integer()}.
 
 %% @doc The revision the client asks for (defined once, in the Rust core that
@@ -105,6 +106,20 @@ decode_tools_page(Result) -> mcp_nif:protocol_decode_tools_page(Result).
 tools_call_params(Name, Arguments) when is_binary(Name) ->
     {object, [{<<"name">>, {string, Name}}, {<<"arguments">>, Arguments}]}.
 
+%% @doc `tools_call_params/2' as JSON text, encoded by the caller of a tool
+%% (raises as `mcp_json:encode/1' for arguments that are not JSON).
+-spec tools_call_params_text(binary(), json()) -> binary().
+tools_call_params_text(Name, Arguments) ->
+    mcp_json:encode(tools_call_params(Name, Arguments)).
+
+%% @doc A `tools/call' request around params already encoded
+%% (`tools_call_params_text/2'): the bytes `mcp_json:encode/1' gives for
+%% `mcp_jsonrpc:request({id_int, Id}, <<"tools/call">>, {some, Params})'.
+-spec tools_call_request(pos_integer(), binary()) -> [binary(), ...].
+tools_call_request(Id, ParamsText) when is_integer(Id), Id > 0, is_binary(ParamsText) ->
+    [<<"{\"jsonrpc\":\"2.0\",\"id\":">>, integer_to_binary(Id), <<",\"method\":\"tools/call\",\"params\":">>,
+     ParamsText, <<"}">>].
+
 %% @doc Decodes a `tools/call' result: text blocks keep their text, every
 %% other block is `{other, Type}'; `isError' defaults to false; `content' may
 %% be absent only beside `structuredContent'.
@@ -125,6 +140,12 @@ decode_call_tool_result(Result) -> mcp_nif:protocol_decode_call_tool_result(Resu
 %%     `call_tool_msgpack' (what `decode_call_tool_result/1' and then
 %%     `mcp_interchange:to_msgpack/1' would give, without the `json()' in
 %%     between).</li>
+%% <li>A complete `tools/call' result to an id expecting `routed_call_tool'
+%%     is `{routed, Id}': the whole line validated (its envelope, and its
+%%     result without building it), for the waiting caller to read again
+%%     with `call_tool' or `call_tool_msgpack', which then gives its answer.
+%%     An `input_required' result and an error are read as for
+%%     `call_tool'.</li>
 %% <li>A server request is `{reply, Response}': the response to write back
 %%     (compact JSON, no newline): an empty result for `ping', `-32601' for
 %%     any other method. The request's id is echoed in this same call.</li>

@@ -147,7 +147,9 @@ expectation({list, _, _, _}) -> tools_page;
 expectation({list_then_call, _, _, _, _}) -> tools_page;
 expectation({discover, _, _, _}) -> raw;
 expectation({reprobe, _, _, _}) -> raw;
-expectation({tool_call, Kind, _, _}) -> expectation(Kind);
+%% A tool call's complete result is handed to its caller to decode
+%% (`routed_call_tool'); the caller's own read names the term it wants.
+expectation({tool_call, _Kind, _, _}) -> routed_call_tool;
 expectation(call) -> call_tool;
 expectation(call_msgpack) -> call_tool_msgpack;
 expectation(ping) -> ping.

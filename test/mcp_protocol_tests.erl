@@ -1,5 +1,6 @@
 -module(mcp_protocol_tests).
 
+-include_lib("proper/include/proper.hrl").
 -include_lib("eunit/include/eunit.hrl").
 
 json(Text) ->
@@ -204,3 +205,18 @@ long_text(Length, true) ->
 
 text_block(Text) ->
     {object, [{<<"type">>, {string, <<"text">>}}, {<<"text">>, {string, Text}}]}.
+
+%% The bytes of a tool call whose caller encoded its params
+%% (`tools_call_request/2' around `tools_call_params_text/2') are the bytes
+%% the actor would have encoded, for any name, arguments and id.
+spliced_tool_call_is_the_encoded_request_test() ->
+    Property = ?FORALL({Name, Arguments, Id},
+                       {?LET(Chars, proper_types:list(proper_types:range(0, 16#D7FF)), unicode:characters_to_binary(Chars)),
+                        mcp_json_tests:json_value(), proper_types:pos_integer()},
+                       begin
+                           Whole = mcp_json:encode(mcp_jsonrpc:request({id_int, Id}, <<"tools/call">>,
+                                                                       {some, mcp_protocol:tools_call_params(Name, Arguments)})),
+                           Spliced = mcp_protocol:tools_call_request(Id, mcp_protocol:tools_call_params_text(Name, Arguments)),
+                           Whole =:= iolist_to_binary(Spliced)
+                       end),
+    ?assert(proper:quickcheck(Property, [{numtests, 300}, {to_file, user}])).

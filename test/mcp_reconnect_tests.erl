@@ -115,7 +115,8 @@ a_killed_server_is_started_again_after_its_end_is_proven() ->
     ?assertEqual(2, starts(Log)),
     ?assertEqual(ok, mcp_client:ping(Client, 5000)),
     ?assertMatch({ok, {exited, _}}, mcp_client:shutdown(Client, 5000)),
-    ?assertNot(mcp_e2e_tests:os_alive(New)).
+    ?assertNot(mcp_e2e_tests:os_alive(New)),
+    flush_events().
 
 without_a_policy_subscribers_hear_the_end_test_() ->
     {timeout, 60, fun without_a_policy_subscribers_hear_the_end/0}.
@@ -129,7 +130,8 @@ without_a_policy_subscribers_hear_the_end() ->
     ?assertMatch({mcp_gave_up, Pid, {transport_ended, {exited, {signal, 9}}}}, receive_event()),
     ?assertMatch({error, {unavailable, {transport_ended, _}}}, mcp_client:ping(Client, 1000)),
     ?assertEqual(1, starts(Log)),
-    ?assertEqual({ok, {exited, {signal, 9}}}, mcp_client:shutdown(Client, 5000)).
+    ?assertEqual({ok, {exited, {signal, 9}}}, mcp_client:shutdown(Client, 5000)),
+    flush_events().
 
 a_server_dying_at_every_start_is_given_up_after_its_attempts_test_() ->
     {timeout, 60, fun a_server_dying_at_every_start_is_given_up_after_its_attempts/0}.
@@ -150,7 +152,8 @@ a_server_dying_at_every_start_is_given_up_after_its_attempts() ->
     ?assertEqual(3, starts(Log)),
     ?assertMatch({error, {unavailable, {transport_ended, _}}}, mcp_client:ping(Client, 1000)),
     ?assertMatch({ok, {exited, {status, 3}}}, mcp_client:shutdown(Client, 5000)),
-    ?assertEqual(3, starts(Log)).
+    ?assertEqual(3, starts(Log)),
+    flush_events().
 
 the_count_starts_again_after_a_stable_connection_test_() ->
     {timeout, 60, fun the_count_starts_again_after_a_stable_connection/0}.
@@ -176,10 +179,14 @@ the_count_starts_again_after_a_stable_connection() ->
     ?assertMatch({mcp_reconnecting, _, 1, _}, Twice(0)),
     ?assertMatch({mcp_gave_up, _, _}, Twice(60000)).
 
+%% What a subscription left in the test process's mailbox (which the next
+%% test module's mailbox checks would see).
 flush_events() ->
     receive
         {mcp_reconnected, _, _} -> flush_events();
-        {mcp_reconnecting, _, _, _} -> flush_events()
+        {mcp_reconnecting, _, _, _} -> flush_events();
+        {mcp_gave_up, _, _} -> flush_events();
+        {mcp_tools_changed, _, _} -> flush_events()
     after 100 -> ok
     end.
 
@@ -206,7 +213,8 @@ calls_at_the_death_answer_unavailable() ->
     ?assertMatch({mcp_reconnected, _, 1}, receive_event()),
     ?assertEqual({ok, []}, mcp_client:list_tools(Client, 10000)),
     unlink(Caller),
-    ?assertMatch({ok, {exited, _}}, mcp_client:shutdown(Client, 5000)).
+    ?assertMatch({ok, {exited, _}}, mcp_client:shutdown(Client, 5000)),
+    flush_events().
 
 retired_while_waiting_starts_nothing_more_test_() ->
     {timeout, 60, fun retired_while_waiting_starts_nothing_more/0}.
@@ -221,4 +229,34 @@ retired_while_waiting_starts_nothing_more() ->
     ?assertEqual({ok, {exited, {signal, 9}}}, mcp_client:shutdown(Client, 5000)),
     ?assertNot(is_process_alive(mcp_client:pid(Client))),
     timer:sleep(1000),
-    ?assertEqual(1, starts(Log)).
+    ?assertEqual(1, starts(Log)),
+    flush_events().
+
+a_death_with_writes_queued_leaves_nothing_for_the_next_connection_test_() ->
+    {timeout, 60, fun a_death_with_writes_queued_leaves_nothing_for_the_next_connection/0}.
+
+a_death_with_writes_queued_leaves_nothing_for_the_next_connection() ->
+    %% The first server answers `initialize', then asks `ping' between large
+    %% notifications and exits: the answers to its pings wait in the
+    %% outbox behind the backlog when its exit is read. The next connection
+    %% must not start behind them (its `initialize' would never be written).
+    {Flag, Log, _} = scratch(),
+    Faulty = mcp_e2e_tests:installed("test/e2e/faulty_server.sh"),
+    Init = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-06-18\","
+           "\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"b\",\"version\":\"0\"}}}",
+    Script = "echo start >> \"$3\"; if [ -e \"$2\" ]; then exec \"$1\" serve; fi; touch \"$2\"; read -r _l; "
+             "big=$(head -c 60000 /dev/zero | tr '\\0' a); printf '%s\\n' '" ++ Init ++ "'; i=0; "
+             "while [ $i -lt 60 ]; do "
+             "printf '{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"data\":\"%s\"}}\\n' \"$big\"; "
+             "printf '{\"jsonrpc\":\"2.0\",\"id\":\"p%s\",\"method\":\"ping\"}\\n' $i; i=$((i+1)); done; exit 0",
+    Spec = #{executable => "/bin/sh", args => ["-c", Script, "sh", Faulty, Flag, Log]},
+    {ok, Client} = mcp_client:prepare(Spec, #{reconnect => #{attempts => 1, backoff_ms => 0},
+                                              handshake_timeout_ms => 5000}),
+    ok = mcp_client:subscribe(Client),
+    {ok, _} = mcp_client:connect(Client),
+    ?assertMatch({mcp_reconnecting, _, 1, {transport_ended, {exited, {status, 0}}}}, receive_event()),
+    ?assertMatch({mcp_reconnected, _, 1}, receive_event()),
+    ?assertEqual({ok, []}, mcp_client:list_tools(Client, 5000)),
+    ?assertEqual(2, starts(Log)),
+    ?assertMatch({ok, {exited, _}}, mcp_client:shutdown(Client, 5000)),
+    flush_events().

@@ -76,6 +76,30 @@ a_burst_of_notices_is_two_listings_test() ->
     {ok, _} = mcp_client:shutdown(Client, ?TIMEOUT),
     ets:delete(Table).
 
+%% A server that says its tools changed 30 ms after each listing (once
+%% the listing is over): the listings start at least a second apart (over
+%% 2.5 s: the first, one after a second, one after two), not one per round
+%% trip.
+notices_after_each_listing_cost_one_listing_a_second_test() ->
+    Table = ets:new(?MODULE, [public]),
+    true = ets:insert(Table, {names, [<<"a">>]}),
+    Listed = server(Table, true),
+    Echoing = fun({request, _, <<"tools/list">>, _} = Request) ->
+                      Server = self(),
+                      spawn(fun() -> timer:sleep(30), Server ! {perform, [{send, ?NOTICE}]} end),
+                      Listed(Request);
+                 (Message) -> Listed(Message)
+              end,
+    flush(),
+    {ok, Client, _} = mcp_client:start(mcp_fake_server:spec(Echoing), #{}),
+    {ok, _} = mcp_client:tools(Client),
+    timer:sleep(2500),
+    ?assertMatch({ok, _}, mcp_client:call_tool(Client, <<"a">>, {object, []}, ?TIMEOUT)),
+    Seen = listings_seen(),
+    ?assert(Seen >= 3 andalso Seen =< 4, {listings, Seen}),
+    {ok, _} = mcp_client:shutdown(Client, ?TIMEOUT),
+    ets:delete(Table).
+
 %% A server that did not declare `tools.listChanged' is not listed again.
 an_undeclared_notice_is_ignored_test() ->
     {Client, Peer, Table} = start([<<"a">>], false),

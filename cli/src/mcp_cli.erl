@@ -60,6 +60,8 @@ run(#{subcommand := new_harness, harness := Dir} = Command) ->
     end;
 run(#{subcommand := Subcommand} = Command) ->
     case mcp_cli_jobs:resolve(Command) of
+        {ok, Jobs, Skipped} when Subcommand =:= watch ->
+            watch(Jobs, Skipped, Command);
         {ok, [Job], []} ->
             #{status := Status} = run_jobs([Job], Command, single),
             Status;
@@ -92,6 +94,49 @@ several(Jobs, Skipped, Command) ->
                                                       || F <- Failed])])),
             max(Status, 1)
     end.
+
+%% watch: every server generated (as `generate --out'), then the ones
+%% whose listing was read are followed by `mcp_cli_watch' in this process
+%% (which receives SIGTERM), until none is left or SIGTERM; then every
+%% client is retired, as after any other command.
+watch(Jobs, Skipped, Command) ->
+    Mode = case Jobs of
+               [_] -> single;
+               _ -> several
+           end,
+    Started = [start_job(Job, Command, Mode) || Job <- Jobs],
+    {Interrupted, Results} = await(Started, #{}),
+    case Mode of
+        several ->
+            Rows = [(maps:get(Monitor, Results, #{}))#{server => Label} || #{monitor := Monitor, job := #{label := Label}} <- Started],
+            ok = io:put_chars(standard_error, mcp_cli_render:summary_table(
+                                                [summary_row(Row) || Row <- Rows ++ [#{server => Name, Kind => Why} || {Kind, Name, Why} <- Skipped]]));
+        single ->
+            ok
+    end,
+    Watched = [#{client => Client, server => watch_label(Job, Name), name => Name, out => out(Command),
+                 generation => Generation, tools => Tools}
+               || #{client := Client, monitor := Monitor, job := Job} <- Started,
+                  #{listing := {Generation, Tools}, module_name := Name} <- [maps:get(Monitor, Results, #{})]],
+    Ended = case {Interrupted, Watched} of
+                {true, _} -> interrupted;
+                {false, []} -> ended;
+                {false, _} ->
+                    progress(["watching ", count(length(Watched), "server"), "; Ctrl-C ends"]),
+                    case mcp_cli_watch:watch(Watched, fun(Line) -> io:put_chars([Line, $\n]) end) of
+                        interrupted -> interrupted(Started), interrupted;
+                        ended -> ended
+                    end
+            end,
+    _ = retire_all(Started),
+    case Ended of
+        interrupted -> ?INTERRUPTED;
+        ended -> progress("no server left to watch"), 1
+    end.
+
+%% Lines name the server by its config key, else by its module's name.
+watch_label(#{label := Label}, _Name) when is_binary(Label) -> Label;
+watch_label(_Job, Name) -> Name.
 
 %% new-harness DIR: every server generated into DIR/src/cap/mcp/ (as
 %% `generate --out'), then the project around them (`mcp_cli_harness').
@@ -207,7 +252,7 @@ start_job(Job, #{timeout_ms := Timeout, verbose := Verbose} = Command, Mode) ->
                                false ->
                                    {Spec, none}
                            end,
-    {ok, Client} = mcp_client:prepare(TransportSpec, client_options(handshake_timeout(Command, Timeout), Command)),
+    {ok, Client} = mcp_client:prepare(TransportSpec, client_options(handshake_timeout(Command, Timeout), Command, Job)),
     Began = erlang:monotonic_time(millisecond),
     {Worker, Monitor} = spawn_monitor(fun() -> exit({finished, perform(Client, Context, Command)}) end),
     #{job => Context, client => Client, log => Log, worker => Worker, monitor => Monitor, began => Began}.
@@ -230,12 +275,15 @@ await(Started, Results) ->
             end;
         {mcp_cli_signal, sigterm} ->
             [exit(Worker, kill) || #{worker := Worker, monitor := M} <- Started, not is_map_key(M, Results)],
-            progress(case Started of
-                         [_] -> "interrupted; shutting the server down";
-                         _ -> "interrupted; shutting the servers down"
-                     end),
+            interrupted(Started),
             {true, Results}
     end.
+
+interrupted(Started) ->
+    progress(case Started of
+                 [_] -> "interrupted; shutting the server down";
+                 _ -> "interrupted; shutting the servers down"
+             end).
 
 %% With several servers on one terminal, each line a local server writes
 %% to its inherited stderr is labelled with its config key (`mcp_stderr');
@@ -355,7 +403,8 @@ exited_during_start({handshake_failed, {unavailable, transport_ended}}) -> true;
 exited_during_start(_Reason) -> false.
 
 act(Client, {initialize_result, Protocol, _Tools, {server_info, ServerName, ServerVersion}, _},
-    Job, #{subcommand := Subcommand} = Command) when Subcommand =:= generate; Subcommand =:= new_harness ->
+    Job, #{subcommand := Subcommand} = Command) when Subcommand =:= generate; Subcommand =:= new_harness;
+                                                     Subcommand =:= watch ->
     progress(Job, ["server ", name(ServerName), " ", name(ServerVersion), ", protocol ", name(Protocol)]),
     with_tools(Client, Job, Command,
                fun(Tools) ->
@@ -372,7 +421,7 @@ act(Client, {initialize_result, Protocol, _Tools, {server_info, ServerName, Serv
                                                                    emit(Job, Generated, out(Command)));
                                      {error, Refusal} -> fail(Job, ["refused: ", mcp_describe:refusal(Refusal)])
                                  end,
-                       maps:merge(Counted, Outcome)
+                       maps:merge(Counted#{module_name => Name}, Outcome)
                end);
 act(_Client, _InitializeResult, Job, #{subcommand := login}) ->
     progress(Job, "connected; the server's tokens, if it asked for any, are stored for later runs"),
@@ -422,6 +471,13 @@ with_unknown_tool_hint(Client, Job, Tool, Timeout, Failed) ->
     end,
     Failed.
 
+%% watch reads the listing with its generation (`mcp_client:tools/1'), the
+%% one it follows.
+with_tools(Client, Job, #{subcommand := watch}, Continue) ->
+    case mcp_client:tools(Client) of
+        {ok, {Generation, Tools} = Listing} -> (Continue(Tools))#{listing => Listing, generation => Generation};
+        {error, Reason} -> fail(Job, ["tools/list failed: ", mcp_describe:client_error(Reason)])
+    end;
 with_tools(Client, Job, #{timeout_ms := Timeout}, Continue) ->
     case mcp_client:list_tools(Client, Timeout) of
         {ok, Tools} -> Continue(Tools);
@@ -430,7 +486,7 @@ with_tools(Client, Job, #{timeout_ms := Timeout}, Continue) ->
 
 %% For new-harness: the module's segment and the call its main makes.
 harness_call(#{subcommand := new_harness}, {generated, ModuleName, _Source, _Surface}, Tools) ->
-    case module_segment(ModuleName) of
+    case mcp_cli_files:module_segment(ModuleName) of
         {ok, Segment} -> #{segment => Segment, sample => mcp_cli_harness:sample(Tools)};
         error -> #{}
     end;
@@ -447,41 +503,21 @@ out(_Command) -> stdout.
 emit(_Job, {generated, _ModuleName, Source, _Surface}, stdout) ->
     ok = io:put_chars(Source),
     ok(#{});
-emit(Job, {generated, ModuleName, Source, Surface}, {OutDir, SurfaceDir}) ->
-    case module_segment(ModuleName) of
-        {ok, Segment} ->
-            SourcePath = filename:join([OutDir, "cap", "mcp", <<Segment/binary, ".gleam">>]),
-            SurfacePath = filename:join(SurfaceDir, <<Segment/binary, ".surface">>),
-            case write_files([{SourcePath, Source}, {SurfacePath, Surface}]) of
-                ok ->
+emit(Job, {generated, ModuleName, Source, Surface}, Dirs) ->
+    case mcp_cli_files:paths(ModuleName, Dirs) of
+        {ok, SourcePath, SurfacePath} ->
+            case mcp_cli_files:write([{SourcePath, Source}, {SurfacePath, Surface}]) of
+                {ok, []} ->
+                    progress(Job, [SourcePath, " and ", SurfacePath, " already hold this module: left unchanged"]),
+                    ok(#{note => [SourcePath, " unchanged"], paths => {SourcePath, SurfacePath}});
+                {ok, _Written} ->
                     progress(Job, ["wrote ", SourcePath, " and ", SurfacePath]),
-                    ok(#{note => ["wrote ", SourcePath]});
+                    ok(#{note => ["wrote ", SourcePath], paths => {SourcePath, SurfacePath}});
                 {error, Path, Reason} ->
                     fail(Job, io_lib:format("cannot write ~ts: ~ts", [Path, file:format_error(Reason)]))
             end;
         error ->
             fail(Job, ["unexpected module name: ", name(ModuleName)])
-    end.
-
-%% `cap/mcp/<segment>' where the segment is a plain Gleam identifier, so it
-%% is safe as a file name (no separator, no `..').
-module_segment(<<"cap/mcp/", Segment/binary>>) ->
-    case re:run(Segment, "^[a-z][a-z0-9_]*$", [{capture, none}]) of
-        match -> {ok, Segment};
-        nomatch -> error
-    end;
-module_segment(_) ->
-    error.
-
-write_files([]) -> ok;
-write_files([{Path, Bytes} | Rest]) ->
-    case filelib:ensure_dir(Path) of
-        ok ->
-            case file:write_file(Path, Bytes) of
-                ok -> write_files(Rest);
-                {error, Reason} -> {error, Path, Reason}
-            end;
-        {error, Reason} -> {error, Path, Reason}
     end.
 
 %% `login' waits for a person: its handshake may last the consent's time.
@@ -491,12 +527,19 @@ handshake_timeout(_Command, Timeout) -> Timeout.
 %% `--era' as the client's era; `--elicit defaults' as an input handler
 %% that accepts with the schema's defaults (`mcp_input:accept_defaults/1');
 %% without it no handler, so elicitation is refused.
-client_options(Timeout, Command) ->
+%% `watch' passes the job's reconnect policy on (`mcp_cli_jobs'); the other
+%% subcommands end with their requests, so a server reconnected after
+%% them would serve nobody.
+client_options(Timeout, Command, Job) ->
     Handler = case maps:get(elicit, Command, decline) of
                   defaults -> #{input_handler => fun mcp_input:accept_defaults/1};
                   decline -> #{}
               end,
-    Handler#{client_info => {<<"mcp-gen">>, version()},
+    Reconnect = case {Command, Job} of
+                    {#{subcommand := watch}, #{reconnect := Policy}} -> #{reconnect => Policy};
+                    _ -> #{}
+                end,
+    (maps:merge(Handler, Reconnect))#{client_info => {<<"mcp-gen">>, version()},
              era => maps:get(era, Command, handshake),
              handshake_timeout_ms => Timeout,
              list_timeout_ms => Timeout,

@@ -21,11 +21,11 @@
 %% jail's) are usage errors with it. A header value is never echoed.
 -module(mcp_cli_args).
 
--export([parse/1, usage/1, default_timeout_ms/0, max_timeout_ms/0]).
+-export([parse/1, usage/1, default_timeout_ms/0, max_timeout_ms/0, max_reconnect_attempts/0]).
 -export_type([command/0, subcommand/0, server/0, parsed/0]).
 
 
--type subcommand() :: generate | list | call | login | new_harness.
+-type subcommand() :: generate | list | call | login | new_harness | watch.
 %% `embedded' is the example server shipped in `examples/'; `{config, ...}'
 %% one server of a configuration file, or each of its stdio servers (`all').
 -type server() :: embedded
@@ -45,7 +45,8 @@
                      stderr => mcp_stderr:stderr(), % --stderr FILE|-
                      jail => mcp_jail:spec(),       % --jail and the flags that shape it
                      name => binary(),              % generate: --name
-                     out => string(),               % generate: --out; new-harness: DIR/src
+                     out => string(),               % generate, watch: --out; new-harness: DIR/src
+                     reconnect => pos_integer(),    % watch: --reconnect N (attempts)
                      harness => string(),           % new-harness: DIR
                      tool => binary(),              % call: TOOL
                      arguments => mcp_json:json(),  % call: --args (an object)
@@ -56,6 +57,11 @@
                 | {usage_error, Reason :: iolist(), Usage :: iolist()}.
 
 -type flag_kind() :: value | switch | repeated | optional.  % optional: a switch that may take =VALUE
+
+%% @doc The most reconnection attempts `--reconnect' and a config entry's
+%% `reconnect' accept (the client's `reconnect' option's bound).
+-spec max_reconnect_attempts() -> pos_integer().
+max_reconnect_attempts() -> mcp_reconnect:max_attempts().
 
 %% @doc Milliseconds allowed for each request when `--timeout' is absent:
 %% the client's own default.
@@ -90,6 +96,7 @@ subcommand("list") -> {ok, list};
 subcommand("call") -> {ok, call};
 subcommand("login") -> {ok, login};
 subcommand("new-harness") -> {ok, new_harness};
+subcommand("watch") -> {ok, watch};
 subcommand(_) -> error.
 
 parse_subcommand(Subcommand, Args, ServerPart) ->
@@ -106,6 +113,7 @@ parse_subcommand(Subcommand, Args, ServerPart) ->
 
 -spec flags(subcommand()) -> [{string(), atom(), flag_kind()}].
 flags(generate) -> [{"--name", name, value}, {"--out", out, value} | common_flags()];
+flags(watch) -> [{"--name", name, value}, {"--out", out, value}, {"--reconnect", reconnect, value} | common_flags()];
 flags(list) -> [{"--json", json, switch} | common_flags()];
 flags(call) -> [{"--args", args, value}, {"--json", json, switch} | common_flags()];
 flags(new_harness) ->
@@ -188,6 +196,10 @@ build(Subcommand, Flags, Positional, ServerPart) ->
 specific(generate, Flags) ->
     [fun() -> server_name(maps:get(name, Flags, none)) end,
      fun() -> out_dir(maps:get(out, Flags, none)) end];
+specific(watch, Flags) ->
+    [fun() -> server_name(maps:get(name, Flags, none)) end,
+     fun() -> out_dir(maps:get(out, Flags, ".")) end,
+     fun() -> reconnect(maps:get(reconnect, Flags, none)) end];
 specific(login, _Flags) ->
     [];
 specific(new_harness, _Flags) ->
@@ -283,11 +295,7 @@ stderr(File) -> {ok, #{stderr => {file, filename:absname(File)}}}.
 grace(none) ->
     {ok, #{}};
 grace(Text) ->
-    Max = mcp_port:max_shutdown_grace_ms(),
-    case string:to_integer(Text) of
-        {Ms, []} when Ms >= 0, Ms =< Max -> {ok, #{grace_ms => Ms}};
-        _ -> {error, io_lib:format("--grace must be milliseconds from 0 to ~b", [Max])}
-    end.
+    bounded(Text, 0, mcp_port:max_shutdown_grace_ms(), grace_ms, "--grace must be milliseconds from 0 to ~b").
 
 %% The jail's options as `mcp_jail' takes them; shaping flags need --jail.
 jail(#{jail := "strict"} = Flags) ->
@@ -320,11 +328,7 @@ elicit(_) -> {error, "--elicit must be decline or defaults"}.
 timeout(none) ->
     {ok, #{timeout_ms => default_timeout_ms()}};
 timeout(Text) ->
-    Max = max_timeout_ms(),
-    case string:to_integer(Text) of
-        {Ms, []} when Ms >= 1, Ms =< Max -> {ok, #{timeout_ms => Ms}};
-        _ -> {error, io_lib:format("--timeout must be milliseconds from 1 to ~b", [Max])}
-    end.
+    bounded(Text, 1, max_timeout_ms(), timeout_ms, "--timeout must be milliseconds from 1 to ~b").
 
 positional(new_harness, [Dir]) when Dir =/= "" -> {ok, #{harness => Dir, out => filename:join(Dir, "src")}};
 positional(new_harness, []) -> {error, "new-harness needs the project DIR"};
@@ -338,6 +342,22 @@ positional(_, [Extra | _]) -> {error, ["unexpected argument: ", Extra]}.
 server_name(none) -> {ok, #{}};
 server_name("") -> {error, "--name must not be empty"};
 server_name(Name) -> {ok, #{name => unicode:characters_to_binary(Name)}}.
+
+%% `--reconnect N': after a server that was up dies, N attempts to start
+%% it again (the client's `reconnect' option; mcp_cli_jobs merges it with
+%% a config entry's).
+reconnect(none) ->
+    {ok, #{}};
+reconnect(Text) ->
+    bounded(Text, 1, max_reconnect_attempts(), reconnect, "--reconnect must be a number of attempts from 1 to ~b").
+
+%% A flag's integer from Min to Max as `#{Key => N}', else the error
+%% `Format' with Max.
+bounded(Text, Min, Max, Key, Format) ->
+    case string:to_integer(Text) of
+        {N, []} when N >= Min, N =< Max -> {ok, #{Key => N}};
+        _ -> {error, io_lib:format(Format, [Max])}
+    end.
 
 out_dir(none) -> {ok, #{}};
 out_dir("") -> {error, "--out must not be empty"};
@@ -357,9 +377,10 @@ arguments(Text) ->
 
 %% @doc The one-line usage of a subcommand (or of the program: `top').
 -spec usage(top | subcommand()) -> iolist().
-usage(top) -> "usage: mcp-gen generate|list|call|login|new-harness [OPTIONS] [SERVER]   (mcp-gen SUBCOMMAND --help)";
+usage(top) -> "usage: mcp-gen generate|list|call|login|new-harness|watch [OPTIONS] [SERVER]   (mcp-gen SUBCOMMAND --help)";
 usage(new_harness) -> "usage: mcp-gen new-harness DIR --config FILE [--server NAME] [--timeout MS] [--verbose]";
 usage(generate) -> ["usage: mcp-gen generate [--name SERVER] [--out DIR]", common_usage()];
+usage(watch) -> ["usage: mcp-gen watch [--name SERVER] [--out DIR] [--reconnect N]", common_usage()];
 usage(list) -> ["usage: mcp-gen list [--json]", common_usage()];
 usage(call) -> ["usage: mcp-gen call TOOL [--args JSON] [--json]", common_usage()];
 usage(login) -> ["usage: mcp-gen login [--browser CMD] [OAUTH]", general_usage(), remote_usage(), "]"].
@@ -383,7 +404,8 @@ help(top) ->
      "  list      list the tools with their parameters, one per line (or as JSON)\n"
      "  call      call one tool and print its result\n"
      "  login     authorize with a remote server (OAuth) and keep its tokens\n"
-     "  new-harness  write a Gleam project that calls the servers of a config file\n\n",
+     "  new-harness  write a Gleam project that calls the servers of a config file\n"
+     "  watch     keep cap/mcp/<server> in step with the server's tools as they change\n\n",
      server_help()];
 help(generate) ->
     [usage(generate), "\n\n"
@@ -397,6 +419,26 @@ help(generate) ->
      "                   reports in its serverInfo)\n"
      "  --out DIR        write DIR/cap/mcp/<segment>.gleam and DIR/<segment>.surface\n"
      "                   (default: print the module to stdout)\n",
+     common_help(), "\n", server_help()];
+help(watch) ->
+    [usage(watch), "\n\n"
+     "Generates each server's module as generate --out does, then keeps the\n"
+     "servers connected and follows their tools: when a server's listing\n"
+     "changes (notifications/tools/list_changed, a new HTTP session), the\n"
+     "module is generated again and DIR/cap/mcp/<segment>.gleam replaced\n"
+     "atomically, only when it differs. One line per event on stdout:\n"
+     "  SERVER: generation G: +ADDED -REMOVED ~CHANGED (PATH rewritten|unchanged)\n"
+     "  SERVER: died: WHY\n"
+     "  SERVER: reconnecting (attempt N): WHY | reconnected (attempt N) | gave up reconnecting: WHY\n"
+     "With --config and no --server, every stdio and http server of the file.\n"
+     "Runs until every server is gone for good (exit 1) or Ctrl-C (exit 130).\n\n"
+     "  --name SERVER    server name the module is named after (as generate)\n"
+     "  --out DIR        write DIR/cap/mcp/<segment>.gleam and DIR/<segment>.surface\n"
+     "                   (default: the current directory)\n",
+     io_lib:format("  --reconnect N    when a server that was up dies, start it again, at most N\n"
+                   "                   times in a row (1 to ~b; a config entry's \"reconnect\"\n"
+                   "                   sets it per server; default: a dead server stays dead)\n",
+                   [max_reconnect_attempts()]),
      common_help(), "\n", server_help()];
 help(list) ->
     [usage(list), "\n\n"

@@ -15,7 +15,12 @@
 %% `cwd'. A remote ENTRY is `{"type": "http", "url": STRING, "headers":
 %% {NAME: STRING}}' (`"streamable-http"' is the same type; a `url' without
 %% a `command' or a `type' is one too); it becomes an `mcp_http' spec
-%% `#{url, headers}'.
+%% `#{url, headers}'. Either ENTRY may hold `"reconnect": {"attempts": N,
+%% "backoff_ms": B, "max_backoff_ms": M}' (N from 1 to
+%% `mcp_cli_args:max_reconnect_attempts()', B and M milliseconds up to a
+%% day, both optional): its spec then holds `reconnect => #{attempts,
+%% backoff_ms, max_backoff_ms}', which `mcp_cli_jobs' takes out of the
+%% spec for the client's `reconnect' option (`mcp-gen watch').
 %% In `args', `env' values and `headers' values, `${VAR}' and VS Code's
 %% `${env:VAR}' are the environment variable VAR (`mcp_cli_vars'): an
 %% entry naming a variable that is not set, or a `${...}' of another kind,
@@ -136,7 +141,8 @@ stdio(Name, Field, {_Type, Command, _Url}, Lookup) ->
               fun() -> cwd(Field(<<"cwd">>)) end,
               fun() -> jail(Field(<<"jail">>)) end,
               fun() -> stderr(Field(<<"stderr">>)) end,
-              fun() -> no_env_file(Field(<<"envFile">>)) end],
+              fun() -> no_env_file(Field(<<"envFile">>)) end,
+              fun() -> reconnect(Field(<<"reconnect">>)) end],
     case mcp_checks:run(Checks, #{}) of
         {ok, Spec} -> {stdio, Name, Spec};
         {error, Why} -> {invalid, Name, Why}
@@ -145,7 +151,8 @@ stdio(Name, Field, {_Type, Command, _Url}, Lookup) ->
 http(Name, Field, Lookup) ->
     Checks = [fun() -> url(Field(<<"url">>)) end,
               fun() -> headers(Field(<<"headers">>), Lookup) end,
-              fun() -> mcp_cli_oauth:from_config(Field(<<"oauth">>)) end],
+              fun() -> mcp_cli_oauth:from_config(Field(<<"oauth">>)) end,
+              fun() -> reconnect(Field(<<"reconnect">>)) end],
     case mcp_checks:run(Checks, #{}) of
         {ok, Spec} -> {http, Name, Spec};
         {error, Why} -> {invalid, Name, Why}
@@ -294,6 +301,45 @@ jail_key(<<"deny">>) -> deny;
 jail_key(<<"net">>) -> net;
 jail_key(<<"unix_sockets">>) -> unix_sockets;
 jail_key(<<"landlock">>) -> landlock.
+
+%% `{"attempts": N, "backoff_ms": B, "max_backoff_ms": M}' (the last two
+%% optional): the client's `reconnect' option, kept in the spec under
+%% `reconnect' for `mcp_cli_jobs' to take out.
+reconnect(none) ->
+    {ok, #{}};
+reconnect({given, {object, Members}}) ->
+    Keys = [Key || {Key, _} <- Members],
+    Read = [reconnect_member(Key, Value) || {Key, Value} <- Members],
+    case {[Why || {error, Why} <- Read], length(Keys) =:= length(lists:usort(Keys))} of
+        {[Why | _], _} -> {error, ["has a \"reconnect\" ", Why]};
+        {[], false} -> {error, "has a \"reconnect\" that names a member twice"};
+        {[], true} ->
+            case lists:keymember(attempts, 1, Read) of
+                true -> {ok, #{reconnect => maps:from_list(Read)}};
+                false -> {error, "has a \"reconnect\" without \"attempts\""}
+            end
+    end;
+reconnect({given, _}) ->
+    {error, "has a \"reconnect\" that is not an object"}.
+
+reconnect_member(<<"attempts">>, {int, N}) ->
+    Max = mcp_cli_args:max_reconnect_attempts(),
+    case N >= 1 andalso N =< Max of
+        true -> {attempts, N};
+        false -> {error, io_lib:format("whose \"attempts\" is not from 1 to ~b", [Max])}
+    end;
+reconnect_member(Key, {int, Ms}) when Key =:= <<"backoff_ms">>; Key =:= <<"max_backoff_ms">> ->
+    Max = mcp_client:max_timeout_ms(),
+    case Ms >= 0 andalso Ms =< Max of
+        true -> {backoff_key(Key), Ms};
+        false -> {error, io_lib:format("whose \"~ts\" is not milliseconds from 0 to ~b", [Key, Max])}
+    end;
+reconnect_member(Key, _Value) ->
+    {error, ["with a member ", printable(Key), " it does not know, or of the wrong type (attempts, backoff_ms "
+             "and max_backoff_ms take integers)"]}.
+
+backoff_key(<<"backoff_ms">>) -> backoff_ms;
+backoff_key(<<"max_backoff_ms">>) -> max_backoff_ms.
 
 no_env_file(none) -> {ok, #{}};
 no_env_file({given, _}) -> {error, "has \"envFile\", which mcp-gen does not read: put the variables in \"env\""}.

@@ -8,7 +8,8 @@
 %% <ul>
 %% <li>`--config FILE --server NAME' runs that entry; a config with a single
 %%     entry runs it without `--server'.</li>
-%% <li>Several entries and no `--server': `generate --out DIR' runs every
+%% <li>Several entries and no `--server': `generate --out DIR' (and
+%%     `watch', whose DIR defaults to the current one) runs every
 %%     stdio and remote entry (the others come back as skipped, with why, for the
 %%     summary); every other command is a usage error naming the
 %%     choices.</li>
@@ -20,32 +21,62 @@
 %%     `--jail' too.</li>
 %% <li>A config entry's module is named after its key, not after the name
 %%     the server reports.</li>
+%% <li>A config entry's `reconnect' leaves its spec for the job's
+%%     `reconnect' (the client's option, not the transport's); `--reconnect
+%%     N' sets its attempts (keeping the entry's backoff), or gives one to
+%%     a server without.</li>
 %% </ul>
 -module(mcp_cli_jobs).
 
 -export([resolve/1, root/0]).
--export_type([job/0, skipped/0]).
+-export_type([job/0, skipped/0, reconnect/0]).
 
 -type job() :: #{label := binary() | none,
                  spec := mcp_transport:spawn() | mcp_http:spec(),
-                 name => binary()}.
+                 name => binary(),
+                 reconnect => reconnect()}.
+-type reconnect() :: #{attempts := pos_integer(), backoff_ms => non_neg_integer(),
+                       max_backoff_ms => non_neg_integer()}.
 -type skipped() :: {unsupported | invalid, Name :: binary(), Why :: iolist()}.
 
 -spec resolve(mcp_cli_args:command()) ->
           {ok, [job(), ...], [skipped()]} | {usage_error, iolist()} | {error, iolist()}.
-resolve(#{server := embedded} = Command) ->
+resolve(Command) ->
+    case jobs(Command) of
+        {ok, Jobs, Skipped} -> {ok, [reconnect(Job, Command) || Job <- Jobs], Skipped};
+        Other -> Other
+    end.
+
+jobs(#{server := embedded} = Command) ->
     {ok, [adjust(#{label => none, spec => embedded_spec()}, Command)], []};
-resolve(#{server := {command, Executable, Args}} = Command) ->
+jobs(#{server := {command, Executable, Args}} = Command) ->
     {ok, [adjust(#{label => none, spec => #{executable => Executable, args => Args}}, Command)], []};
-resolve(#{server := {url, Url, Headers}} = Command) ->
+jobs(#{server := {url, Url, Headers}} = Command) ->
     case authorized(#{url => Url, headers => Headers}, Command) of
         {ok, Spec} -> {ok, [#{label => none, spec => Spec}], []};
         {error, _} = Error -> Error
     end;
-resolve(#{server := {config, Path, Which}} = Command) ->
+jobs(#{server := {config, Path, Which}} = Command) ->
     case mcp_cli_config:read(Path) of
         {ok, Entries} -> choose(Entries, Which, Path, Command);
         {error, _} = Error -> Error
+    end.
+
+%% The entry's `reconnect' out of its spec, `--reconnect N' on top.
+reconnect(#{spec := Spec} = Job, Command) ->
+    {Own, Rest} = case maps:take(reconnect, Spec) of
+                      {Entry, Without} -> {Entry, Without};
+                      error -> {none, Spec}
+                  end,
+    Policy = case {Own, maps:get(reconnect, Command, none)} of
+                 {none, none} -> none;
+                 {none, Attempts} -> #{attempts => Attempts};
+                 {Given, none} -> Given;
+                 {Given, Attempts} -> Given#{attempts => Attempts}
+             end,
+    case Policy of
+        none -> Job#{spec => Rest};
+        _ -> Job#{spec => Rest, reconnect => Policy}
     end.
 
 choose([], _Which, Path, _Command) ->
@@ -58,7 +89,7 @@ choose(Entries, {one, Name}, Path, Command) ->
         [] -> {error, ["config ", display(Path), " has no server ", name(Name), "; it has ", names(Entries)]}
     end;
 choose(Entries, all, Path, #{subcommand := Subcommand, out := _} = Command)
-  when Subcommand =:= generate; Subcommand =:= new_harness ->
+  when Subcommand =:= generate; Subcommand =:= new_harness; Subcommand =:= watch ->
     case {[job(Kind, Name, Spec, Command) || {Kind, Name, Spec} <- Entries, Kind =:= stdio orelse Kind =:= http],
           maps:is_key(name, Command)} of
         {_, true} ->

@@ -239,3 +239,34 @@ assertion_and_dpop_flags_test_() ->
                                                                idp_client_secret_env => "MCP_CLI_ARGS_TEST_IDP_SECRET"}),
              ?assertNotEqual(nomatch, string:find(lists:flatten(Unset), "MCP_CLI_ARGS_TEST_IDP_SECRET"))
      end].
+
+watch_defaults_to_the_current_directory_test() ->
+    ?assertEqual({run, #{subcommand => watch, server => embedded, timeout_ms => ?DEFAULT, verbose => false,
+                         env => [], out => "."}},
+                 mcp_cli_args:parse(["watch"])),
+    ?assertMatch({run, #{subcommand := watch, out := "d", name := <<"fs">>, server := {config, "c.json", all}}},
+                 mcp_cli_args:parse(["watch", "--out", "d", "--name", "fs", "--config", "c.json"])).
+
+reconnect_limits_on_both_sides_test() ->
+    Max = mcp_cli_args:max_reconnect_attempts(),
+    ?assertEqual(1000, Max),
+    ?assertMatch({run, #{reconnect := 1}}, mcp_cli_args:parse(["watch", "--reconnect", "1"])),
+    ?assertMatch({usage_error, "--reconnect must be a number of attempts from 1 to 1000", _},
+                 flat_reason(mcp_cli_args:parse(["watch", "--reconnect", "0"]))),
+    ?assertMatch({run, #{reconnect := Max}}, mcp_cli_args:parse(["watch", "--reconnect", integer_to_list(Max)])),
+    ?assertMatch({usage_error, _, _}, mcp_cli_args:parse(["watch", "--reconnect", integer_to_list(Max + 1)])),
+    ?assertMatch({usage_error, _, _}, mcp_cli_args:parse(["watch", "--reconnect", "three"])),
+    %% a one-shot command ends with its request: nothing to reconnect for
+    ?assertMatch({usage_error, "unknown flag: --reconnect", _},
+                 flat_reason(mcp_cli_args:parse(["list", "--reconnect", "3"]))).
+
+watch_help_documents_the_lines_test() ->
+    {help, Text} = mcp_cli_args:parse(["watch", "--help"]),
+    Help = unicode:characters_to_list(Text),
+    ?assertNotEqual(nomatch, string:find(Help, "SERVER: generation G: +ADDED -REMOVED ~CHANGED (PATH rewritten|unchanged)")),
+    ?assertNotEqual(nomatch, string:find(Help, "--reconnect N")),
+    {help, Top} = mcp_cli_args:parse(["--help"]),
+    ?assertNotEqual(nomatch, string:find(unicode:characters_to_list(Top), "  watch ")).
+
+flat_reason({usage_error, Reason, Usage}) -> {usage_error, unicode:characters_to_list(Reason), Usage};
+flat_reason(Other) -> Other.

@@ -189,3 +189,28 @@ stderr_reaches_the_spawn_spec_test() ->
     ?assertEqual(discard, Server(<<"\"discard\"">>)),
     ?assertEqual({file, <<"/var/log/x.log">>}, Server(<<"{\"file\": \"/var/log/x.log\"}">>)),
     ?assertEqual({file, <<"/l">>, 1}, Server(<<"{\"file\": \"/l\", \"max_bytes\": 1}">>)).
+
+%% An entry's `reconnect': attempts from 1 to 1000, backoffs from 0 to a
+%% day (both sides of each limit), every other shape refused with why.
+reconnect_entries_test_() ->
+    Entry = fun(Reconnect) ->
+                    parse([<<"{\"mcpServers\": {\"x\": {\"command\": \"s\", \"reconnect\": ">>, Reconnect, <<"}}}">>])
+            end,
+    Why = fun(Reconnect) -> {ok, [{invalid, <<"x">>, Reason}]} = Entry(Reconnect), flat(Reason) end,
+    Day = integer_to_binary(mcp_client:max_timeout_ms()),
+    [?_assertMatch({ok, [{stdio, _, #{reconnect := #{attempts := 1}}}]}, Entry(<<"{\"attempts\": 1}">>)),
+     ?_assertMatch({ok, [{stdio, _, #{reconnect := #{attempts := 1000, backoff_ms := 0, max_backoff_ms := 86400000}}}]},
+                   Entry([<<"{\"attempts\": 1000, \"backoff_ms\": 0, \"max_backoff_ms\": ">>, Day, <<"}">>])),
+     ?_assertEqual("has a \"reconnect\" whose \"attempts\" is not from 1 to 1000", Why(<<"{\"attempts\": 0}">>)),
+     ?_assertEqual("has a \"reconnect\" whose \"attempts\" is not from 1 to 1000", Why(<<"{\"attempts\": 1001}">>)),
+     ?_assertEqual("has a \"reconnect\" whose \"backoff_ms\" is not milliseconds from 0 to 86400000",
+                   Why(<<"{\"attempts\": 1, \"backoff_ms\": -1}">>)),
+     ?_assertEqual("has a \"reconnect\" whose \"max_backoff_ms\" is not milliseconds from 0 to 86400000",
+                   Why(<<"{\"attempts\": 1, \"max_backoff_ms\": 86400001}">>)),
+     ?_assertEqual("has a \"reconnect\" without \"attempts\"", Why(<<"{\"backoff_ms\": 10}">>)),
+     ?_assertEqual("has a \"reconnect\" that names a member twice", Why(<<"{\"attempts\": 1, \"attempts\": 2}">>)),
+     ?_assertEqual("has a \"reconnect\" with a member jitter it does not know, or of the wrong type "
+                   "(attempts, backoff_ms and max_backoff_ms take integers)", Why(<<"{\"attempts\": 1, \"jitter\": 5}">>)),
+     ?_assertEqual("has a \"reconnect\" that is not an object", Why(<<"3">>)),
+     ?_assertMatch({ok, [{http, <<"r">>, #{reconnect := #{attempts := 2}}}]},
+                   parse(<<"{\"mcpServers\": {\"r\": {\"url\": \"https://x\", \"reconnect\": {\"attempts\": 2}}}}">>))].

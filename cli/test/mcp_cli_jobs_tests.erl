@@ -99,3 +99,20 @@ config_jail_and_flags_combine_test() ->
 stderr_reaches_the_spawn_spec_test() ->
     ?assertMatch({ok, [#{spec := #{stderr := discard}}], []},
                  mcp_cli_jobs:resolve(command(list, {command, "srv", []}, #{stderr => discard}))).
+
+%% An entry's `reconnect' leaves the spec (the transport takes no such key)
+%% for the job; `--reconnect N' sets the attempts and keeps the backoff.
+reconnect_leaves_the_spec_for_the_job_test() ->
+    Json = <<"{\"mcpServers\": {\"a\": {\"command\": \"srv-a\", \"reconnect\": {\"attempts\": 2, \"backoff_ms\": 50}},"
+             " \"b\": {\"command\": \"srv-b\"}}}">>,
+    with_config(Json, fun(Path) ->
+        {ok, [#{spec := SpecA, reconnect := #{attempts := 2, backoff_ms := 50}}, #{spec := SpecB} = B], []} =
+            mcp_cli_jobs:resolve(command(watch, {config, Path, all}, #{out => "."})),
+        ?assertNot(is_map_key(reconnect, SpecA)),
+        ?assertNot(is_map_key(reconnect, B)),
+        ?assertNot(is_map_key(reconnect, SpecB)),
+        ?assertMatch({ok, [#{reconnect := #{attempts := 7, backoff_ms := 50}}, #{reconnect := #{attempts := 7}}], []},
+                     mcp_cli_jobs:resolve(command(watch, {config, Path, all}, #{out => ".", reconnect => 7})))
+    end),
+    ?assertMatch({ok, [#{reconnect := #{attempts := 3}}], []},
+                 mcp_cli_jobs:resolve(command(watch, {command, "srv", []}, #{out => ".", reconnect => 3}))).

@@ -8,8 +8,9 @@
 %% MCP_REGEN_GOLDEN=1 (then review the diff by hand).
 -module(mcp_cli_tests).
 
-%% bin/mcp-gen run as a person would (mcp_cli_oauth_tests runs it too).
--export([mcp_gen/2]).
+%% bin/mcp-gen run as a person would (mcp_cli_oauth_tests runs it too;
+%% mcp_cli_watch_tests opens it and reads as it goes).
+-export([mcp_gen/2, open_mcp_gen/3, liveness/1]).
 
 -include_lib("eunit/include/eunit.hrl").
 

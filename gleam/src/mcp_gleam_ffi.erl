@@ -17,9 +17,10 @@
 %% <li>`describe_*' map the Gleam value back onto the Erlang vocabulary and
 %%     ask `mcp_describe' for the sentence, so Gleam and the command line
 %%     say the same thing; only the Gleam-only refusals (out-of-range
-%%     timeouts, unencodable arguments) have sentences here.</li>
-%% <li>No well-typed Gleam argument raises: timeouts are checked before the
-%%     call, arguments with no JSON text are answered `unencodable_arguments',
+%%     timeouts and reconnect policies, an unusable `oauth', unencodable
+%%     arguments) have sentences here.</li>
+%% <li>No well-typed Gleam argument raises: timeouts and the reconnect
+%%     policy's fields are checked before the call, arguments with no JSON text are answered `unencodable_arguments',
 %%     and encoders answer an error instead of `badarg'. Two kinds of value
 %%     the Gleam types admit and no decoder produces are answered too: a
 %%     `BitArray' that is not whole bytes (a decoder's report at its last
@@ -36,8 +37,9 @@
 -module(mcp_gleam_ffi).
 
 -export([default_options/0, prepare/2, prepare_owned/3, connect/1, start/2,
-         list_tools/1, list_tools_within/2, tools/1, subscribe/1, tools_changed/1, left_out_tools/1, call_tool/4, call_tool_msgpack/4, ping/2, stop/1,
-         shutdown/2, os_pid/1, default_token_directory/0,
+         list_tools/1, list_tools_within/2, tools/1, subscribe/1, tools_changed/1, connection_event/1,
+         left_out_tools/1, call_tool/4, call_tool_msgpack/4, ping/2, stop/1,
+         shutdown/2, os_pid/1, reconnect/1, default_token_directory/0,
          describe_client_error/1, describe_start_error/1, describe_retirement_error/1]).
 %% The translations themselves, for the suite that checks that a translated
 %% reason is described exactly as the command line describes the original.
@@ -61,7 +63,13 @@ default_options() ->
     #{client_info := Info, handshake_timeout_ms := Handshake,
       list_timeout_ms := List, shutdown_timeout_ms := Shutdown,
       input_timeout_ms := Input} = mcp_client:default_options(),
-    {options, Info, Handshake, List, Shutdown, handshake, none, Input}.
+    {options, Info, Handshake, List, Shutdown, handshake, none, Input, none}.
+
+%% A `Reconnect' of `Attempts' with `mcp_reconnect''s default durations.
+reconnect(Attempts) ->
+    #{backoff_ms := Backoff, max_backoff_ms := MaxBackoff, reset_after_ms := ResetAfter} =
+        mcp_reconnect:defaults(),
+    {reconnect, Attempts, Backoff, MaxBackoff, ResetAfter}.
 
 prepare(Transport, Options) ->
     checked(Transport, Options, fun(Spec, Opts) -> mcp_client:prepare(Spec, Opts) end).
@@ -81,17 +89,20 @@ start(Transport, Options) ->
                     end
             end).
 
-%% `Call' with the spec and options, once the timeouts and a `Remote''s
-%% `oauth' (its secret or key read now) are found usable.
+%% `Call' with the spec and options, once the timeouts, the reconnect
+%% policy and a `Remote''s `oauth' (its secret or key read now) are found
+%% usable.
 checked(Transport, Options, Call) ->
-    case bad_timeout_option(Options) of
-        none ->
+    case {bad_timeout_option(Options), bad_reconnect_field(Options)} of
+        {{Name, Timeout}, _} ->
+            {error, {timeout_option_out_of_range, Name, Timeout}};
+        {none, {Field, Value}} ->
+            {error, {reconnect_out_of_range, Field, Value}};
+        {none, none} ->
             case spec(Transport) of
                 {ok, Spec} -> Call(Spec, options(Options));
                 {error, Refusal} -> {error, {o_auth_unusable, Refusal}}
-            end;
-        {Name, Timeout} ->
-            {error, {timeout_option_out_of_range, Name, Timeout}}
+            end
     end.
 
 list_tools(Client) -> answered(mcp_client:list_tools(Client)).
@@ -108,6 +119,14 @@ subscribe(Client) ->
 
 %% A subscription's message as a `ToolsChanged'.
 tools_changed({mcp_tools_changed, Pid, Generation}) -> {tools_changed, Pid, Generation}.
+
+%% A subscription's connection message as a `ConnectionEvent'.
+connection_event({mcp_reconnecting, Pid, Attempt, Reason}) ->
+    {connection_lost, Pid, Attempt, death_reason(Reason)};
+connection_event({mcp_reconnected, Pid, Attempt}) ->
+    {connection_restored, Pid, Attempt};
+connection_event({mcp_gave_up, Pid, Reason}) ->
+    {connection_given_up, Pid, death_reason(Reason)}.
 
 list_tools_within(Client, Timeout) when ?IS_TIMEOUT(Timeout) ->
     answered(mcp_client:list_tools(Client, Timeout));
@@ -162,10 +181,25 @@ os_pid(Client) ->
     end.
 
 %% The first `Options' timeout outside 0..max_timeout_ms(), by field name.
-bad_timeout_option({options, _Info, Handshake, List, Shutdown, _Era, _Handler, Input}) ->
+bad_timeout_option({options, _Info, Handshake, List, Shutdown, _Era, _Handler, Input, _Reconnect}) ->
     Named = [{<<"handshake_timeout_ms">>, Handshake}, {<<"list_timeout_ms">>, List},
              {<<"shutdown_timeout_ms">>, Shutdown}, {<<"input_timeout_ms">>, Input}],
     case [Bad || {_, Timeout} = Bad <- Named, not ?IS_TIMEOUT(Timeout)] of
+        [] -> none;
+        [First | _] -> First
+    end.
+
+%% The first field of a `Reconnect' outside its range (`mcp_reconnect:valid/1':
+%% attempts 1..max_attempts(), durations 0..max_timeout_ms()), by name.
+bad_reconnect_field({options, _Info, _Handshake, _List, _Shutdown, _Era, _Handler, _Input, none}) ->
+    none;
+bad_reconnect_field({options, _Info, _Handshake, _List, _Shutdown, _Era, _Handler, _Input,
+                     {some, {reconnect, Attempts, Backoff, MaxBackoff, ResetAfter}}}) ->
+    Named = [{<<"attempts">>, Attempts, Attempts >= 1 andalso Attempts =< mcp_reconnect:max_attempts()},
+             {<<"backoff_ms">>, Backoff, ?IS_TIMEOUT(Backoff)},
+             {<<"max_backoff_ms">>, MaxBackoff, ?IS_TIMEOUT(MaxBackoff)},
+             {<<"reset_after_ms">>, ResetAfter, ?IS_TIMEOUT(ResetAfter)}],
+    case [{Field, Value} || {Field, Value, false} <- Named] of
         [] -> none;
         [First | _] -> First
     end.
@@ -287,10 +321,14 @@ env_value(unset) -> false.
 
 %% The Gleam handler's request and answer are `mcp_input''s terms as they
 %% are (`ElicitationRequest', `Accept | Decline | Cancel').
-options({options, Info, Handshake, List, Shutdown, Era, Handler, Input}) ->
+options({options, Info, Handshake, List, Shutdown, Era, Handler, Input, Reconnect}) ->
     maps:merge(#{client_info => Info, handshake_timeout_ms => Handshake, list_timeout_ms => List,
                  shutdown_timeout_ms => Shutdown, era => Era, input_timeout_ms => Input},
-               maps:from_list([{input_handler, Fun} || {some, Fun} <- [Handler]])).
+               maps:from_list([{input_handler, Fun} || {some, Fun} <- [Handler]]
+                              ++ [{reconnect, reconnect_policy(Policy)} || {some, Policy} <- [Reconnect]])).
+
+reconnect_policy({reconnect, Attempts, Backoff, MaxBackoff, ResetAfter}) ->
+    #{attempts => Attempts, backoff_ms => Backoff, max_backoff_ms => MaxBackoff, reset_after_ms => ResetAfter}.
 
 started({ok, _} = Ok) -> Ok;
 started({error, Error}) -> {error, start_error(Error)}.
@@ -368,7 +406,8 @@ death_reason({client_down, Reason}) -> {client_down, words(Reason)};
 death_reason(tools_not_declared) -> handshake_without_tools;
 death_reason({version_unsupported, Requested, Offered}) ->
     {handshake_version_unsupported, Requested, Offered};
-death_reason({handshake_failed, Error}) -> {handshake_request_failed, client_error(Error)}.
+death_reason({handshake_failed, Error}) -> {handshake_request_failed, client_error(Error)};
+death_reason({reconnecting, Reason}) -> {reconnecting, death_reason(Reason)}.
 
 %% `{authorization_failed, Reason}' (`mcp_http', `mcp_oauth*'): the Erlang
 %% type of `Reason' is open (`mcp_oauth:error_reason()'), so the last
@@ -448,6 +487,12 @@ describe_start_error({timeout_option_out_of_range, Name, Timeout}) ->
     timeout_sentence(<<"the option ", Name/binary, "'s">>, Timeout);
 describe_start_error({o_auth_unusable, Refusal}) ->
     oauth_refusal_sentence(Refusal);
+describe_start_error({reconnect_out_of_range, <<"attempts">>, Attempts}) ->
+    sentence(io_lib:format("the reconnect policy's attempts of ~b is outside 1 to ~b, so nothing was started",
+                           [Attempts, mcp_reconnect:max_attempts()]));
+describe_start_error({reconnect_out_of_range, Field, Ms}) ->
+    sentence(io_lib:format("the reconnect policy's ~ts of ~b ms is outside 0 to ~b ms, so nothing was started",
+                           [words(Field), Ms, mcp_client:max_timeout_ms()]));
 describe_start_error({cleanup_unconfirmed, Cause, Retirement, _Client}) ->
     <<(describe_start_error(Cause))/binary, "; then ", (describe_retirement_error(Retirement))/binary>>;
 describe_start_error({handshake_failed, {timeout_out_of_range, _} = Error}) ->
@@ -504,6 +549,7 @@ erl_death({handshake_version_unsupported, Requested, Offered}) ->
     {version_unsupported, Requested, Offered};
 erl_death({handshake_request_failed, Error}) -> {handshake_failed, erl_client_error(Error)};
 erl_death(client_gone) -> {client_down, noproc};
+erl_death({reconnecting, Reason}) -> {reconnecting, erl_death(Reason)};
 erl_death({http_failed, {unexpected_content_type, Type}}) -> {content_type, Type};
 erl_death({http_failed, {request_failed, Reason}}) -> {http_failed, Reason};
 erl_death({http_failed, {authorization_failed, Failure}}) -> {authorization_failed, erl_authorization(Failure)};

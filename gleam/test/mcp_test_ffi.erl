@@ -7,7 +7,8 @@
          authorization_disagreements/0, protected_server/1, stop_protected_server/1,
          token_request_credentials/1, set_env/2, unset_env/1, directory_others_may_read/0,
          remove_directory/1, occupied_loopback_port/0, release_port/1,
-         dpop_protected_server/0, proven_mcp_requests/1, token_request_assertions/1]).
+         dpop_protected_server/0, proven_mcp_requests/1, token_request_assertions/1,
+         kill_os_process/1, scratch_dir/0, remove_scratch_dir/1, erlang_accepts_reconnect/1]).
 
 %% Runs Fun; `{error, Class}' (a binary) if it raised.
 rescue(Fun) ->
@@ -28,6 +29,33 @@ os_process_alive(OsPid) ->
 %% them): an ERL_LIBS value for a child VM that needs `mcp_json'.
 build_lib_dir() ->
     unicode:characters_to_binary(filename:dirname(filename:dirname(code:which(mcp_json)))).
+
+%% SIGKILL to an OS process (a server the client runs).
+kill_os_process(OsPid) ->
+    [] = os:cmd("kill -9 " ++ integer_to_list(OsPid)),
+    nil.
+
+%% A new empty directory, and its removal with what it holds.
+scratch_dir() ->
+    unicode:characters_to_binary(string:trim(os:cmd("mktemp -d"))).
+
+remove_scratch_dir(Dir) ->
+    ok = file:del_dir_r(Dir),
+    nil.
+
+%% Whether the Erlang client, given a Gleam `Reconnect''s fields as its
+%% `reconnect' option, makes a client (retired at once) rather than raising
+%% `badarg'.
+erlang_accepts_reconnect({reconnect, Attempts, Backoff, MaxBackoff, ResetAfter}) ->
+    Policy = #{attempts => Attempts, backoff_ms => Backoff, max_backoff_ms => MaxBackoff,
+               reset_after_ms => ResetAfter},
+    try mcp_client:prepare(#{executable => "/bin/true"}, #{reconnect => Policy}) of
+        {ok, Client} ->
+            {ok, no_resource} = mcp_client:shutdown(Client, 5000),
+            true
+    catch
+        error:badarg -> false
+    end.
 
 %% The checkout this test runs in (the tests run in gleam/).
 checkout_dir() ->
@@ -53,7 +81,8 @@ describe_disagreements() ->
               {bad_message, <<"id is null">>},
               {client_down, noproc}, {client_down, {shutdown, crashed}},
               {transport_failed, {executable_not_found, "nope"}},
-              tools_not_declared, {version_unsupported, <<"a">>, <<"b">>}],
+              tools_not_declared, {version_unsupported, <<"a">>, <<"b">>},
+              {reconnecting, {transport_ended, {exited, {signal, 9}}}}],
     Retirements = [retirement_timed_out, {retirement_unconfirmed, {port_exited, epipe}},
                    {retirement_unconfirmed, {actor_down, noproc}},
                    {retirement_unconfirmed, {actor_down, killed}},
@@ -72,6 +101,7 @@ describe_disagreements() ->
               {transport_failed, native_library_not_loaded},
               {transport_failed, {not_parked, custodian_down}},
               {transport_failed, {not_parked, retired}},
+              {transport_failed, {not_parked, {reconnecting, {transport_ended, {exited, {signal, 9}}}}}},
               {transport_failed, {jail_unavailable, {bwrap_not_found, "/no/bwrap"}}},
               {transport_failed, {bad_jail, {relative_path, "rel"}}},
               {transport_failed, {bad_stderr, {"/no/dir/err.log", enoent}}},

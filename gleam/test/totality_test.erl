@@ -259,9 +259,15 @@ values({named, <<"mcp/client">>, <<"Client">>, []}) ->
      [{stopped, fun() -> Client = prepared(), ok = mcp_client:stop(Client), Client end},
       {retired, fun() -> Client = prepared(), {ok, _} = mcp_client:shutdown(Client, 5000), Client end}]};
 values({named, <<"mcp/client">>, <<"Options">>, []}) ->
+    Reconnecting = fun(Policy) -> fun() -> setelement(9, options(5000), {some, Policy}) end end,
     {fun() -> options(5000) end,
      [{negative_timeouts, fun() -> options(-1) end}, {huge_timeouts, fun() -> options(1 bsl 100) end},
-      {empty_client_info, fun() -> setelement(2, options(5000), {<<>>, <<>>}) end}]};
+      {empty_client_info, fun() -> setelement(2, options(5000), {<<>>, <<>>}) end},
+      {reconnect_without_waits, Reconnecting({reconnect, 1, 0, 0, 0})},
+      {reconnect_zero_attempts, Reconnecting({reconnect, 0, 500, 30000, 60000})},
+      {reconnect_huge_attempts, Reconnecting({reconnect, 1 bsl 100, 500, 30000, 60000})},
+      {reconnect_negative_waits, Reconnecting({reconnect, 1, -1, -1, -1})},
+      {reconnect_huge_waits, Reconnecting({reconnect, 1, 1 bsl 100, 1 bsl 100, 1 bsl 100})}]};
 values({named, <<"mcp/transport">>, <<"Transport">>, []}) ->
     {fun() -> {port_transport, spawn_of(<<"/bin/true">>)} end,
      [{Label, fun() -> {port_transport, Make()} end} || {Label, Make} <- spawn_hostile()]
@@ -286,7 +292,9 @@ values({named, <<"mcp/client">>, <<"StartError">>, []}) ->
          {odd_token_store, fun() -> mcp_gleam_ffi:start_error({transport_failed, {oauth, {odd, 1 bsl 100}}}) end},
          {huge_consent_timeout, c({o_auth_unusable, {consent_timeout_out_of_range, 1 bsl 100}})},
          {huge_redirect_port, c({o_auth_unusable, {redirect_port_out_of_range, 1 bsl 100}})},
-         {odd_oauth_names, c({o_auth_unusable, {private_key_unreadable, <<"/\0", 27>>, <<>>}})}]};
+         {odd_oauth_names, c({o_auth_unusable, {private_key_unreadable, <<"/\0", 27>>, <<>>}})},
+         {huge_reconnect_attempts, c({reconnect_out_of_range, <<"attempts">>, 1 bsl 100})},
+         {odd_reconnect_field, c({reconnect_out_of_range, <<"\e[2J\0">>, -(1 bsl 100)})}]};
 values({named, <<"mcp/client">>, <<"RetirementError">>, []}) ->
     {c(mcp_gleam_ffi:retirement_error(retirement_timed_out)),
      [{unconfirmed, fun() -> mcp_gleam_ffi:retirement_error({retirement_unconfirmed, {port_exited, {odd, 1 bsl 100}}}) end}]};
@@ -357,7 +365,8 @@ hostile_client_errors() ->
 {huge_rpc_code, {server_error, {rpc_error, 1 bsl 100, <<>>, {some, nested(200, null)}}}},
      {flooded_huge, {unavailable, {flooded, 1 bsl 100}}},
      {malformed_long_path, {result_malformed, {protocol_fault, binary:copy(<<".a">>, 100000), <<>>}}},
-     {odd_transport_end, {unavailable, {transport_ended, {unconfirmed, {odd, self(), make_ref()}}}}}].
+     {odd_transport_end, {unavailable, {transport_ended, {unconfirmed, {odd, self(), make_ref()}}}}},
+     {reconnecting_twice, {unavailable, {reconnecting, {reconnecting, {flooded, 1 bsl 100}}}}}].
 
 %% A parked client of a server that exits at once (`/bin/true').
 prepared() ->
@@ -365,7 +374,7 @@ prepared() ->
     Client.
 
 options(Timeout) ->
-    {options, {<<"totality">>, <<"0">>}, Timeout, Timeout, Timeout, handshake, none, Timeout}.
+    {options, {<<"totality">>, <<"0">>}, Timeout, Timeout, Timeout, handshake, none, Timeout, none}.
 
 spawn_of(Executable) ->
     'mcp@transport':spawn(Executable, []).

@@ -38,8 +38,39 @@ pub type Options {
     /// How long one run of `input_handler` may take before it is killed
     /// and answers `Cancel`.
     input_timeout_ms: Int,
+    /// Whether a server that goes away after a connection was up is
+    /// started (or reached) again; `None` leaves the client dead
+    /// (docs/client.md, "Servers that come back").
+    reconnect: Option(Reconnect),
   )
 }
+
+/// A reconnect policy: after a connection that was up dies (and its
+/// transport proved the old server's end), at most `attempts` connections
+/// are started in a row, the first after `backoff_ms`, each wait doubled up
+/// to `max_backoff_ms`; a connection that stays up `reset_after_ms` starts
+/// the count again. `attempts` is 1 to `max_reconnect_attempts()`, the
+/// durations 0 to `max_timeout_ms()`: a value outside is refused by
+/// `prepare`/`start` with `ReconnectOutOfRange` before anything starts.
+/// Subscribers hear each step (`select_connection_events`).
+pub type Reconnect {
+  Reconnect(
+    attempts: Int,
+    backoff_ms: Int,
+    max_backoff_ms: Int,
+    reset_after_ms: Int,
+  )
+}
+
+/// A policy of `attempts` with the Erlang client's default durations
+/// (`mcp_reconnect:defaults()`: 500 ms doubled up to 30 s, the count
+/// starting again after 60 s up).
+@external(erlang, "mcp_gleam_ffi", "reconnect")
+pub fn reconnect(attempts: Int) -> Reconnect
+
+/// The most `attempts` a `Reconnect` may name (1,000).
+@external(erlang, "mcp_reconnect", "max_attempts")
+pub fn max_reconnect_attempts() -> Int
 
 pub type Era {
   /// `initialize`: revisions 2025-11-25 down to 2024-11-05 (the default).
@@ -119,6 +150,9 @@ pub type StartError {
   /// A `Remote`'s `oauth` cannot be used as given (its secret's variable is
   /// unset, its key file unreadable, ...): no client was made.
   OAuthUnusable(OAuthConfigError)
+  /// A field of `Options`' `reconnect` (`field` is its name, e.g.
+  /// `"attempts"`) is outside its range (`Reconnect`): no client was made.
+  ReconnectOutOfRange(field: String, value: Int)
 }
 
 /// Why a `Remote`'s `oauth` was refused before anything was started.
@@ -212,6 +246,10 @@ pub type DeathReason {
   /// The handshake failed: the `initialize` request itself failed
   /// (`connect` answered `HandshakeFailed(error)`).
   HandshakeRequestFailed(error: ClientError)
+  /// The connection died and the `reconnect` policy is waiting to start
+  /// another; `reason` is why the last one ended. Calls are answered so,
+  /// at once, until the next connection is up or the policy gives up.
+  Reconnecting(reason: DeathReason)
   /// The client's process had already ended when the call was made: an
   /// earlier `shutdown` or `stop` retired it, its custodian died, or it
   /// crashed. The handle is spent.
@@ -381,13 +419,15 @@ pub type RetirementError {
   ShutdownTimeoutOutOfRange(timeout_ms: Int)
 }
 
-/// Handshake 30 s, listing 30 s, shutdown 5 s, client info `mcp-erlang`.
+/// Handshake 30 s, listing 30 s, shutdown 5 s, client info `mcp-erlang`,
+/// no `reconnect` policy.
 @external(erlang, "mcp_gleam_ffi", "default_options")
 pub fn default_options() -> Options
 
 /// A parked client: an actor holding the transport, no server running yet.
 /// The caller owns it (the client retires when the caller dies). The only
-/// error is `TimeoutOptionOutOfRange`.
+/// errors are the refusals of `Options` and of a `Remote`'s `oauth`
+/// (`TimeoutOptionOutOfRange`, `ReconnectOutOfRange`, `OAuthUnusable`).
 @external(erlang, "mcp_gleam_ffi", "prepare")
 pub fn prepare(
   transport: Transport,
@@ -395,7 +435,7 @@ pub fn prepare(
 ) -> Result(Client, StartError)
 
 /// `prepare` with a separate custodian: the client retires when the
-/// custodian dies. The only error is `TimeoutOptionOutOfRange`.
+/// custodian dies. The only errors are `prepare`'s.
 @external(erlang, "mcp_gleam_ffi", "prepare_owned")
 pub fn prepare_owned(
   transport: Transport,
@@ -434,8 +474,9 @@ pub type ToolsChanged {
   ToolsChanged(client: Pid, generation: Int)
 }
 
-/// Subscribes the calling process to new listing generations, until it
-/// exits; receive them with `select_tools_changed`.
+/// Subscribes the calling process to new listing generations and to the
+/// connection's events, until it exits; receive them with
+/// `select_tools_changed` and `select_connection_events`.
 @external(erlang, "mcp_gleam_ffi", "subscribe")
 pub fn subscribe(client: Client) -> Result(Nil, ClientError)
 
@@ -454,6 +495,42 @@ pub fn select_tools_changed(
 
 @external(erlang, "mcp_gleam_ffi", "tools_changed")
 fn tools_changed(message: Dynamic) -> ToolsChanged
+
+/// What a subscription (`subscribe`) hears of the client's connection:
+/// the `reconnect` policy's steps, and the end of a client that will not
+/// connect again.
+pub type ConnectionEvent {
+  /// A connection died (or an attempt failed before it was up) and
+  /// attempt number `attempt` is made after the policy's wait; `reason` is
+  /// why the last connection ended. Calls meanwhile answer
+  /// `Unavailable(Reconnecting(reason))`.
+  ConnectionLost(client: Pid, attempt: Int, reason: DeathReason)
+  /// Attempt number `attempt` is connected: the handshake is done and what
+  /// was listed is listed again.
+  ConnectionRestored(client: Pid, attempt: Int)
+  /// A connection that was up is gone for good and the client is dead:
+  /// there is no policy, its attempts are spent, or the end is one no policy
+  /// follows (an exit the transport could not prove). `reason` is what calls
+  /// now answer in `Unavailable`.
+  ConnectionGivenUp(client: Pid, reason: DeathReason)
+}
+
+/// `selector` extended with the connection messages a subscription sends
+/// (`{mcp_reconnecting, Pid, Attempt, Reason}`, `{mcp_reconnected, Pid,
+/// Attempt}`, `{mcp_gave_up, Pid, Reason}`), all three through `mapping`.
+pub fn select_connection_events(
+  selector: Selector(a),
+  mapping: fn(ConnectionEvent) -> a,
+) -> Selector(a) {
+  let event = fn(message) { mapping(connection_event(message)) }
+  selector
+  |> process.select_record(atom.create("mcp_reconnecting"), 3, event)
+  |> process.select_record(atom.create("mcp_reconnected"), 2, event)
+  |> process.select_record(atom.create("mcp_gave_up"), 2, event)
+}
+
+@external(erlang, "mcp_gleam_ffi", "connection_event")
+fn connection_event(message: Dynamic) -> ConnectionEvent
 
 /// The tools the last modern-era listing left out for invalid
 /// `x-mcp-header` annotations, each with why (`[]` in the handshake era).

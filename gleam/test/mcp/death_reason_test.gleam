@@ -19,11 +19,12 @@ import mcp/client.{
   NoAuthorizationCode, NoAuthorizationServer, NoAuthorizationServerMetadata,
   NoClientRegistration, NoEndpoint, NoResourceInMetadata, NotConnected,
   OpenFailed, OtherAuthorizationFailure, OtherWriteFailure, PeerDown,
-  PlaintextEndpoint, Proven, RegistrationRefused, RegistrationWithoutClientId,
-  RequestFailed, ResourceMismatch, ResponseTooLarge, Retired, SessionExpired,
-  StateMismatch, StatusUnknown, Stopped, StreamLost, TokenFilePermissions,
-  TokenRefused, TokenStoreRefused, TooManyChallenges, TransportEnded,
-  Unavailable, Unconfirmed, UnexpectedContentType, WriteAfterClose, WriteFailed,
+  PlaintextEndpoint, Proven, Reconnecting, RegistrationRefused,
+  RegistrationWithoutClientId, RequestFailed, ResourceMismatch, ResponseTooLarge,
+  Retired, SessionExpired, StateMismatch, StatusUnknown, Stopped, StreamLost,
+  TokenFilePermissions, TokenRefused, TokenStoreRefused, TooManyChallenges,
+  TransportEnded, Unavailable, Unconfirmed, UnexpectedContentType,
+  WriteAfterClose, WriteFailed,
 }
 import mcp/json.{CorruptionReport}
 import mcp/jsonrpc.{BadMessage, MalformedMessage}
@@ -152,6 +153,14 @@ fn cases() -> List(#(Dynamic, client.DeathReason)) {
         #(a("unavailable"), #(a("write_failed"), a("closed"))),
       )),
       HandshakeRequestFailed(Unavailable(WriteFailed(WriteAfterClose))),
+    ),
+    #(
+      term(#(a("reconnecting"), ended(#(a("exited"), #(a("signal"), 9))))),
+      Reconnecting(TransportEnded(Proven(KilledBySignal(9)))),
+    ),
+    #(
+      term(#(a("reconnecting"), #(a("reconnecting"), a("session_expired")))),
+      Reconnecting(Reconnecting(HttpFailed(SessionExpired))),
     ),
     #(term(#(a("client_down"), a("noproc"))), ClientGone),
     #(

@@ -246,6 +246,8 @@ mod read_atoms {
         initialize,
         call_tool,
         call_tool_msgpack,
+        routed_call_tool,
+        routed,
         msgpack_call_tool_result,
         input_required,
         ping,
@@ -287,6 +289,7 @@ fn expectation<'a>(env: Env<'a>, expect: Term<'a>, id: i64, structured: &Cell<St
         (read_atoms::initialize(), Expect::Initialize),
         (atoms::tools_page(), Expect::ToolsPage),
         (read_atoms::call_tool(), Expect::CallTool),
+        (read_atoms::routed_call_tool(), Expect::RoutedCallTool),
         (read_atoms::ping(), Expect::Ping),
     ]
     .into_iter()
@@ -333,7 +336,7 @@ fn outcome_term<'a>(env: Env<'a>, outcome: Outcome<Term<'a>>, form: Structured) 
     }
 }
 
-/// `{answer, Id, Reply} | {reply, Bytes} | ignored | {error, Fault}` for
+/// `{answer, Id, Reply} | {routed, Id} | {reply, Bytes} | ignored | {error, Fault}` for
 /// one line; `Reply` is what the waiting caller gets (`ok` for a ping).
 pub fn protocol_read<'a>(env: Env<'a>, line: &[u8], expect: Term<'a>) -> Term<'a> {
     let form = Cell::new(Structured::Json);
@@ -347,6 +350,7 @@ pub fn protocol_read<'a>(env: Env<'a>, line: &[u8], expect: Term<'a>) -> Term<'a
             tuple(env, &[read_atoms::answer().encode(env), id.encode(env), outcome_term(env, outcome, form.get())])
         }
         Ok(Reading::Reply(bytes)) => (read_atoms::reply(), binary_term(env, &bytes)).encode(env),
+        Ok(Reading::Routed { id }) => (read_atoms::routed(), id).encode(env),
         Ok(Reading::Ignored) => read_atoms::ignored().encode(env),
         Err(LineFault::Message(fault)) => error(env, message_fault_term(env, &fault)),
         Err(LineFault::InvalidUtf8(offset)) => error(env, (read_atoms::invalid_utf8(), offset).encode(env)),

@@ -35,6 +35,10 @@ pub trait JsonSink {
     /// a long unescaped string over by value ([`JsonSink::string_owned`])
     /// instead of copying it, and starts a new scratch buffer.
     const KEEPS_STRINGS: bool = false;
+    /// Whether the sink reads the text of strings and keys at all: a sink
+    /// that only validates (`false`) is given empty text for escaped
+    /// strings, which the parser then checks without unescaping them.
+    const READS_TEXT: bool = true;
     /// A long unescaped string, by value (only when `KEEPS_STRINGS`).
     fn string_owned(&mut self, value: String) -> Self::Value {
         self.string(&value)
@@ -335,7 +339,7 @@ impl<'b, S: JsonSink, C: Closing<S>> Parser<'b, S, C> {
     /// (never more than [`MAX_DEPTH`]).
     pub fn new(bytes: &'b [u8], max_depth: usize) -> Self {
         Parser {
-            reader: Reader { bytes, pos: 0, end: bytes.len(), scratch: Vec::new() },
+            reader: Reader { bytes, pos: 0, end: bytes.len(), scratch: Vec::new(), keep_text: S::READS_TEXT },
             expect: Expect::Value,
             max_depth: max_depth.min(MAX_DEPTH),
             // (room for a small message's stacks from the start: a few
@@ -582,6 +586,10 @@ struct Reader<'a> {
     end: usize,
     /// Unescaped text: UTF-8 once a string using it is checked.
     scratch: Vec<u8>,
+    /// Whether escaped strings are unescaped into `scratch` (their sink
+    /// reads text); otherwise they are only checked and `scratch` stays
+    /// empty.
+    keep_text: bool,
 }
 
 impl<'a> Reader<'a> {
@@ -694,7 +702,10 @@ impl<'a> Reader<'a> {
             Halt::Fault(earlier.unwrap_or(report))
         };
         self.scratch.clear();
-        self.push_text(start, first_escape);
+        let keep = self.keep_text;
+        if keep {
+            self.push_text(start, first_escape);
+        }
         let mut cursor = first_escape;
         loop {
             // cursor is at a backslash
@@ -737,9 +748,9 @@ impl<'a> Reader<'a> {
                 }
                 _ => return Err(fault(non_ascii, Self::fault_at(escape_at, "invalid escape"))),
             };
-            if decoded.is_ascii() {
+            if keep && decoded.is_ascii() {
                 self.scratch.push(decoded as u8);
-            } else {
+            } else if keep {
                 let mut encoded = [0u8; 4];
                 self.scratch.extend_from_slice(decoded.encode_utf8(&mut encoded).as_bytes());
             }
@@ -748,7 +759,9 @@ impl<'a> Reader<'a> {
             (cursor, segment_non_ascii) = self.plain_run(segment_start);
             self.overran(cursor)?;
             non_ascii |= segment_non_ascii;
-            self.push_text(segment_start, cursor);
+            if keep {
+                self.push_text(segment_start, cursor);
+            }
             match bytes.get(cursor) {
                 Some(b'"') => {
                     if non_ascii {

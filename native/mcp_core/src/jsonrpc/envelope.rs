@@ -31,6 +31,7 @@ pub struct SkipSink;
 impl JsonSink for SkipSink {
     type Value = usize;
     type Key = ();
+    const READS_TEXT: bool = false;
     fn null(&mut self) -> usize {
         0
     }
@@ -506,7 +507,38 @@ fn next_quote(line: &[u8], mut pos: usize) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::string_end;
+    use super::{string_end, SkipSink};
+    use crate::json::{self, TreeSink};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Skipping checks what building checks: for strings and keys made
+        /// of escapes (valid, cut, unknown, lone and paired surrogates),
+        /// control characters, quotes and bytes that are not UTF-8, a skip
+        /// succeeds exactly when the parse into a tree does, with the same
+        /// fault (the skip unescapes nothing).
+        #[test]
+        fn a_skip_faults_exactly_where_a_parse_does(
+            pieces in prop::collection::vec(prop::sample::select(vec![
+                "a", "\\n", "\\\"", "\\u00e9", "\\ud83d\\ude00", "\\ud800", "\\udc00x", "\\u12",
+                "\\x", "\\", "\u{e9}", "\u{1}", "\"", " ",
+            ]), 0..12),
+            high in prop::option::of((any::<prop::sample::Index>(), 0x80u8..=0xff)),
+            as_key in any::<bool>(),
+        ) {
+            let mut text = pieces.concat().into_bytes();
+            if let Some((at, byte)) = high {
+                let at = at.index(text.len() + 1);
+                text.insert(at, byte);
+            }
+            let mut line = Vec::from(if as_key { &b"{\""[..] } else { &b"[\""[..] });
+            line.extend_from_slice(&text);
+            line.extend_from_slice(if as_key { b"\":1}" } else { b"\"]" });
+            let built = json::parse_with(&line, &mut TreeSink).map(drop);
+            let skipped = json::parse_with(&line, &mut SkipSink).map(drop);
+            prop_assert_eq!(skipped, built);
+        }
+    }
 
     /// A closing quote at every offset of the first two 16-byte blocks and
     /// the 8-byte and byte-wise tails, with and without an escaped quote

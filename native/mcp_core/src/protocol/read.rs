@@ -29,6 +29,11 @@ pub enum Expect {
     Initialize,
     ToolsPage,
     CallTool,
+    /// A `tools/call` whose complete result its caller reads itself: the
+    /// result is validated without being built and the line handed over
+    /// ([`Reading::Routed`]); an `input_required` result and an error are
+    /// decoded as for [`Expect::CallTool`] (the actor acts on them).
+    RoutedCallTool,
     /// Any result: only its arrival matters.
     Ping,
 }
@@ -64,6 +69,10 @@ pub enum Reading<S = Json> {
     /// A server request: the response to write back (without its newline):
     /// an empty result for `ping`, `-32601` for any other method.
     Reply(Vec<u8>),
+    /// A complete result to the pending request `id` that expects
+    /// [`Expect::RoutedCallTool`]: the whole line is valid JSON-RPC and
+    /// reading it again with [`Expect::CallTool`] gives its answer.
+    Routed { id: i64 },
     /// Nothing the actor acts on; validated and dropped.
     Ignored,
 }
@@ -127,6 +136,16 @@ fn read_envelope<S>(
                 return Ok(Reading::Ignored);
             };
             let outcome = match (outcome, expected) {
+                (Ok(result), Expect::RoutedCallTool) => {
+                    if let Some(members) = envelope.result_members() {
+                        if input_required(&envelope, members)? {
+                            let outcome = Outcome::Answer(Answer::InputRequired(envelope.tree(result)?));
+                            return Ok(Reading::Answer { id, outcome });
+                        }
+                    }
+                    envelope.skip(result)?;
+                    return Ok(Reading::Routed { id });
+                }
                 (Ok(result), Expect::Ping) => {
                     envelope.skip(result)?;
                     Outcome::Answer(Answer::Pong)

@@ -524,5 +524,50 @@ mod reading {
             };
             prop_assert_eq!(outcome, decoded_whole(&line));
         }
+
+        /// A routed read answers what the direct read answers: the same
+        /// fault for a line that is not JSON-RPC (whole or cut short, or
+        /// with a byte changed), the same `input_required` result and server
+        /// error, and `Routed` exactly where the direct read decodes a
+        /// complete result (or finds it malformed), whose caller then reads
+        /// the line again as `CallTool`.
+        #[test]
+        fn a_routed_read_answers_what_the_direct_read_answers(
+            members in prop::collection::vec(member(), 0..6),
+            input_required in any::<bool>(),
+            as_error in prop::sample::select(vec![0u8, 0, 0, 1, 2]),
+            cut in any::<prop::sample::Index>(),
+            change in prop::option::of((any::<prop::sample::Index>(), any::<u8>())),
+        ) {
+            let mut result = members;
+            if input_required {
+                result.insert(0, ("resultType".into(), Json::String("input_required".into())));
+            }
+            let outcome = match as_error {
+                0 => ("result".into(), Json::Object(result)),
+                1 => ("error".into(), parse(r#"{"code":-32022,"message":"no"}"#)),
+                _ => ("error".into(), parse(r#"{"message":"no"}"#)),
+            };
+            let whole = json::to_bytes(&Json::Object(vec![
+                ("jsonrpc".into(), Json::String("2.0".into())),
+                ("id".into(), Json::Int(7)),
+                outcome,
+            ])).unwrap();
+            let mut line = whole.clone();
+            if let Some((at, byte)) = change {
+                let at = at.index(line.len());
+                line[at] = byte;
+            }
+            for line in [whole.clone(), line.clone(), line[..cut.index(line.len() + 1)].to_vec()] {
+                let direct = read(&line, expecting(Expect::CallTool));
+                let routed = read(&line, expecting(Expect::RoutedCallTool));
+                match direct {
+                    Ok(Reading::Answer { id: 7, outcome: Outcome::Answer(Answer::CallTool(_)) | Outcome::Malformed(_) }) => {
+                        prop_assert_eq!(routed, Ok(Reading::Routed { id: 7 }));
+                    }
+                    direct => prop_assert_eq!(routed, direct),
+                }
+            }
+        }
     }
 }
