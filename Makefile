@@ -48,7 +48,9 @@ readme-check:
 	git clone -q $(CURDIR) $(README_CHECK_DIR)
 	$(MAKE) -C $(README_CHECK_DIR) test
 
-## Benchmarks (ratios against peers, measured side by side in one run).
+## Benchmarks (ratios against peers, measured side by side in one run), then
+## the churn soak (bench/churn_bench.erl, CHURN_SECONDS, default 240), which
+## runs the churn test's driver (test/mcp_churn_tests.erl) for minutes.
 BENCH_OUT = bench/_build
 bench:
 	sh scripts/ensure-deps.sh bench
@@ -60,6 +62,8 @@ bench:
 	./target/release/examples/parse_ceiling $(BENCH_OUT)/payloads/*.json > $(BENCH_OUT)/ceiling.txt
 	erl -noshell -pa _build/default/lib/mcp/ebin $(BENCH_OUT) -eval 'memory_bench:run(), client_memory_bench:run(), halt().'
 	erl -noshell -pa _build/default/lib/mcp/ebin $(BENCH_OUT) -eval 'json_bench:run(["$(BENCH_OUT)/payloads", "$(BENCH_OUT)/ceiling.txt"]), sched_bench:run(), client_bench:run(["$(CURDIR)"]), http_bench:run(["$(CURDIR)"]), jail_bench:run(["$(CURDIR)"]), halt().'
+	erlc -o $(BENCH_OUT) test/mcp_churn_tests.erl test/mcp_http_peer.erl test/mcp_e2e_tests.erl
+	erl -noshell -pa _build/default/lib/mcp/ebin $(BENCH_OUT) -eval 'churn_bench:run(["$(CURDIR)"]), halt().'
 
 ## libFuzzer over every target of fuzz/Cargo.toml, FUZZ_SECONDS each (default
 ## 180), one at a time; the minimised corpora land in fuzz/corpus/<target>/,
