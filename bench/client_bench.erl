@@ -78,9 +78,13 @@ targets(Label, Flags, #{p50 := P50, seq := Seq, conc := Conc, conc64 := Conc64},
     %% Under concurrency: against the port floor with as many in flight
     %% (aim 0.8x on our echo server), against the TypeScript SDK (aim 1.5x
     %% on server-everything), and 64 callers against 16 (no worse per call).
+    %% The port floor against the TypeScript SDK is the most any client of
+    %% the BEAM can reach against this server: the ceiling of the second aim.
     io:format("~-24s ~-14s 16-conc / port floor 16-conc ~.2fx (>= 0.8 on echo_server); "
-              "16-conc / ts ~.2fx (>= 1.5 on server-everything); 64-conc / 16-conc ~.2fx (>= 1.0: ~s)~n",
-              [Label, Flags, Conc / FloorConc, Conc / TsConc, Conc64 / Conc, Verdict(Conc64 / Conc >= 1.0)]);
+              "16-conc / ts ~.2fx (>= 1.5 on server-everything; ceiling: port floor / ts ~.2fx); "
+              "64-conc / 16-conc ~.2fx (>= 1.0: ~s)~n",
+              [Label, Flags, Conc / FloorConc, Conc / TsConc, FloorConc / TsConc, Conc64 / Conc,
+               Verdict(Conc64 / Conc >= 1.0)]);
 targets(Label, Flags, _, _, _, _) ->
     io:format("~-24s ~-14s targets not computed (a client failed)~n", [Label, Flags]).
 
