@@ -39,13 +39,17 @@ run([PayloadDir | Rest]) ->
 %% time of mcp_json, so >1 is faster), and two ceilings for a decode, also
 %% as ratios to jiffy's decode: copying the decoded term
 %% (`erts_debug:copy_shared/1': building the same term from a term) and walking it
-%% (`erts_debug:flat_size/1'). Interleaved (the two decodes, then the
+%% (`erts_debug:flat_size/1'), and one for an encode, as a ratio to
+%% jiffy's encode: the encode NIF's fixed cost per call (`mcp_json:encode(null)':
+%% the call, its arguments, the output binary), the most any encode through
+%% one NIF call could reach. Interleaved (the two decodes, then the
 %% rest); each cell is the ratio of the medians of the rounds, then in
 %% parentheses that of the best rounds (steadier on a loaded machine).
 ratios([PayloadDir]) ->
     io:format("~n== mcp_json vs jiffy (ratios, >1 is faster), ~s, median (best) of ~b interleaved rounds ==~n",
               [scheduler_flags(), ?ROUNDS]),
-    io:format("| payload | bytes | decode | encode | copy ceiling | walk ceiling |~n|---|---|---|---|---|---|~n"),
+    io:format("| payload | bytes | decode | encode | copy ceiling | walk ceiling | encode call ceiling |~n"
+              "|---|---|---|---|---|---|---|~n"),
     [ratio_row(PayloadDir, Name) || Name <- bench_payloads:names()],
     ok.
 
@@ -59,14 +63,16 @@ ratio_row(Dir, Name) ->
                                          {jiffy_decode, fun() -> jiffy:decode(Line) end}], Bytes, fun time_us/2),
     {ok, Ours} = mcp_json:decode(Line),
     Jiffy = jiffy:decode(Line),
-    [Copy, Walk, Enc, JEnc] = interleaved_with_best([{copy, fun() -> erts_debug:copy_shared(Ours) end},
-                                                     {walk, fun() -> erts_debug:flat_size(Ours) end},
-                                                     {encode, fun() -> mcp_json:encode(Ours) end},
-                                                     {jiffy_encode, fun() -> jiffy:encode(Jiffy) end}], Bytes, fun time_us/2),
+    [Copy, Walk, Enc, JEnc, Call] = interleaved_with_best([{copy, fun() -> erts_debug:copy_shared(Ours) end},
+                                                           {walk, fun() -> erts_debug:flat_size(Ours) end},
+                                                           {encode, fun() -> mcp_json:encode(Ours) end},
+                                                           {jiffy_encode, fun() -> jiffy:encode(Jiffy) end},
+                                                           {call, fun() -> mcp_json:encode(null) end}],
+                                                          Bytes, fun time_us/2),
     %% (rates: a ratio of rates is the inverse ratio of times)
     Ratio = fun({Median, Best}, {BaseMedian, BaseBest}) -> io_lib:format("~.2f (~.2f)", [Median / BaseMedian, Best / BaseBest]) end,
-    io:format("| ~s | ~b | ~s | ~s | ~s | ~s |~n",
-              [Name, Bytes, Ratio(Dec, JDec), Ratio(Enc, JEnc), Ratio(Copy, JDec), Ratio(Walk, JDec)]).
+    io:format("| ~s | ~b | ~s | ~s | ~s | ~s | ~s |~n",
+              [Name, Bytes, Ratio(Dec, JDec), Ratio(Enc, JEnc), Ratio(Copy, JDec), Ratio(Walk, JDec), Ratio(Call, JEnc)]).
 
 %% The VM of ratios_without_busy_wait/1 is marked by a plain `-no_busy_wait'.
 scheduler_flags() ->
