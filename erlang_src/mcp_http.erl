@@ -113,7 +113,7 @@
 -endif.
 
 -export([open/2, send/2, event/2, terminate/1, os_pid/1, takes_rpc/0]).
--export([seal/1]).
+-export([seal/1, quiet_nudge/2]).
 -export_type([spec/0, fault/0]).
 
 -type spec() :: #{url := binary() | string(),
@@ -201,6 +201,7 @@ open(Spec, _Owner) ->
     {error, {bad_http_spec, maps:without([headers, oauth], Spec)}}.
 
 open_checked(Url, Spec, Owner) ->
+    quiet_nudges(),
     MaxBytes = max_bytes(maps:get(max_line_bytes, Spec, mcp_stdio:max_line_bytes())),
     case {mcp_http_target:target(Url), mcp_http_headers:resolve(unsealed(maps:get(headers, Spec, [])))} of
         {{error, _} = Error, _} -> Error;
@@ -494,6 +495,27 @@ failure(_Reason) ->
 %% makes it pass that on (its internal message for a read of its own). Only
 %% while it is mid-body, which it is until its first chunk or the end
 %% arrives.
+%% A nudge can reach a handler that finished its answer in the meantime
+%% (the race `event_checked/2' narrows but cannot close): `httpc_handler'
+%% then logs a warning of its own, with the session but no request (idle),
+%% about the empty read. The VM's primary logger filter `mcp_http_nudge'
+%% drops exactly that warning (`quiet_nudge/2'), installed once by the
+%% first HTTP transport; any other event passes untouched.
+quiet_nudges() ->
+    case logger:add_primary_filter(mcp_http_nudge, {fun mcp_http:quiet_nudge/2, none}) of
+        ok -> ok;
+        {error, {already_exist, _}} -> ok
+    end.
+
+%% @doc The primary logger filter of `quiet_nudges/0': `stop' for
+%% `httpc_handler''s warning about an empty `dummy' read (a nudge that came
+%% late), `ignore' (no opinion) for every other event.
+-spec quiet_nudge(logger:log_event(), term()) -> logger:filter_return().
+quiet_nudge(#{msg := {report, #{label := {error_logger, warning_msg}, args := [httpc_handler, dummy, <<>> | _]}}}, _) ->
+    stop;
+quiet_nudge(#{msg := {Format, [httpc_handler, dummy, <<>> | _]}}, _) when is_list(Format) -> stop;
+quiet_nudge(_Event, _) -> ignore.
+
 nudge(RequestId, #http{requests = Requests}) ->
     case Requests of
         #{RequestId := #req{handler = Handler, fed = false}} when is_pid(Handler) ->

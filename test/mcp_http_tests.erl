@@ -714,7 +714,36 @@ concurrent_manager_starts_log_nothing_test_() ->
         end
     end}.
 
-%% The logger handler of the test above: every event to the test process.
+%% `httpc_handler''s warning about the empty read of a nudge that came
+%% after its answer ended is dropped by the filter the first HTTP
+%% transport installs; the same warning about other data, and any other
+%% warning, still reach the log.
+a_late_nudge_is_not_logged_and_nothing_else_is_dropped_test_() ->
+    {timeout, 60, fun() ->
+        %% An HTTP transport opened once: the filter is in place.
+        {error, _} = mcp_client:start(#{url => "http://127.0.0.1:" ++ integer_to_list(closed_port()) ++ "/mcp"}, #{}),
+        ok = logger:add_handler(mcp_http_tests_reports, mcp_http_tests, #{config => self(), level => warning}),
+        Format = "Received unexpected ~p data on ~p~n   Data:       ~p~n   Request:    ~p~n",
+        try
+            error_logger:warning_msg(Format, [httpc_handler, dummy, <<>>, undefined]),
+            error_logger:warning_msg(Format, [httpc_handler, dummy, <<"held bytes">>, undefined]),
+            error_logger:warning_msg(Format, [tcp, socket, <<>>, undefined]),
+            logger:warning("another warning"),
+            timer:sleep(200),
+            Logged = [case Msg of
+                          {report, #{args := Args}} -> Args;
+                          {string, Text} -> Text;
+                          Other -> Other
+                      end || {logged, {warning, Msg}} <- flush_all()],
+            ?assertEqual([[httpc_handler, dummy, <<"held bytes">>, undefined], [tcp, socket, <<>>, undefined],
+                          "another warning"],
+                         Logged)
+        after
+            _ = logger:remove_handler(mcp_http_tests_reports)
+        end
+    end}.
+
+%% The logger handler of the tests above: every event to the test process.
 log(#{level := Level, msg := Msg}, #{config := Test}) ->
     Test ! {logged, {Level, Msg}}.
 
