@@ -354,8 +354,21 @@ resume(#stream{last_event_id = LastEventId} = Stream, Session) ->
 
 answer({headers, SRef, Headers}, #stream{rpc = listen} = Stream, Session) ->
     settle(started(SRef, Stream, Headers, Session));
+answer({status, SRef, 404, _, _}, #stream{rpc = listen, resumptions = N} = Stream, #session{id = Id} = Session)
+  when N > 0, Id =/= none ->
+    %% Reopened, and the server no longer knows the session (restarted,
+    %% evicted): a new session, as a request's 404 starts one (a renewal
+    %% closes the old session's standalone stream, so this one is of the
+    %% current session).
+    expired(Stream, Id, drop(SRef, Session));
 answer({status, SRef, _, _, _}, #stream{rpc = listen}, Session) ->
     settle({[], drop(SRef, Session)});
+answer({failed, SRef, Reason}, #stream{rpc = listen, body = undefined, resumptions = N} = Stream, Session)
+  when N > 0 ->
+    %% Reopened, and the server could not be reached: one more try, and
+    %% past the last the connection is lost (a server gone while no request
+    %% was in flight is noticed so, and the reconnect policy can act).
+    unreachable(Stream, Reason, drop(SRef, Session));
 answer({failed, SRef, _Reason}, #stream{rpc = listen, body = undefined}, Session) ->
     settle({[], drop(SRef, Session)});
 answer({headers, SRef, Headers}, Stream, Session) ->
@@ -586,6 +599,14 @@ resumable(#stream{retry_ms = Retry} = Stream, _Why, #session{waiting = Waiting} 
     {Tag, Tagged} = mint(Session),
     Next = Stream#stream{resumptions = Stream#stream.resumptions + 1, body = undefined},
     {[{timer, max(Retry, ?MIN_RETRY_MS), Tag}], Tagged#session{waiting = Waiting#{Tag => Next}}}.
+
+%% The standalone stream could not be reopened (the connection failed
+%% before any answer): tried again like an end, at most `?MAX_RESUMPTIONS'
+%% times in a row; then `{stream_lost, Reason}'.
+unreachable(#stream{resumptions = N}, Reason, Session) when N >= ?MAX_RESUMPTIONS ->
+    fault({stream_lost, Reason}, Session);
+unreachable(Stream, Reason, Session) ->
+    resumable(Stream, Reason, Session).
 
 %% A whole answer: any status but a streamed 200. A 2xx (202 for a
 %% notification or a response of ours) carries nothing to read.

@@ -295,3 +295,68 @@ responded(_Event, Line, All, #model{open = Open}) ->
         _ ->
             ok
     end.
+
+%%% ------------------------------------- the standalone stream, reopened
+%%
+%% A server that declared `tools.listChanged' is listened to; its stream
+%% ends (the server restarted) while no request is in flight, and the
+%% reopening GET meets what a restarted server gives.
+
+%% Events in, commands out, from a new session through the opening of the
+%% standalone stream and its end: the commands that followed the end, and
+%% the session.
+listened_then_ended() ->
+    Init = mcp_json:encode(mcp_jsonrpc:request({id_int, 1}, <<"initialize">>, none)),
+    {[{post, Post, _, _, _}], S1} = mcp_http_session:handle({send, {rpc, {request, 1, <<"initialize">>, none, handshake}, Init}},
+                                                            mcp_http_session:new(4096)),
+    {_, S2} = mcp_http_session:handle({headers, Post, [{"content-type", "application/json"}, {"mcp-session-id", "s1"}]}, S1),
+    Result = <<"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-11-25\","
+               "\"capabilities\":{\"tools\":{\"listChanged\":true}},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}">>,
+    {_, S3} = mcp_http_session:handle({chunk, Post, Result}, S2),
+    {_, S4} = mcp_http_session:handle({body_end, Post}, S3),
+    Initialized = mcp_json:encode(mcp_jsonrpc:notification(<<"notifications/initialized">>, none)),
+    {C5, S5} = mcp_http_session:handle({send, {rpc, {notification, <<"notifications/initialized">>, none, handshake},
+                                                Initialized}}, S4),
+    [Listen] = [SRef || {get, SRef, _} <- C5],
+    {_, S6} = mcp_http_session:handle({headers, Listen, [{"content-type", "text/event-stream"}]}, S5),
+    mcp_http_session:handle({body_end, Listen}, S6).
+
+%% The wait before the reopening, then its GET.
+reopened({Commands, Session}) ->
+    [Tag] = [T || {timer, _, T} <- Commands],
+    {Reopen, Next} = mcp_http_session:handle({timer, Tag}, Session),
+    [Get] = [SRef || {get, SRef, _} <- Reopen],
+    {Get, Next}.
+
+a_standalone_stream_reopened_into_a_404_starts_a_new_session_test() ->
+    {Get, Session} = reopened(listened_then_ended()),
+    {Commands, _} = mcp_http_session:handle({status, Get, 404, [], <<>>}, Session),
+    %% The actor's own `initialize' is sent again, without a session.
+    ?assertMatch([{post, _, _, _, _}], [C || {post, _, _, _, _} = C <- Commands]),
+    [{post, _, Headers, Body, _}] = [C || {post, _, _, _, _} = C <- Commands],
+    ?assertNotEqual(nomatch, binary:match(iolist_to_binary(Body), <<"\"initialize\"">>)),
+    ?assertEqual(false, lists:keymember("mcp-session-id", 1, Headers)).
+
+a_standalone_stream_whose_server_is_gone_loses_the_connection_test() ->
+    %% Each reopening refused: tried again after each wait, and the one
+    %% past `max_resumptions()' is the connection's end.
+    Refused = fun Refused(Outcome, Tries) ->
+                      {Get, Session} = reopened(Outcome),
+                      {Commands, Next} = mcp_http_session:handle({failed, Get, {failed_connect, econnrefused}}, Session),
+                      case [F || {deliver, {fault, F}} <- Commands] of
+                          [] -> Refused({Commands, Next}, Tries + 1);
+                          [Fault] -> {Fault, Tries + 1}
+                      end
+              end,
+    ?assertEqual({{stream_lost, {failed_connect, econnrefused}}, mcp_http_session:max_resumptions()},
+                 Refused(listened_then_ended(), 0)).
+
+%% Other answers to a reopening (the server offers no stream any more)
+%% leave the client without the stream, with no fault and no new session.
+a_standalone_stream_reopened_into_a_refusal_is_given_up_test() ->
+    {Get, Session} = reopened(listened_then_ended()),
+    ?assertEqual({[], false},
+                 begin
+                     {Commands, _} = mcp_http_session:handle({status, Get, 405, [], <<>>}, Session),
+                     {Commands, lists:keymember(post, 1, Commands)}
+                 end).

@@ -188,6 +188,29 @@ a_standalone_stream_that_keeps_ending_is_given_up_test() ->
         shut_down_leaving_nothing(Client)
     end).
 
+%% A standalone stream reopened into a 404 (the server restarted and
+%% forgot the session while no request was in flight): a new session is
+%% started, and the stream opened again in it.
+a_standalone_stream_reopened_into_a_404_starts_a_new_session_test() ->
+    Gets = counters:new(1, []),
+    Get = fun(_) ->
+              counters:add(Gets, 1, 1),
+              case counters:get(Gets, 1) of
+                  1 -> {sse, [{"content-type", "text/event-stream"}], [<<"retry: 50\n\n">>]};
+                  2 -> {reply, 404, [], <<>>};
+                  _ -> elicitation_on_the_standalone_stream()
+              end
+          end,
+    with_get(Get, fun(Url) ->
+        {ok, Client, _} = mcp_client:start(#{url => Url}, #{input_handler => fun accept_note/1}),
+        timer:sleep(600),
+        Methods = [{Method, rpc_method(Body)} || #{method := Method, body := Body} <- requests()],
+        ?assertEqual(2, length([I || {'POST', <<"initialize">>} = I <- Methods])),
+        ?assertEqual(3, counters:get(Gets, 1)),
+        ?assertMatch({ok, {call_tool_result, [{text, <<"ok">>}], false, none}}, call(Client)),
+        shut_down_leaving_nothing(Client)
+    end).
+
 %% A server that declared `tools.listChanged' is listened to on the
 %% standalone stream (a client that declared nothing a server asks through)
 %% and its notice there is a new listing: the generation follows the
