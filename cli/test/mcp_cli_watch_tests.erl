@@ -204,7 +204,9 @@ next_line() ->
 ended(#{monitor := Monitor}) ->
     receive {'DOWN', Monitor, process, _, {watch, Ended}} -> Ended after ?HANG_GUARD_MS -> error(watch_did_not_end) end.
 
-stop_watch(#{client := Client, table := Table, dir := Dir, watcher := Watcher}) ->
+stop_watch(#{client := Client, table := Table, dir := Dir, watcher := Watcher, monitor := Monitor}) ->
+    %% Its monitor goes with it: no `DOWN' is left for the next test module.
+    erlang:demonitor(Monitor, [flush]),
     exit(Watcher, kill),
     _ = mcp_client:shutdown(Client, ?TIMEOUT),
     ets:delete(Table),
