@@ -7,7 +7,8 @@
 %% <ul>
 %% <li>`prepare' never starts an OS process; a parked actor's cleanup needs no
 %%     OS action (`shutdown' answers `{ok, no_resource}').</li>
-%% <li>Ids are minted by the actor (`mcp_request_table'); every request has
+%% <li>Ids are minted by the actor (`mcp_request_table'), increasing within
+%%     a connection (a reconnection starts again from 1); every request has
 %%     a monotonic deadline enforced by the actor's own timer, which answers
 %%     `call_timed_out' and sends `notifications/cancelled' for that id (the
 %%     handshake's expiry fails the connect instead). A late response is
@@ -81,8 +82,8 @@
 %% goes away after a connection was up is started (or reached) again, at
 %% most `attempts' times in a row, waiting `backoff_ms' (500) doubled per
 %% attempt up to `max_backoff_ms' (30,000) before each; the count starts
-%% again after a connection stayed up `reset_after_ms' (60,000)
-%% (`mcp_reconnect', docs/client.md "Servers that come back").
+%% again after a connection stayed up `reset_after_ms' (60,000; at least
+%% 1,000) (`mcp_reconnect', docs/client.md "Servers that come back").
 -type options() :: #{client_info => {Name :: binary(), Version :: binary()},
                      era => handshake | modern | auto,
                      input_handler => mcp_input:handler(),
