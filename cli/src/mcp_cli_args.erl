@@ -439,7 +439,8 @@ help(watch) ->
                    "                   times in a row (1 to ~b; a config entry's \"reconnect\"\n"
                    "                   sets it per server; default: a dead server stays dead)\n",
                    [max_reconnect_attempts()]),
-     common_help(), "\n", server_help()];
+     common_help(), "\n", server_choice_help(),
+     "Exit status: 1 every server gone for good, 2 usage, 130 interrupted (143 on SIGTERM).\n"];
 help(list) ->
     [usage(list), "\n\n"
      "Prints each tool as NAME(PARAM: TYPE, OPTIONAL?: TYPE, ...) with its\n"
@@ -526,7 +527,10 @@ remote_help() ->
      "                   is not this machine (refused otherwise)\n"].
 
 server_help() ->
+    [server_choice_help(),
+     "Exit status: 0 success, 1 refusal or server/client error, 2 usage, 130 interrupted.\n"].
+
+server_choice_help() ->
     "SERVER is --config FILE [--server NAME], --url URL (a remote server), or\n"
     "-- COMMAND ARGS... (an executable and its arguments, never a shell string);\n"
-    "with none, the example server in examples/ runs.\n"
-    "Exit status: 0 success, 1 refusal or server/client error, 2 usage, 130 interrupted.\n".
+    "with none, the example server in examples/ runs.\n".
