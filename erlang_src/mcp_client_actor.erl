@@ -41,15 +41,15 @@
 -export([callback_mode/0, init/1, terminate/3, format_status/1,
          parked/3, handshaking/3, active/3, closing/3, waiting/3, dead/3]).
 -export([relist_interval_ms/0, relisting/1, max_server_inputs/0, max_backlog/0, max_cursor_bytes/0, max_input_rounds/0]).
+%% The actor's effects, for the modules that do part of its work
+%% (`mcp_client_listing', `mcp_client_inputs'); nothing else calls them.
+-export([reply/2, send_request/6, respond/3, transmit/2, tell/2]).
+
+-include("mcp_client_actor.hrl").
 
 %% The flood budget: queued messages in the actor's mailbox (a port delivers
 %% at most 64 KiB per message, so at most 32 MiB of unread server output).
 -define(MAX_BACKLOG, 512).
-%% The longest `nextCursor' echoed back (the `tools/list' fault beyond it).
--define(MAX_CURSOR_BYTES, 65536).
-%% The `input_required' rounds one tool call may take: the retries it
-%% sends with answers; one more `input_required' is `too_many_input_rounds'.
--define(MAX_INPUT_ROUNDS, 8).
 
 %% @doc The flood budget: messages queued in the actor's mailbox past which
 %% the connection ends with `{flooded, Bytes}'.
@@ -66,74 +66,10 @@ max_cursor_bytes() -> ?MAX_CURSOR_BYTES.
 -spec max_input_rounds() -> pos_integer().
 max_input_rounds() -> ?MAX_INPUT_ROUNDS.
 
--record(data, {spec :: mcp_transport:spec(),
-               options :: map(),
-               builder :: reference() | gone,
-               custodian :: reference() | gone,
-               conn :: mcp_transport:connection() | undefined,
-               %% The requests in flight (`mcp_request_table').
-               requests = mcp_request_table:new() :: mcp_request_table:table(),
-               %% Messages waiting for the next `flush_outbox', newest first.
-               outbox = [] :: [mcp_transport:message()],
-               reason :: term(),
-               %% The wire in use: `handshake', or `modern' from the probe on.
-               era = handshake :: handshake | modern,
-               %% Modern era: each listed tool's header map, once listed.
-               tool_headers = unlisted :: unlisted | #{binary() => mcp_request_headers:header_map()},
-               %% Modern era: tools the last listing left out, with why.
-               left_out = [] :: [{binary(), binary()}],
-               %% The input handler's runs in flight, by the monitor of the
-               %% process running it (`mcp_input').
-               inputs = #{} :: #{reference() => input_run()},
-               %% The tools as last listed, with the listing's generation
-               %% (0 until a listing completed; one more whenever a
-               %% listing differs from the last), and who hears of a new
-               %% generation (`mcp_client:subscribe/1'), by monitor.
-               listing = none :: none | [mcp_protocol:tool_descriptor()],
-               generation = 0 :: non_neg_integer(),
-               subscribers = #{} :: #{reference() => pid()},
-               %% The server declared `tools.listChanged': its
-               %% `notifications/tools/list_changed' starts a re-listing
-               %% (`relist/1'): idle, running (a process of ours listing
-               %% as any caller would, by its monitor), or waiting for
-               %% `?RELIST_INTERVAL_MS' after one (its timer); `again'
-               %% when a notice came while it ran.
-               list_changed = false :: boolean(),
-               relist = idle :: idle | {running, reference()} | {waiting, reference()},
-               relist_again = false :: boolean(),
-               %% When the last re-listing started: the next starts no
-               %% sooner than `?RELIST_INTERVAL_MS' after it.
-               relist_at :: integer() | undefined,
-               evidence :: term(),
-               %% The reconnect policy's bookkeeping (`mcp_reconnect'):
-               %% whether a connection was ever up (only such a client
-               %% reconnects), when the current one came up, the attempts
-               %% made in a row, and the timer of the wait before the next.
-               ever_connected = false :: boolean(),
-               connected_at :: integer() | undefined,
-               reconnects = 0 :: non_neg_integer(),
-               backoff :: reference() | undefined,
-               retirees = [] :: [gen_statem:from()],
-               stop_when_closed = false :: boolean()}).
-
-%% One run of the input handler: the process, its timer, and what its
-%% answers are for (a server's `elicitation/create', or a tool call's
-%% next round).
--type input_run() :: #{pid := pid(), timer := reference(), count := non_neg_integer(),
-                       for := {server_request, mcp_jsonrpc:id()}
-                            | {tool_call, gen_statem:from(), term(), {binary(), term()}, pos_integer(),
-                               integer(), [binary()], {some, term()} | none}}.
-
 now_ms() -> erlang:monotonic_time(millisecond).
 
-%% A burst of `notifications/tools/list_changed' costs at most one listing
-%% per this interval (and one running at a time).
--define(RELIST_INTERVAL_MS, 1000).
 %% What a version refusal keeps of the versions the server named.
 -define(MAX_VERSIONS_BYTES, 256).
-%% A server's questions (`elicitation/create') whose input handler runs at
-%% once.
--define(MAX_SERVER_INPUTS, 4).
 
 %% @doc A server's questions answered by the input handler at once; one
 %% past them is answered `cancel' without running it.
@@ -226,7 +162,7 @@ active({call, From}, tools, #data{listing = none}) ->
 active({call, From}, tools, #data{listing = Tools, generation = Generation}) ->
     {keep_state_and_data, [{reply, From, {ok, Generation, Tools}}]};
 active(info, {timeout, Timer, relist}, #data{relist = {waiting, Timer}} = Data) ->
-    {keep_state, start_relist(Data#data{relist = idle})};
+    {keep_state, mcp_client_listing:start_relist(Data#data{relist = idle})};
 active(Type, Content, Data) ->
     live(Type, Content, active, Data).
 
@@ -245,9 +181,9 @@ live(info, {timeout, Timer, {expire, Id}}, _State, Data) ->
     after_request(expire(Id, Timer, Data));
 live(info, {'DOWN', Monitor, process, _, Outcome}, _State, #data{inputs = Inputs} = Data)
   when is_map_key(Monitor, Inputs) ->
-    after_request(input_done(Monitor, Outcome, Data));
+    after_request(mcp_client_inputs:input_done(Monitor, Outcome, Data));
 live(info, {timeout, _Timer, {input_expired, Monitor}}, _State, Data) ->
-    after_request(input_expired(Monitor, Data));
+    after_request(mcp_client_inputs:input_expired(Monitor, Data));
 live(info, {'DOWN', Monitor, process, _, _} = Down, State, #data{requests = Requests} = Data) ->
     case mcp_request_table:caller_gone(Requests, Monitor) of
         {Entry, Rest} -> after_request(caller_gone(Entry, Data#data{requests = Rest}));
@@ -404,7 +340,7 @@ owner_event({'DOWN', Monitor, process, _, _}, State, #data{builder = Monitor, cu
 owner_event({'DOWN', Monitor, process, _, _}, _State, #data{builder = Monitor} = Data) ->
     {keep_state, Data#data{builder = gone}};
 owner_event({'DOWN', Monitor, process, _, _}, _State, #data{relist = {running, Monitor}} = Data) ->
-    {keep_state, relisted(Data)};
+    {keep_state, mcp_client_listing:relisted(Data)};
 owner_event({timeout, Timer, relist}, _State, #data{relist = {waiting, Timer}} = Data) ->
     %% Not connected: the listing that follows the next connection is the
     %% one this would have been.
@@ -444,7 +380,7 @@ connected(#data{reconnects = Made} = Data0) ->
         0 -> Data;
         _ ->
             tell({mcp_reconnected, self(), Made}, Data),
-            renewed_listing(Data#data{tool_headers = unlisted, left_out = []})
+            mcp_client_listing:renewed_listing(Data#data{tool_headers = unlisted, left_out = []})
     end.
 
 after_death(#data{ever_connected = false} = Data) ->
@@ -764,222 +700,23 @@ settled({reprobe, Kind, {Method, Params}, Refusal}, Reply, From, Deadline, Data)
 settled({discover, _, _, _} = Kind, Reply, From, _Deadline, Data) ->
     probe_settled(Reply, Kind, From, Data);
 settled({list_then_call, Call, _Pages, Acc, _Seen}, {ok, {tools_page, Tools, none}}, From, Deadline, Data) ->
-    {_Kept, Listed} = listed(lists:append(lists:reverse([Tools | Acc])), Data),
+    {_Kept, Listed} = mcp_client_listing:listed(lists:append(lists:reverse([Tools | Acc])), Data),
     call(From, Call, Deadline, Listed);
 settled({list_then_call, Call, Pages, Acc, Seen}, {ok, {tools_page, _, {some, _}}} = Page, From, Deadline, Data) ->
-    next_page(fun(P, A, S) -> {list_then_call, Call, P, A, S} end, {Pages, Acc, Seen}, Page, From, Deadline, Data);
+    mcp_client_listing:next_page(fun(P, A, S) -> {list_then_call, Call, P, A, S} end, {Pages, Acc, Seen}, Page, From, Deadline, Data);
 settled({list, Pages, Acc, Seen}, {ok, {tools_page, _, {some, _}}} = Page, From, Deadline, Data) ->
-    next_page(fun(P, A, S) -> {list, P, A, S} end, {Pages, Acc, Seen}, Page, From, Deadline, Data);
+    mcp_client_listing:next_page(fun(P, A, S) -> {list, P, A, S} end, {Pages, Acc, Seen}, Page, From, Deadline, Data);
 settled({list, _Pages, Acc, _Seen}, {ok, {tools_page, Tools, none}}, From, _Deadline, Data) ->
-    {Kept, Listed} = listed(lists:append(lists:reverse([Tools | Acc])), Data),
+    {Kept, Listed} = mcp_client_listing:listed(lists:append(lists:reverse([Tools | Acc])), Data),
     reply(From, {ok, Kept}),
     {ok, Listed};
 settled({tool_call, _, _, _} = Kind, {ok, {input_required, Result}}, From, Deadline, Data) ->
-    input_required(Kind, Result, From, Deadline, Data);
+    mcp_client_inputs:input_required(Kind, Result, From, Deadline, Data);
 settled(_Kind, Reply, From, _Deadline, Data) ->
     %% A call's `{ok, Result}', a ping's `ok', or a server error or
     %% malformed result, already in the caller's shape.
     reply(From, Reply),
     {ok, Data}.
-
-%% The next page of a listing (`Kind' makes the request kind of the pages,
-%% tools and cursor digests so far).
-next_page(_Kind, _Progress, {ok, {tools_page, _, {some, Cursor}}}, From, _Deadline, Data)
-  when byte_size(Cursor) > ?MAX_CURSOR_BYTES ->
-    %% The client echoes a cursor back: bounded, its echo (encoding, digest)
-    %% stays far below a millisecond on the actor's scheduler.
-    reply(From, {error, {result_malformed, {protocol_fault, <<"$.nextCursor">>,
-                                                       <<"longer than ", (integer_to_binary(?MAX_CURSOR_BYTES))/binary, " bytes">>}}}),
-    {ok, Data};
-next_page(Kind, {Pages, Acc, Seen}, {ok, {tools_page, Tools, {some, Cursor}}}, From, Deadline, Data) ->
-    %% Cursors are kept as digests: up to 64 KiB each.
-    Digest = erlang:md5(Cursor),
-    case Pages + 1 >= mcp_client:max_tool_pages() orelse lists:member(Digest, Seen) of
-        true ->
-            reply(From, {error, too_many_pages}),
-            {ok, Data};
-        false ->
-            send_request(From, Kind(Pages + 1, [Tools | Acc], [Digest | Seen]), Deadline, <<"tools/list">>,
-                         {some, mcp_protocol:tools_list_params({some, Cursor})}, Data)
-    end.
-
-%% A whole listing: in the modern era the tools with invalid `x-mcp-header'
-%% annotations are left out and each kept tool's header map is kept. It
-%% becomes the current listing (`stored/2').
-listed(Tools, #data{era = modern} = Data) ->
-    {Kept, LeftOut} = mcp_request_headers:split_tools(Tools),
-    Listed = [Tool || {Tool, _} <- Kept],
-    {Listed, stored(Listed, Data#data{tool_headers = maps:from_list([{element(2, Tool), Map} || {Tool, Map} <- Kept]),
-                                      left_out = LeftOut})};
-listed(Tools, Data) ->
-    {Tools, stored(Tools, Data)}.
-
-%% A listing that differs from the last is a new generation, and every
-%% subscriber hears of it: `{mcp_tools_changed, Actor, Generation}'.
-stored(Tools, #data{listing = Tools} = Data) ->
-    Data;
-stored(Tools, #data{generation = Generation} = Data) ->
-    Next = Generation + 1,
-    tell({mcp_tools_changed, self(), Next}, Data),
-    Data#data{listing = Tools, generation = Next}.
-
-%%% ------------------------------------------------------------ re-listing
-%%
-%% A server that declared `tools.listChanged' says its tools changed with
-%% `notifications/tools/list_changed'; the actor then lists them again as
-%% any caller would (a process of its own calls `list_tools', so the
-%% listing has the callers' deadline, page and size bounds, and calls go on
-%% meanwhile). Re-listings start at least `?RELIST_INTERVAL_MS' apart,
-%% however the notices are spaced; notices that come while a listing runs
-%% or waits are one more listing after it; a failed listing is not retried
-%% until the next notice.
-
-noticed(Line, #data{list_changed = true} = Data) ->
-    case binary:match(Line, <<"notifications/tools/list_changed">>) of
-        nomatch ->
-            Data;
-        _ ->
-            case mcp_jsonrpc:decode(Line) of
-                {ok, {notification, <<"notifications/tools/list_changed">>, _}} -> relist(Data);
-                _ -> Data
-            end
-    end;
-noticed(_Line, Data) ->
-    Data.
-
-renewed_listing(#data{listing = none} = Data) -> Data;
-renewed_listing(Data) -> relist(Data).
-
-relist(#data{relist = idle, relist_at = At} = Data) ->
-    case At =:= undefined orelse now_ms() - At >= ?RELIST_INTERVAL_MS of
-        true -> start_relist(Data);
-        false -> Data#data{relist = {waiting, erlang:start_timer(At + ?RELIST_INTERVAL_MS, self(), relist, [{abs, true}])}}
-    end;
-relist(Data) -> Data#data{relist_again = true}.
-
-start_relist(#data{options = Options} = Data) ->
-    Actor = self(),
-    Timeout = maps:get(list_timeout_ms, Options, 30000),
-    {_Pid, Monitor} = spawn_monitor(fun() -> exit({relisted, gen_statem:call(Actor, {list_tools, Timeout})}) end),
-    Data#data{relist = {running, Monitor}, relist_again = false, relist_at = now_ms()}.
-
-relisted(#data{relist_again = true} = Data) ->
-    Data#data{relist = {waiting, erlang:start_timer(?RELIST_INTERVAL_MS, self(), relist)}, relist_again = false};
-relisted(Data) ->
-    Data#data{relist = idle}.
-
-%%% ---------------------------------------------------------------- input
-%%
-%% The input handler is caller code: it runs in a process of its own,
-%% linked (it dies with the actor) and monitored (its exit reason carries
-%% its answers, `mcp_input:answer_all/2'), for at most
-%% `input_timeout_ms' and, for a tool call, not past the call's deadline.
-%% A handler that crashes answers `decline'; one that runs out of time
-%% `cancel' (killed); the actor serves everything else meanwhile.
-
-%% A server request the core answered `-32601' (or a `ping'): with an
-%% input handler, an `elicitation/create' goes to the handler instead; at
-%% most `?MAX_SERVER_INPUTS' of a server's questions run at once (each
-%% handler is a process: a server asking without end would fill the VM's
-%% process table), and one past them is answered `cancel' at once.
-server_request(Line, Response, #data{options = #{input_handler := Handler}, inputs = Inputs} = Data) ->
-    Asking = maps:size(maps:filter(fun(_, #{for := {server_request, _}}) -> true; (_, _) -> false end, Inputs)),
-    case mcp_jsonrpc:decode(Line) of
-        {ok, {server_request, Id, <<"elicitation/create">>, {some, _}}} when Asking >= ?MAX_SERVER_INPUTS ->
-            respond(Id, mcp_input:result(cancel, none), Data);
-        {ok, {server_request, Id, <<"elicitation/create">>, {some, Params}}} ->
-            Request = case mcp_input:request(Params) of
-                          {ok, Elicitation} -> Elicitation;
-                          unsupported -> unsupported
-                      end,
-            {ok, run_input(Handler, [Request], {server_request, Id}, none, Data)};
-        _ ->
-            transmit({rpc, response, Response}, Data)
-    end;
-server_request(_Line, Response, Data) ->
-    transmit({rpc, response, Response}, Data).
-
-%% Starts the handler on `Requests'; `Deadline' (or `none') bounds it
-%% beside `input_timeout_ms'.
-run_input(Handler, Requests, For, Deadline, #data{options = Options, inputs = Inputs} = Data) ->
-    {Pid, Monitor} = spawn_opt(fun() -> exit({input_answers, mcp_input:answer_all(Handler, Requests)}) end,
-                               [link, monitor]),
-    Limit = now_ms() + maps:get(input_timeout_ms, Options),
-    Until = case Deadline of
-                none -> Limit;
-                _ -> min(Limit, Deadline)
-            end,
-    Timer = erlang:start_timer(Until, self(), {input_expired, Monitor}, [{abs, true}]),
-    Data#data{inputs = Inputs#{Monitor => #{pid => Pid, timer => Timer, count => length(Requests), for => For}}}.
-
-%% Takes a run out: its timer cancelled, its process (if alive) killed and
-%% its monitor dropped; gives what it was for.
-stop_input(Monitor, #{pid := Pid, timer := Timer, for := For}) ->
-    _ = erlang:cancel_timer(Timer, [{async, true}, {info, false}]),
-    unlink(Pid),
-    exit(Pid, kill),
-    erlang:demonitor(Monitor, [flush]),
-    For.
-
-input_done(Monitor, Outcome, #data{inputs = Inputs} = Data) ->
-    {#{count := Count, timer := Timer, for := For}, Rest} = maps:take(Monitor, Inputs),
-    _ = erlang:cancel_timer(Timer, [{async, true}, {info, false}]),
-    Answers = case Outcome of
-                  {input_answers, Given} when length(Given) =:= Count -> Given;
-                  _ -> lists:duplicate(Count, mcp_input:result(decline, none))
-              end,
-    answered_input(For, Answers, Data#data{inputs = Rest}).
-
-input_expired(Monitor, #data{inputs = Inputs} = Data) ->
-    case maps:take(Monitor, Inputs) of
-        {#{count := Count} = Run, Rest} ->
-            For = stop_input(Monitor, Run),
-            answered_input(For, lists:duplicate(Count, mcp_input:result(cancel, none)), Data#data{inputs = Rest});
-        error ->
-            {ok, Data}
-    end.
-
-%% The handler's answers go where they were asked for: the server
-%% request's response, or the tool call's retry (a new id, the answers
-%% under their keys, the state echoed).
-answered_input({server_request, Id}, [Answer], Data) ->
-    respond(Id, Answer, Data);
-answered_input({tool_call, From, Kind, {Name, Arguments}, Round, Deadline, Keys, State}, Answers, Data) ->
-    case now_ms() >= Deadline of
-        true ->
-            reply(From, {error, call_timed_out}),
-            {ok, Data};
-        false ->
-            Params = mcp_input:retry_params(Name, Arguments, lists:zip(Keys, Answers), State),
-            send_request(From, {tool_call, Kind, {Name, Arguments}, Round}, Deadline, <<"tools/call">>,
-                         {some, Params}, Data)
-    end.
-
-%% A tool call answered `input_required': a round more, if the limit and
-%% a handler allow.
-input_required({tool_call, Kind, Call, Round}, Result, From, Deadline, #data{options = Options} = Data) ->
-    case mcp_input:read_input_required(Result) of
-        {error, Fault} ->
-            reply(From, {error, {result_malformed, Fault}}),
-            {ok, Data};
-        {ok, _} when Round >= ?MAX_INPUT_ROUNDS ->
-            reply(From, {error, {too_many_input_rounds, ?MAX_INPUT_ROUNDS}}),
-            {ok, Data};
-        {ok, {input_required, Requests, State}} ->
-            case {[Method || {_, {unsupported, Method}} <- Requests], Requests, maps:find(input_handler, Options)} of
-                {[Method | _], _, _} ->
-                    reply(From, {error, {input_unsupported, Method}}),
-                    {ok, Data};
-                {[], [], _} ->
-                    answered_input({tool_call, From, Kind, Call, Round + 1, Deadline, [], State}, [], Data);
-                {[], _, error} ->
-                    reply(From, {error, no_input_handler}),
-                    {ok, Data};
-                {[], _, {ok, Handler}} ->
-                    For = {tool_call, From, Kind, Call, Round + 1, Deadline, [Key || {Key, _} <- Requests], State},
-                    {ok, run_input(Handler, [Request || {_, Request} <- Requests], For, Deadline, Data)}
-            end
-    end.
 
 %%% ------------------------------------------------------------- inbound
 
@@ -1002,7 +739,7 @@ inbound([{rejected, Id, Reason} | Rest], {Progress, Data}) ->
     end;
 inbound([session_renewed | Rest], {Progress, Data}) ->
     %% A new session may be a new server: what was listed is listed again.
-    inbound(Rest, {Progress, renewed_listing(Data)});
+    inbound(Rest, {Progress, mcp_client_listing:renewed_listing(Data)});
 inbound([{fault, Fault} | _], {_, Data}) ->
     {close, Fault, Data};
 inbound([{closed, Evidence} | _], {_, Data}) ->
@@ -1012,11 +749,11 @@ message(Offset, Line, #data{requests = Requests} = Data) ->
     case mcp_protocol:read(Line, mcp_request_table:expected(Requests)) of
         {answer, Id, Reply} -> answered(Id, Reply, Data);
         {routed, Id} -> routed(Id, Line, Data);
-        {reply, Response} -> server_request(Line, Response, Data);
+        {reply, Response} -> mcp_client_inputs:server_request(Line, Response, Data);
         ignored ->
             case mcp_request_table:raw(Requests, any) of
                 true -> raw_answer(Line, Data);
-                false -> {ok, noticed(Line, Data)}
+                false -> {ok, mcp_client_listing:noticed(Line, Data)}
             end;
         {error, {invalid_utf8, At}} -> {close, {invalid_utf8, Offset + At}, Data};
         {error, Fault} -> {close, Fault, Data}
@@ -1140,7 +877,7 @@ answer_pending(Reason, #data{requests = Requests, inputs = Inputs} = Data) ->
                           reply(From, unavailable_reply(Kind, Reason))
                   end, Entries),
     maps:foreach(fun(Monitor, Run) ->
-                         case stop_input(Monitor, Run) of
+                         case mcp_client_inputs:stop_input(Monitor, Run) of
                              {tool_call, From, _, _, _, _, _, _} -> reply(From, {error, {unavailable, Reason}});
                              {server_request, _} -> ok
                          end

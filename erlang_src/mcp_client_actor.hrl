@@ -1,0 +1,74 @@
+%% The client actor's state (`mcp_client_actor'), shared with the modules
+%% that do part of its work: `mcp_client_listing' (the listing and its
+%% re-listing) and `mcp_client_inputs' (the input handler's runs). Only
+%% those three include it.
+
+%% The longest `nextCursor' echoed back (the `tools/list' fault beyond it).
+-define(MAX_CURSOR_BYTES, 65536).
+%% The `input_required' rounds one tool call may take: the retries it
+%% sends with answers; one more `input_required' is `too_many_input_rounds'.
+-define(MAX_INPUT_ROUNDS, 8).
+%% A burst of `notifications/tools/list_changed' costs at most one listing
+%% per this interval (and one running at a time).
+-define(RELIST_INTERVAL_MS, 1000).
+%% A server's questions (`elicitation/create') whose input handler runs at
+%% once.
+-define(MAX_SERVER_INPUTS, 4).
+
+-record(data, {spec :: mcp_transport:spec(),
+               options :: map(),
+               builder :: reference() | gone,
+               custodian :: reference() | gone,
+               conn :: mcp_transport:connection() | undefined,
+               %% The requests in flight (`mcp_request_table').
+               requests = mcp_request_table:new() :: mcp_request_table:table(),
+               %% Messages waiting for the next `flush_outbox', newest first.
+               outbox = [] :: [mcp_transport:message()],
+               reason :: term(),
+               %% The wire in use: `handshake', or `modern' from the probe on.
+               era = handshake :: handshake | modern,
+               %% Modern era: each listed tool's header map, once listed.
+               tool_headers = unlisted :: unlisted | #{binary() => mcp_request_headers:header_map()},
+               %% Modern era: tools the last listing left out, with why.
+               left_out = [] :: [{binary(), binary()}],
+               %% The input handler's runs in flight, by the monitor of the
+               %% process running it (`mcp_input').
+               inputs = #{} :: #{reference() => input_run()},
+               %% The tools as last listed, with the listing's generation
+               %% (0 until a listing completed; one more whenever a
+               %% listing differs from the last), and who hears of a new
+               %% generation (`mcp_client:subscribe/1'), by monitor.
+               listing = none :: none | [mcp_protocol:tool_descriptor()],
+               generation = 0 :: non_neg_integer(),
+               subscribers = #{} :: #{reference() => pid()},
+               %% The server declared `tools.listChanged': its
+               %% `notifications/tools/list_changed' starts a re-listing
+               %% (`mcp_client_listing:relist/1'): idle, running (a
+               %% process of ours listing as any caller would, by its
+               %% monitor), or waiting for `?RELIST_INTERVAL_MS' after one
+               %% (its timer); `again' when a notice came while it ran.
+               list_changed = false :: boolean(),
+               relist = idle :: idle | {running, reference()} | {waiting, reference()},
+               relist_again = false :: boolean(),
+               %% When the last re-listing started: the next starts no
+               %% sooner than `?RELIST_INTERVAL_MS' after it.
+               relist_at :: integer() | undefined,
+               evidence :: term(),
+               %% The reconnect policy's bookkeeping (`mcp_reconnect'):
+               %% whether a connection was ever up (only such a client
+               %% reconnects), when the current one came up, the attempts
+               %% made in a row, and the timer of the wait before the next.
+               ever_connected = false :: boolean(),
+               connected_at :: integer() | undefined,
+               reconnects = 0 :: non_neg_integer(),
+               backoff :: reference() | undefined,
+               retirees = [] :: [gen_statem:from()],
+               stop_when_closed = false :: boolean()}).
+
+%% One run of the input handler: the process, its timer, and what its
+%% answers are for (a server's `elicitation/create', or a tool call's
+%% next round).
+-type input_run() :: #{pid := pid(), timer := reference(), count := non_neg_integer(),
+                       for := {server_request, mcp_jsonrpc:id()}
+                            | {tool_call, gen_statem:from(), term(), {binary(), term()}, pos_integer(),
+                               integer(), [binary()], {some, term()} | none}}.
