@@ -763,13 +763,9 @@ message(Offset, Line, #data{requests = Requests} = Data) ->
 %% its own answer from it (`mcp_client'), so the actor builds none of it.
 routed(Id, Line, #data{requests = Requests} = Data) ->
     case mcp_request_table:settle(Requests, Id) of
-        {#{from := From, kind := {tool_call, Kind, _, _}} = Entry, Rest} ->
+        {#{from := From, kind := {tool_call, _, _, _} = Kind} = Entry, Rest} ->
             release(Entry),
-            Expectation = case Kind of
-                              call -> call_tool;
-                              call_msgpack -> call_tool_msgpack
-                          end,
-            reply(From, {routed, Line, Id, Expectation}),
+            reply(From, {routed, Line, Id, mcp_request_table:routed_as(Kind)}),
             {ok, Data#data{requests = Rest}};
         none ->
             {ok, Data}

@@ -21,8 +21,11 @@
 %% </ul>
 -module(mcp_reconnect).
 
--export([defaults/0, valid/1, with_defaults/1, next/4, max_attempts/0, min_reset_after_ms/0]).
--export_type([policy/0, decision/0]).
+-export([defaults/0, valid/1, out_of_range/1, range/1, with_defaults/1, next/4, max_attempts/0,
+         min_reset_after_ms/0]).
+-export_type([policy/0, decision/0, field/0]).
+
+-type field() :: attempts | backoff_ms | max_backoff_ms | reset_after_ms.
 
 -type policy() :: #{attempts := 1..1000,
                     backoff_ms := non_neg_integer(),
@@ -34,8 +37,8 @@
 %% The least `reset_after_ms': below it a server dying after every
 %% handshake would start the count again each time, and never be given up.
 -define(MIN_RESET_AFTER_MS, 1000).
-%% Every duration is a timeout as the client's others: 0 to a day.
--define(IS_MS(T), (is_integer(T) andalso T >= 0 andalso T =< 86400000)).
+%% Every duration is a timeout as the client's others: at most a day.
+-define(MAX_MS, 86400000).
 
 %% @doc The most attempts a policy may name.
 -spec max_attempts() -> pos_integer().
@@ -54,13 +57,30 @@ defaults() ->
 %% optional durations integers from 0 to a day (`reset_after_ms' from a
 %% second); no other key.
 -spec valid(term()) -> boolean().
-valid(#{attempts := Attempts} = Policy) when is_integer(Attempts), Attempts >= 1, Attempts =< ?MAX_ATTEMPTS ->
-    Durations = maps:without([attempts], Policy),
-    lists:all(fun(Key) -> lists:member(Key, [backoff_ms, max_backoff_ms, reset_after_ms]) end, maps:keys(Durations))
-        andalso lists:all(fun(T) -> ?IS_MS(T) end, maps:values(Durations))
-        andalso maps:get(reset_after_ms, Durations, ?MIN_RESET_AFTER_MS) >= ?MIN_RESET_AFTER_MS;
+valid(#{attempts := _} = Policy) ->
+    lists:all(fun(Key) -> lists:member(Key, fields()) end, maps:keys(Policy))
+        andalso out_of_range(Policy) =:= none;
 valid(_) ->
     false.
+
+%% @doc The first field of `Policy' outside its range (an absent one is
+%% taken as in range), with its value, or `none'.
+-spec out_of_range(map()) -> {field(), term()} | none.
+out_of_range(Policy) ->
+    case [{Key, Value} || Key <- fields(), {Min, Max} <- [range(Key)], Value <- [maps:get(Key, Policy, Min)],
+                          not (is_integer(Value) andalso Value >= Min andalso Value =< Max)] of
+        [] -> none;
+        [First | _] -> First
+    end.
+
+%% @doc A field's least and greatest value.
+-spec range(field()) -> {non_neg_integer(), pos_integer()}.
+range(attempts) -> {1, ?MAX_ATTEMPTS};
+range(backoff_ms) -> {0, ?MAX_MS};
+range(max_backoff_ms) -> {0, ?MAX_MS};
+range(reset_after_ms) -> {?MIN_RESET_AFTER_MS, ?MAX_MS}.
+
+fields() -> [attempts, backoff_ms, max_backoff_ms, reset_after_ms].
 
 %% @doc A valid policy with every default filled in.
 -spec with_defaults(map()) -> policy().
@@ -89,12 +109,8 @@ next(#{attempts := Attempts, backoff_ms := Backoff, max_backoff_ms := Max, reset
         false -> {retry, Made + 1, wait_ms(Backoff, Max, Made)}
     end.
 
-%% `Backoff * 2^Made', at most `Max' (the exponent is bounded by the
-%% attempts, at most 1,000: computed by doubling until past `Max').
+%% `Backoff * 2^Made', at most `Max' (a day at most, below 2^27: a
+%% shift of 32 is past any ceiling, so the exponent need not grow with the
+%% attempts).
 wait_ms(Backoff, Max, Made) ->
-    wait_ms(Backoff, Max, Made, Backoff).
-
-wait_ms(_Backoff, Max, _Made, Wait) when Wait >= Max -> Max;
-wait_ms(_Backoff, _Max, 0, Wait) -> Wait;
-wait_ms(Backoff, _Max, _Made, 0) -> Backoff;
-wait_ms(Backoff, Max, Made, Wait) -> wait_ms(Backoff, Max, Made - 1, Wait * 2).
+    min(Max, Backoff bsl min(Made, 32)).

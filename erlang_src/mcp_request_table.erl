@@ -25,7 +25,7 @@
 -module(mcp_request_table).
 
 -export([new/0, next_id/1, add/2, expected/1, raw/2, settle/2, expire/3, caller_gone/2,
-         drain/1, size/1, monitors/1]).
+         drain/1, size/1, monitors/1, routed_as/1]).
 -export_type([table/0, entry/0, kind/0]).
 
 %% What a request is: the handshake's `initialize', a `tools/call' (`call',
@@ -141,6 +141,14 @@ forget(#{id := Id, monitor := Monitor}, #table{expected = Expected, raw = Raw, c
     Table#table{expected = maps:remove(Id, Expected), raw = maps:remove(Id, Raw),
                 callers = maps:remove(Monitor, Callers)}.
 
+%% @doc What the caller of a routed tool call (`routed_call_tool') reads
+%% its result's line as: `call_tool' or `call_tool_msgpack'.
+-spec routed_as(kind()) -> call_tool | call_tool_msgpack.
+routed_as({tool_call, Kind, _, _}) -> call_result(Kind).
+
+call_result(call) -> call_tool;
+call_result(call_msgpack) -> call_tool_msgpack.
+
 %% What `mcp_protocol:read/2' decodes a response to each kind as.
 expectation(handshake) -> initialize;
 expectation({list, _, _, _}) -> tools_page;
@@ -150,6 +158,5 @@ expectation({reprobe, _, _, _}) -> raw;
 %% A tool call's complete result is handed to its caller to decode
 %% (`routed_call_tool'); the caller's own read names the term it wants.
 expectation({tool_call, _Kind, _, _}) -> routed_call_tool;
-expectation(call) -> call_tool;
-expectation(call_msgpack) -> call_tool_msgpack;
+expectation(Call) when Call =:= call; Call =:= call_msgpack -> call_result(Call);
 expectation(ping) -> ping.

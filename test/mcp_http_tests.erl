@@ -155,17 +155,24 @@ a_client_that_can_be_asked_listens_on_the_standalone_stream_test() ->
         shut_down_leaving_nothing(Client)
     end).
 
+%% GETs answered in turn by `Answers' (the last for every GET past them),
+%% and the count of GETs so far.
+in_turn(Answers) ->
+    Gets = counters:new(1, []),
+    Get = fun(_) ->
+                  counters:add(Gets, 1, 1),
+                  Answer = lists:nth(min(counters:get(Gets, 1), length(Answers)), Answers),
+                  Answer()
+          end,
+    {Get, Gets}.
+
+%% An event stream that ends at once, asking to be reopened after 50 ms.
+ends_at_once() -> {sse, [{"content-type", "text/event-stream"}], [<<"retry: 50\n\n">>]}.
+
 %% A standalone stream that ends is opened again: here the first ends at
 %% once, and the server asks on the second.
 a_standalone_stream_that_ends_is_opened_again_test() ->
-    Gets = counters:new(1, []),
-    Get = fun(_) ->
-              counters:add(Gets, 1, 1),
-              case counters:get(Gets, 1) of
-                  1 -> {sse, [{"content-type", "text/event-stream"}], [<<"retry: 50\n\n">>]};
-                  _ -> elicitation_on_the_standalone_stream()
-              end
-          end,
+    {Get, _Gets} = in_turn([fun ends_at_once/0, fun elicitation_on_the_standalone_stream/0]),
     with_get(Get, fun(Url) ->
         {ok, Client, _} = mcp_client:start(#{url => Url}, #{input_handler => fun accept_note/1}),
         timer:sleep(500),
@@ -179,8 +186,7 @@ a_standalone_stream_that_ends_is_opened_again_test() ->
 %% again at most `mcp_http_session:max_resumptions()' times, and the client goes
 %% on without it.
 a_standalone_stream_that_keeps_ending_is_given_up_test() ->
-    Empty = fun(_) -> {sse, [{"content-type", "text/event-stream"}], [<<"retry: 50\n\n">>]} end,
-    with_get(Empty, fun(Url) ->
+    with_get(fun(_) -> ends_at_once() end, fun(Url) ->
         {ok, Client, _} = mcp_client:start(#{url => Url}, #{input_handler => fun accept_note/1}),
         timer:sleep(800),
         ?assertEqual(1 + mcp_http_session:max_resumptions(), length([R || #{method := 'GET'} = R <- requests()])),
@@ -192,15 +198,8 @@ a_standalone_stream_that_keeps_ending_is_given_up_test() ->
 %% forgot the session while no request was in flight): a new session is
 %% started, and the stream opened again in it.
 a_standalone_stream_reopened_into_a_404_starts_a_new_session_test() ->
-    Gets = counters:new(1, []),
-    Get = fun(_) ->
-              counters:add(Gets, 1, 1),
-              case counters:get(Gets, 1) of
-                  1 -> {sse, [{"content-type", "text/event-stream"}], [<<"retry: 50\n\n">>]};
-                  2 -> {reply, 404, [], <<>>};
-                  _ -> elicitation_on_the_standalone_stream()
-              end
-          end,
+    {Get, Gets} = in_turn([fun ends_at_once/0, fun() -> {reply, 404, [], <<>>} end,
+                           fun elicitation_on_the_standalone_stream/0]),
     with_get(Get, fun(Url) ->
         {ok, Client, _} = mcp_client:start(#{url => Url}, #{input_handler => fun accept_note/1}),
         timer:sleep(600),

@@ -78,6 +78,12 @@ switching_server(Flag, Mode, Log) ->
     Script = "echo start >> \"$3\"; if [ -e \"$2\" ]; then exec \"$1\" " ++ Mode ++ "; else exec \"$1\" serve; fi",
     #{executable => "/bin/sh", args => ["-c", Script, "sh", Faulty, Flag, Log]}.
 
+%% A client of `Spec' started and subscribed to by the test process.
+subscribed(Spec, Options) ->
+    {ok, Client, _} = mcp_client:start(Spec, Options),
+    ok = mcp_client:subscribe(Client),
+    Client.
+
 scratch() ->
     Dir = string:trim(os:cmd("mktemp -d")),
     {filename:join(Dir, "flag"), filename:join(Dir, "log"), Dir}.
@@ -106,9 +112,8 @@ a_killed_server_is_started_again_after_its_end_is_proven_test_() ->
 
 a_killed_server_is_started_again_after_its_end_is_proven() ->
     {Flag, Log, _} = scratch(),
-    {ok, Client, _} = mcp_client:start(switching_server(Flag, "serve", Log), #{reconnect => #{attempts => 2, backoff_ms => 0}}),
+    Client = subscribed(switching_server(Flag, "serve", Log), #{reconnect => #{attempts => 2, backoff_ms => 0}}),
     Pid = mcp_client:pid(Client),
-    ok = mcp_client:subscribe(Client),
     Old = kill(Client),
     ?assertMatch({mcp_reconnecting, Pid, 1, {transport_ended, {exited, {signal, 9}}}}, receive_event()),
     %% Heard only once the old process's exit status was read.
@@ -127,9 +132,8 @@ without_a_policy_subscribers_hear_the_end_test_() ->
 
 without_a_policy_subscribers_hear_the_end() ->
     {Flag, Log, _} = scratch(),
-    {ok, Client, _} = mcp_client:start(switching_server(Flag, "serve", Log), #{}),
+    Client = subscribed(switching_server(Flag, "serve", Log), #{}),
     Pid = mcp_client:pid(Client),
-    ok = mcp_client:subscribe(Client),
     _ = kill(Client),
     ?assertMatch({mcp_gave_up, Pid, {transport_ended, {exited, {signal, 9}}}}, receive_event()),
     ?assertMatch({error, {unavailable, {transport_ended, _}}}, mcp_client:ping(Client, 1000)),
@@ -142,10 +146,8 @@ a_server_dying_at_every_start_is_given_up_after_its_attempts_test_() ->
 
 a_server_dying_at_every_start_is_given_up_after_its_attempts() ->
     {Flag, Log, _} = scratch(),
-    {ok, Client, _} = mcp_client:start(switching_server(Flag, "exit-before-read", Log),
-                                       #{reconnect => #{attempts => 2, backoff_ms => 0}}),
+    Client = subscribed(switching_server(Flag, "exit-before-read", Log), #{reconnect => #{attempts => 2, backoff_ms => 0}}),
     Pid = mcp_client:pid(Client),
-    ok = mcp_client:subscribe(Client),
     ok = file:write_file(Flag, <<>>),
     _ = kill(Client),
     ?assertMatch({mcp_reconnecting, Pid, 1, {transport_ended, _}}, receive_event()),
@@ -167,10 +169,8 @@ the_count_starts_again_after_a_stable_connection() ->
     %% between stayed up `reset_after_ms'.
     {Flag, Log, _} = scratch(),
     Twice = fun(ResetAfter) ->
-                    {ok, Client, _} = mcp_client:start(switching_server(Flag, "serve", Log),
-                                                       #{reconnect => #{attempts => 1, backoff_ms => 0,
-                                                                        reset_after_ms => ResetAfter}}),
-                    ok = mcp_client:subscribe(Client),
+                    Client = subscribed(switching_server(Flag, "serve", Log),
+                                        #{reconnect => #{attempts => 1, backoff_ms => 0, reset_after_ms => ResetAfter}}),
                     _ = kill(Client),
                     {mcp_reconnecting, _, 1, _} = receive_event(),
                     {mcp_reconnected, _, 1} = receive_event(),
@@ -226,8 +226,7 @@ retired_while_waiting_starts_nothing_more_test_() ->
 
 retired_while_waiting_starts_nothing_more() ->
     {Flag, Log, _} = scratch(),
-    {ok, Client, _} = mcp_client:start(switching_server(Flag, "serve", Log), #{reconnect => #{attempts => 5, backoff_ms => 500}}),
-    ok = mcp_client:subscribe(Client),
+    Client = subscribed(switching_server(Flag, "serve", Log), #{reconnect => #{attempts => 5, backoff_ms => 500}}),
     _ = kill(Client),
     {mcp_reconnecting, _, 1, _} = receive_event(),
     %% The evidence is the last server's.

@@ -16,7 +16,9 @@ table_matches_its_model_test() ->
 %% `{expire, Pick, StaleTimer}', `{caller_gone, Pick}', `drain', where Pick
 %% selects among the ids minted so far (some already gone).
 operation() ->
-    frequency([{5, {add, oneof([handshake, call, call_msgpack, ping, {list, 0, [], []}]), boolean()}},
+    frequency([{5, {add, oneof([handshake, call, call_msgpack, ping, {list, 0, [], []},
+                                {tool_call, call, {<<"t">>, {object, []}}, 0},
+                                {tool_call, call_msgpack, {<<"t">>, {object, []}}, 1}]), boolean()}},
                {3, {settle, nat()}},
                {2, {expire, nat(), boolean()}},
                {2, {caller_gone, nat()}},
@@ -113,9 +115,16 @@ expectation(handshake) -> initialize;
 expectation({list, _, _, _}) -> tools_page;
 expectation(call) -> call_tool;
 expectation(call_msgpack) -> call_tool_msgpack;
-expectation(ping) -> ping.
+expectation(ping) -> ping;
+%% A tool call's complete result goes to its caller, who reads it as its
+%% kind says.
+expectation({tool_call, _, _, _}) -> routed_call_tool.
 
 %% ---- named cases ----
+
+a_routed_tool_call_is_read_by_its_caller_as_its_kind_says_test() ->
+    ?assertEqual(call_tool, mcp_request_table:routed_as({tool_call, call, {<<"t">>, null}, 0})),
+    ?assertEqual(call_tool_msgpack, mcp_request_table:routed_as({tool_call, call_msgpack, {<<"t">>, null}, 2})).
 
 a_settled_id_is_gone_for_every_other_way_out_test() ->
     Timer = make_ref(),

@@ -81,8 +81,7 @@ run(#{subcommand := Subcommand} = Command) ->
 several(Jobs, Skipped, Command) ->
     progress(["generating ", count(length(Jobs), "server")]),
     #{status := Status, rows := Rows} = run_jobs(Jobs, Command, several),
-    Ordered = Rows ++ [#{server => Name, Kind => Why} || {Kind, Name, Why} <- Skipped],
-    ok = io:put_chars(standard_error, mcp_cli_render:summary_table([summary_row(Row) || Row <- Ordered])),
+    Ordered = summary(Rows, Skipped),
     Failed = [Server || #{server := Server} = Row <- Ordered, maps:is_key(error, Row) orelse maps:is_key(invalid, Row)],
     case {Status, Failed} of
         {?INTERRUPTED, _} -> ?INTERRUPTED;
@@ -94,6 +93,13 @@ several(Jobs, Skipped, Command) ->
                                                       || F <- Failed])])),
             max(Status, 1)
     end.
+
+%% The summary table on stderr: a row per server run, then one per
+%% skipped entry; the rows in that order.
+summary(Rows, Skipped) ->
+    Ordered = Rows ++ [#{server => Name, Kind => Why} || {Kind, Name, Why} <- Skipped],
+    ok = io:put_chars(standard_error, mcp_cli_render:summary_table([summary_row(Row) || Row <- Ordered])),
+    Ordered.
 
 %% watch: every server generated (as `generate --out'), then the ones
 %% whose listing was read are followed by `mcp_cli_watch' in this process
@@ -108,9 +114,9 @@ watch(Jobs, Skipped, Command) ->
     {Interrupted, Results} = await(Started, #{}),
     case Mode of
         several ->
-            Rows = [(maps:get(Monitor, Results, #{}))#{server => Label} || #{monitor := Monitor, job := #{label := Label}} <- Started],
-            ok = io:put_chars(standard_error, mcp_cli_render:summary_table(
-                                                [summary_row(Row) || Row <- Rows ++ [#{server => Name, Kind => Why} || {Kind, Name, Why} <- Skipped]]));
+            _ = summary([(maps:get(Monitor, Results, #{}))#{server => Label}
+                         || #{monitor := Monitor, job := #{label := Label}} <- Started], Skipped),
+            ok;
         single ->
             ok
     end,

@@ -322,24 +322,21 @@ reconnect({given, {object, Members}}) ->
 reconnect({given, _}) ->
     {error, "has a \"reconnect\" that is not an object"}.
 
-reconnect_member(<<"attempts">>, {int, N}) ->
-    Max = mcp_cli_args:max_reconnect_attempts(),
-    case N >= 1 andalso N =< Max of
-        true -> {attempts, N};
-        false -> {error, io_lib:format("whose \"attempts\" is not from 1 to ~b", [Max])}
-    end;
-reconnect_member(Key, {int, Ms}) when Key =:= <<"backoff_ms">>; Key =:= <<"max_backoff_ms">> ->
-    Max = mcp_client:max_timeout_ms(),
-    case Ms >= 0 andalso Ms =< Max of
-        true -> {backoff_key(Key), Ms};
-        false -> {error, io_lib:format("whose \"~ts\" is not milliseconds from 0 to ~b", [Key, Max])}
+reconnect_member(Key, {int, Value}) when Key =:= <<"attempts">>; Key =:= <<"backoff_ms">>; Key =:= <<"max_backoff_ms">> ->
+    Field = reconnect_field(Key),
+    {Min, Max} = mcp_reconnect:range(Field),
+    case {Value >= Min andalso Value =< Max, Field} of
+        {true, _} -> {Field, Value};
+        {false, attempts} -> {error, io_lib:format("whose \"attempts\" is not from ~b to ~b", [Min, Max])};
+        {false, _} -> {error, io_lib:format("whose \"~ts\" is not milliseconds from ~b to ~b", [Key, Min, Max])}
     end;
 reconnect_member(Key, _Value) ->
     {error, ["with a member ", printable(Key), " it does not know, or of the wrong type (attempts, backoff_ms "
              "and max_backoff_ms take integers)"]}.
 
-backoff_key(<<"backoff_ms">>) -> backoff_ms;
-backoff_key(<<"max_backoff_ms">>) -> max_backoff_ms.
+reconnect_field(<<"attempts">>) -> attempts;
+reconnect_field(<<"backoff_ms">>) -> backoff_ms;
+reconnect_field(<<"max_backoff_ms">>) -> max_backoff_ms.
 
 no_env_file(none) -> {ok, #{}};
 no_env_file({given, _}) -> {error, "has \"envFile\", which mcp-gen does not read: put the variables in \"env\""}.

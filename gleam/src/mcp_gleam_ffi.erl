@@ -189,20 +189,14 @@ bad_timeout_option({options, _Info, Handshake, List, Shutdown, _Era, _Handler, I
         [First | _] -> First
     end.
 
-%% The first field of a `Reconnect' outside its range (`mcp_reconnect:valid/1':
-%% attempts 1..max_attempts(), durations 0..max_timeout_ms()), by name.
+%% The first field of a `Reconnect' outside its range
+%% (`mcp_reconnect:out_of_range/1'), by name.
 bad_reconnect_field({options, _Info, _Handshake, _List, _Shutdown, _Era, _Handler, _Input, none}) ->
     none;
-bad_reconnect_field({options, _Info, _Handshake, _List, _Shutdown, _Era, _Handler, _Input,
-                     {some, {reconnect, Attempts, Backoff, MaxBackoff, ResetAfter}}}) ->
-    Named = [{<<"attempts">>, Attempts, Attempts >= 1 andalso Attempts =< mcp_reconnect:max_attempts()},
-             {<<"backoff_ms">>, Backoff, ?IS_TIMEOUT(Backoff)},
-             {<<"max_backoff_ms">>, MaxBackoff, ?IS_TIMEOUT(MaxBackoff)},
-             {<<"reset_after_ms">>, ResetAfter,
-              ?IS_TIMEOUT(ResetAfter) andalso ResetAfter >= mcp_reconnect:min_reset_after_ms()}],
-    case [{Field, Value} || {Field, Value, false} <- Named] of
-        [] -> none;
-        [First | _] -> First
+bad_reconnect_field({options, _Info, _Handshake, _List, _Shutdown, _Era, _Handler, _Input, {some, Reconnect}}) ->
+    case mcp_reconnect:out_of_range(reconnect_policy(Reconnect)) of
+        none -> none;
+        {Field, Value} -> {atom_to_binary(Field), Value}
     end.
 
 %% Gleam `Transport' to an `mcp_transport:spec()', or the refusal of a
