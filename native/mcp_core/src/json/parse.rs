@@ -748,11 +748,13 @@ impl<'a> Reader<'a> {
                 }
                 _ => return Err(fault(non_ascii, Self::fault_at(escape_at, "invalid escape"))),
             };
-            if keep && decoded.is_ascii() {
-                self.scratch.push(decoded as u8);
-            } else if keep {
-                let mut encoded = [0u8; 4];
-                self.scratch.extend_from_slice(decoded.encode_utf8(&mut encoded).as_bytes());
+            if keep {
+                if decoded.is_ascii() {
+                    self.scratch.push(decoded as u8);
+                } else {
+                    let mut encoded = [0u8; 4];
+                    self.scratch.extend_from_slice(decoded.encode_utf8(&mut encoded).as_bytes());
+                }
             }
             let segment_start = cursor;
             let segment_non_ascii;

@@ -137,11 +137,8 @@ fn read_envelope<S>(
             };
             let outcome = match (outcome, expected) {
                 (Ok(result), Expect::RoutedCallTool) => {
-                    if let Some(members) = envelope.result_members() {
-                        if input_required(&envelope, members)? {
-                            let outcome = Outcome::Answer(Answer::InputRequired(envelope.tree(result)?));
-                            return Ok(Reading::Answer { id, outcome });
-                        }
+                    if let Some(outcome) = input_required_answer(&envelope, result)? {
+                        return Ok(Reading::Answer { id, outcome });
                     }
                     envelope.skip(result)?;
                     return Ok(Reading::Routed { id });
@@ -179,10 +176,8 @@ fn call_tool<'a, S>(
     result: Span<'a>,
     structured: impl FnOnce(&[u8]) -> Result<S, CorruptionReport>,
 ) -> Result<Outcome<S>, MessageFault> {
-    if let Some(members) = envelope.result_members() {
-        if input_required(envelope, members)? {
-            return Ok(Outcome::Answer(Answer::InputRequired(envelope.tree(result)?)));
-        }
+    if let Some(outcome) = input_required_answer(envelope, result)? {
+        return Ok(outcome);
     }
     let (stand_in, structured_span) = match envelope.result_members() {
         Some(members) => call_tool_members(envelope, members)?,
@@ -207,6 +202,17 @@ fn call_tool<'a, S>(
         is_error: decoded.is_error,
         structured_content,
     })))
+}
+
+/// A `tools/call` result whose `resultType` is `"input_required"`, kept
+/// whole; `None` for a complete result (or one that is not an object).
+fn input_required_answer<'a, S>(envelope: &Envelope<'a>, result: Span<'a>) -> Result<Option<Outcome<S>>, MessageFault> {
+    match envelope.result_members() {
+        Some(members) if input_required(envelope, members)? => {
+            Ok(Some(Outcome::Answer(Answer::InputRequired(envelope.tree(result)?))))
+        }
+        _ => Ok(None),
+    }
 }
 
 /// Whether the first `resultType` member of a result is the string
