@@ -177,8 +177,8 @@ live(cast, stop, _State, Data) ->
     close_with(stopped, Data#data{stop_when_closed = true});
 live(info, flush_outbox, _State, Data) ->
     after_request(flush_outbox(Data));
-live(info, {timeout, Timer, {expire, Id}}, _State, Data) ->
-    after_request(expire(Id, Timer, Data));
+live(info, {timeout, Timer, deadline}, _State, #data{deadline_timer = {Timer, _}} = Data) ->
+    after_request(expired(Data#data{deadline_timer = none}));
 live(info, {'DOWN', Monitor, process, _, Outcome}, _State, #data{inputs = Inputs} = Data)
   when is_map_key(Monitor, Inputs) ->
     after_request(mcp_client_inputs:input_done(Monitor, Outcome, Data));
@@ -186,7 +186,7 @@ live(info, {timeout, _Timer, {input_expired, Monitor}}, _State, Data) ->
     after_request(mcp_client_inputs:input_expired(Monitor, Data));
 live(info, {'DOWN', Monitor, process, _, _} = Down, State, #data{requests = Requests} = Data) ->
     case mcp_request_table:caller_gone(Requests, Monitor) of
-        {Entry, Rest} -> after_request(caller_gone(Entry, Data#data{requests = Rest}));
+        {Entries, Rest} -> after_request(caller_gone(Entries, {ok, Data#data{requests = Rest}}));
         none -> transport_event(Down, State, Data)
     end;
 live(info, Info, State, Data) ->
@@ -520,8 +520,10 @@ handshake_failed(StartError, From, Data) ->
 deadline(Timeout) -> now_ms() + Timeout.
 
 %% The one path of a request: mints its id, writes it, and records it with
-%% its deadline timer and its caller's monitor; a failed write answers the
-%% caller and closes. Arguments that are not JSON are raised in the caller.
+%% its deadline and its caller (monitored from its first request on, the
+%% deadline timer armed when this deadline is the least); a failed write
+%% answers the caller and closes. Arguments that are not JSON are raised in
+%% the caller.
 send_request(From, Kind, Deadline, Method, Params0, Data) ->
     send_request(From, Kind, Deadline, Method, Params0, resendable(Kind, Data), Data).
 
@@ -542,14 +544,13 @@ send_request(From, Kind, Deadline, Method, Given, Resend, #data{requests = Reque
         {ok, Bytes} ->
             case transmit({rpc, {request, Id, Method, Params, era(Method, Params, Data)}, Bytes}, Data) of
                 {ok, Sent} ->
-                    Request = #{from => From, kind => Kind, deadline => Deadline,
-                                timer => erlang:start_timer(Deadline, self(), {expire, Id}, [{abs, true}]),
-                                monitor => caller_monitor(Kind, From)},
+                    Request = monitored(#{from => From, kind => Kind, deadline => Deadline,
+                                          caller => caller(Kind, From)}, Requests),
                     Kept = case Resend of
                                true -> Request#{resend => {Method, Params0}};
                                false -> Request
                            end,
-                    {ok, Sent#data{requests = mcp_request_table:add(Requests, Kept)}};
+                    {ok, arm(Sent#data{requests = mcp_request_table:add(Requests, Kept)})};
                 {close, Reason, Failed} ->
                     reply(From, unavailable_reply(Kind, Reason)),
                     {close, Reason, Failed}
@@ -613,47 +614,82 @@ encoded(Message) ->
         error:Reason -> {error, Reason}
     end.
 
-%% Callers are monitored so that a caller's death cancels its request at
-%% once (its entry would otherwise wait for the deadline, up to a day). The
-%% handshake is not: it decides the connection, whoever asked for it.
-caller_monitor(handshake, _From) -> none;
-caller_monitor(_Kind, none) -> none;
-caller_monitor(_Kind, {Caller, _Tag}) -> erlang:monitor(process, Caller).
+%% Callers are monitored so that a caller's death cancels its requests at
+%% once (an entry would otherwise wait for its deadline, up to a day); one
+%% monitor per caller process (`mcp_request_table'). The handshake's caller
+%% is not: the handshake decides the connection, whoever asked for it.
+caller(handshake, _From) -> none;
+caller(_Kind, none) -> none;
+caller(_Kind, {Caller, _Tag}) -> Caller.
 
-%% The effects an entry leaving the table still holds: its timer and its
-%% caller's monitor.
-release(#{timer := Timer, monitor := Monitor}) ->
-    _ = erlang:cancel_timer(Timer, [{async, true}, {info, false}]),
-    case Monitor of
-        none -> ok;
-        _ -> true = erlang:demonitor(Monitor, [flush]), ok
+monitored(#{caller := Caller} = Request, Requests) when is_pid(Caller) ->
+    case mcp_request_table:monitored(Requests, Caller) of
+        true -> Request;
+        false -> Request#{monitor => erlang:monitor(process, Caller)}
+    end;
+monitored(Request, _Requests) ->
+    Request.
+
+%% What an entry leaving the table hands back: the caller monitor to drop.
+release(#{release := none}) -> ok;
+release(#{release := Monitor}) -> true = erlang:demonitor(Monitor, [flush]), ok.
+
+%% The deadline timer armed at the least deadline pending, unless it is
+%% armed for that moment or earlier already. It is not cancelled when
+%% requests settle: it then fires early, expires nothing and is armed again.
+arm(#data{requests = Requests, deadline_timer = Armed} = Data) ->
+    case {mcp_request_table:earliest(Requests), Armed} of
+        {none, _} -> Data;
+        {At, {_, ArmedAt}} when ArmedAt =< At -> Data;
+        {At, _} ->
+            disarm(Armed),
+            Data#data{deadline_timer = {erlang:start_timer(At, self(), deadline, [{abs, true}]), At}}
     end.
 
-%% A caller died before its answer: its request is cancelled now.
-caller_gone(#{id := Id} = Entry, Data) ->
-    release(Entry),
-    cancel(Id, <<"caller gone">>, Data).
+disarm(none) -> ok;
+disarm({Timer, _At}) -> _ = erlang:cancel_timer(Timer, [{async, true}, {info, false}]), ok.
+
+%% A caller died before its answers: its requests are cancelled now.
+caller_gone([], Progress) ->
+    Progress;
+caller_gone([#{id := Id} | Rest], {_, Data}) ->
+    case cancel(Id, <<"caller gone">>, Data) of
+        {ok, Next} -> caller_gone(Rest, {ok, Next});
+        {close, _, _} = Close -> Close
+    end.
 
 %% `notifications/cancelled' for a request the client gave up.
 cancel(Id, Reason, Data) ->
     notify(<<"notifications/cancelled">>, {some, {object, [{<<"requestId">>, {int, Id}}, {<<"reason">>, {string, Reason}}]}},
            Data).
 
-expire(Id, Timer, #data{requests = Requests} = Data) ->
-    case mcp_request_table:expire(Requests, Id, Timer) of
-        {#{kind := handshake, from := From} = Entry, Rest} ->
+%% The deadline timer fired: every request whose deadline has passed
+%% expires, least deadline first, until one closes the connection (the
+%% rest are then answered as the close answers them); the timer is armed
+%% again for what is left.
+expired(Data) ->
+    expired(now_ms(), {ok, Data}).
+
+expired(Now, {Progress, #data{requests = Requests} = Data}) ->
+    case mcp_request_table:expire_next(Requests, Now) of
+        {Entry, Rest} ->
             release(Entry),
-            handshake_failed({handshake_failed, call_timed_out}, From, Data#data{requests = Rest});
-        {#{kind := {discover, _, _, _} = Kind, from := From} = Entry, Rest} ->
-            release(Entry),
-            probe_settled(timed_out, Kind, From, Data#data{requests = Rest});
-        {#{from := From} = Entry, Rest} ->
-            release(Entry),
-            reply(From, {error, call_timed_out}),
-            cancel(Id, <<"deadline expired">>, Data#data{requests = Rest});
+            case expire(Entry, Data#data{requests = Rest}) of
+                {ok, Next} -> expired(Now, {Progress, Next});
+                {connected, Next} -> expired(Now, {connected, Next});
+                {close, _, _} = Close -> Close
+            end;
         none ->
-            {ok, Data}
+            {Progress, arm(Data)}
     end.
+
+expire(#{kind := handshake, from := From}, Data) ->
+    handshake_failed({handshake_failed, call_timed_out}, From, Data);
+expire(#{kind := {discover, _, _, _} = Kind, from := From}, Data) ->
+    probe_settled(timed_out, Kind, From, Data);
+expire(#{id := Id, from := From}, Data) ->
+    reply(From, {error, call_timed_out}),
+    cancel(Id, <<"deadline expired">>, Data).
 
 %% A response for a pending id, already decoded as its kind expects.
 answered(Id, Reply, #data{requests = Requests} = Data) ->
@@ -866,19 +902,18 @@ close_with(Reason, #data{conn = Conn} = Data) ->
     {next_state, closing, Answered#data{outbox = [], reason = Reason}}.
 
 %% Every request in flight answered with `Reason'; the table left empty.
-answer_pending(Reason, #data{requests = Requests, inputs = Inputs} = Data) ->
-    {Entries, Empty} = mcp_request_table:drain(Requests),
-    lists:foreach(fun(#{from := From, kind := Kind} = Entry) ->
-                          release(Entry),
-                          reply(From, unavailable_reply(Kind, Reason))
-                  end, Entries),
+answer_pending(Reason, #data{requests = Requests, inputs = Inputs, deadline_timer = Armed} = Data) ->
+    {Entries, Monitors, Empty} = mcp_request_table:drain(Requests),
+    disarm(Armed),
+    lists:foreach(fun(Monitor) -> erlang:demonitor(Monitor, [flush]) end, Monitors),
+    lists:foreach(fun(#{from := From, kind := Kind}) -> reply(From, unavailable_reply(Kind, Reason)) end, Entries),
     maps:foreach(fun(Monitor, Run) ->
                          case mcp_client_inputs:stop_input(Monitor, Run) of
                              {tool_call, From, _, _, _, _, _, _} -> reply(From, {error, {unavailable, Reason}});
                              {server_request, _} -> ok
                          end
                  end, Inputs),
-    Data#data{requests = Empty, inputs = #{}}.
+    Data#data{requests = Empty, inputs = #{}, deadline_timer = none}.
 
 unavailable_reply(handshake, Reason) -> {error, {handshake_failed, {unavailable, Reason}}};
 unavailable_reply(_Kind, Reason) -> {error, {unavailable, Reason}}.

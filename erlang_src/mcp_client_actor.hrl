@@ -20,8 +20,11 @@
                builder :: reference() | gone,
                custodian :: reference() | gone,
                conn :: mcp_transport:connection() | undefined,
-               %% The requests in flight (`mcp_request_table').
+               %% The requests in flight (`mcp_request_table'), and the one
+               %% timer for their deadlines, armed at the least of them (or
+               %% earlier: it then finds nothing due and is armed again).
                requests = mcp_request_table:new() :: mcp_request_table:table(),
+               deadline_timer = none :: none | {reference(), integer()},
                %% Messages waiting for the next `flush_outbox', newest first.
                outbox = [] :: [mcp_transport:message()],
                reason :: term(),

@@ -2,11 +2,21 @@
 %% callers, deadlines, what each response decodes as, caller monitors, and
 %% the pagination state a listing carries from page to page.
 %%
-%% The table performs no effect. The actor mints the timer and the monitor
-%% (effects) and hands their references in; whatever leaves the table
-%% (settled, expired, cancelled by its caller's death, drained) comes back
-%% as the entry, so the actor can cancel the timer, drop the monitor and
-%% answer the caller.
+%% The table performs no effect. The actor mints monitors (effects) and
+%% hands them in; it keeps one timer, armed at `earliest/1'. Whatever
+%% leaves the table (settled, expired, cancelled by its caller's death,
+%% drained) comes back as the entry, with the monitor the actor is to drop
+%% (`release'), so the actor can answer the caller and release what is
+%% no longer needed.
+%%
+%% Callers are monitored per process, not per request: a caller's monitor
+%% is minted at its first request and kept while it has requests pending
+%% and, once it has none, for its next ones, for at most
+%% `max_idle_callers/0' callers (past that, the monitor of a caller whose
+%% last request settles is released). A caller calling again so costs no
+%% monitor, and no signal to its process; a caller's death cancels all its
+%% requests. Deadlines are kept in order, so the actor needs one timer
+%% for them all, not one per request.
 %%
 %% Invariants (asserted by `mcp_request_table_tests'):
 %% <ul>
@@ -14,19 +24,27 @@
 %%     expectation map (`expected/1') has exactly the pending ids but the
 %%     probes the actor reads itself (`raw/2'), which is
 %%     what `mcp_protocol:read/2' decodes responses against.</li>
-%% <li>Every caller monitor names exactly one pending id, and every entry
-%%     with a monitor is found by it; the handshake has none.</li>
+%% <li>Every entry with a caller has that caller monitored; each monitored
+%%     caller has exactly one monitor (`monitors/1'); callers monitored with
+%%     nothing pending are at most `max_idle_callers/0'; every monitor handed
+%%     in is either held or handed back once (`release', `caller_gone/2',
+%%     `drain/1'); the handshake has no caller.</li>
+%% <li>`earliest/1' is the least deadline pending; `expire_next/2' takes
+%%     out a pending entry whose deadline has passed, least first.</li>
 %% <li>Ids are minted in increasing order from 1 and never reused, so a late
 %%     response to a settled id finds nothing.</li>
-%% <li>An entry leaves the table once: `settle/2', `expire/3' (only with
-%%     the timer it was added with), `caller_gone/2' and `drain/1' all
-%%     remove it, after which the others find nothing.</li>
+%% <li>An entry leaves the table once: `settle/2', `expire_next/2',
+%%     `caller_gone/2' and `drain/1' all remove it, after which the others
+%%     find nothing.</li>
 %% </ul>
 -module(mcp_request_table).
 
--export([new/0, next_id/1, add/2, expected/1, raw/2, settle/2, expire/3, caller_gone/2,
-         drain/1, size/1, monitors/1, routed_as/1]).
+-export([new/0, next_id/1, monitored/2, add/2, expected/1, raw/2, settle/2, earliest/1, expire_next/2,
+         caller_gone/2, drain/1, size/1, monitors/1, routed_as/1, max_idle_callers/0]).
 -export_type([table/0, entry/0, kind/0]).
+
+%% Callers kept monitored with nothing pending.
+-define(MAX_IDLE_CALLERS, 64).
 
 %% What a request is: the handshake's `initialize', a `tools/call' (`call',
 %% or `call_msgpack' when its `structuredContent' is wanted as a msgpack
@@ -43,12 +61,14 @@
               | {discover, Mode :: modern | auto, Reprobed :: boolean(), HandshakeDeadline :: integer()}
               | {reprobe, kind(), Resend :: {binary(), term()}, Refusal :: term()}.
 
+%% An entry as it leaves the table carries `release': the caller monitor
+%% the actor is to drop (`none' when it is kept, or already gone).
 -type entry() :: #{id := pos_integer(),
                    from := gen_statem:from(),
                    kind := kind(),
                    deadline := integer(),
-                   timer := reference(),
-                   monitor := reference() | none,
+                   caller := pid() | none,
+                   release => reference() | none,
                    %% Modern era: the request as sent, for one re-probe.
                    resend => {binary(), term()}}.
 
@@ -57,35 +77,61 @@
                 expected = #{} :: #{pos_integer() => mcp_protocol:expectation()},
                 %% Ids whose response the actor reads itself (`raw/2').
                 raw = #{} :: #{pos_integer() => true},
-                callers = #{} :: #{reference() => pos_integer()}}).
+                %% The pending deadlines, least first.
+                deadlines = gb_sets:empty() :: gb_sets:set({integer(), pos_integer()}),
+                %% Monitored callers: the monitor and how many requests
+                %% each has pending; `idle' counts those with none.
+                callers = #{} :: #{pid() => {reference(), non_neg_integer()}},
+                monitors = #{} :: #{reference() => pid()},
+                idle = 0 :: non_neg_integer()}).
 -opaque table() :: #table{}.
 
 -spec new() -> table().
 new() -> #table{}.
 
+%% @doc Callers monitored with nothing pending past which a caller's
+%% monitor is released when its last request leaves.
+-spec max_idle_callers() -> pos_integer().
+max_idle_callers() -> ?MAX_IDLE_CALLERS.
+
 %% @doc The id the next `add/2' takes.
 -spec next_id(table()) -> pos_integer().
 next_id(#table{next_id = Id}) -> Id.
 
+%% @doc Whether `Caller' is monitored already (`add/2' then needs no
+%% monitor for it).
+-spec monitored(table(), pid()) -> boolean().
+monitored(#table{callers = Callers}, Caller) -> is_map_key(Caller, Callers).
+
 %% @doc Adds a request under `next_id/1' (which then moves on); the entry's
-%% `id' is set here.
+%% `id' is set here. A request with a caller not yet `monitored/2' comes
+%% with the monitor the actor minted for it.
 -spec add(table(), #{from := gen_statem:from(), kind := kind(), deadline := integer(),
-                     timer := reference(), monitor := reference() | none,
+                     caller := pid() | none, monitor => reference(),
                      resend => {binary(), term()}}) -> table().
-add(#table{next_id = Id, entries = Entries, expected = Expected, raw = Raw, callers = Callers} = Table,
-    #{kind := Kind, monitor := Monitor} = Request) ->
+add(#table{next_id = Id, entries = Entries, expected = Expected, raw = Raw, deadlines = Deadlines} = Table,
+    #{kind := Kind, deadline := Deadline, caller := Caller} = Request) ->
     {NextExpected, NextRaw} = case expectation(Kind) of
                                   raw -> {Expected, Raw#{Id => true}};
                                   Expectation -> {Expected#{Id => Expectation}, Raw}
                               end,
-    Table#table{next_id = Id + 1,
-                entries = Entries#{Id => Request#{id => Id}},
-                expected = NextExpected,
-                raw = NextRaw,
-                callers = case Monitor of
-                              none -> Callers;
-                              _ -> Callers#{Monitor => Id}
-                          end}.
+    Watched = watch(Caller, maps:get(monitor, Request, none), Table),
+    Watched#table{next_id = Id + 1,
+                  entries = Entries#{Id => (maps:remove(monitor, Request))#{id => Id}},
+                  expected = NextExpected,
+                  raw = NextRaw,
+                  deadlines = gb_sets:add_element({Deadline, Id}, Deadlines)}.
+
+%% One more request pending for `Caller'.
+watch(none, none, Table) ->
+    Table;
+watch(Caller, Monitor, #table{callers = Callers, monitors = Monitors, idle = Idle} = Table) ->
+    case Callers of
+        #{Caller := {Held, 0}} -> Table#table{callers = Callers#{Caller := {Held, 1}}, idle = Idle - 1};
+        #{Caller := {Held, Pending}} -> Table#table{callers = Callers#{Caller := {Held, Pending + 1}}};
+        #{} when is_reference(Monitor) ->
+            Table#table{callers = Callers#{Caller => {Monitor, 1}}, monitors = Monitors#{Monitor => Caller}}
+    end.
 
 %% @doc What each pending id's result is decoded as.
 -spec expected(table()) -> #{pos_integer() => mcp_protocol:expectation()}.
@@ -103,43 +149,90 @@ raw(#table{raw = Raw}, Id) -> is_map_key(Id, Raw).
 -spec settle(table(), pos_integer()) -> {entry(), table()} | none.
 settle(#table{entries = Entries} = Table, Id) ->
     case maps:take(Id, Entries) of
-        {Entry, Rest} -> {Entry, forget(Entry, Table#table{entries = Rest})};
+        {Entry, Rest} -> unwatch(Entry, forget(Entry, Table#table{entries = Rest}));
         error -> none
     end.
 
-%% @doc Takes an entry out when its deadline timer fired: only if `Timer'
-%% is the one it was added with (a timer that raced its settlement finds
-%% nothing).
--spec expire(table(), pos_integer(), reference()) -> {entry(), table()} | none.
-expire(#table{entries = Entries} = Table, Id, Timer) ->
-    case Entries of
-        #{Id := #{timer := Timer}} -> settle(Table, Id);
-        _ -> none
-    end.
-
-%% @doc Takes out the entry of a caller whose monitor fired, or `none'.
--spec caller_gone(table(), reference()) -> {entry(), table()} | none.
-caller_gone(#table{callers = Callers} = Table, Monitor) ->
+%% One request fewer pending for the entry's caller; its monitor is
+%% released when it has none left and the idle callers are at their bound.
+unwatch(#{caller := none} = Entry, Table) ->
+    {Entry#{release => none}, Table};
+unwatch(#{caller := Caller} = Entry, #table{callers = Callers, monitors = Monitors, idle = Idle} = Table) ->
     case Callers of
-        #{Monitor := Id} -> settle(Table, Id);
-        _ -> none
+        #{Caller := {Held, 1}} when Idle >= ?MAX_IDLE_CALLERS ->
+            {Entry#{release => Held},
+             Table#table{callers = maps:remove(Caller, Callers), monitors = maps:remove(Held, Monitors)}};
+        #{Caller := {Held, 1}} ->
+            {Entry#{release => none}, Table#table{callers = Callers#{Caller := {Held, 0}}, idle = Idle + 1}};
+        #{Caller := {Held, Pending}} ->
+            {Entry#{release => none}, Table#table{callers = Callers#{Caller := {Held, Pending - 1}}}}
     end.
 
-%% @doc Every entry, the table left empty (ids keep increasing).
--spec drain(table()) -> {[entry()], table()}.
-drain(#table{entries = Entries, next_id = Id}) ->
-    {[Entry || {_, Entry} <- lists:keysort(1, maps:to_list(Entries))], #table{next_id = Id}}.
+%% @doc The least deadline pending, or `none'.
+-spec earliest(table()) -> integer() | none.
+earliest(#table{deadlines = Deadlines}) ->
+    case gb_sets:is_empty(Deadlines) of
+        true -> none;
+        false -> element(1, gb_sets:smallest(Deadlines))
+    end.
 
-%% @doc The caller monitors the table holds: each names one pending request.
+%% @doc Takes out the pending entry with the least deadline when that
+%% deadline is at or before `Now', or `none'.
+-spec expire_next(table(), integer()) -> {entry(), table()} | none.
+expire_next(#table{} = Table, Now) ->
+    case earliest(Table) of
+        Deadline when is_integer(Deadline), Deadline =< Now ->
+            {_, Id} = gb_sets:smallest(Table#table.deadlines),
+            settle(Table, Id);
+        _ ->
+            none
+    end.
+
+%% @doc Takes out every entry of a caller whose monitor fired (the caller
+%% is forgotten, its monitor is spent), or `none' when `Monitor' is not a
+%% caller's.
+-spec caller_gone(table(), reference()) -> {[entry()], table()} | none.
+caller_gone(#table{monitors = Monitors, callers = Callers, idle = Idle} = Table, Monitor) ->
+    case Monitors of
+        #{Monitor := Caller} ->
+            Idle1 = case Callers of
+                        #{Caller := {_, 0}} -> Idle - 1;
+                        _ -> Idle
+                    end,
+            Gone = Table#table{callers = maps:remove(Caller, Callers), monitors = maps:remove(Monitor, Monitors),
+                               idle = Idle1},
+            Ids = lists:sort([Id || {Id, #{caller := C}} <- maps:to_list(Table#table.entries), C =:= Caller]),
+            lists:foldl(fun(Id, {Taken, T}) ->
+                                {Entry, Rest} = settle_gone(T, Id),
+                                {Taken ++ [Entry], Rest}
+                        end, {[], Gone}, Ids);
+        _ ->
+            none
+    end.
+
+%% An entry of a forgotten caller taken out.
+settle_gone(#table{entries = Entries} = Table, Id) ->
+    {Entry, Rest} = maps:take(Id, Entries),
+    {Entry#{release => none}, forget(Entry, Table#table{entries = Rest})}.
+
+%% @doc Every entry, oldest first, and every caller monitor to drop; the
+%% table left empty (ids keep increasing).
+-spec drain(table()) -> {[entry()], [reference()], table()}.
+drain(#table{entries = Entries, next_id = Id, monitors = Monitors}) ->
+    {[Entry#{release => none} || {_, Entry} <- lists:keysort(1, maps:to_list(Entries))], maps:keys(Monitors),
+     #table{next_id = Id}}.
+
+%% @doc The caller monitors the table holds: one per monitored caller,
+%% with requests pending or idle.
 -spec monitors(table()) -> [reference()].
-monitors(#table{callers = Callers}) -> maps:keys(Callers).
+monitors(#table{monitors = Monitors}) -> maps:keys(Monitors).
 
 -spec size(table()) -> non_neg_integer().
 size(#table{entries = Entries}) -> map_size(Entries).
 
-forget(#{id := Id, monitor := Monitor}, #table{expected = Expected, raw = Raw, callers = Callers} = Table) ->
+forget(#{id := Id, deadline := Deadline}, #table{expected = Expected, raw = Raw, deadlines = Deadlines} = Table) ->
     Table#table{expected = maps:remove(Id, Expected), raw = maps:remove(Id, Raw),
-                callers = maps:remove(Monitor, Callers)}.
+                deadlines = gb_sets:del_element({Deadline, Id}, Deadlines)}.
 
 %% @doc What the caller of a routed tool call (`routed_call_tool') reads
 %% its result's line as: `call_tool' or `call_tool_msgpack'.

@@ -285,12 +285,18 @@ never_answering_times_out_and_cancels_test() ->
     assert_clean_mailbox(),
     {ok, _} = retired_with(Client).
 
-callers_that_die_have_their_requests_cancelled_test() ->
+%% A client whose server never answers a tool call: this process hears
+%% `call_arrived' for each call and `{cancelled, Params}' for each
+%% cancellation.
+never_answering_client() ->
     Self = self(),
-    Client = started(fun({request, _, <<"tools/call">>, _}) -> Self ! call_arrived, [];
-                        ({notification, <<"notifications/cancelled">>, Params}) ->
-                             Self ! {cancelled, Params}, [];
-                        (_) -> default end),
+    started(fun({request, _, <<"tools/call">>, _}) -> Self ! call_arrived, [];
+               ({notification, <<"notifications/cancelled">>, Params}) ->
+                    Self ! {cancelled, Params}, [];
+               (_) -> default end).
+
+callers_that_die_have_their_requests_cancelled_test() ->
+    Client = never_answering_client(),
     Actor = mcp_client:pid(Client),
     Monitors = fun() -> {monitors, M} = process_info(Actor, monitors), lists:sort(M) end,
     Before = Monitors(),
@@ -302,9 +308,43 @@ callers_that_die_have_their_requests_cancelled_test() ->
                  || _ <- Callers],
     ?assertEqual(lists:duplicate(50, {string, <<"caller gone">>}),
                  [field(<<"reason">>, Params) || Params <- Cancelled]),
-    %% Nothing is left of them in the actor: no monitor, and the client works.
+    %% Nothing is left of them in the actor: no monitor, and the client
+    %% works. This process, a caller that lives on, stays monitored (one
+    %% monitor per caller, kept for its next call: `mcp_request_table').
     ?assertEqual(ok, mcp_client:ping(Client, ?TIMEOUT)),
-    ?assertEqual(Before, Monitors()),
+    ?assertEqual([], [P || {process, P} <- Monitors(), lists:member(P, Callers)]),
+    ?assertEqual(lists:sort([{process, self()} | Before]), Monitors()),
+    {ok, _} = retired_with(Client).
+
+%% The actor keeps one timer for every deadline: a call with a short
+%% deadline made while one with a long deadline is pending still expires
+%% at its own (the actor cancels it with the server: the caller's own
+%% fallback wait would not), and the long one is untouched by it.
+a_short_deadline_behind_a_long_one_expires_first_test() ->
+    Client = never_answering_client(),
+    Long = spawn_caller(fun() -> mcp_client:call_tool(Client, <<"slow">>, {object, []}, 3600000) end),
+    receive call_arrived -> ok after ?TIMEOUT -> error(no_call) end,
+    {request, LongId, <<"tools/call">>, _} = received(request_of(<<"tools/call">>)),
+    ?assertEqual({error, call_timed_out}, mcp_client:call_tool(Client, <<"slow">>, {object, []}, 50)),
+    receive call_arrived -> ok after ?TIMEOUT -> error(no_call) end,
+    {request, ShortId, <<"tools/call">>, _} = received(request_of(<<"tools/call">>)),
+    Params = receive {cancelled, P} -> P after ?TIMEOUT -> error(no_cancel) end,
+    ?assertEqual({ShortId, {string, <<"deadline expired">>}}, {field(<<"requestId">>, Params), field(<<"reason">>, Params)}),
+    ?assertNotEqual(LongId, ShortId),
+    %% The long call is still pending: retiring answers it.
+    {ok, _} = retired_with(Client),
+    ?assertMatch({error, {unavailable, _}}, collect(Long)).
+
+%% A caller calling again and again is monitored once.
+a_caller_calling_again_is_monitored_once_test() ->
+    Client = started(fun(_) -> default end),
+    Actor = mcp_client:pid(Client),
+    Mine = fun() -> {monitors, M} = process_info(Actor, monitors), [P || {process, P} <- M, P =:= self()] end,
+    %% This process started the client: the actor monitors it as its
+    %% custodian already.
+    Custodian = Mine(),
+    lists:foreach(fun(_) -> {ok, _} = call(Client) end, lists:seq(1, 20)),
+    ?assertEqual([self() | Custodian], Mine()),
     {ok, _} = retired_with(Client).
 
 dying_mid_call_answers_every_caller_test() ->

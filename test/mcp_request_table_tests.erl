@@ -1,7 +1,7 @@
-%% `mcp_request_table' on its own: random sequences of add / settle /
-%% expire (with the right and a stale timer) / caller-gone / drain, run
-%% against the table and against a plain list model, with the table's
-%% invariants asserted after every step.
+%% `mcp_request_table' on its own: random sequences of add (with a caller
+%% or none) / settle / expire_next / caller-gone / drain, run against the
+%% table and against a plain model, with the table's invariants asserted
+%% after every step; then named cases on both sides of each bound.
 -module(mcp_request_table_tests).
 
 -include_lib("proper/include/proper.hrl").
@@ -12,61 +12,96 @@
 table_matches_its_model_test() ->
     ?assert(proper:quickcheck(prop_table_matches_model(), [{numtests, ?CASES}, {to_file, user}])).
 
-%% One operation: `{add, Kind, Monitored}', `{settle, Pick}',
-%% `{expire, Pick, StaleTimer}', `{caller_gone, Pick}', `drain', where Pick
-%% selects among the ids minted so far (some already gone).
+%% One operation: `{add, Kind, Caller, Deadline}', `{settle, Pick}',
+%% `{expire, Now}', `{caller_gone, Caller}', `drain', where Pick selects
+%% among the ids minted so far (some already gone) and Caller is `none' or
+%% one of a few caller processes.
 operation() ->
+    Caller = oneof([none, range(1, 4)]),
     frequency([{5, {add, oneof([handshake, call, call_msgpack, ping, {list, 0, [], []},
                                 {tool_call, call, {<<"t">>, {object, []}}, 0},
-                                {tool_call, call_msgpack, {<<"t">>, {object, []}}, 1}]), boolean()}},
+                                {tool_call, call_msgpack, {<<"t">>, {object, []}}, 1}]),
+                    Caller, range(0, 20)}},
                {3, {settle, nat()}},
-               {2, {expire, nat(), boolean()}},
-               {2, {caller_gone, nat()}},
+               {2, {expire, range(0, 20)}},
+               {2, {caller_gone, range(1, 4)}},
                {1, drain}]).
 
 prop_table_matches_model() ->
     ?FORALL(Operations, list(operation()),
             begin
-                {_, _, Violations} = lists:foldl(fun step/2, {mcp_request_table:new(), [], []}, Operations),
+                {_, _, Violations} = lists:foldl(fun step/2, {mcp_request_table:new(), model(), []}, Operations),
                 ?WHENFAIL(io:format(user, "violations: ~p~n", [Violations]), Violations =:= [])
             end).
 
-%% The model: the entries the table should hold, oldest first, each
-%% `#{id, timer, monitor, kind}' plus every id ever minted (`minted').
+%% The model: the entries the table should hold, oldest first, each as
+%% `add/2' got it plus its id; the monitored callers (`Pid => {Monitor,
+%% Pending}'); and every monitor handed in and not yet handed back.
+model() -> #{entries => [], callers => #{}, held => []}.
+
+caller_pid(N) -> list_to_pid("<0." ++ integer_to_list(N) ++ ".99>").
+
 step(Operation, {Table, Model, Violations}) ->
     {Next, NextModel, Seen} = apply_operation(Operation, Table, Model),
     {Next, NextModel, Violations ++ Seen ++ invariants(Next, NextModel)}.
 
-apply_operation({add, Kind, Monitored}, Table, Model) ->
+apply_operation({add, Kind, CallerN, Deadline}, Table, #{entries := Entries, callers := Callers, held := Held} = Model) ->
     Id = mcp_request_table:next_id(Table),
-    Monitor = case Monitored of true -> make_ref(); false -> none end,
-    Entry = #{from => {self(), make_ref()}, kind => Kind, deadline => Id, timer => make_ref(),
-              monitor => Monitor},
-    Ids = [maps:get(id, E) || E <- Model],
+    Caller = case {Kind, CallerN} of
+                 {handshake, _} -> none;
+                 {_, none} -> none;
+                 {_, N} -> caller_pid(N)
+             end,
+    Request = #{from => {self(), make_ref()}, kind => Kind, deadline => Deadline, caller => Caller},
+    Ids = [maps:get(id, E) || E <- Entries],
     Fresh = [{id_reused, Id} || lists:member(Id, Ids) orelse lists:any(fun(I) -> I >= Id end, Ids)],
-    {mcp_request_table:add(Table, Entry), Model ++ [Entry#{id => Id}], Fresh};
+    Agrees = [{monitored, Caller} || Caller =/= none,
+                                      mcp_request_table:monitored(Table, Caller) =/= is_map_key(Caller, Callers)],
+    case Caller =/= none andalso not is_map_key(Caller, Callers) of
+        true ->
+            Monitor = make_ref(),
+            {mcp_request_table:add(Table, Request#{monitor => Monitor}),
+             Model#{entries := Entries ++ [Request#{id => Id}], callers := Callers#{Caller => {Monitor, 1}},
+                    held := [Monitor | Held]},
+             Fresh ++ Agrees};
+        false ->
+            Counted = case Callers of
+                          #{Caller := {Monitor, Pending}} -> Callers#{Caller := {Monitor, Pending + 1}};
+                          _ -> Callers
+                      end,
+            {mcp_request_table:add(Table, Request), Model#{entries := Entries ++ [Request#{id => Id}], callers := Counted},
+             Fresh ++ Agrees}
+    end;
 apply_operation({settle, Pick}, Table, Model) ->
     Id = pick(Pick, Table),
     taken(mcp_request_table:settle(Table, Id), Id, Table, Model);
-apply_operation({expire, Pick, Stale}, Table, Model) ->
-    Id = pick(Pick, Table),
-    Timer = case [maps:get(timer, E) || E <- Model, maps:get(id, E) =:= Id] of
-                [T] when not Stale -> T;
-                _ -> make_ref()
-            end,
-    case Stale of
-        true -> unchanged(mcp_request_table:expire(Table, Id, Timer), Table, Model);
-        false -> taken(mcp_request_table:expire(Table, Id, Timer), Id, Table, Model)
+apply_operation({expire, Now}, Table, #{entries := Entries} = Model) ->
+    Due = lists:sort([{D, I} || #{deadline := D, id := I} <- Entries, D =< Now]),
+    case Due of
+        [] -> unchanged(mcp_request_table:expire_next(Table, Now), Table, Model);
+        [{_, Id} | _] -> taken(mcp_request_table:expire_next(Table, Now), Id, Table, Model)
     end;
-apply_operation({caller_gone, Pick}, Table, Model) ->
-    Id = pick(Pick, Table),
-    case [maps:get(monitor, E) || E <- Model, maps:get(id, E) =:= Id] of
-        [Monitor] when Monitor =/= none -> taken(mcp_request_table:caller_gone(Table, Monitor), Id, Table, Model);
-        _ -> unchanged(mcp_request_table:caller_gone(Table, make_ref()), Table, Model)
+apply_operation({caller_gone, N}, Table, #{entries := Entries, callers := Callers, held := Held} = Model) ->
+    Caller = caller_pid(N),
+    case Callers of
+        #{Caller := {Monitor, _}} ->
+            {Theirs, Others} = lists:partition(fun(#{caller := C}) -> C =:= Caller end, Entries),
+            Expected = [E#{release => none} || E <- Theirs],
+            case mcp_request_table:caller_gone(Table, Monitor) of
+                {Expected, Next} ->
+                    {Next, Model#{entries := Others, callers := maps:remove(Caller, Callers),
+                                  held := lists:delete(Monitor, Held)}, []};
+                Other ->
+                    {Table, Model, [{caller_gone, Caller, Other, Expected}]}
+            end;
+        _ ->
+            unchanged(mcp_request_table:caller_gone(Table, make_ref()), Table, Model)
     end;
-apply_operation(drain, Table, Model) ->
-    {Drained, Next} = mcp_request_table:drain(Table),
-    {Next, [], [{drained, Drained, Model} || Drained =/= Model]}.
+apply_operation(drain, Table, #{entries := Entries, held := Held}) ->
+    {Drained, Monitors, Next} = mcp_request_table:drain(Table),
+    Expected = [E#{release => none} || E <- Entries],
+    {Next, model(), [{drained, Drained, Expected} || Drained =/= Expected]
+                    ++ [{drained_monitors, Monitors, Held} || lists:sort(Monitors) =/= lists:sort(Held)]}.
 
 %% An id among those minted so far (0 when none: never minted).
 pick(Pick, Table) ->
@@ -75,21 +110,39 @@ pick(Pick, Table) ->
         Next -> 1 + Pick rem (Next - 1)
     end.
 
-%% The entry with Id must come out iff the model holds it.
-taken(Result, Id, Table, Model) ->
-    case {lists:partition(fun(E) -> maps:get(id, E) =:= Id end, Model), Result} of
-        {{[Expected], Rest}, {Expected, Next}} -> {Next, Rest, []};
-        {{[], _}, none} -> {Table, Model, []};
-        {_, Other} -> {Table, Model, [{taken, Id, Other}]}
+%% The entry with Id must come out iff the model holds it, releasing its
+%% caller's monitor only when that caller has nothing else pending and the
+%% idle callers are at their bound.
+taken(Result, Id, Table, #{entries := Entries, callers := Callers, held := Held} = Model) ->
+    case lists:partition(fun(E) -> maps:get(id, E) =:= Id end, Entries) of
+        {[], _} ->
+            unchanged(Result, Table, Model);
+        {[#{caller := Caller} = Entry], Rest} ->
+            Idle = length([C || {C, {_, 0}} <- maps:to_list(Callers)]),
+            {Release, NextCallers, NextHeld} =
+                case Callers of
+                    #{Caller := {Monitor, 1}} when Idle >= 64 ->
+                        {Monitor, maps:remove(Caller, Callers), lists:delete(Monitor, Held)};
+                    #{Caller := {Monitor, Pending}} -> {none, Callers#{Caller := {Monitor, Pending - 1}}, Held};
+                    _ -> {none, Callers, Held}
+                end,
+            Expected = Entry#{release => Release},
+            case Result of
+                {Expected, Next} -> {Next, Model#{entries := Rest, callers := NextCallers, held := NextHeld}, []};
+                Other -> {Table, Model, [{taken, Id, Other, Expected}]}
+            end
     end.
 
 unchanged(none, Table, Model) -> {Table, Model, []};
 unchanged(Other, Table, Model) -> {Table, Model, [{should_find_nothing, Other}]}.
 
-invariants(Table, Model) ->
+invariants(Table, #{entries := Model, callers := Callers, held := Held}) ->
     Ids = [maps:get(id, E) || E <- Model],
     Expected = mcp_request_table:expected(Table),
-    Monitored = [E || E <- Model, maps:get(monitor, E) =/= none],
+    Earliest = case Model of
+                   [] -> none;
+                   _ -> lists:min([D || #{deadline := D} <- Model])
+               end,
     [{expected_keys, maps:keys(Expected), Ids} || lists:sort(maps:keys(Expected)) =/= lists:sort(Ids)]
         ++ [{size, mcp_request_table:size(Table), length(Model)}
             || mcp_request_table:size(Table) =/= length(Model)]
@@ -97,19 +150,12 @@ invariants(Table, Model) ->
             || lists:any(fun(Id) -> Id >= mcp_request_table:next_id(Table) end, Ids)]
         ++ [{expectation, E} || E <- Model,
                                 maps:get(maps:get(id, E), Expected) =/= expectation(maps:get(kind, E))]
-        ++ [{monitor_lost, E} || E <- Monitored,
-                                 not found_by_monitor(Table, E)]
-        ++ [{monitors, mcp_request_table:monitors(Table), Monitored}
-            || lists:sort(mcp_request_table:monitors(Table))
-                   =/= lists:sort([maps:get(monitor, E) || E <- Monitored])].
-
-%% Looking the entry up by its monitor finds it (checked on a copy: the
-%% table is a value).
-found_by_monitor(Table, #{monitor := Monitor} = Entry) ->
-    case mcp_request_table:caller_gone(Table, Monitor) of
-        {Entry, _} -> true;
-        _ -> false
-    end.
+        ++ [{earliest, mcp_request_table:earliest(Table), Earliest} || mcp_request_table:earliest(Table) =/= Earliest]
+        ++ [{caller_unmonitored, E} || #{caller := C} = E <- Model, C =/= none,
+                                        not mcp_request_table:monitored(Table, C)]
+        ++ [{monitors, mcp_request_table:monitors(Table), Held}
+            || lists:sort(mcp_request_table:monitors(Table)) =/= lists:sort(Held)]
+        ++ [{one_monitor_per_caller, Callers} || length(Held) =/= map_size(Callers)].
 
 expectation(handshake) -> initialize;
 expectation({list, _, _, _}) -> tools_page;
@@ -122,26 +168,81 @@ expectation({tool_call, _, _, _}) -> routed_call_tool.
 
 %% ---- named cases ----
 
+request(Caller, Deadline) ->
+    #{from => {self(), make_ref()}, kind => call, deadline => Deadline, caller => Caller}.
+
 a_routed_tool_call_is_read_by_its_caller_as_its_kind_says_test() ->
     ?assertEqual(call_tool, mcp_request_table:routed_as({tool_call, call, {<<"t">>, null}, 0})),
     ?assertEqual(call_tool_msgpack, mcp_request_table:routed_as({tool_call, call_msgpack, {<<"t">>, null}, 2})).
 
 a_settled_id_is_gone_for_every_other_way_out_test() ->
-    Timer = make_ref(),
     Monitor = make_ref(),
-    T0 = mcp_request_table:add(mcp_request_table:new(),
-                               #{from => {self(), make_ref()}, kind => call, deadline => 0,
-                                 timer => Timer, monitor => Monitor}),
-    {#{id := 1}, T1} = mcp_request_table:settle(T0, 1),
+    T0 = mcp_request_table:add(mcp_request_table:new(), (request(self(), 0))#{monitor => Monitor}),
+    {#{id := 1, release := none}, T1} = mcp_request_table:settle(T0, 1),
     ?assertEqual(none, mcp_request_table:settle(T1, 1)),
-    ?assertEqual(none, mcp_request_table:expire(T1, 1, Timer)),
-    ?assertEqual(none, mcp_request_table:caller_gone(T1, Monitor)),
-    ?assertEqual({[], T1}, mcp_request_table:drain(T1)),
+    ?assertEqual(none, mcp_request_table:expire_next(T1, 100)),
+    %% Its caller stays monitored, idle: its death takes nothing out.
+    ?assertMatch({[], _}, mcp_request_table:caller_gone(T1, Monitor)),
+    ?assertMatch({[], [Monitor], _}, mcp_request_table:drain(T1)),
     ?assertEqual(2, mcp_request_table:next_id(T1)).
 
-a_stale_timer_expires_nothing_test() ->
-    T0 = mcp_request_table:add(mcp_request_table:new(),
-                               #{from => {self(), make_ref()}, kind => ping, deadline => 0,
-                                 timer => make_ref(), monitor => none}),
-    ?assertEqual(none, mcp_request_table:expire(T0, 1, make_ref())),
-    ?assertEqual(1, mcp_request_table:size(T0)).
+%% A caller calling again is monitored once: its second request (while the
+%% first is pending, and after it settled) takes no new monitor.
+a_caller_is_monitored_once_across_its_requests_test() ->
+    Monitor = make_ref(),
+    T0 = mcp_request_table:new(),
+    ?assertNot(mcp_request_table:monitored(T0, self())),
+    T1 = mcp_request_table:add(T0, (request(self(), 5))#{monitor => Monitor}),
+    ?assert(mcp_request_table:monitored(T1, self())),
+    T2 = mcp_request_table:add(T1, request(self(), 6)),
+    {#{release := none}, T3} = mcp_request_table:settle(T2, 1),
+    {#{release := none}, T4} = mcp_request_table:settle(T3, 2),
+    ?assert(mcp_request_table:monitored(T4, self())),
+    T5 = mcp_request_table:add(T4, request(self(), 7)),
+    ?assertEqual([Monitor], mcp_request_table:monitors(T5)),
+    %% A monitor is needed for a caller not monitored yet.
+    ?assertError(_, mcp_request_table:add(T5, request(caller_pid(1), 8))).
+
+%% 64 callers with nothing pending keep their monitors; the 65th's is
+%% handed back as its last request leaves; a caller's death is then not
+%% the table's.
+idle_callers_are_bounded_test() ->
+    Max = mcp_request_table:max_idle_callers(),
+    ?assertEqual(64, Max),
+    Callers = [caller_pid(N) || N <- lists:seq(1, Max + 1)],
+    Added = lists:foldl(fun(C, T) -> mcp_request_table:add(T, (request(C, 0))#{monitor => make_ref()}) end,
+                        mcp_request_table:new(), Callers),
+    {Kept, T1} = lists:foldl(fun(Id, {Acc, T}) ->
+                                     {#{release := R}, Next} = mcp_request_table:settle(T, Id),
+                                     {[R | Acc], Next}
+                             end, {[], Added}, lists:seq(1, Max)),
+    ?assertEqual(lists:duplicate(Max, none), Kept),
+    {#{release := Released}, T2} = mcp_request_table:settle(T1, Max + 1),
+    ?assert(is_reference(Released)),
+    ?assertEqual(Max, length(mcp_request_table:monitors(T2))),
+    ?assertNot(mcp_request_table:monitored(T2, lists:last(Callers))),
+    ?assertEqual(none, mcp_request_table:caller_gone(T2, Released)).
+
+%% A caller's death takes out every request it has pending, and only its.
+a_callers_death_takes_all_its_requests_test() ->
+    Mine = make_ref(),
+    T0 = mcp_request_table:add(mcp_request_table:new(), (request(self(), 3))#{monitor => Mine}),
+    T1 = mcp_request_table:add(T0, (request(caller_pid(1), 1))#{monitor => make_ref()}),
+    T2 = mcp_request_table:add(T1, request(self(), 2)),
+    {[#{id := 1}, #{id := 3}], T3} = mcp_request_table:caller_gone(T2, Mine),
+    ?assertEqual(1, mcp_request_table:size(T3)),
+    ?assertNot(mcp_request_table:monitored(T3, self())),
+    ?assertEqual(1, mcp_request_table:earliest(T3)).
+
+%% A deadline expires at its moment and not one millisecond before; the
+%% least goes first.
+deadlines_expire_least_first_when_due_test() ->
+    T0 = mcp_request_table:add(mcp_request_table:new(), request(none, 20)),
+    T1 = mcp_request_table:add(T0, request(none, 10)),
+    ?assertEqual(10, mcp_request_table:earliest(T1)),
+    ?assertEqual(none, mcp_request_table:expire_next(T1, 9)),
+    {#{id := 2}, T2} = mcp_request_table:expire_next(T1, 10),
+    ?assertEqual(20, mcp_request_table:earliest(T2)),
+    ?assertEqual(none, mcp_request_table:expire_next(T2, 19)),
+    {#{id := 1}, T3} = mcp_request_table:expire_next(T2, 20),
+    ?assertEqual(none, mcp_request_table:earliest(T3)).
