@@ -342,11 +342,12 @@ impl<'b, S: JsonSink, C: Closing<S>> Parser<'b, S, C> {
             reader: Reader { bytes, pos: 0, end: bytes.len(), scratch: Vec::new(), keep_text: S::READS_TEXT },
             expect: Expect::Value,
             max_depth: max_depth.min(MAX_DEPTH),
-            // (room for a small message's stacks from the start: a few
-            // allocations per parse instead of one per doubling)
-            frames: Vec::with_capacity(8),
-            values: Vec::with_capacity(32),
-            keys: Vec::with_capacity(16),
+            // (room for a small message's stacks at its first container,
+            // `Parser::room`: a few allocations per parse instead of one
+            // per doubling, and none for the stacks of a scalar)
+            frames: Vec::new(),
+            values: Vec::new(),
+            keys: Vec::new(),
         }
     }
 
@@ -393,6 +394,7 @@ impl<'b, S: JsonSink, C: Closing<S>> Parser<'b, S, C> {
                         }
                         reader.pos += 1;
                         let object = open == b'{';
+                        self.room();
                         self.frames.push(Frame {
                             object,
                             values_from: self.values.len(),
@@ -477,6 +479,15 @@ impl<'b, S: JsonSink, C: Closing<S>> Parser<'b, S, C> {
             }
         }
         Ok(None)
+    }
+
+    /// The stacks' first room, when the first container opens.
+    fn room(&mut self) {
+        if self.frames.capacity() == 0 {
+            self.frames.reserve(8);
+            self.values.reserve(32);
+            self.keys.reserve(16);
+        }
     }
 
     /// A value is complete: it joins its container (or is the document).

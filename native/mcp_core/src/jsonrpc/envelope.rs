@@ -72,7 +72,8 @@ pub type Member<'a> = (Span<'a>, Span<'a>);
 /// remembered as `duplicate` and reported once the line is validated).
 pub struct Envelope<'a> {
     line: &'a [u8],
-    jsonrpc: Option<Json>,
+    /// Whether the first `jsonrpc` is the string `"2.0"`.
+    jsonrpc: Option<bool>,
     id: Option<Json>,
     method: Option<Json>,
     result: Option<Span<'a>>,
@@ -182,13 +183,13 @@ impl<'a> Envelope<'a> {
     /// same scan that finds its end.
     fn member(&mut self, key: Span<'a>, at: usize) -> Result<usize, MessageFault> {
         let line = self.line;
-        let slot = match self.key_name(key)?.as_deref() {
-            Some("jsonrpc") => Slot::Jsonrpc,
-            Some("id") => Slot::Id,
-            Some("method") => Slot::Method,
-            Some("result") => Slot::Result,
-            Some("error") => Slot::Error,
-            Some("params") => Slot::Params,
+        let slot = match &*self.key_text(key)? {
+            "jsonrpc" => Slot::Jsonrpc,
+            "id" => Slot::Id,
+            "method" => Slot::Method,
+            "result" => Slot::Result,
+            "error" => Slot::Error,
+            "params" => Slot::Params,
             _ => {
                 let end = value_end(line, at);
                 self.skip(Span { bytes: &line[at..end] })?;
@@ -205,10 +206,16 @@ impl<'a> Envelope<'a> {
         };
         let value = Span { bytes: &line[at..end] };
         let occupied = match slot {
-            Slot::Jsonrpc | Slot::Id | Slot::Method => {
+            Slot::Jsonrpc => {
+                // The version as it is written nearly always: no tree.
+                let two = value.bytes == b"\"2.0\"" || matches!(self.tree(value)?, Json::String(version) if version == "2.0");
+                let occupied = self.jsonrpc.is_some();
+                self.jsonrpc.get_or_insert(two);
+                occupied
+            }
+            Slot::Id | Slot::Method => {
                 let parsed = self.tree(value)?;
                 let held = match slot {
-                    Slot::Jsonrpc => &mut self.jsonrpc,
                     Slot::Id => &mut self.id,
                     _ => &mut self.method,
                 };
@@ -234,22 +241,6 @@ impl<'a> Envelope<'a> {
             self.duplicate.get_or_insert(slot.duplicate());
         }
         Ok(end)
-    }
-
-    /// The key's text when it could be an envelope name, `None` for any
-    /// other (valid) key.
-    fn key_name(&self, key: Span<'a>) -> Result<Option<String>, MessageFault> {
-        let inner = match key.bytes {
-            [b'"', inner @ .., b'"'] => inner,
-            _ => return Err(canonical(self.line)),
-        };
-        if inner.len() <= "jsonrpc".len() && inner.iter().all(u8::is_ascii_lowercase) {
-            return Ok(std::str::from_utf8(inner).ok().map(str::to_owned));
-        }
-        match json::parse(key.bytes) {
-            Ok(Json::String(text)) => Ok(Some(text)),
-            _ => Err(canonical(self.line)),
-        }
     }
 
     /// Validates a span without building it.
@@ -346,9 +337,9 @@ impl<'a> Envelope<'a> {
         if let Some(duplicate) = self.duplicate {
             return Err(self.bad(duplicate));
         }
-        match &self.jsonrpc {
-            Some(Json::String(version)) if version == "2.0" => {}
-            Some(_) => return Err(self.bad("jsonrpc is not \"2.0\"")),
+        match self.jsonrpc {
+            Some(true) => {}
+            Some(false) => return Err(self.bad("jsonrpc is not \"2.0\"")),
             None => return Err(self.bad("missing jsonrpc")),
         }
         let id = self.id.as_ref().map(decode_id).transpose().map_err(|fault| self.fault(fault))?;

@@ -328,6 +328,20 @@ fn escaped_envelope_keys_are_envelope_keys() {
 }
 
 #[test]
+fn the_version_is_read_however_it_is_written() {
+    for version in [r#""2.0""#, r#""2\u002e0""#, r#""\u0032.0""#] {
+        let line = format!(r#"{{"jsonrpc":{version},"id":1,"result":{{}}}}"#);
+        assert!(matches!(ok(&line), Inbound::Response { .. }), "{version}");
+    }
+    for version in [r#""2.1""#, r#""2.0 ""#, "2.0", "null", r#"["2.0"]"#] {
+        let line = format!(r#"{{"jsonrpc":{version},"id":1,"result":{{}}}}"#);
+        assert_eq!(bad(&line), "jsonrpc is not \"2.0\"", "{version}");
+    }
+    assert_eq!(bad(r#"{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"result":{}}"#), "duplicate key jsonrpc");
+    assert_eq!(bad(r#"{"id":1,"result":{}}"#), "missing jsonrpc");
+}
+
+#[test]
 fn a_corruption_anywhere_wins_over_an_envelope_fault() {
     for line in [
         r#"{"jsonrpc":"1.0","params":[1,}"#,
