@@ -47,6 +47,10 @@
 
 -include("mcp_client_actor.hrl").
 
+%% Pending requests per millisecond a re-armed deadline timer waits at
+%% least (`rearm/2').
+-define(DEADLINE_SCAN, 256).
+
 %% The flood budget: queued messages in the actor's mailbox (a port delivers
 %% at most 64 KiB per message, so at most 32 MiB of unread server output).
 -define(MAX_BACKLOG, 512).
@@ -550,7 +554,7 @@ send_request(From, Kind, Deadline, Method, Given, Resend, #data{requests = Reque
                                true -> Request#{resend => {Method, Params0}};
                                false -> Request
                            end,
-                    {ok, arm(Sent#data{requests = mcp_request_table:add(Requests, Kept)})};
+                    {ok, arm(Deadline, Sent#data{requests = mcp_request_table:add(Requests, Kept)})};
                 {close, Reason, Failed} ->
                     reply(From, unavailable_reply(Kind, Reason)),
                     {close, Reason, Failed}
@@ -634,16 +638,26 @@ monitored(Request, _Requests) ->
 release(#{release := none}) -> ok;
 release(#{release := Monitor}) -> true = erlang:demonitor(Monitor, [flush]), ok.
 
-%% The deadline timer armed at the least deadline pending, unless it is
+%% The deadline timer armed for a new request's deadline, unless it is
 %% armed for that moment or earlier already. It is not cancelled when
-%% requests settle: it then fires early, expires nothing and is armed again.
-arm(#data{requests = Requests, deadline_timer = Armed} = Data) ->
-    case {mcp_request_table:earliest(Requests), Armed} of
-        {none, _} -> Data;
-        {At, {_, ArmedAt}} when ArmedAt =< At -> Data;
-        {At, _} ->
-            disarm(Armed),
-            Data#data{deadline_timer = {erlang:start_timer(At, self(), deadline, [{abs, true}]), At}}
+%% requests settle: it then fires early, expires nothing and is armed again
+%% (`expired/1').
+arm(Deadline, #data{deadline_timer = {_, ArmedAt}} = Data) when ArmedAt =< Deadline ->
+    Data;
+arm(Deadline, #data{deadline_timer = Armed} = Data) ->
+    disarm(Armed),
+    Data#data{deadline_timer = {erlang:start_timer(Deadline, self(), deadline, [{abs, true}]), Deadline}}.
+
+%% After the timer fired: armed again at the least deadline pending, or,
+%% with many requests pending, no sooner than one millisecond per
+%% `?DEADLINE_SCAN' of them from now: each firing is a pass over the
+%% pending requests, and requests whose deadlines are all different must
+%% not cost a pass each (a deadline may so pass up to that late, never
+%% early: 40 ms with 10,000 requests pending).
+rearm(Now, #data{requests = Requests} = Data) ->
+    case mcp_request_table:earliest(Requests) of
+        none -> Data;
+        Earliest -> arm(max(Earliest, Now + mcp_request_table:size(Requests) div ?DEADLINE_SCAN), Data)
     end.
 
 disarm(none) -> ok;
@@ -665,22 +679,25 @@ cancel(Id, Reason, Data) ->
 
 %% The deadline timer fired: every request whose deadline has passed
 %% expires, least deadline first, until one closes the connection (the
-%% rest are then answered as the close answers them); the timer is armed
-%% again for what is left.
-expired(Data) ->
-    expired(now_ms(), {ok, Data}).
+%% rest, still pending, are then answered as the close answers them); the
+%% timer is armed again for what is left.
+expired(#data{requests = Requests} = Data) ->
+    Now = now_ms(),
+    expired(mcp_request_table:due(Requests, Now), Now, {ok, Data}).
 
-expired(Now, {Progress, #data{requests = Requests} = Data}) ->
-    case mcp_request_table:expire_next(Requests, Now) of
+expired([], Now, {Progress, Data}) ->
+    {Progress, rearm(Now, Data)};
+expired([Id | Due], Now, {Progress, #data{requests = Requests} = Data}) ->
+    case mcp_request_table:settle(Requests, Id) of
         {Entry, Rest} ->
             release(Entry),
             case expire(Entry, Data#data{requests = Rest}) of
-                {ok, Next} -> expired(Now, {Progress, Next});
-                {connected, Next} -> expired(Now, {connected, Next});
+                {ok, Next} -> expired(Due, Now, {Progress, Next});
+                {connected, Next} -> expired(Due, Now, {connected, Next});
                 {close, _, _} = Close -> Close
             end;
         none ->
-            {Progress, arm(Data)}
+            expired(Due, Now, {Progress, Data})
     end.
 
 expire(#{kind := handshake, from := From}, Data) ->

@@ -15,8 +15,12 @@
 %% `max_idle_callers/0' callers (past that, the monitor of a caller whose
 %% last request settles is released). A caller calling again so costs no
 %% monitor, and no signal to its process; a caller's death cancels all its
-%% requests. Deadlines are kept in order, so the actor needs one timer
-%% for them all, not one per request.
+%% requests. The actor keeps one timer for all the deadlines, not one per
+%% request: it arms it at a new request's deadline when that is earlier
+%% than the timer's, and when it fires asks for what is `due/2' and for
+%% the `earliest/1' left (both a pass over the pending requests, which
+%% costs nothing per request in the common case: the timer fires once per
+%% timeout, not once per call).
 %%
 %% Invariants (asserted by `mcp_request_table_tests'):
 %% <ul>
@@ -29,8 +33,8 @@
 %%     nothing pending are at most `max_idle_callers/0'; every monitor handed
 %%     in is either held or handed back once (`release', `caller_gone/2',
 %%     `drain/1'); the handshake has no caller.</li>
-%% <li>`earliest/1' is the least deadline pending; `expire_next/2' takes
-%%     out a pending entry whose deadline has passed, least first.</li>
+%% <li>`earliest/1' is the least deadline pending; `due/2' names the
+%%     pending ids whose deadline has passed, least deadline first.</li>
 %% <li>Ids are minted in increasing order from 1 and never reused, so a late
 %%     response to a settled id finds nothing.</li>
 %% <li>An entry leaves the table once: `settle/2', `expire_next/2',
@@ -39,7 +43,7 @@
 %% </ul>
 -module(mcp_request_table).
 
--export([new/0, next_id/1, monitored/2, add/2, expected/1, raw/2, settle/2, earliest/1, expire_next/2,
+-export([new/0, next_id/1, monitored/2, add/2, expected/1, raw/2, settle/2, earliest/1, due/2,
          caller_gone/2, drain/1, size/1, monitors/1, routed_as/1, max_idle_callers/0]).
 -export_type([table/0, entry/0, kind/0]).
 
@@ -77,8 +81,6 @@
                 expected = #{} :: #{pos_integer() => mcp_protocol:expectation()},
                 %% Ids whose response the actor reads itself (`raw/2').
                 raw = #{} :: #{pos_integer() => true},
-                %% The pending deadlines, least first.
-                deadlines = gb_sets:empty() :: gb_sets:set({integer(), pos_integer()}),
                 %% Monitored callers: the monitor and how many requests
                 %% each has pending; `idle' counts those with none.
                 callers = #{} :: #{pid() => {reference(), non_neg_integer()}},
@@ -109,8 +111,8 @@ monitored(#table{callers = Callers}, Caller) -> is_map_key(Caller, Callers).
 -spec add(table(), #{from := gen_statem:from(), kind := kind(), deadline := integer(),
                      caller := pid() | none, monitor => reference(),
                      resend => {binary(), term()}}) -> table().
-add(#table{next_id = Id, entries = Entries, expected = Expected, raw = Raw, deadlines = Deadlines} = Table,
-    #{kind := Kind, deadline := Deadline, caller := Caller} = Request) ->
+add(#table{next_id = Id, entries = Entries, expected = Expected, raw = Raw} = Table,
+    #{kind := Kind, caller := Caller} = Request) ->
     {NextExpected, NextRaw} = case expectation(Kind) of
                                   raw -> {Expected, Raw#{Id => true}};
                                   Expectation -> {Expected#{Id => Expectation}, Raw}
@@ -119,8 +121,7 @@ add(#table{next_id = Id, entries = Entries, expected = Expected, raw = Raw, dead
     Watched#table{next_id = Id + 1,
                   entries = Entries#{Id => (maps:remove(monitor, Request))#{id => Id}},
                   expected = NextExpected,
-                  raw = NextRaw,
-                  deadlines = gb_sets:add_element({Deadline, Id}, Deadlines)}.
+                  raw = NextRaw}.
 
 %% One more request pending for `Caller'.
 watch(none, none, Table) ->
@@ -170,23 +171,17 @@ unwatch(#{caller := Caller} = Entry, #table{callers = Callers, monitors = Monito
 
 %% @doc The least deadline pending, or `none'.
 -spec earliest(table()) -> integer() | none.
-earliest(#table{deadlines = Deadlines}) ->
-    case gb_sets:is_empty(Deadlines) of
-        true -> none;
-        false -> element(1, gb_sets:smallest(Deadlines))
-    end.
+earliest(#table{entries = Entries}) ->
+    maps:fold(fun(_, #{deadline := Deadline}, none) -> Deadline;
+                 (_, #{deadline := Deadline}, Least) -> min(Deadline, Least)
+              end, none, Entries).
 
-%% @doc Takes out the pending entry with the least deadline when that
-%% deadline is at or before `Now', or `none'.
--spec expire_next(table(), integer()) -> {entry(), table()} | none.
-expire_next(#table{} = Table, Now) ->
-    case earliest(Table) of
-        Deadline when is_integer(Deadline), Deadline =< Now ->
-            {_, Id} = gb_sets:smallest(Table#table.deadlines),
-            settle(Table, Id);
-        _ ->
-            none
-    end.
+%% @doc The pending ids whose deadline is at or before `Now', least
+%% deadline first (then by id).
+-spec due(table(), integer()) -> [pos_integer()].
+due(#table{entries = Entries}, Now) ->
+    [Id || {_, Id} <- lists:sort([{Deadline, Id} || {Id, #{deadline := Deadline}} <- maps:to_list(Entries),
+                                                     Deadline =< Now])].
 
 %% @doc Takes out every entry of a caller whose monitor fired (the caller
 %% is forgotten, its monitor is spent), or `none' when `Monitor' is not a
@@ -230,9 +225,8 @@ monitors(#table{monitors = Monitors}) -> maps:keys(Monitors).
 -spec size(table()) -> non_neg_integer().
 size(#table{entries = Entries}) -> map_size(Entries).
 
-forget(#{id := Id, deadline := Deadline}, #table{expected = Expected, raw = Raw, deadlines = Deadlines} = Table) ->
-    Table#table{expected = maps:remove(Id, Expected), raw = maps:remove(Id, Raw),
-                deadlines = gb_sets:del_element({Deadline, Id}, Deadlines)}.
+forget(#{id := Id}, #table{expected = Expected, raw = Raw} = Table) ->
+    Table#table{expected = maps:remove(Id, Expected), raw = maps:remove(Id, Raw)}.
 
 %% @doc What the caller of a routed tool call (`routed_call_tool') reads
 %% its result's line as: `call_tool' or `call_tool_msgpack'.

@@ -333,7 +333,8 @@ a_short_deadline_behind_a_long_one_expires_first_test() ->
     ?assertNotEqual(LongId, ShortId),
     %% The long call is still pending: retiring answers it.
     {ok, _} = retired_with(Client),
-    ?assertMatch({error, {unavailable, _}}, collect(Long)).
+    ?assertMatch({error, {unavailable, _}}, collect(Long)),
+    flush_observed().
 
 %% A caller calling again and again is monitored once.
 a_caller_calling_again_is_monitored_once_test() ->
@@ -345,7 +346,8 @@ a_caller_calling_again_is_monitored_once_test() ->
     Custodian = Mine(),
     lists:foreach(fun(_) -> {ok, _} = call(Client) end, lists:seq(1, 20)),
     ?assertEqual([self() | Custodian], Mine()),
-    {ok, _} = retired_with(Client).
+    {ok, _} = retired_with(Client),
+    flush_observed().
 
 dying_mid_call_answers_every_caller_test() ->
     Self = self(),
@@ -714,4 +716,5 @@ unknown_requests_are_answered_and_strays_ignored_test() ->
     ?assertEqual(ok, mcp_client:ping(Active, ?TIMEOUT)),
     ?assertMatch({ok, _}, retired_with(Active)),
     ?assertEqual({ok, no_resource}, retired_with(Parked)),
-    ?assertEqual({ok, {exited, {peer_down, crashed}}}, retired_with(Dead)).
+    ?assertEqual({ok, {exited, {peer_down, crashed}}}, retired_with(Dead)),
+    flush_observed().

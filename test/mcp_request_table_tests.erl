@@ -1,5 +1,6 @@
 %% `mcp_request_table' on its own: random sequences of add (with a caller
-%% or none) / settle / expire_next / caller-gone / drain, run against the
+%% or none) / settle / expire (what is due, each settled) / caller-gone /
+%% drain, run against the
 %% table and against a plain model, with the table's invariants asserted
 %% after every step; then named cases on both sides of each bound.
 -module(mcp_request_table_tests).
@@ -76,10 +77,15 @@ apply_operation({settle, Pick}, Table, Model) ->
     Id = pick(Pick, Table),
     taken(mcp_request_table:settle(Table, Id), Id, Table, Model);
 apply_operation({expire, Now}, Table, #{entries := Entries} = Model) ->
-    Due = lists:sort([{D, I} || #{deadline := D, id := I} <- Entries, D =< Now]),
-    case Due of
-        [] -> unchanged(mcp_request_table:expire_next(Table, Now), Table, Model);
-        [{_, Id} | _] -> taken(mcp_request_table:expire_next(Table, Now), Id, Table, Model)
+    Due = [I || {_, I} <- lists:sort([{D, I} || #{deadline := D, id := I} <- Entries, D =< Now])],
+    case mcp_request_table:due(Table, Now) of
+        Due ->
+            lists:foldl(fun(Id, {T, M, Seen}) ->
+                                {T1, M1, Seen1} = taken(mcp_request_table:settle(T, Id), Id, T, M),
+                                {T1, M1, Seen ++ Seen1}
+                        end, {Table, Model, []}, Due);
+        Other ->
+            {Table, Model, [{due, Now, Other, Due}]}
     end;
 apply_operation({caller_gone, N}, Table, #{entries := Entries, callers := Callers, held := Held} = Model) ->
     Caller = caller_pid(N),
@@ -180,7 +186,7 @@ a_settled_id_is_gone_for_every_other_way_out_test() ->
     T0 = mcp_request_table:add(mcp_request_table:new(), (request(self(), 0))#{monitor => Monitor}),
     {#{id := 1, release := none}, T1} = mcp_request_table:settle(T0, 1),
     ?assertEqual(none, mcp_request_table:settle(T1, 1)),
-    ?assertEqual(none, mcp_request_table:expire_next(T1, 100)),
+    ?assertEqual([], mcp_request_table:due(T1, 100)),
     %% Its caller stays monitored, idle: its death takes nothing out.
     ?assertMatch({[], _}, mcp_request_table:caller_gone(T1, Monitor)),
     ?assertMatch({[], [Monitor], _}, mcp_request_table:drain(T1)),
@@ -234,15 +240,17 @@ a_callers_death_takes_all_its_requests_test() ->
     ?assertNot(mcp_request_table:monitored(T3, self())),
     ?assertEqual(1, mcp_request_table:earliest(T3)).
 
-%% A deadline expires at its moment and not one millisecond before; the
-%% least goes first.
-deadlines_expire_least_first_when_due_test() ->
+%% A deadline is due at its moment and not one millisecond before; the
+%% least comes first.
+deadlines_are_due_least_first_test() ->
     T0 = mcp_request_table:add(mcp_request_table:new(), request(none, 20)),
     T1 = mcp_request_table:add(T0, request(none, 10)),
     ?assertEqual(10, mcp_request_table:earliest(T1)),
-    ?assertEqual(none, mcp_request_table:expire_next(T1, 9)),
-    {#{id := 2}, T2} = mcp_request_table:expire_next(T1, 10),
+    ?assertEqual([], mcp_request_table:due(T1, 9)),
+    ?assertEqual([2], mcp_request_table:due(T1, 10)),
+    ?assertEqual([2], mcp_request_table:due(T1, 19)),
+    ?assertEqual([2, 1], mcp_request_table:due(T1, 20)),
+    {_, T2} = mcp_request_table:settle(T1, 2),
     ?assertEqual(20, mcp_request_table:earliest(T2)),
-    ?assertEqual(none, mcp_request_table:expire_next(T2, 19)),
-    {#{id := 1}, T3} = mcp_request_table:expire_next(T2, 20),
+    {_, T3} = mcp_request_table:settle(T2, 1),
     ?assertEqual(none, mcp_request_table:earliest(T3)).
