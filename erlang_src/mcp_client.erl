@@ -83,13 +83,17 @@
 %% most `attempts' times in a row, waiting `backoff_ms' (500) doubled per
 %% attempt up to `max_backoff_ms' (30,000) before each; the count starts
 %% again after a connection stayed up `reset_after_ms' (60,000; at least
-%% 1,000) (`mcp_reconnect', docs/client.md "Servers that come back").
+%% 1,000); a server silent for `unresponsive_ms' (10,000; at least 100)
+%% when a request's deadline passes, and as long again after a ping, has
+%% gone away (`{unresponsive, SilentMs}') (`mcp_reconnect', docs/client.md
+%% "Servers that come back").
 -type options() :: #{client_info => {Name :: binary(), Version :: binary()},
                      era => handshake | modern | auto,
                      input_handler => mcp_input:handler(),
                      input_timeout_ms => non_neg_integer(),
                      reconnect => #{attempts := pos_integer(), backoff_ms => non_neg_integer(),
-                                    max_backoff_ms => non_neg_integer(), reset_after_ms => non_neg_integer()},
+                                    max_backoff_ms => non_neg_integer(), reset_after_ms => non_neg_integer(),
+                                    unresponsive_ms => pos_integer()},
                      handshake_timeout_ms => non_neg_integer(),
                      list_timeout_ms => non_neg_integer(),
                      shutdown_timeout_ms => non_neg_integer()}.
@@ -102,6 +106,7 @@
                       | mcp_stdio:framing_fault()
                       | mcp_jsonrpc:message_fault()
                       | {flooded, Bytes :: non_neg_integer()}
+                      | {unresponsive, SilentMs :: non_neg_integer()}
                       | mcp_http:fault()
                       | {write_failed, busy | closed | term()}
                       | stopped | retired | custodian_down

@@ -203,7 +203,7 @@ transport_event(Info, State, #data{conn = Conn} = Data) ->
     case mcp_transport:event(Conn, Info) of
         {ok, Events, Next} ->
             case flooded() of
-                false -> after_inbound(State, inbound(Events, {ok, Data#data{conn = Next}}));
+                false -> after_inbound(State, inbound(Events, {ok, heard(Events, Data#data{conn = Next})}));
                 Flooded -> close_with(Flooded, Data#data{conn = Next})
             end;
         not_mine ->
@@ -379,7 +379,8 @@ custodian_gone(_Live, Data) -> close_with(custodian_down, Data#data{stop_when_cl
 %% never came up (the first connect's failure) is the connect caller's.
 
 connected(#data{reconnects = Made} = Data0) ->
-    Data = Data0#data{ever_connected = true, connected_at = now_ms()},
+    Now = now_ms(),
+    Data = Data0#data{ever_connected = true, connected_at = Now, heard_at = Now},
     case Made of
         0 -> Data;
         _ ->
@@ -704,9 +705,48 @@ expire(#{kind := handshake, from := From}, Data) ->
     handshake_failed({handshake_failed, call_timed_out}, From, Data);
 expire(#{kind := {discover, _, _, _} = Kind, from := From}, Data) ->
     probe_settled(timed_out, Kind, From, Data);
+expire(#{kind := {liveness, SentAt}}, #data{heard_at = HeardAt} = Data) when HeardAt >= SentAt ->
+    {ok, Data#data{probing = false}};
+expire(#{kind := {liveness, _}}, #data{heard_at = HeardAt} = Data) ->
+    {close, {unresponsive, now_ms() - HeardAt}, Data#data{probing = false}};
 expire(#{id := Id, from := From}, Data) ->
     reply(From, {error, call_timed_out}),
-    cancel(Id, <<"deadline expired">>, Data).
+    case cancel(Id, <<"deadline expired">>, Data) of
+        {ok, Cancelled} -> liveness(Cancelled);
+        Closed -> Closed
+    end.
+
+%%% ------------------------------------------------- servers that stop answering
+%%
+%% With a reconnect policy, a server that stops answering is a death
+%% (`mcp_reconnect', `unresponsive_ms'): when a request's deadline passes
+%% and the transport has delivered nothing for `unresponsive_ms', the
+%% actor pings the server (`ping', or `server/discover' in the modern era)
+%% with a deadline `unresponsive_ms' away; anything the server sends
+%% meanwhile (an answer to the ping or to anything else) keeps the
+%% connection, and the ping's deadline passing with nothing heard since it
+%% was sent ends it with `{unresponsive, SilentMs}', so that the policy
+%% starts another. Without a policy a silent server only costs its
+%% callers their deadlines, as before.
+
+%% The transport delivered something: the server is heard.
+heard([], Data) -> Data;
+heard(_Events, Data) -> Data#data{heard_at = now_ms()}.
+
+liveness(#data{options = #{reconnect := #{unresponsive_ms := Silence}}, probing = false, heard_at = HeardAt} = Data) ->
+    Now = now_ms(),
+    case Now - HeardAt >= Silence of
+        true ->
+            Method = case Data#data.era of
+                         modern -> <<"server/discover">>;
+                         handshake -> <<"ping">>
+                     end,
+            send_request(none, {liveness, Now}, Now + Silence, Method, none, Data#data{probing = true});
+        false ->
+            {ok, Data}
+    end;
+liveness(Data) ->
+    {ok, Data}.
 
 %% A response for a pending id, already decoded as its kind expects.
 answered(Id, Reply, #data{requests = Requests} = Data) ->
@@ -725,6 +765,7 @@ answered(Id, Reply, #data{requests = Requests} = Data) ->
 %% otherwise, and for a second `-32022', the caller gets the error.
 resendable({discover, _, _, _}, _Data) -> false;
 resendable({reprobe, _, _, _}, _Data) -> false;
+resendable({liveness, _}, _Data) -> false;
 resendable(_Kind, #data{era = Era}) -> Era =:= modern.
 
 outcome(#{resend := Resend, from := From, kind := Kind, deadline := Deadline},
@@ -738,6 +779,9 @@ outcome(#{from := From, kind := Kind, deadline := Deadline}, Reply, Data) ->
 
 settled(handshake, Reply, From, _Deadline, Data) ->
     handshake_settled(Reply, From, Data);
+settled({liveness, _}, _Reply, _From, _Deadline, Data) ->
+    %% Answered, whatever the answer: the server is there.
+    {ok, Data#data{probing = false}};
 settled({reprobe, Kind, {Method, Params}, Refusal}, Reply, From, Deadline, Data) ->
     case Reply of
         {ok, Result} ->
@@ -930,7 +974,7 @@ answer_pending(Reason, #data{requests = Requests, inputs = Inputs, deadline_time
                              {server_request, _} -> ok
                          end
                  end, Inputs),
-    Data#data{requests = Empty, inputs = #{}, deadline_timer = none}.
+    Data#data{requests = Empty, inputs = #{}, deadline_timer = none, probing = false}.
 
 unavailable_reply(handshake, Reason) -> {error, {handshake_failed, {unavailable, Reason}}};
 unavailable_reply(_Kind, Reason) -> {error, {unavailable, Reason}}.

@@ -62,6 +62,11 @@
                %% reconnects), when the current one came up, the attempts
                %% made in a row, and the timer of the wait before the next.
                ever_connected = false :: boolean(),
+               %% When the transport last delivered anything (any event),
+               %% and whether the ping to a server that fell silent is out
+               %% (`reconnect''s `unresponsive_ms').
+               heard_at = 0 :: integer(),
+               probing = false :: boolean(),
                connected_at :: integer() | undefined,
                reconnects = 0 :: non_neg_integer(),
                backoff :: reference() | undefined,

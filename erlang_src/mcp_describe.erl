@@ -270,6 +270,8 @@ death(session_expired) ->
     "the server no longer knows the session (HTTP 404 to a request carrying it)";
 death({bad_session_id, Bytes}) when is_integer(Bytes) ->
     io_lib:format("the server assigned a session id of ~b bytes that is not visible ASCII of at most 1024", [Bytes]);
+death({unresponsive, SilentMs}) when is_integer(SilentMs) ->
+    io_lib:format("the server sent nothing for ~b ms: a request's deadline passed and a ping went unanswered", [SilentMs]);
 death({stream_lost, Reason}) ->
     ["the server's event stream ended before its response and could not be resumed (", words(Reason), ")"];
 death(stopped) ->

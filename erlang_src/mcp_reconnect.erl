@@ -18,6 +18,12 @@
 %%     without end, at most once per `reset_after_ms'.</li>
 %% <li>The wait before attempt N is `backoff_ms * 2^(N-1)', at most
 %%     `max_backoff_ms'.</li>
+%% <li>A server that stops answering is a death too: when a request's
+%%     deadline passes and nothing came from the server for
+%%     `unresponsive_ms', the actor pings it; a ping unanswered, with still
+%%     nothing from the server, within `unresponsive_ms' ends the connection
+%%     with `{unresponsive, SilentMs}' (the actor decides it; this module
+%%     only holds the duration).</li>
 %% </ul>
 -module(mcp_reconnect).
 
@@ -25,18 +31,22 @@
          min_reset_after_ms/0]).
 -export_type([policy/0, decision/0, field/0]).
 
--type field() :: attempts | backoff_ms | max_backoff_ms | reset_after_ms.
+-type field() :: attempts | backoff_ms | max_backoff_ms | reset_after_ms | unresponsive_ms.
 
 -type policy() :: #{attempts := 1..1000,
                     backoff_ms := non_neg_integer(),
                     max_backoff_ms := non_neg_integer(),
-                    reset_after_ms := non_neg_integer()}.
+                    reset_after_ms := non_neg_integer(),
+                    unresponsive_ms := pos_integer()}.
 -type decision() :: {retry, Attempt :: pos_integer(), WaitMs :: non_neg_integer()} | give_up.
 
 -define(MAX_ATTEMPTS, 1000).
 %% The least `reset_after_ms': below it a server dying after every
 %% handshake would start the count again each time, and never be given up.
 -define(MIN_RESET_AFTER_MS, 1000).
+%% The least `unresponsive_ms': a server is given at least this long to
+%% say anything before it is pinged, and as long again to answer.
+-define(MIN_UNRESPONSIVE_MS, 100).
 %% Every duration is a timeout as the client's others: at most a day.
 -define(MAX_MS, 86400000).
 
@@ -49,13 +59,14 @@ max_attempts() -> ?MAX_ATTEMPTS.
 min_reset_after_ms() -> ?MIN_RESET_AFTER_MS.
 
 %% @doc What a policy that names only `attempts' falls back to.
--spec defaults() -> #{backoff_ms := 500, max_backoff_ms := 30000, reset_after_ms := 60000}.
+-spec defaults() -> #{backoff_ms := 500, max_backoff_ms := 30000, reset_after_ms := 60000,
+                      unresponsive_ms := 10000}.
 defaults() ->
-    #{backoff_ms => 500, max_backoff_ms => 30000, reset_after_ms => 60000}.
+    #{backoff_ms => 500, max_backoff_ms => 30000, reset_after_ms => 60000, unresponsive_ms => 10000}.
 
 %% @doc Whether `Policy' is a policy: `attempts' from 1 to 1,000, and the
 %% optional durations integers from 0 to a day (`reset_after_ms' from a
-%% second); no other key.
+%% second, `unresponsive_ms' from 100 ms); no other key.
 -spec valid(term()) -> boolean().
 valid(#{attempts := _} = Policy) ->
     lists:all(fun(Key) -> lists:member(Key, fields()) end, maps:keys(Policy))
@@ -78,9 +89,10 @@ out_of_range(Policy) ->
 range(attempts) -> {1, ?MAX_ATTEMPTS};
 range(backoff_ms) -> {0, ?MAX_MS};
 range(max_backoff_ms) -> {0, ?MAX_MS};
-range(reset_after_ms) -> {?MIN_RESET_AFTER_MS, ?MAX_MS}.
+range(reset_after_ms) -> {?MIN_RESET_AFTER_MS, ?MAX_MS};
+range(unresponsive_ms) -> {?MIN_UNRESPONSIVE_MS, ?MAX_MS}.
 
-fields() -> [attempts, backoff_ms, max_backoff_ms, reset_after_ms].
+fields() -> [attempts, backoff_ms, max_backoff_ms, reset_after_ms, unresponsive_ms].
 
 %% @doc A valid policy with every default filled in.
 -spec with_defaults(map()) -> policy().

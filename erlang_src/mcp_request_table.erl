@@ -57,13 +57,16 @@
 %% (newest first) and the digests of the cursors already followed (then
 %% answered, or, `list_then_call', followed by the call it was listed for),
 %% or a `server/discover' probe (`mcp_modern'), at connect or, `reprobe',
-%% for a request a server refused with `-32022' (sent again after it).
+%% for a request a server refused with `-32022' (sent again after it), or
+%% the ping the actor sends a server that fell silent (`liveness', with
+%% when it was sent).
 -type kind() :: handshake | call | call_msgpack | ping
               | {tool_call, call | call_msgpack, Call :: {binary(), term()}, InputRound :: non_neg_integer()}
               | {list, Pages :: non_neg_integer(), Acc :: [[term()]], Seen :: [binary()]}
               | {list_then_call, Call :: term(), Pages :: non_neg_integer(), Acc :: [[term()]], Seen :: [binary()]}
               | {discover, Mode :: modern | auto, Reprobed :: boolean(), HandshakeDeadline :: integer()}
-              | {reprobe, kind(), Resend :: {binary(), term()}, Refusal :: term()}.
+              | {reprobe, kind(), Resend :: {binary(), term()}, Refusal :: term()}
+              | {liveness, SentAt :: integer()}.
 
 %% An entry as it leaves the table carries `release': the caller monitor
 %% the actor is to drop (`none' when it is kept, or already gone).
@@ -246,4 +249,5 @@ expectation({reprobe, _, _, _}) -> raw;
 %% (`routed_call_tool'); the caller's own read names the term it wants.
 expectation({tool_call, _Kind, _, _}) -> routed_call_tool;
 expectation(Call) when Call =:= call; Call =:= call_msgpack -> call_result(Call);
-expectation(ping) -> ping.
+expectation(ping) -> ping;
+expectation({liveness, _}) -> ping.

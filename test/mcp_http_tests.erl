@@ -320,6 +320,44 @@ a_call_given_up_is_noticed_only_in_the_handshake_era_test_() ->
         end)
     end} || {Era, Noticed} <- [{handshake, 1}, {modern, 0}]].
 
+%%% ---------------------------------------------- a server that stops answering
+
+%% A remote server that accepts and never answers (with a reconnect
+%% policy): a call's deadline passes after `unresponsive_ms' of silence,
+%% the ping goes unanswered as long, and the connection ends
+%% `{unresponsive, SilentMs}'; the policy reaches the server again with a
+%% new handshake, and calls are answered once it answers again.
+a_remote_server_that_stops_answering_is_reached_again_test_() ->
+    {timeout, 30, fun() ->
+        Hung = atomics:new(1, []),
+        Holding = fun(Method, _) when Method =:= <<"tools/call">>; Method =:= <<"ping">> ->
+                          case atomics:get(Hung, 1) of
+                              1 -> hold;
+                              0 -> default
+                          end;
+                     (_, _) -> default
+                  end,
+        with_stub(Holding, fun(Url) ->
+            {ok, Client, _} = mcp_client:start(#{url => Url}, #{reconnect => #{attempts => 2, backoff_ms => 100,
+                                                                               unresponsive_ms => 300}}),
+            ok = mcp_client:subscribe(Client),
+            Pid = mcp_client:pid(Client),
+            atomics:put(Hung, 1, 1),
+            timer:sleep(400),
+            ?assertEqual({error, call_timed_out}, mcp_client:call_tool(Client, <<"t">>, {object, []}, 100)),
+            {mcp_reconnecting, Pid, 1, {unresponsive, SilentMs}} =
+                receive {mcp_reconnecting, _, _, _} = E -> E after 5000 -> error(no_reconnecting) end,
+            ?assert(SilentMs >= 600),
+            atomics:put(Hung, 1, 0),
+            receive {mcp_reconnected, Pid, 1} -> ok after 5000 -> error(no_reconnected) end,
+            ?assertMatch({ok, {call_tool_result, [{text, <<"ok">>}], false, none}}, call(Client)),
+            Methods = [rpc_method(Body) || #{body := Body} <- requests()],
+            ?assertEqual(2, length([M || M <- Methods, M =:= <<"initialize">>])),
+            ?assertEqual(1, length([M || M <- Methods, M =:= <<"ping">>])),
+            shut_down_leaving_nothing(Client)
+        end)
+    end}.
+
 %%% ------------------------------------------------------------ secrets
 
 %% The attack: printing a spec, or the actor's status, shows what it holds.

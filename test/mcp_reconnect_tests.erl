@@ -29,6 +29,11 @@ policy_validity_on_both_sides_of_each_limit_test() ->
     ?assert(mcp_reconnect:valid(#{attempts => 1, reset_after_ms => 1000})),
     ?assertNot(mcp_reconnect:valid(#{attempts => 1, reset_after_ms => 999})),
     ?assertNot(mcp_reconnect:valid(#{attempts => 1, reset_after_ms => 0})),
+    %% A server is given at least 100 ms to say something.
+    ?assert(mcp_reconnect:valid(#{attempts => 1, unresponsive_ms => 100})),
+    ?assertNot(mcp_reconnect:valid(#{attempts => 1, unresponsive_ms => 99})),
+    ?assert(mcp_reconnect:valid(#{attempts => 1, unresponsive_ms => 86400000})),
+    ?assertNot(mcp_reconnect:valid(#{attempts => 1, unresponsive_ms => 86400001})),
     ?assertNot(mcp_reconnect:valid(#{attempts => 1, backoff => 10})),
     ?assertNot(mcp_reconnect:valid(#{backoff_ms => 10})),
     ?assertNot(mcp_reconnect:valid(3)).
@@ -264,3 +269,55 @@ a_death_with_writes_queued_leaves_nothing_for_the_next_connection() ->
     ?assertEqual(2, starts(Log)),
     ?assertMatch({ok, {exited, _}}, mcp_client:shutdown(Client, 5000)),
     flush_events().
+
+%%% ------------------------------------------------ servers that stop answering
+
+%% A server that hangs (reads, never answers): a call's deadline passes
+%% after `unresponsive_ms' of silence, the ping sent then goes unanswered
+%% as long again, and the connection ends `{unresponsive, SilentMs}', the
+%% hung process is killed, and the policy starts another, which serves.
+%% Without this, the hung server kept the connection for good (each call
+%% only timing out).
+a_server_that_stops_answering_is_started_again_test_() ->
+    {timeout, 60, fun a_server_that_stops_answering_is_started_again/0}.
+
+a_server_that_stops_answering_is_started_again() ->
+    {Flag, Log, _} = scratch(),
+    ok = file:write_file(Flag, <<>>),
+    Client = subscribed(switching_server(Flag, "silent", Log),
+                        #{reconnect => #{attempts => 2, backoff_ms => 300, unresponsive_ms => 300}}),
+    Pid = mcp_client:pid(Client),
+    {ok, Hung} = mcp_client:os_pid(Client),
+    timer:sleep(400),
+    ?assertEqual({error, call_timed_out}, mcp_client:call_tool(Client, <<"t">>, {object, []}, 100)),
+    {mcp_reconnecting, Pid, 1, {unresponsive, SilentMs}} = receive_event(),
+    %% Silent for the ping's wait at least, after the silence that sent it.
+    ?assert(SilentMs >= 600),
+    ?assertNot(mcp_e2e_tests:os_alive(Hung)),
+    ok = file:delete(Flag),
+    ?assertEqual({mcp_reconnected, Pid, 1}, receive_event()),
+    ?assertEqual(ok, mcp_client:ping(Client, 5000)),
+    ?assertEqual(2, starts(Log)),
+    ?assertMatch({ok, {exited, _}}, mcp_client:shutdown(Client, 5000)),
+    flush_events().
+
+%% A slow server is not a silent one: a call whose deadline passes is
+%% answered late, and the ping after it too, within `unresponsive_ms': the
+%% connection stays.
+a_slow_server_is_not_taken_for_a_silent_one_test_() ->
+    {timeout, 60, fun a_slow_server_is_not_taken_for_a_silent_one/0}.
+
+a_slow_server_is_not_taken_for_a_silent_one() ->
+    Faulty = mcp_e2e_tests:installed("test/e2e/faulty_server.sh"),
+    Spec = #{executable => Faulty, args => ["answer-late", "200"]},
+    Client = subscribed(Spec, #{reconnect => #{attempts => 2, backoff_ms => 0, unresponsive_ms => 1000}}),
+    {ok, Server} = mcp_client:os_pid(Client),
+    timer:sleep(1100),
+    ?assertEqual({error, call_timed_out}, mcp_client:call_tool(Client, <<"t">>, {object, []}, 100)),
+    %% The late answer (200 ms), then the ping's (200 ms more), well within
+    %% the ping's second.
+    timer:sleep(1500),
+    ?assertEqual({ok, Server}, mcp_client:os_pid(Client)),
+    ?assertEqual(ok, mcp_client:ping(Client, 5000)),
+    receive Event -> error({unexpected, Event}) after 0 -> ok end,
+    ?assertMatch({ok, {exited, _}}, mcp_client:shutdown(Client, 5000)).

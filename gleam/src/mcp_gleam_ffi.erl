@@ -387,6 +387,7 @@ death_reason({line_too_long, Bytes} = Reason) when is_integer(Bytes) -> Reason;
 death_reason({malformed_message, _} = Fault) -> {invalid_message, Fault};
 death_reason({bad_message, _} = Fault) -> {invalid_message, Fault};
 death_reason({flooded, Bytes} = Reason) when is_integer(Bytes) -> Reason;
+death_reason({unresponsive, SilentMs} = Reason) when is_integer(SilentMs) -> Reason;
 death_reason({http_status, Code}) when is_integer(Code) -> {http_failed, {http_status, Code}};
 death_reason({content_type, Type}) when is_binary(Type) -> {http_failed, {unexpected_content_type, Type}};
 death_reason({http_failed, Reason}) -> {http_failed, {request_failed, words(Reason)}};

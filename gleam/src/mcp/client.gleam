@@ -237,6 +237,10 @@ pub type DeathReason {
   InvalidMessage(MessageFault)
   /// The server sent more unprocessed input than the client's budget.
   Flooded(bytes: Int)
+  /// With a `reconnect` policy: the server sent nothing for `silent_ms`
+  /// although a call's deadline passed and a ping went unanswered (it hung,
+  /// or a remote one stopped answering); the policy starts another.
+  Unresponsive(silent_ms: Int)
   /// A remote server's HTTP answer could not be used.
   HttpFailed(HttpFault)
   /// The handshake failed: the server did not declare the `tools`

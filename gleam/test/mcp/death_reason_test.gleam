@@ -23,7 +23,7 @@ import mcp/client.{
   RegistrationWithoutClientId, RequestFailed, ResourceMismatch, ResponseTooLarge,
   Retired, SessionExpired, StateMismatch, StatusUnknown, Stopped, StreamLost,
   TokenFilePermissions, TokenRefused, TokenStoreRefused, TooManyChallenges,
-  TransportEnded, Unavailable, Unconfirmed, UnexpectedContentType,
+  TransportEnded, Unavailable, Unconfirmed, UnexpectedContentType, Unresponsive,
   WriteAfterClose, WriteFailed,
 }
 import mcp/json.{CorruptionReport}
@@ -117,6 +117,7 @@ fn cases() -> List(#(Dynamic, client.DeathReason)) {
       InvalidMessage(BadMessage("id is null")),
     ),
     #(term(#(a("flooded"), 1000)), Flooded(1000)),
+    #(term(#(a("unresponsive"), 900)), Unresponsive(900)),
     #(term(#(a("http_status"), 500)), HttpFailed(HttpStatus(500))),
     #(
       term(#(a("content_type"), "text/html")),
