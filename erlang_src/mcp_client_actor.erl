@@ -727,7 +727,7 @@ expire(#{id := Id, from := From}, Data) ->
 %% connection, and the ping's deadline passing with nothing heard since it
 %% was sent ends it with `{unresponsive, SilentMs}', so that the policy
 %% starts another. Without a policy a silent server only costs its
-%% callers their deadlines, as before.
+%% callers their deadlines.
 
 %% The transport delivered something: the server is heard.
 heard([], Data) -> Data;
