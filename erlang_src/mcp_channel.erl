@@ -28,7 +28,7 @@
 -behaviour(mcp_transport).
 -endif.
 
--export([open/2, send/2, event/2, terminate/1, os_pid/1]).
+-export([open/2, send/2, event/2, terminate/1, os_pid/1, carries_bytes/2]).
 -export([write/2, client/1]).
 -export_type([channel/0, start/0]).
 
@@ -76,6 +76,11 @@ event(#conn{monitor = Monitor} = Conn, {'DOWN', Monitor, process, _, Reason}) ->
     {ok, [{closed, {exited, {peer_down, Reason}}}], Conn};
 event(_, _) ->
     not_mine.
+
+%% Whether `Info' is bytes the peer wrote.
+-spec carries_bytes(#conn{}, term()) -> boolean().
+carries_bytes(#conn{channel = Channel}, {mcp_channel, Channel, {bytes, _}}) -> true;
+carries_bytes(_, _) -> false.
 
 -spec terminate(#conn{}) -> ok.
 terminate(#conn{peer = Peer}) ->

@@ -137,28 +137,26 @@ parked(Type, Content, Data) ->
     common(Type, Content, parked, Data).
 
 %% ---- handshaking: `initialize' in flight; other requests wait for its end
-handshaking({call, _From}, {list_tools, _}, _Data) ->
-    {keep_state_and_data, [postpone]};
-handshaking({call, _From}, {call_tool, _, _, _, _, _}, _Data) ->
-    {keep_state_and_data, [postpone]};
-handshaking({call, _From}, {ping, _}, _Data) ->
-    {keep_state_and_data, [postpone]};
+%% (held with the deadline they got on arrival: `held/3')
+handshaking({call, From}, {list_tools, Timeout} = Request, Data) ->
+    held(From, Request, deadline(Timeout), Data);
+handshaking({call, From}, {call_tool, _, _, Timeout, _, _} = Request, Data) ->
+    held(From, Request, deadline(Timeout), Data);
+handshaking({call, From}, {ping, Timeout} = Request, Data) ->
+    held(From, Request, deadline(Timeout), Data);
 handshaking(Type, Content, Data) ->
     live(Type, Content, handshaking, Data).
 
 %% ---- active: connected
-active({call, From}, {list_tools, Timeout}, Data) ->
-    after_request(send_request(From, {list, 0, [], []}, deadline(Timeout), <<"tools/list">>,
-                                {some, mcp_protocol:tools_list_params(none)}, Data));
-active({call, From}, {call_tool, Name, Arguments, Timeout, Kind, _Text}, #data{era = modern, tool_headers = unlisted} = Data) ->
-    after_request(send_request(From, {list_then_call, {Name, Arguments, Kind, none}, 0, [], []}, deadline(Timeout),
-                                <<"tools/list">>, {some, mcp_protocol:tools_list_params(none)}, Data));
-active({call, From}, {call_tool, Name, Arguments, Timeout, Kind, Text}, Data) ->
-    after_request(call(From, {Name, Arguments, Kind, Text}, deadline(Timeout), Data));
-active({call, From}, {ping, Timeout}, #data{era = modern} = Data) ->
-    after_request(send_request(From, ping, deadline(Timeout), <<"server/discover">>, none, Data));
-active({call, From}, {ping, Timeout}, Data) ->
-    after_request(send_request(From, ping, deadline(Timeout), <<"ping">>, none, Data));
+active({call, From}, {list_tools, Timeout} = Request, Data) ->
+    after_request(run(From, Request, deadline(Timeout), Data));
+active({call, From}, {call_tool, _, _, Timeout, _, _} = Request, Data) ->
+    after_request(run(From, Request, deadline(Timeout), Data));
+active({call, From}, {ping, Timeout} = Request, Data) ->
+    after_request(run(From, Request, deadline(Timeout), Data));
+active(internal, {held, From, Request, Deadline}, Data) ->
+    %% A call held during the handshake, run now with its own deadline.
+    after_request(run(From, Request, Deadline, Data));
 active({call, From}, left_out_tools, #data{left_out = LeftOut}) ->
     {keep_state_and_data, [{reply, From, {ok, LeftOut}}]};
 active({call, From}, tools, #data{listing = none}) ->
@@ -169,6 +167,31 @@ active(info, {timeout, Timer, relist}, #data{relist = {waiting, Timer}} = Data) 
     {keep_state, mcp_client_listing:start_relist(Data#data{relist = idle})};
 active(Type, Content, Data) ->
     live(Type, Content, active, Data).
+
+%% A request's run once connected, against its deadline.
+run(From, {list_tools, _}, Deadline, Data) ->
+    send_request(From, {list, 0, [], []}, Deadline, <<"tools/list">>, {some, mcp_protocol:tools_list_params(none)}, Data);
+run(From, {call_tool, Name, Arguments, _, Kind, _Text}, Deadline, #data{era = modern, tool_headers = unlisted} = Data) ->
+    send_request(From, {list_then_call, {Name, Arguments, Kind, none}, 0, [], []}, Deadline,
+                 <<"tools/list">>, {some, mcp_protocol:tools_list_params(none)}, Data);
+run(From, {call_tool, Name, Arguments, _, Kind, Text}, Deadline, Data) ->
+    call(From, {Name, Arguments, Kind, Text}, Deadline, Data);
+run(From, {ping, _}, Deadline, #data{era = modern} = Data) ->
+    send_request(From, ping, Deadline, <<"server/discover">>, none, Data);
+run(From, {ping, _}, Deadline, Data) ->
+    send_request(From, ping, Deadline, <<"ping">>, none, Data).
+
+%% A call made during the handshake waits for its end with the deadline
+%% it got now: the deadline timer answers it `call_timed_out' if that
+%% passes first (it was never sent: nothing to cancel), else it runs once
+%% connected (`connected_state/1').
+held(From, Request, Deadline, #data{held = Held} = Data) ->
+    {keep_state, arm(Deadline, Data#data{held = [{From, Request, Deadline} | Held]})}.
+
+%% Handshaking becomes active: the held calls run, oldest first.
+connected_state(#data{held = Held} = Data) ->
+    {next_state, active, connected(Data#data{held = []}),
+     [{next_event, internal, {held, From, Request, Deadline}} || {From, Request, Deadline} <- lists:reverse(Held)]}.
 
 %% What handshaking and active share: the transport is open.
 live({call, From}, subscribe, _State, Data) ->
@@ -202,8 +225,8 @@ live(Type, Content, State, Data) ->
 transport_event(Info, State, #data{conn = Conn} = Data) ->
     case mcp_transport:event(Conn, Info) of
         {ok, Events, Next} ->
-            case flooded() of
-                false -> after_inbound(State, inbound(Events, {ok, heard(Events, Data#data{conn = Next})}));
+            case flooded(Data) of
+                false -> after_inbound(State, inbound(Events, {ok, heard(Events, Info, Data#data{conn = Next})}));
                 Flooded -> close_with(Flooded, Data#data{conn = Next})
             end;
         not_mine ->
@@ -649,16 +672,17 @@ arm(Deadline, #data{deadline_timer = Armed} = Data) ->
     disarm(Armed),
     Data#data{deadline_timer = {erlang:start_timer(Deadline, self(), deadline, [{abs, true}]), Deadline}}.
 
-%% After the timer fired: armed again at the least deadline pending, or,
+%% After the timer fired: armed again at the least deadline pending (or
+%% held), or,
 %% with many requests pending, no sooner than one millisecond per
 %% `?DEADLINE_SCAN' of them from now: each firing is a pass over the
 %% pending requests, and requests whose deadlines are all different must
 %% not cost a pass each (a deadline may so pass up to that late, never
 %% early: 40 ms with 10,000 requests pending).
-rearm(Now, #data{requests = Requests} = Data) ->
-    case mcp_request_table:earliest(Requests) of
-        none -> Data;
-        Earliest -> arm(max(Earliest, Now + mcp_request_table:size(Requests) div ?DEADLINE_SCAN), Data)
+rearm(Now, #data{requests = Requests, held = Held} = Data) ->
+    case [D || D <- [mcp_request_table:earliest(Requests)], is_integer(D)] ++ [D || {_, _, D} <- Held] of
+        [] -> Data;
+        Deadlines -> arm(max(lists:min(Deadlines), Now + mcp_request_table:size(Requests) div ?DEADLINE_SCAN), Data)
     end.
 
 disarm(none) -> ok;
@@ -684,7 +708,14 @@ cancel(Id, Reason, Data) ->
 %% timer is armed again for what is left.
 expired(#data{requests = Requests} = Data) ->
     Now = now_ms(),
-    expired(mcp_request_table:due(Requests, Now), Now, {ok, Data}).
+    expired(mcp_request_table:due(Requests, Now), Now, {ok, expire_held(Now, Data)}).
+
+%% Held calls whose deadline passed during the handshake: answered, never
+%% sent.
+expire_held(Now, #data{held = Held} = Data) ->
+    {Due, Kept} = lists:partition(fun({_, _, Deadline}) -> Deadline =< Now end, Held),
+    [reply(From, {error, call_timed_out}) || {From, _, _} <- Due],
+    Data#data{held = Kept}.
 
 expired([], Now, {Progress, Data}) ->
     {Progress, rearm(Now, Data)};
@@ -722,16 +753,23 @@ expire(#{id := Id, from := From}, Data) ->
 %% (`mcp_reconnect', `unresponsive_ms'): when a request's deadline passes
 %% and the transport has delivered nothing for `unresponsive_ms', the
 %% actor pings the server (`ping', or `server/discover' in the modern era)
-%% with a deadline `unresponsive_ms' away; anything the server sends
-%% meanwhile (an answer to the ping or to anything else) keeps the
-%% connection, and the ping's deadline passing with nothing heard since it
+%% with a deadline `unresponsive_ms' away; anything heard meanwhile (a
+%% message, part of one: `heard/3') keeps the connection, and the ping's deadline passing with nothing heard since it
 %% was sent ends it with `{unresponsive, SilentMs}', so that the policy
 %% starts another. Without a policy a silent server only costs its
 %% callers their deadlines.
 
-%% The transport delivered something: the server is heard.
-heard([], Data) -> Data;
-heard(_Events, Data) -> Data#data{heard_at = now_ms()}.
+%% The server is heard when the transport delivered an event (a message, a
+%% refusal, its end) or bytes of a message not yet complete (a transport
+%% that says so: `mcp_transport:carries_bytes/2'; over HTTP whole messages
+%% only).
+heard([], Info, #data{conn = Conn} = Data) ->
+    case mcp_transport:carries_bytes(Conn, Info) of
+        true -> Data#data{heard_at = now_ms()};
+        false -> Data
+    end;
+heard(_Events, _Info, Data) ->
+    Data#data{heard_at = now_ms()}.
 
 liveness(#data{options = #{reconnect := #{unresponsive_ms := Silence}}, probing = false, heard_at = HeardAt} = Data) ->
     Now = now_ms(),
@@ -890,23 +928,36 @@ rejected(Id, Reason, #data{requests = Requests} = Data) ->
     end.
 
 %% The flood budget, checked at every transport event: past
-%% `?MAX_BACKLOG' queued messages the actor is not keeping up with the
-%% server, and the connection ends with `{flooded, Bytes}', Bytes being the
-%% size of the backlog (its external term size: each queued chunk and a few
-%% bytes of envelope). The mailbox is read once, at that moment, when it is
-%% bounded by the budget.
-flooded() ->
+%% `?MAX_BACKLOG' queued messages, plus one per request in flight (its
+%% answer may be one of them), that are not callers' requests, the actor is
+%% not keeping up with the server, and the connection ends with
+%% `{flooded, Bytes}', Bytes being the size of that backlog (its external
+%% term size: each queued chunk and a few bytes of envelope). The mailbox
+%% length is read at every event (O(1)); the mailbox itself only when that
+%% length is past the budget. Callers' requests (each caller has one at a
+%% time) are left out of the count, so many callers at once are not a
+%% flood.
+flooded(#data{requests = Requests}) ->
+    Budget = ?MAX_BACKLOG + mcp_request_table:size(Requests),
     case erlang:process_info(self(), message_queue_len) of
-        {message_queue_len, Queued} when Queued > ?MAX_BACKLOG ->
-            {messages, Backlog} = erlang:process_info(self(), messages),
-            {flooded, lists:sum([erlang:external_size(Message) || Message <- Backlog])};
+        {message_queue_len, Queued} when Queued > Budget ->
+            {messages, Queue} = erlang:process_info(self(), messages),
+            Backlog = [Message || Message <- Queue, not caller_request(Message)],
+            case length(Backlog) > Budget of
+                true -> {flooded, lists:sum([erlang:external_size(Message) || Message <- Backlog])};
+                false -> false
+            end;
         _ ->
             false
     end.
 
+caller_request({'$gen_call', _, _}) -> true;
+caller_request({'$gen_cast', _}) -> true;
+caller_request(_) -> false.
+
 %% The state after the transport's events: `handshaking' becomes `active'
 %% once the handshake succeeded (postponed requests then run).
-after_inbound(handshaking, {connected, Data}) -> {next_state, active, connected(Data)};
+after_inbound(handshaking, {connected, Data}) -> connected_state(Data);
 after_inbound(_State, {closed, Evidence, Data}) -> transport_ended(Evidence, Data);
 after_inbound(_State, Outcome) -> after_request(Outcome).
 
@@ -968,13 +1019,14 @@ answer_pending(Reason, #data{requests = Requests, inputs = Inputs, deadline_time
     disarm(Armed),
     lists:foreach(fun(Monitor) -> erlang:demonitor(Monitor, [flush]) end, Monitors),
     lists:foreach(fun(#{from := From, kind := Kind}) -> reply(From, unavailable_reply(Kind, Reason)) end, Entries),
+    lists:foreach(fun({From, _, _}) -> reply(From, {error, {unavailable, Reason}}) end, lists:reverse(Data#data.held)),
     maps:foreach(fun(Monitor, Run) ->
                          case mcp_client_inputs:stop_input(Monitor, Run) of
                              {tool_call, From, _, _, _, _, _, _} -> reply(From, {error, {unavailable, Reason}});
                              {server_request, _} -> ok
                          end
                  end, Inputs),
-    Data#data{requests = Empty, inputs = #{}, deadline_timer = none, probing = false}.
+    Data#data{requests = Empty, held = [], inputs = #{}, deadline_timer = none, probing = false}.
 
 unavailable_reply(handshake, Reason) -> {error, {handshake_failed, {unavailable, Reason}}};
 unavailable_reply(_Kind, Reason) -> {error, {unavailable, Reason}}.

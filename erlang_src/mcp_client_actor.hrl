@@ -24,6 +24,11 @@
                %% timer for their deadlines, armed at the least of them (or
                %% earlier: it then finds nothing due and is armed again).
                requests = mcp_request_table:new() :: mcp_request_table:table(),
+               %% Calls made during the handshake, newest first, with the
+               %% deadline each got when it arrived: run once connected,
+               %% answered `call_timed_out' (never sent) when it passes
+               %% first.
+               held = [] :: [{gen_statem:from(), tuple(), integer()}],
                deadline_timer = none :: none | {reference(), integer()},
                %% Messages waiting for the next `flush_outbox', newest first.
                outbox = [] :: [mcp_transport:message()],

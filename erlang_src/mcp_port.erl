@@ -45,7 +45,7 @@
 -behaviour(mcp_transport).
 -endif.
 
--export([open/2, send/2, event/2, terminate/1, os_pid/1]).
+-export([open/2, send/2, event/2, terminate/1, os_pid/1, carries_bytes/2]).
 -export([resolve_executable/1, max_queue_bytes/0, max_shutdown_grace_ms/0, inherited_env_names/0]).
 -export([child_env/1]).
 
@@ -275,6 +275,11 @@ event(#port{port = Port} = State, {mcp_port_watch, Port, Delay}) ->
     watch_exit(Delay, State);
 event(_, _) ->
     not_mine.
+
+%% @doc Whether `Info' is a chunk of the child's output.
+-spec carries_bytes(#port{}, term()) -> boolean().
+carries_bytes(#port{port = Port}, {Port, {data, _}}) -> true;
+carries_bytes(_, _) -> false.
 
 %% @doc Requests the end of the child while its port is still open and its
 %% exit status has not arrived: SIGKILL to its process group and to it, or,

@@ -51,6 +51,11 @@
 %%     `{closed, {unconfirmed, Reason}}' means the connection ended without
 %%     proof that the peer did.</li>
 %% <li>`os_pid(State)' is `{ok, OsPid}' or `none' (diagnostics, tests).</li>
+%% <li>Optional: `carries_bytes(State, Info)', whether a mailbox message
+%%     `event/2' recognised brought bytes of the server's messages, a whole
+%%     message or part of one (the reconnect policy's `unresponsive_ms'
+%%     counts a server writing a long message as heard). Without it only
+%%     events count.</li>
 %% </ul>
 %% UTF-8 is not the transport's concern: lines are bytes, and the decoder
 %% refuses what is not UTF-8 (a character cut across chunks is simply part of
@@ -65,7 +70,7 @@
 %% open fails with `native_library_not_loaded'.
 -module(mcp_transport).
 
--export([open/2, send/2, event/2, terminate/1, os_pid/1]).
+-export([open/2, send/2, event/2, terminate/1, os_pid/1, carries_bytes/2]).
 -export([framer/0, framer/1, frame/2, message_bytes/1]).
 -export_type([spec/0, spawn/0, connection/0, event/0, evidence/0, framer/0, message/0, rpc/0, era/0]).
 
@@ -104,6 +109,8 @@
 -callback event(State :: term(), Info :: term()) -> {ok, [event()], NewState :: term()} | not_mine.
 -callback terminate(State :: term()) -> ok.
 -callback os_pid(State :: term()) -> {ok, integer()} | none.
+-callback carries_bytes(State :: term(), Info :: term()) -> boolean().
+-optional_callbacks([carries_bytes/2]).
 
 %% @doc Opens the transport a spec names, owned by the calling process.
 -spec open(spec(), pid()) -> {ok, connection()} | {error, term()}.
@@ -154,6 +161,12 @@ event({Module, State}, Info) ->
         {ok, Events, Next} -> {ok, Events, {Module, Next}};
         not_mine -> not_mine
     end.
+
+%% @doc Whether `Info' (a message `event/2' recognised) brought bytes of
+%% the server's messages; `false' for a transport that does not say.
+-spec carries_bytes(connection(), term()) -> boolean().
+carries_bytes({Module, State}, Info) ->
+    erlang:function_exported(Module, carries_bytes, 2) andalso Module:carries_bytes(State, Info).
 
 %% @doc Requests the end of the peer (for a port SIGKILL, or SIGTERM then
 %% SIGKILL with a `shutdown_grace_ms'). Not proof of anything.

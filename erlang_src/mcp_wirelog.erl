@@ -33,7 +33,7 @@
 -endif.
 
 -export([spec/2, start_log/1, stop_log/1, max_log_queue/0, max_shown_bytes/0]).
--export([open/2, send/2, event/2, terminate/1, os_pid/1, takes_rpc/0]).
+-export([open/2, send/2, event/2, terminate/1, os_pid/1, takes_rpc/0, carries_bytes/2]).
 -export_type([log/0, log_options/0]).
 
 -opaque log() :: pid().
@@ -102,6 +102,10 @@ event(#wire{inner = Inner, log = Log} = Wire, Info) ->
         not_mine ->
             not_mine
     end.
+
+%% Whether the wrapped transport says `Info' brought the server's bytes.
+-spec carries_bytes(#wire{}, term()) -> boolean().
+carries_bytes(#wire{inner = Inner}, Info) -> mcp_transport:carries_bytes(Inner, Info).
 
 %% A log that has fallen behind (a server flooding its stdout faster than
 %% stderr takes the lines) gets the size of what arrived, not the bytes, so

@@ -667,16 +667,22 @@ options_of_the_wrong_type_raise_at_prepare_test() ->
     {ok, Client} = mcp_client:prepare(Spec, #{unknown_key => ignored}),
     ?assertEqual({ok, no_resource}, retired_with(Client)).
 
-requests_wait_for_the_handshake_test() ->
+%% A client connecting to a server that has not answered `initialize' yet:
+%% the client, the connecting caller, and what answers the handshake.
+handshake_pending() ->
     {ok, Client} = mcp_client:prepare(fresh_spec(fun({request, _, <<"initialize">>, _}) -> [];
                                                     (_) -> default end), #{}),
     Connector = spawn_caller(fun() -> mcp_client:connect(Client) end),
     {fake_server, Peer, {request, InitId, <<"initialize">>, _}} =
         receive {fake_server, _, {request, _, <<"initialize">>, _}} = M -> M end,
+    {Client, Connector, fun() -> Peer ! {perform, [{reply, InitId, mcp_fake_server:initialize_result()}]}, ok end}.
+
+requests_wait_for_the_handshake_test() ->
+    {Client, Connector, Answer} = handshake_pending(),
     Pinger = spawn_caller(fun() -> mcp_client:ping(Client, ?TIMEOUT) end),
     wait_until_blocked(Pinger),
     _ = sys:get_state(mcp_client:pid(Client)),     % the ping request is in the actor
-    Peer ! {perform, [{reply, InitId, mcp_fake_server:initialize_result()}]},
+    ok = Answer(),
     ?assertMatch({ok, _}, collect(Connector)),
     ?assertEqual(ok, collect(Pinger)),
     %% Nothing but the handshake went out before `notifications/initialized'.
@@ -684,6 +690,23 @@ requests_wait_for_the_handshake_test() ->
                  received(fun({request, _, <<"ping">>, _}) -> true; ({notification, _, _}) -> true;
                              (_) -> false end)),
     {ok, _} = retired_with(Client).
+
+%% A call made during the handshake keeps the deadline it was made with:
+%% it is answered `call_timed_out' while `initialize' is still unanswered,
+%% and it is never sent once the handshake ends (the server sees only the
+%% ping made after it).
+a_call_held_by_the_handshake_keeps_its_deadline_test() ->
+    {Client, Connector, Answer} = handshake_pending(),
+    ?assertEqual({error, call_timed_out}, mcp_client:ping(Client, 100)),
+    ok = Answer(),
+    ?assertMatch({ok, _}, collect(Connector)),
+    ?assertEqual(ok, mcp_client:ping(Client, ?TIMEOUT)),
+    {ok, _} = retired_with(Client),
+    ?assertEqual(1, length([P || {request, _, <<"ping">>, _} = P <- observed()])).
+
+%% Everything the fake server reported so far, in order.
+observed() ->
+    receive {fake_server, _, Message} -> [Message | observed()] after 200 -> [] end.
 
 wait_until_blocked(Pid) ->
     case process_info(Pid, status) of

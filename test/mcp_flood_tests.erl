@@ -128,3 +128,28 @@ collect(Owner, Calls) ->
         {trace, Owner, call, {erlang, process_info, Args}} -> collect(Owner, [Args | Calls]);
         {done, Owner} -> Owner ! {traced, Calls}
     end.
+
+%% Many callers at once are not a flood: 2,000 processes calling at the
+%% same moment put 2,000 requests in the actor's mailbox, past the budget
+%% of 512 queued messages; only what the transport delivers is counted,
+%% so every call is answered and the connection stays.
+many_callers_at_once_are_not_a_flood_test_() ->
+    {timeout, 60, fun many_callers_at_once_are_not_a_flood/0}.
+
+many_callers_at_once_are_not_a_flood() ->
+    {ok, Client, _} = mcp_client:start(mcp_fake_server:spec(fun(_) -> default end, spawn(fun sink/0)), #{}),
+    Self = self(),
+    Go = make_ref(),
+    Callers = [spawn(fun() ->
+                             receive Go -> ok end,
+                             Self ! {self(), mcp_client:call_tool(Client, <<"echo">>, {object, []}, 30000)}
+                     end) || _ <- lists:seq(1, 2000)],
+    [Caller ! Go || Caller <- Callers],
+    Answers = [receive {Caller, Answer} -> Answer after 30000 -> no_answer end || Caller <- Callers],
+    ?assertEqual([], [A || A <- Answers, element(1, A) =/= ok]),
+    ?assertEqual(ok, mcp_client:ping(Client, 5000)),
+    ?assertMatch({ok, _}, mcp_client:shutdown(Client, 5000)).
+
+%% Takes the fake server's reports and drops them.
+sink() ->
+    receive _ -> sink() end.

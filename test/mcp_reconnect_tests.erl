@@ -321,3 +321,41 @@ a_slow_server_is_not_taken_for_a_silent_one() ->
     ?assertEqual(ok, mcp_client:ping(Client, 5000)),
     receive Event -> error({unexpected, Event}) after 0 -> ok end,
     ?assertMatch({ok, {exited, _}}, mcp_client:shutdown(Client, 5000)).
+
+%% A server writing a long answer slowly is heard while it writes: with
+%% `unresponsive_ms' 500, a 2 MB answer written in 64 KiB pieces every
+%% 40 ms (about 1.2 s) after the ping was sent keeps the connection,
+%% although no whole message arrives before the ping's deadline.
+a_server_writing_a_long_answer_is_heard_test_() ->
+    {timeout, 60, fun a_server_writing_a_long_answer_is_heard/0}.
+
+a_server_writing_a_long_answer_is_heard() ->
+    Result = mcp_fake_server:text_result(binary:copy(<<"x">>, 2000000)),
+    Handler = fun({request, Id, <<"tools/call">>, _}) ->
+                      Line = iolist_to_binary(mcp_fake_server:response_line(Id, Result)),
+                      [erlang:send_after(1 + N * 40, self(),
+                                         {perform, [{raw, binary:part(Line, N * 65536,
+                                                                      min(65536, byte_size(Line) - N * 65536))}]})
+                       || N <- lists:seq(0, (byte_size(Line) - 1) div 65536)],
+                      [];
+                 ({request, _, <<"ping">>, _}) ->
+                      [];
+                 (_) ->
+                      default
+              end,
+    Client = subscribed(mcp_fake_server:spec(Handler),
+                        #{reconnect => #{attempts => 1, backoff_ms => 0, unresponsive_ms => 500}}),
+    timer:sleep(600),
+    ?assertEqual({error, call_timed_out}, mcp_client:call_tool(Client, <<"t">>, {object, []}, 100)),
+    %% Past the ping's deadline and the last piece: no death was heard.
+    ?assertEqual(none, receive {mcp_reconnecting, _, _, _} = E -> E; {mcp_gave_up, _, _} = E -> E
+                       after 2000 -> none end),
+    ?assertEqual({ok, [tool]}, case mcp_client:list_tools(Client, 5000) of
+                                   {ok, Tools} -> {ok, [tool || _ <- Tools]};
+                                   Other -> Other
+                               end),
+    ?assertMatch({ok, _}, mcp_client:shutdown(Client, 5000)),
+    flush_fake_server().
+
+flush_fake_server() ->
+    receive {fake_server, _, _} -> flush_fake_server() after 100 -> ok end.
