@@ -51,12 +51,15 @@
 %% least (`rearm/2').
 -define(DEADLINE_SCAN, 256).
 
-%% The flood budget: queued messages in the actor's mailbox (a port delivers
-%% at most 64 KiB per message, so at most 32 MiB of unread server output).
--define(MAX_BACKLOG, 512).
+%% The flood budget (`flooded/1'): server output waiting in the actor's
+%% mailbox past which the connection ends with `{flooded, Bytes}' (a port
+%% delivers at most 64 KiB per message: 512 full messages), and the most
+%% server messages, however small, that may wait.
+-define(MAX_BACKLOG_BYTES, (32 * 1024 * 1024)).
+-define(MAX_BACKLOG_MESSAGES, 65536).
 
-%% @doc The flood budget: messages queued in the actor's mailbox past which
-%% the connection ends with `{flooded, Bytes}'.
+%% @doc The mailbox length past which the actor reads its mailbox to weigh
+%% the server's backlog against the flood budget.
 -spec max_backlog() -> pos_integer().
 max_backlog() -> ?MAX_BACKLOG.
 
@@ -225,9 +228,9 @@ live(Type, Content, State, Data) ->
 transport_event(Info, State, #data{conn = Conn} = Data) ->
     case mcp_transport:event(Conn, Info) of
         {ok, Events, Next} ->
-            case flooded(Data) of
-                false -> after_inbound(State, inbound(Events, {ok, heard(Events, Info, Data#data{conn = Next})}));
-                Flooded -> close_with(Flooded, Data#data{conn = Next})
+            case flooded(Data#data{conn = Next}) of
+                {false, Weighed} -> after_inbound(State, inbound(Events, {ok, heard(Events, Info, Weighed)}));
+                {Flooded, Weighed} -> close_with(Flooded, Weighed)
             end;
         not_mine ->
             owner_event(Info, State, Data)
@@ -928,27 +931,30 @@ rejected(Id, Reason, #data{requests = Requests} = Data) ->
     end.
 
 %% The flood budget, checked at every transport event: past
-%% `?MAX_BACKLOG' queued messages, plus one per request in flight (its
-%% answer may be one of them), that are not callers' requests, the actor is
-%% not keeping up with the server, and the connection ends with
-%% `{flooded, Bytes}', Bytes being the size of that backlog (its external
-%% term size: each queued chunk and a few bytes of envelope). The mailbox
-%% length is read at every event (O(1)); the mailbox itself only when that
-%% length is past the budget. Callers' requests (each caller has one at a
-%% time) are left out of the count, so many callers at once are not a
-%% flood.
-flooded(#data{requests = Requests}) ->
-    Budget = ?MAX_BACKLOG + mcp_request_table:size(Requests),
+%% `?MAX_BACKLOG_BYTES' of messages waiting that are not callers' requests
+%% (their external term size: each queued chunk and a few bytes of
+%% envelope), or past `?MAX_BACKLOG_MESSAGES' of them, the actor is not
+%% keeping up with the server, and the connection ends with `{flooded,
+%% Bytes}', Bytes being the size of that backlog. The mailbox length is read
+%% at every event (O(1)); the mailbox itself when that length passes
+%% `?MAX_BACKLOG', and again only each time it has doubled since (so the
+%% reading costs O(1) per event, amortised), back to `?MAX_BACKLOG' once
+%% the mailbox is short again. Callers' requests (each caller has one at a
+%% time) are not the server's output: many callers at once are not a flood.
+flooded(#data{flood_scan_at = ScanAt} = Data) ->
     case erlang:process_info(self(), message_queue_len) of
-        {message_queue_len, Queued} when Queued > Budget ->
+        {message_queue_len, Queued} when Queued > ScanAt ->
             {messages, Queue} = erlang:process_info(self(), messages),
             Backlog = [Message || Message <- Queue, not caller_request(Message)],
-            case length(Backlog) > Budget of
-                true -> {flooded, lists:sum([erlang:external_size(Message) || Message <- Backlog])};
-                false -> false
+            Bytes = lists:sum([erlang:external_size(Message) || Message <- Backlog]),
+            case Bytes > ?MAX_BACKLOG_BYTES orelse length(Backlog) > ?MAX_BACKLOG_MESSAGES of
+                true -> {{flooded, Bytes}, Data};
+                false -> {false, Data#data{flood_scan_at = 2 * Queued}}
             end;
+        {message_queue_len, Queued} when Queued =< ?MAX_BACKLOG, ScanAt > ?MAX_BACKLOG ->
+            {false, Data#data{flood_scan_at = ?MAX_BACKLOG}};
         _ ->
-            false
+            {false, Data}
     end.
 
 caller_request({'$gen_call', _, _}) -> true;

@@ -11,6 +11,9 @@
 %% A burst of `notifications/tools/list_changed' costs at most one listing
 %% per this interval (and one running at a time).
 -define(RELIST_INTERVAL_MS, 1000).
+%% The mailbox length past which the actor weighs the server's backlog
+%% against the flood budget (`mcp_client_actor', `flooded/1').
+-define(MAX_BACKLOG, 512).
 %% A server's questions (`elicitation/create') whose input handler runs at
 %% once.
 -define(MAX_SERVER_INPUTS, 4).
@@ -29,6 +32,8 @@
                %% answered `call_timed_out' (never sent) when it passes
                %% first.
                held = [] :: [{gen_statem:from(), tuple(), integer()}],
+               %% The mailbox length past which the backlog is weighed next.
+               flood_scan_at = ?MAX_BACKLOG :: pos_integer(),
                deadline_timer = none :: none | {reference(), integer()},
                %% Messages waiting for the next `flush_outbox', newest first.
                outbox = [] :: [mcp_transport:message()],

@@ -153,3 +153,48 @@ many_callers_at_once_are_not_a_flood() ->
 %% Takes the fake server's reports and drops them.
 sink() ->
     receive _ -> sink() end.
+
+%% The budget weighs what the server sent, on both sides of each bound:
+%% while the actor is suspended the server writes Count messages of Size
+%% bytes; once it runs again its next transport event weighs the backlog.
+%% 600 messages of 64 KiB (37.5 MiB) are a flood, 600 of 48 KiB (28 MiB)
+%% are not; of tiny messages, 65,536 waiting are not, 65,537 are (the one
+%% the event is about is not waiting: one more is written).
+the_flood_budget_weighs_the_servers_backlog_test_() ->
+    {timeout, 120,
+     [?_assertEqual(flooded, backlog(600, 64 * 1024)),
+      ?_assertEqual(kept, backlog(600, 48 * 1024)),
+      ?_assertEqual(kept, backlog(65536 + 1, 1)),
+      ?_assertEqual(flooded, backlog(65537 + 1, 1))]}.
+
+%% Count notification lines of about Size bytes each, written while the
+%% actor is suspended: `flooded' or `kept' when it reads them.
+backlog(Count, Size) ->
+    Self = self(),
+    Observer = spawn(fun() -> receive {fake_server, Peer, _} -> Self ! {peer, Peer}, sink() end end),
+    {ok, Client, _} = mcp_client:start(mcp_fake_server:spec(fun(_) -> default end, Observer), #{}),
+    Peer = receive {peer, P} -> P end,
+    Actor = mcp_client:pid(Client),
+    Line = case Size of
+               1 -> <<"\n">>;
+               _ -> [note({object, [{<<"data">>, {string, binary:copy(<<"x">>, Size - 80)}}]}), $\n]
+           end,
+    ok = sys:suspend(Actor),
+    Peer ! {perform, [{chunks, lists:duplicate(Count, Line)}]},
+    queued(Actor, Count),
+    ok = sys:resume(Actor),
+    Outcome = case mcp_client:ping(Client, 30000) of
+                  {error, {unavailable, {flooded, Bytes}}} when is_integer(Bytes) -> flooded;
+                  ok -> kept;
+                  Other -> Other
+              end,
+    _ = mcp_client:shutdown(Client, 5000),
+    exit(Observer, kill),
+    Outcome.
+
+%% Returns once at least `Count' messages wait for `Pid'.
+queued(Pid, Count) ->
+    case erlang:process_info(Pid, message_queue_len) of
+        {message_queue_len, N} when N >= Count -> ok;
+        _ -> timer:sleep(10), queued(Pid, Count)
+    end.
