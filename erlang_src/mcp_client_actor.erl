@@ -937,9 +937,9 @@ rejected(Id, Reason, #data{requests = Requests} = Data) ->
 %% keeping up with the server, and the connection ends with `{flooded,
 %% Bytes}', Bytes being the size of that backlog. The mailbox length is read
 %% at every event (O(1)); the mailbox itself when that length passes
-%% `?MAX_BACKLOG', and again only each time it has doubled since (so the
-%% reading costs O(1) per event, amortised), back to `?MAX_BACKLOG' once
-%% the mailbox is short again. Callers' requests (each caller has one at a
+%% `?MAX_BACKLOG', and again only once `?MAX_BACKLOG' more are queued (so
+%% at most that many messages, 32 MiB over a port, arrive unweighed), back
+%% to `?MAX_BACKLOG' once the mailbox is short again. Callers' requests (each caller has one at a
 %% time) are not the server's output: many callers at once are not a flood.
 flooded(#data{flood_scan_at = ScanAt} = Data) ->
     case erlang:process_info(self(), message_queue_len) of
@@ -949,7 +949,7 @@ flooded(#data{flood_scan_at = ScanAt} = Data) ->
             Bytes = lists:sum([erlang:external_size(Message) || Message <- Backlog]),
             case Bytes > ?MAX_BACKLOG_BYTES orelse length(Backlog) > ?MAX_BACKLOG_MESSAGES of
                 true -> {{flooded, Bytes}, Data};
-                false -> {false, Data#data{flood_scan_at = 2 * Queued}}
+                false -> {false, Data#data{flood_scan_at = Queued + ?MAX_BACKLOG}}
             end;
         {message_queue_len, Queued} when Queued =< ?MAX_BACKLOG, ScanAt > ?MAX_BACKLOG ->
             {false, Data#data{flood_scan_at = ?MAX_BACKLOG}};
