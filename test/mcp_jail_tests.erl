@@ -307,7 +307,8 @@ daemon_dies_with_the_jail_test_() ->
             {ok, Client, _} = mcp_client:start(hostile(Scratch, #{write => [Grant]}), #{}),
             ?assertEqual(<<"ok">>, probe(Client, daemonize, [{marker, Marker}, {pidfile, PidFile}])),
             ?assert(wait_until(fun() -> filelib:is_regular(PidFile) end, within(5000))),
-            ?assertMatch([_], processes_with(list_to_binary(Marker))),
+            %% The daemon writes its pidfile, then execs the marked `sleep'.
+            ?assert(wait_until(fun() -> length(processes_with(list_to_binary(Marker))) =:= 1 end, within(5000))),
             ?assertEqual({ok, {exited, {signal, 9}}}, mcp_client:shutdown(Client, ?TIMEOUT)),
             ?assert(wait_until(fun() -> processes_with(list_to_binary(Marker)) =:= [] end, within(?REAP_WAIT_MS)))
         after
