@@ -157,15 +157,15 @@ active({call, From}, {call_tool, _, _, Timeout, _, _} = Request, Data) ->
     after_request(run(From, Request, deadline(Timeout), Data));
 active({call, From}, {ping, Timeout} = Request, Data) ->
     after_request(run(From, Request, deadline(Timeout), Data));
-active(internal, {held, From, Request, Deadline}, Data) ->
-    %% A call held during the handshake, run now with its own deadline.
-    after_request(run(From, Request, Deadline, Data));
-active({call, From}, left_out_tools, #data{left_out = LeftOut}) ->
-    {keep_state_and_data, [{reply, From, {ok, LeftOut}}]};
-active({call, From}, tools, #data{listing = none}) ->
-    {keep_state_and_data, [{reply, From, unlisted}]};
-active({call, From}, tools, #data{listing = Tools, generation = Generation}) ->
-    {keep_state_and_data, [{reply, From, {ok, Generation, Tools}}]};
+active(internal, {held, {Caller, _} = From, Request, Deadline}, Data) ->
+    %% A call held during the handshake, run now with its own deadline,
+    %% unless that passed (the handshake's end was read before the timer)
+    %% or its caller is gone: then nothing is sent.
+    case {Deadline =< now_ms(), node(Caller) =/= node() orelse is_process_alive(Caller)} of
+        {false, true} -> after_request(run(From, Request, Deadline, Data));
+        {true, _} -> {keep_state_and_data, [{reply, From, {error, call_timed_out}}]};
+        {false, false} -> keep_state_and_data
+    end;
 active(info, {timeout, Timer, relist}, #data{relist = {waiting, Timer}} = Data) ->
     {keep_state, mcp_client_listing:start_relist(Data#data{relist = idle})};
 active(Type, Content, Data) ->
@@ -196,7 +196,14 @@ connected_state(#data{held = Held} = Data) ->
     {next_state, active, connected(Data#data{held = []}),
      [{next_event, internal, {held, From, Request, Deadline}} || {From, Request, Deadline} <- lists:reverse(Held)]}.
 
-%% What handshaking and active share: the transport is open.
+%% What handshaking and active share: the transport is open. What was
+%% listed is answered during a handshake too (a reconnection's).
+live({call, From}, left_out_tools, _State, #data{left_out = LeftOut}) ->
+    {keep_state_and_data, [{reply, From, {ok, LeftOut}}]};
+live({call, From}, tools, _State, #data{listing = none}) ->
+    {keep_state_and_data, [{reply, From, unlisted}]};
+live({call, From}, tools, _State, #data{listing = Tools, generation = Generation}) ->
+    {keep_state_and_data, [{reply, From, {ok, Generation, Tools}}]};
 live({call, From}, subscribe, _State, Data) ->
     subscribe(From, Data);
 live({call, From}, connect, _State, _Data) ->
@@ -676,16 +683,17 @@ arm(Deadline, #data{deadline_timer = Armed} = Data) ->
     Data#data{deadline_timer = {erlang:start_timer(Deadline, self(), deadline, [{abs, true}]), Deadline}}.
 
 %% After the timer fired: armed again at the least deadline pending (or
-%% held), or,
-%% with many requests pending, no sooner than one millisecond per
-%% `?DEADLINE_SCAN' of them from now: each firing is a pass over the
+%% held), or, with many requests pending or held, no sooner than one
+%% millisecond per `?DEADLINE_SCAN' of them from now: each firing is a pass over the
 %% pending requests, and requests whose deadlines are all different must
 %% not cost a pass each (a deadline may so pass up to that late, never
 %% early: 40 ms with 10,000 requests pending).
 rearm(Now, #data{requests = Requests, held = Held} = Data) ->
     case [D || D <- [mcp_request_table:earliest(Requests)], is_integer(D)] ++ [D || {_, _, D} <- Held] of
         [] -> Data;
-        Deadlines -> arm(max(lists:min(Deadlines), Now + mcp_request_table:size(Requests) div ?DEADLINE_SCAN), Data)
+        Deadlines ->
+            Pending = mcp_request_table:size(Requests) + length(Held),
+            arm(max(lists:min(Deadlines), Now + Pending div ?DEADLINE_SCAN), Data)
     end.
 
 disarm(none) -> ok;
@@ -937,24 +945,27 @@ rejected(Id, Reason, #data{requests = Requests} = Data) ->
 %% keeping up with the server, and the connection ends with `{flooded,
 %% Bytes}', Bytes being the size of that backlog. The mailbox length is read
 %% at every event (O(1)); the mailbox itself when that length passes
-%% `?MAX_BACKLOG', and again only once `?MAX_BACKLOG' more are queued (so
-%% at most that many messages, 32 MiB over a port, arrive unweighed), back
-%% to `?MAX_BACKLOG' once the mailbox is short again. Callers' requests (each caller has one at a
+%% `?MAX_BACKLOG', and again once `?MAX_BACKLOG' more are queued than at
+%% the last weighing or `?MAX_BACKLOG' transport events were handled since
+%% (so fewer than twice `?MAX_BACKLOG' server messages, 64 MiB over a port,
+%% arrive unweighed, and a weighing costs at most one mailbox copy per
+%% `?MAX_BACKLOG' events or arrivals), from nothing again once the mailbox
+%% is short. Callers' requests (each caller has one at a
 %% time) are not the server's output: many callers at once are not a flood.
-flooded(#data{flood_scan_at = ScanAt} = Data) ->
+flooded(#data{weighed = {WeighedAt, Since}} = Data) ->
     case erlang:process_info(self(), message_queue_len) of
-        {message_queue_len, Queued} when Queued > ScanAt ->
+        {message_queue_len, Queued} when Queued =< ?MAX_BACKLOG ->
+            {false, Data#data{weighed = {0, 0}}};
+        {message_queue_len, Queued} when Queued < WeighedAt + ?MAX_BACKLOG, Since < ?MAX_BACKLOG ->
+            {false, Data#data{weighed = {WeighedAt, Since + 1}}};
+        {message_queue_len, Queued} ->
             {messages, Queue} = erlang:process_info(self(), messages),
             Backlog = [Message || Message <- Queue, not caller_request(Message)],
             Bytes = lists:sum([erlang:external_size(Message) || Message <- Backlog]),
             case Bytes > ?MAX_BACKLOG_BYTES orelse length(Backlog) > ?MAX_BACKLOG_MESSAGES of
                 true -> {{flooded, Bytes}, Data};
-                false -> {false, Data#data{flood_scan_at = Queued + ?MAX_BACKLOG}}
-            end;
-        {message_queue_len, Queued} when Queued =< ?MAX_BACKLOG, ScanAt > ?MAX_BACKLOG ->
-            {false, Data#data{flood_scan_at = ?MAX_BACKLOG}};
-        _ ->
-            {false, Data}
+                false -> {false, Data#data{weighed = {Queued, 0}}}
+            end
     end.
 
 caller_request({'$gen_call', _, _}) -> true;

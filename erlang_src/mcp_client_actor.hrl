@@ -32,8 +32,9 @@
                %% answered `call_timed_out' (never sent) when it passes
                %% first.
                held = [] :: [{gen_statem:from(), tuple(), integer()}],
-               %% The mailbox length past which the backlog is weighed next.
-               flood_scan_at = ?MAX_BACKLOG :: pos_integer(),
+               %% The mailbox length at the flood budget's last weighing, and
+               %% the transport events handled since (`flooded/1').
+               weighed = {0, 0} :: {non_neg_integer(), non_neg_integer()},
                deadline_timer = none :: none | {reference(), integer()},
                %% Messages waiting for the next `flush_outbox', newest first.
                outbox = [] :: [mcp_transport:message()],

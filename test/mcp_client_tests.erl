@@ -704,6 +704,52 @@ a_call_held_by_the_handshake_keeps_its_deadline_test() ->
     {ok, _} = retired_with(Client),
     ?assertEqual(1, length([P || {request, _, <<"ping">>, _} = P <- observed()])).
 
+%% A held call whose deadline passes while the actor is busy (suspended
+%% here), with the handshake's answer ahead of the deadline timer in its
+%% mailbox: answered `call_timed_out', and not sent once connected.
+a_held_call_past_its_deadline_is_not_sent_test() ->
+    {Client, Connector, Answer} = handshake_pending(),
+    Caller = spawn_caller(fun() -> mcp_client:call_tool(Client, <<"echo">>, {object, []}, 200) end),
+    wait_until_blocked(Caller),
+    Actor = mcp_client:pid(Client),
+    _ = sys:get_state(Actor),                      % the call is held
+    ok = sys:suspend(Actor),
+    ok = Answer(),
+    timer:sleep(400),
+    ok = sys:resume(Actor),
+    ?assertMatch({ok, _}, collect(Connector)),
+    ?assertEqual({error, call_timed_out}, collect(Caller)),
+    ?assertEqual(ok, mcp_client:ping(Client, ?TIMEOUT)),
+    {ok, _} = retired_with(Client),
+    ?assertEqual([], [C || {request, _, <<"tools/call">>, _} = C <- observed()]).
+
+%% A held call whose caller died during the handshake is not sent once
+%% connected.
+a_held_call_of_a_dead_caller_is_not_sent_test() ->
+    {Client, Connector, Answer} = handshake_pending(),
+    Caller = spawn(fun() -> mcp_client:call_tool(Client, <<"echo">>, {object, []}, ?TIMEOUT) end),
+    wait_until_blocked(Caller),
+    _ = sys:get_state(mcp_client:pid(Client)),     % the call is held
+    exit(Caller, kill),
+    ok = Answer(),
+    ?assertMatch({ok, _}, collect(Connector)),
+    ?assertEqual(ok, mcp_client:ping(Client, ?TIMEOUT)),
+    {ok, _} = retired_with(Client),
+    ?assertEqual([], [C || {request, _, <<"tools/call">>, _} = C <- observed()]).
+
+%% `tools/1' during the handshake is not an unknown request: nothing is
+%% listed yet, so it lists once connected, and answers that listing.
+tools_during_the_handshake_test() ->
+    {Client, Connector, Answer} = handshake_pending(),
+    Lister = spawn_caller(fun() -> mcp_client:tools(Client) end),
+    wait_until_blocked(Lister),
+    _ = sys:get_state(mcp_client:pid(Client)),
+    ok = Answer(),
+    ?assertMatch({ok, _}, collect(Connector)),
+    ?assertMatch({ok, {1, [_]}}, collect(Lister)),
+    {ok, _} = retired_with(Client),
+    flush_observed().
+
 %% Everything the fake server reported so far, in order.
 observed() ->
     receive {fake_server, _, Message} -> [Message | observed()] after 200 -> [] end.

@@ -170,11 +170,7 @@ the_flood_budget_weighs_the_servers_backlog_test_() ->
 %% Count notification lines of about Size bytes each, written while the
 %% actor is suspended: `flooded' or `kept' when it reads them.
 backlog(Count, Size) ->
-    Self = self(),
-    Observer = spawn(fun() -> receive {fake_server, Peer, _} -> Self ! {peer, Peer}, sink() end end),
-    {ok, Client, _} = mcp_client:start(mcp_fake_server:spec(fun(_) -> default end, Observer), #{}),
-    Peer = receive {peer, P} -> P end,
-    Actor = mcp_client:pid(Client),
+    {Client, Peer, Actor, Observer} = fake_server_client(),
     Line = case Size of
                1 -> <<"\n">>;
                _ -> [note({object, [{<<"data">>, {string, binary:copy(<<"x">>, Size - 80)}}]}), $\n]
@@ -192,9 +188,68 @@ backlog(Count, Size) ->
     exit(Observer, kill),
     Outcome.
 
+%% A client of a well-behaved fake server: the client, the server's
+%% process (to make it write), the actor, and the observer that takes the
+%% server's reports (to kill at the end).
+fake_server_client() ->
+    Self = self(),
+    Observer = spawn(fun() -> receive {fake_server, Peer, _} -> Self ! {peer, Peer}, sink() end end),
+    {ok, Client, _} = mcp_client:start(mcp_fake_server:spec(fun(_) -> default end, Observer), #{}),
+    Peer = receive {peer, P} -> P end,
+    {Client, Peer, mcp_client:pid(Client), Observer}.
+
 %% Returns once at least `Count' messages wait for `Pid'.
 queued(Pid, Count) ->
     case erlang:process_info(Pid, message_queue_len) of
         {message_queue_len, N} when N >= Count -> ok;
         _ -> timer:sleep(10), queued(Pid, Count)
+    end.
+
+%% The budget cannot be walked past: a backlog of 64,000 one-byte messages
+%% (within the budget) is weighed; while the actor drains it, the server
+%% writes 4,000 lines of 64 KiB (250 MiB). The backlog is weighed again
+%% after 512 events, so the connection ends `flooded', or the actor kept
+%% up: what waited never grew past the budget and what may arrive between
+%% two weighings (64 MiB).
+the_flood_budget_cannot_be_walked_past_test_() ->
+    {timeout, 120, fun() ->
+        {Outcome, Growth} = walk(64000, 4000),
+        ?assert(Outcome =:= flooded orelse Growth =< 64 * 1024 * 1024)
+    end}.
+
+walk(Tiny, Big) ->
+    Self = self(),
+    {Client, Peer, Actor, Observer} = fake_server_client(),
+    BigLine = [note({object, [{<<"data">>, {string, binary:copy(<<"x">>, 65000)}}]}), $\n],
+    ok = sys:suspend(Actor),
+    Peer ! {perform, [{chunks, lists:duplicate(Tiny, <<"\n">>)}]},
+    queued(Actor, Tiny),
+    garbage_collect(),
+    Baseline = erlang:memory(binary),
+    Sampler = spawn_link(fun() -> peak(Self, Baseline, 0) end),
+    ok = sys:resume(Actor),
+    drained_below(Actor, Tiny - 1000),
+    Peer ! {perform, [{chunks, lists:duplicate(Big, BigLine)}]},
+    Outcome = case mcp_client:ping(Client, 60000) of
+                  {error, {unavailable, {flooded, Bytes}}} when is_integer(Bytes) -> flooded;
+                  ok -> kept;
+                  Other -> Other
+              end,
+    Sampler ! {stop, Self},
+    Growth = receive {peak, Sampler, G} -> G end,
+    _ = mcp_client:shutdown(Client, 5000),
+    exit(Observer, kill),
+    {Outcome, Growth}.
+
+%% The peak growth of the VM's binary memory over `Baseline'.
+peak(Owner, Baseline, Peak) ->
+    Now = erlang:memory(binary) - Baseline,
+    receive {stop, Owner} -> Owner ! {peak, self(), max(Peak, Now)}
+    after 1 -> peak(Owner, Baseline, max(Peak, Now))
+    end.
+
+drained_below(Pid, Count) ->
+    case erlang:process_info(Pid, message_queue_len) of
+        {message_queue_len, N} when N < Count -> ok;
+        _ -> erlang:yield(), drained_below(Pid, Count)
     end.
