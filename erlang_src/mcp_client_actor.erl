@@ -950,7 +950,7 @@ rejected(Id, Reason, #data{requests = Requests} = Data) ->
 %% (so fewer than twice `?MAX_BACKLOG' server messages, 64 MiB over a port,
 %% arrive unweighed, and a weighing costs at most one mailbox copy per
 %% `?MAX_BACKLOG' events or arrivals), from nothing again once the mailbox
-%% is short. Callers' requests (each caller has one at a
+%% is short. Callers' requests and deaths (each caller has one request at a
 %% time) are not the server's output: many callers at once are not a flood.
 flooded(#data{weighed = {WeighedAt, Since}} = Data) ->
     case erlang:process_info(self(), message_queue_len) of
@@ -960,7 +960,7 @@ flooded(#data{weighed = {WeighedAt, Since}} = Data) ->
             {false, Data#data{weighed = {WeighedAt, Since + 1}}};
         {message_queue_len, Queued} ->
             {messages, Queue} = erlang:process_info(self(), messages),
-            Backlog = [Message || Message <- Queue, not caller_request(Message)],
+            Backlog = [Message || Message <- Queue, not callers(Message)],
             Bytes = lists:sum([erlang:external_size(Message) || Message <- Backlog]),
             case Bytes > ?MAX_BACKLOG_BYTES orelse length(Backlog) > ?MAX_BACKLOG_MESSAGES of
                 true -> {{flooded, Bytes}, Data};
@@ -968,9 +968,12 @@ flooded(#data{weighed = {WeighedAt, Since}} = Data) ->
             end
     end.
 
-caller_request({'$gen_call', _, _}) -> true;
-caller_request({'$gen_cast', _}) -> true;
-caller_request(_) -> false.
+%% Messages of callers, not of the server: their requests, and the news
+%% of their deaths (each caller has one request at a time, one monitor).
+callers({'$gen_call', _, _}) -> true;
+callers({'$gen_cast', _}) -> true;
+callers({'DOWN', _, process, _, _}) -> true;
+callers(_) -> false.
 
 %% The state after the transport's events: `handshaking' becomes `active'
 %% once the handshake succeeded (postponed requests then run).
