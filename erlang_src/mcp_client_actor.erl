@@ -976,7 +976,7 @@ callers({'DOWN', _, process, _, _}) -> true;
 callers(_) -> false.
 
 %% The state after the transport's events: `handshaking' becomes `active'
-%% once the handshake succeeded (postponed requests then run).
+%% once the handshake succeeded (held calls then run).
 after_inbound(handshaking, {connected, Data}) -> connected_state(Data);
 after_inbound(_State, {closed, Evidence, Data}) -> transport_ended(Evidence, Data);
 after_inbound(_State, Outcome) -> after_request(Outcome).
