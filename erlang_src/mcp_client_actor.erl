@@ -954,6 +954,8 @@ rejected(Id, Reason, #data{requests = Requests} = Data) ->
 %% time) are not the server's output: many callers at once are not a flood.
 flooded(#data{weighed = {WeighedAt, Since}} = Data) ->
     case erlang:process_info(self(), message_queue_len) of
+        {message_queue_len, Queued} when Queued =< ?MAX_BACKLOG, WeighedAt =:= 0 ->
+            {false, Data};
         {message_queue_len, Queued} when Queued =< ?MAX_BACKLOG ->
             {false, Data#data{weighed = {0, 0}}};
         {message_queue_len, Queued} when Queued < WeighedAt + ?MAX_BACKLOG, Since < ?MAX_BACKLOG ->

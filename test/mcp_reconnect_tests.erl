@@ -112,6 +112,16 @@ receive_event() ->
     after ?WAIT -> error(no_event)
     end.
 
+%% The next event of the client whose actor is `Pid' (another test's
+%% client, left behind by its failure, cannot answer for this one's).
+receive_event(Pid) ->
+    receive
+        {mcp_reconnecting, Pid, _, _} = Event -> Event;
+        {mcp_reconnected, Pid, _} = Event -> Event;
+        {mcp_gave_up, Pid, _} = Event -> Event
+    after ?WAIT -> error(no_event)
+    end.
+
 a_killed_server_is_started_again_after_its_end_is_proven_test_() ->
     {timeout, 60, fun a_killed_server_is_started_again_after_its_end_is_proven/0}.
 
@@ -263,8 +273,14 @@ a_death_with_writes_queued_leaves_nothing_for_the_next_connection() ->
                                               handshake_timeout_ms => 5000}),
     ok = mcp_client:subscribe(Client),
     {ok, _} = mcp_client:connect(Client),
-    ?assertMatch({mcp_reconnecting, _, 1, {transport_ended, {exited, {status, 0}}}}, receive_event()),
-    ?assertMatch({mcp_reconnected, _, 1}, receive_event()),
+    Pid = mcp_client:pid(Client),
+    %% The exit is proven by its status, or, when an answer to a ping was
+    %% written after the server ended (the write met the closed pipe and the
+    %% runtime dropped the status), by the watch: `unknown'.
+    ?assertMatch({mcp_reconnecting, Pid, 1, {transport_ended, {exited, Cause}}} when Cause =:= {status, 0};
+                                                                                    Cause =:= unknown,
+                 receive_event(Pid)),
+    ?assertMatch({mcp_reconnected, Pid, 1}, receive_event(Pid)),
     ?assertEqual({ok, []}, mcp_client:list_tools(Client, 5000)),
     ?assertEqual(2, starts(Log)),
     ?assertMatch({ok, {exited, _}}, mcp_client:shutdown(Client, 5000)),
@@ -290,12 +306,12 @@ a_server_that_stops_answering_is_started_again() ->
     {ok, Hung} = mcp_client:os_pid(Client),
     timer:sleep(400),
     ?assertEqual({error, call_timed_out}, mcp_client:call_tool(Client, <<"t">>, {object, []}, 100)),
-    {mcp_reconnecting, Pid, 1, {unresponsive, SilentMs}} = receive_event(),
+    {mcp_reconnecting, Pid, 1, {unresponsive, SilentMs}} = receive_event(Pid),
     %% Silent for the ping's wait at least, after the silence that sent it.
     ?assert(SilentMs >= 600),
     ?assertNot(mcp_e2e_tests:os_alive(Hung)),
     ok = file:delete(Flag),
-    ?assertEqual({mcp_reconnected, Pid, 1}, receive_event()),
+    ?assertEqual({mcp_reconnected, Pid, 1}, receive_event(Pid)),
     ?assertEqual(ok, mcp_client:ping(Client, 5000)),
     ?assertEqual(2, starts(Log)),
     ?assertMatch({ok, {exited, _}}, mcp_client:shutdown(Client, 5000)),
@@ -319,7 +335,8 @@ a_slow_server_is_not_taken_for_a_silent_one() ->
     timer:sleep(1500),
     ?assertEqual({ok, Server}, mcp_client:os_pid(Client)),
     ?assertEqual(ok, mcp_client:ping(Client, 5000)),
-    receive Event -> error({unexpected, Event}) after 0 -> ok end,
+    Pid = mcp_client:pid(Client),
+    receive {mcp_reconnecting, Pid, _, _} = Event -> error({unexpected, Event}) after 0 -> ok end,
     ?assertMatch({ok, {exited, _}}, mcp_client:shutdown(Client, 5000)).
 
 %% A server writing a long answer slowly is heard while it writes: with
@@ -348,7 +365,8 @@ a_server_writing_a_long_answer_is_heard() ->
     timer:sleep(600),
     ?assertEqual({error, call_timed_out}, mcp_client:call_tool(Client, <<"t">>, {object, []}, 100)),
     %% Past the ping's deadline and the last piece: no death was heard.
-    ?assertEqual(none, receive {mcp_reconnecting, _, _, _} = E -> E; {mcp_gave_up, _, _} = E -> E
+    Pid = mcp_client:pid(Client),
+    ?assertEqual(none, receive {mcp_reconnecting, Pid, _, _} = E -> E; {mcp_gave_up, Pid, _} = E -> E
                        after 2000 -> none end),
     ?assertEqual({ok, [tool]}, case mcp_client:list_tools(Client, 5000) of
                                    {ok, Tools} -> {ok, [tool || _ <- Tools]};
