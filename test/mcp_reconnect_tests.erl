@@ -105,20 +105,16 @@ kill(Client) ->
     OsPid.
 
 receive_event() ->
-    receive
-        {mcp_reconnecting, _, _, _} = Event -> Event;
-        {mcp_reconnected, _, _} = Event -> Event;
-        {mcp_gave_up, _, _} = Event -> Event
-    after ?WAIT -> error(no_event)
-    end.
+    receive_event(any).
 
 %% The next event of the client whose actor is `Pid' (another test's
-%% client, left behind by its failure, cannot answer for this one's).
+%% client, left behind by its failure, cannot answer for this one's), or of
+%% `any'.
 receive_event(Pid) ->
     receive
-        {mcp_reconnecting, Pid, _, _} = Event -> Event;
-        {mcp_reconnected, Pid, _} = Event -> Event;
-        {mcp_gave_up, Pid, _} = Event -> Event
+        {mcp_reconnecting, From, _, _} = Event when Pid =:= any; From =:= Pid -> Event;
+        {mcp_reconnected, From, _} = Event when Pid =:= any; From =:= Pid -> Event;
+        {mcp_gave_up, From, _} = Event when Pid =:= any; From =:= Pid -> Event
     after ?WAIT -> error(no_event)
     end.
 
