@@ -51,6 +51,10 @@
 %% least (`rearm/2').
 -define(DEADLINE_SCAN, 256).
 
+%% The mailbox length past which the actor weighs the server's backlog
+%% against the flood budget (`flooded/1').
+-define(MAX_BACKLOG, 512).
+
 %% The flood budget (`flooded/1'): server output waiting in the actor's
 %% mailbox past which the connection ends with `{flooded, Bytes}' (a port
 %% delivers at most 64 KiB per message: 512 full messages), and the most
@@ -140,23 +144,21 @@ parked(Type, Content, Data) ->
     common(Type, Content, parked, Data).
 
 %% ---- handshaking: `initialize' in flight; other requests wait for its end
-%% (held with the deadline they got on arrival: `held/3')
-handshaking({call, From}, {list_tools, Timeout} = Request, Data) ->
-    held(From, Request, deadline(Timeout), Data);
-handshaking({call, From}, {call_tool, _, _, Timeout, _, _} = Request, Data) ->
-    held(From, Request, deadline(Timeout), Data);
-handshaking({call, From}, {ping, Timeout} = Request, Data) ->
-    held(From, Request, deadline(Timeout), Data);
+%% (held with the deadline they got on arrival: `held/4')
+handshaking({call, From}, Request, Data) ->
+    case timeout_of(Request) of
+        none -> live({call, From}, Request, handshaking, Data);
+        Timeout -> held(From, Request, deadline(Timeout), Data)
+    end;
 handshaking(Type, Content, Data) ->
     live(Type, Content, handshaking, Data).
 
 %% ---- active: connected
-active({call, From}, {list_tools, Timeout} = Request, Data) ->
-    after_request(run(From, Request, deadline(Timeout), Data));
-active({call, From}, {call_tool, _, _, Timeout, _, _} = Request, Data) ->
-    after_request(run(From, Request, deadline(Timeout), Data));
-active({call, From}, {ping, Timeout} = Request, Data) ->
-    after_request(run(From, Request, deadline(Timeout), Data));
+active({call, From}, Request, Data) ->
+    case timeout_of(Request) of
+        none -> live({call, From}, Request, active, Data);
+        Timeout -> after_request(run(From, Request, deadline(Timeout), Data))
+    end;
 active(internal, {held, {Caller, _} = From, Request, Deadline}, Data) ->
     %% A call held during the handshake, run now with its own deadline,
     %% unless that passed (the handshake's end was read before the timer)
@@ -170,6 +172,12 @@ active(info, {timeout, Timer, relist}, #data{relist = {waiting, Timer}} = Data) 
     {keep_state, mcp_client_listing:start_relist(Data#data{relist = idle})};
 active(Type, Content, Data) ->
     live(Type, Content, active, Data).
+
+%% The timeout of a request that goes to the server (`run/4'), or `none'.
+timeout_of({list_tools, Timeout}) -> Timeout;
+timeout_of({call_tool, _, _, Timeout, _, _}) -> Timeout;
+timeout_of({ping, Timeout}) -> Timeout;
+timeout_of(_Request) -> none.
 
 %% A request's run once connected, against its deadline.
 run(From, {list_tools, _}, Deadline, Data) ->
@@ -684,8 +692,8 @@ arm(Deadline, #data{deadline_timer = Armed} = Data) ->
 
 %% After the timer fired: armed again at the least deadline pending (or
 %% held), or, with many requests pending or held, no sooner than one
-%% millisecond per `?DEADLINE_SCAN' of them from now: each firing is a pass over the
-%% pending requests, and requests whose deadlines are all different must
+%% millisecond per `?DEADLINE_SCAN' of them from now: each firing is a pass
+%% over the pending requests, and requests whose deadlines are all different must
 %% not cost a pass each (a deadline may so pass up to that late, never
 %% early: 40 ms with 10,000 requests pending).
 rearm(Now, #data{requests = Requests, held = Held} = Data) ->
@@ -725,7 +733,7 @@ expired(#data{requests = Requests} = Data) ->
 %% sent.
 expire_held(Now, #data{held = Held} = Data) ->
     {Due, Kept} = lists:partition(fun({_, _, Deadline}) -> Deadline =< Now end, Held),
-    [reply(From, {error, call_timed_out}) || {From, _, _} <- Due],
+    lists:foreach(fun({From, _, _}) -> reply(From, {error, call_timed_out}) end, Due),
     Data#data{held = Kept}.
 
 expired([], Now, {Progress, Data}) ->
@@ -765,9 +773,9 @@ expire(#{id := Id, from := From}, Data) ->
 %% and the transport has delivered nothing for `unresponsive_ms', the
 %% actor pings the server (`ping', or `server/discover' in the modern era)
 %% with a deadline `unresponsive_ms' away; anything heard meanwhile (a
-%% message, part of one: `heard/3') keeps the connection, and the ping's deadline passing with nothing heard since it
-%% was sent ends it with `{unresponsive, SilentMs}', so that the policy
-%% starts another. Without a policy a silent server only costs its
+%% message, part of one: `heard/3') keeps the connection, and the ping's
+%% deadline passing with nothing heard since it was sent ends it with
+%% `{unresponsive, SilentMs}', so that the policy starts another. Without a policy a silent server only costs its
 %% callers their deadlines.
 
 %% The server is heard when the transport delivered an event (a message, a

@@ -11,9 +11,6 @@
 %% A burst of `notifications/tools/list_changed' costs at most one listing
 %% per this interval (and one running at a time).
 -define(RELIST_INTERVAL_MS, 1000).
-%% The mailbox length past which the actor weighs the server's backlog
-%% against the flood budget (`mcp_client_actor', `flooded/1').
--define(MAX_BACKLOG, 512).
 %% A server's questions (`elicitation/create') whose input handler runs at
 %% once.
 -define(MAX_SERVER_INPUTS, 4).
@@ -27,6 +24,7 @@
                %% timer for their deadlines, armed at the least of them (or
                %% earlier: it then finds nothing due and is armed again).
                requests = mcp_request_table:new() :: mcp_request_table:table(),
+               deadline_timer = none :: none | {reference(), integer()},
                %% Calls made during the handshake, newest first, with the
                %% deadline each got when it arrived: run once connected,
                %% answered `call_timed_out' (never sent) when it passes
@@ -35,7 +33,6 @@
                %% The mailbox length at the flood budget's last weighing, and
                %% the transport events handled since (`flooded/1').
                weighed = {0, 0} :: {non_neg_integer(), non_neg_integer()},
-               deadline_timer = none :: none | {reference(), integer()},
                %% Messages waiting for the next `flush_outbox', newest first.
                outbox = [] :: [mcp_transport:message()],
                reason :: term(),
@@ -73,9 +70,10 @@
                %% reconnects), when the current one came up, the attempts
                %% made in a row, and the timer of the wait before the next.
                ever_connected = false :: boolean(),
-               %% When the transport last delivered anything (any event),
-               %% and whether the ping to a server that fell silent is out
-               %% (`reconnect''s `unresponsive_ms').
+               %% When the server was last heard (an event, or bytes of a
+               %% message not yet complete: `heard/3'), and whether the
+               %% ping to a server that fell silent is out (`reconnect''s
+               %% `unresponsive_ms').
                heard_at = 0 :: integer(),
                probing = false :: boolean(),
                connected_at :: integer() | undefined,

@@ -200,10 +200,7 @@ caller_gone(#table{monitors = Monitors, callers = Callers, idle = Idle} = Table,
             Gone = Table#table{callers = maps:remove(Caller, Callers), monitors = maps:remove(Monitor, Monitors),
                                idle = Idle1},
             Ids = lists:sort([Id || {Id, #{caller := C}} <- maps:to_list(Table#table.entries), C =:= Caller]),
-            lists:foldl(fun(Id, {Taken, T}) ->
-                                {Entry, Rest} = settle_gone(T, Id),
-                                {Taken ++ [Entry], Rest}
-                        end, {[], Gone}, Ids);
+            lists:mapfoldl(fun(Id, T) -> settle_gone(T, Id) end, Gone, Ids);
         _ ->
             none
     end.
