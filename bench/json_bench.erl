@@ -8,6 +8,7 @@
 -export([run/1, ratios/1]).
 
 -define(ROUNDS, 15).
+-define(SAMPLE_US, 5000).
 
 run([PayloadDir | Rest]) ->
     ratios([PayloadDir]),
@@ -143,19 +144,38 @@ samples(Impls, Bytes, Timer) ->
 
 rotate(List, N) -> {A, B} = lists:split(N, List), B ++ A.
 
-%% Microseconds for one call; calls on small inputs are batched so that a
-%% timing covers at least ~2 ms.
-time_us(Fun, Bytes) ->
-    Batch = max(1, 2000000 div max(Bytes, 1) div 50),
+%% Microseconds for one call. A call shorter than a millisecond is timed
+%% in a batch that takes at least ?SAMPLE_US (`batch/1'): a timing of a few
+%% hundred microseconds (a small input's encode) moved a ratio by a third
+%% from one run to the next. A longer call is timed alone, right after a
+%% garbage collection, as any call was before.
+time_us(Fun, _Bytes) ->
+    timed(Fun, batch(Fun)).
+
+timed(Fun, Batch) ->
     erlang:garbage_collect(),
     {Us, _} = timer:tc(fun() -> repeat(Fun, Batch) end),
     Us / Batch.
 
-%% The same, in a new process: its heap starts at the default size, so an
-%% implementation cannot profit from a heap grown by an earlier one.
+%% One call when it takes a millisecond; otherwise calls doubled from one
+%% until a batch takes a millisecond, then scaled to ?SAMPLE_US.
+batch(Fun) -> batch(Fun, 1).
+
+batch(Fun, N) ->
+    case timer:tc(fun() -> repeat(Fun, N) end) of
+        {Us, _} when Us >= 1000, N =:= 1 -> 1;
+        {Us, _} when Us >= 1000 -> max(1, ceil(N * ?SAMPLE_US / Us));
+        _ -> batch(Fun, N * 2)
+    end.
+
+%% Microseconds for one call in a new process, whose heap starts at the
+%% default size, so an implementation cannot profit from a heap grown by an
+%% earlier one (small inputs batched by their size: a calibration would grow
+%% the heap first).
 time_fresh_us(Fun, Bytes) ->
     Parent = self(),
-    Pid = spawn(fun() -> Parent ! {self(), time_us(Fun, Bytes)} end),
+    Batch = max(1, 2000000 div max(Bytes, 1) div 50),
+    Pid = spawn(fun() -> Parent ! {self(), timed(Fun, Batch)} end),
     receive {Pid, Us} -> Us end.
 
 repeat(_, 0) -> ok;

@@ -12,6 +12,7 @@
 
 use crate::json::Json;
 
+mod plain;
 pub mod read;
 
 /// One tool from a `tools/list` page. The schemas, annotations and

@@ -402,7 +402,7 @@ impl Slot {
     }
 }
 
-fn skip_whitespace(line: &[u8], mut pos: usize) -> usize {
+pub(crate) fn skip_whitespace(line: &[u8], mut pos: usize) -> usize {
     while let Some(b' ' | b'\t' | b'\n' | b'\r') = line.get(pos) {
         pos += 1;
     }
@@ -413,7 +413,7 @@ fn skip_whitespace(line: &[u8], mut pos: usize) -> usize {
 /// of a string, after the bracket that closes a container (brackets inside
 /// strings do not count), or before the delimiter ending a scalar. The end
 /// of the line when nothing closes it.
-fn value_end(line: &[u8], from: usize) -> usize {
+pub(crate) fn value_end(line: &[u8], from: usize) -> usize {
     match line.get(from) {
         Some(b'"') => string_end(line, from),
         Some(b'[' | b'{') => {
@@ -466,7 +466,7 @@ fn string_end(line: &[u8], from: usize) -> usize {
 
 /// The position of the next `"` at or after `pos`: sixteen bytes at a time
 /// with SSE2 (every x86-64 CPU has it), then eight.
-fn next_quote(line: &[u8], mut pos: usize) -> Option<usize> {
+pub(crate) fn next_quote(line: &[u8], mut pos: usize) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
     while let Some(chunk) = line.get(pos..pos + 16) {
         use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8};

@@ -14,7 +14,7 @@ use crate::codegen_support::{check_generation, sha256_hex, weak_digest};
 use mcp_core::interchange::{self, LineFault as InterchangeFault};
 use mcp_core::json::{self, Json};
 use mcp_core::jsonrpc::{self, MessageFault};
-use mcp_core::protocol::read::{read, Expect, LineFault as ReadFault};
+use mcp_core::protocol::read::{read, read_in_full, Expect, LineFault as ReadFault};
 use mcp_core::protocol;
 use mcp_core::event_stream::{Decoder, EventStreamFault, Item, MAX_EVENT_BYTES};
 use mcp_core::stdio::{self, Buffer, FramingFault, MAX_LINE_BYTES};
@@ -161,17 +161,21 @@ pub fn protocol_call_tool_result(bytes: &[u8]) {
     }
 }
 
-/// The client actor's line reader is total, and agrees with the whole-line
+/// The client actor's line reader is total, reads what it reads in full
+/// (without the scan of a common answer first), and agrees with the whole-line
 /// parser: a line that is not JSON is its corruption report (or bytes that
 /// are not UTF-8), and a line that is JSON is never reported corrupt.
 pub fn protocol_read(bytes: &[u8]) {
-    let expect = |id: i64| match id.rem_euclid(5) {
+    let expect = |id: i64| match id.rem_euclid(6) {
         0 => Some(Expect::Initialize),
         1 => Some(Expect::ToolsPage),
         2 => Some(Expect::CallTool),
         3 => Some(Expect::Ping),
+        4 => Some(Expect::RoutedCallTool),
         _ => None,
     };
+    // The scan of a common tools/call answer changes no reading.
+    assert_eq!(read(bytes, expect), read_in_full(bytes, expect));
     match (json::parse(bytes), read(bytes, expect)) {
         (Ok(_), Err(ReadFault::Message(MessageFault::Malformed(report)))) => panic!("valid JSON reported corrupt: {report}"),
         (Ok(_), Err(ReadFault::InvalidUtf8(_))) => panic!("valid JSON reported as not UTF-8"),

@@ -1,0 +1,264 @@
+//! A `tools/call` response of the common shape read in one scan, without a
+//! tree: `{"jsonrpc":"2.0","id":N,"result":{"content":[...],"isError":B}}`
+//! in any member order, with any whitespace, `_meta` members anywhere in
+//! the result and blocks, and any members in the blocks. Most answers a
+//! client reads have that shape, and [`read`](super::read::read_with)
+//! tries this scan first.
+//!
+//! Invariants:
+//! - Every byte of a line [`scan`] answers for is validated as the full
+//!   reading validates it (strings, keys, literals and punctuation by
+//!   hand; members it does not read by [`SkipSink`] within the line's
+//!   nesting limit), a text block's text with escapes once its answer is
+//!   used ([`PlainAnswer::content`] or [`PlainAnswer::validated`]; `None` or
+//!   `false` send the line to the full reading). What it then answers is
+//!   the full reading's: for any line, [`read_with`](super::read::read_with)
+//!   and [`read_in_full`](super::read::read_in_full) give the same reading
+//!   (property tests, and the `protocol_read` fuzz target, check this).
+//! - Anything else gives `None` and the line is read the full way: an
+//!   escaped key, a repeated member, `structuredContent`, `resultType`,
+//!   another top-level member, an id that is not a plain non-negative
+//!   integer below 10^18, a `null` where the decoder would read one as
+//!   absent, a fault of any kind.
+//! - No recursion, no allocation sized by the peer beyond the blocks and
+//!   texts it returns.
+
+use super::ContentBlock;
+use crate::json::{self, Json, TreeSink, MAX_DEPTH};
+use crate::jsonrpc::envelope::{next_quote, skip_whitespace, value_end, SkipSink};
+
+/// A `tools/call` answer read by [`scan`]: its blocks are still slices of
+/// the line, and a text with escapes is not read yet: [`PlainAnswer::content`]
+/// reads and builds them, [`PlainAnswer::validated`] only validates them
+/// (one pass over such a text either way).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlainAnswer<'a> {
+    pub id: i64,
+    pub is_error: bool,
+    blocks: Vec<PlainBlock<'a>>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum PlainBlock<'a> {
+    /// A text block's text without escapes (validated).
+    Text(&'a str),
+    /// A text block's text with escapes: the bytes from its opening quote
+    /// to where its closing quote was found, not validated yet.
+    Escaped(&'a [u8]),
+    /// Any other block, by its `type`.
+    Other(&'a str),
+}
+
+impl PlainAnswer<'_> {
+    /// Whether every text with escapes is a valid JSON string.
+    pub fn validated(&self) -> bool {
+        self.blocks.iter().all(|block| match block {
+            PlainBlock::Escaped(value) => json::parse_with(value, &mut SkipSink).is_ok(),
+            _ => true,
+        })
+    }
+
+    /// The content blocks, as the decoder gives them; `None` when a text
+    /// with escapes is not a valid JSON string.
+    pub fn content(self) -> Option<Vec<ContentBlock>> {
+        self.blocks
+            .into_iter()
+            .map(|block| match block {
+                PlainBlock::Text(text) => Some(ContentBlock::Text(text.to_owned())),
+                PlainBlock::Escaped(value) => match json::parse_with(value, &mut TreeSink) {
+                    Ok(Json::String(text)) => Some(ContentBlock::Text(text)),
+                    _ => None,
+                },
+                PlainBlock::Other(kind) => Some(ContentBlock::Other(kind.to_owned())),
+            })
+            .collect()
+    }
+}
+
+/// The answer a line of the common shape carries; `None` for any other line.
+pub fn scan(line: &[u8]) -> Option<PlainAnswer<'_>> {
+    let mut at = skip_whitespace(line, 0);
+    let (mut jsonrpc, mut id, mut result) = (false, None, None);
+    at = object(line, at, |key, value_at| match key {
+        b"jsonrpc" if !jsonrpc => {
+            jsonrpc = true;
+            line.get(value_at..value_at + 5).filter(|bytes| *bytes == b"\"2.0\"").map(|_| value_at + 5)
+        }
+        b"id" if id.is_none() => {
+            let (value, end) = integer(line, value_at)?;
+            id = Some(value);
+            Some(end)
+        }
+        b"result" if result.is_none() => {
+            let (read, end) = call_tool_result(line, value_at)?;
+            result = Some(read);
+            Some(end)
+        }
+        _ => None,
+    })?;
+    if !jsonrpc || skip_whitespace(line, at) != line.len() {
+        return None;
+    }
+    let (blocks, is_error) = result?;
+    Some(PlainAnswer { id: id?, is_error, blocks })
+}
+
+/// The members of the object whose `{` is at `at`, each key plain (no
+/// escape): `member` reads the value starting at its second argument and
+/// answers where it ends. Just after the `}`.
+fn object(line: &[u8], at: usize, mut member: impl FnMut(&[u8], usize) -> Option<usize>) -> Option<usize> {
+    if line.get(at) != Some(&b'{') {
+        return None;
+    }
+    let mut at = skip_whitespace(line, at + 1);
+    if line.get(at) == Some(&b'}') {
+        return Some(at + 1);
+    }
+    loop {
+        let (key, key_end) = plain_string(line, at)?;
+        at = skip_whitespace(line, key_end);
+        if line.get(at) != Some(&b':') {
+            return None;
+        }
+        at = skip_whitespace(line, member(key.as_bytes(), skip_whitespace(line, at + 1))?);
+        match line.get(at) {
+            Some(b',') => at = skip_whitespace(line, at + 1),
+            Some(b'}') => return Some(at + 1),
+            _ => return None,
+        }
+    }
+}
+
+/// A string without escapes or control characters whose opening quote is
+/// at `at`, and where it ends. The closing quote is found sixteen bytes at a
+/// time, the bytes before it checked thirty-two at a time.
+fn plain_string(line: &[u8], at: usize) -> Option<(&str, usize)> {
+    if line.get(at) != Some(&b'"') {
+        return None;
+    }
+    let end = next_quote(line, at + 1)?;
+    let inner = &line[at + 1..end];
+    let special = |chunk: &[u8]| chunk.iter().fold(false, |found, &byte| found | (byte == b'\\') | (byte < 0x20));
+    if inner.chunks(32).any(special) {
+        return None;
+    }
+    Some((std::str::from_utf8(inner).ok()?, end + 1))
+}
+
+/// `0` or a non-negative integer of at most 18 digits without a leading
+/// zero, ending where a number ends.
+fn integer(line: &[u8], at: usize) -> Option<(i64, usize)> {
+    let digits = line.get(at..)?.iter().take_while(|byte| byte.is_ascii_digit()).count();
+    let end = at + digits;
+    if digits == 0 || digits > 18 || (digits > 1 && line[at] == b'0') {
+        return None;
+    }
+    if matches!(line.get(end), Some(b'.' | b'e' | b'E')) {
+        return None;
+    }
+    let value = line[at..end].iter().fold(0i64, |value, digit| value * 10 + i64::from(digit - b'0'));
+    Some((value, end))
+}
+
+/// A value validated without being built, `around` containers deep in the
+/// line; where it ends.
+fn skipped(line: &[u8], at: usize, around: usize) -> Option<usize> {
+    let end = value_end(line, at);
+    let depth = json::parse_with(&line[at..end], &mut SkipSink).ok()?;
+    (depth + around <= MAX_DEPTH).then_some(end)
+}
+
+/// `true` or `false`.
+fn boolean(line: &[u8], at: usize) -> Option<(bool, usize)> {
+    match line.get(at..)? {
+        [b't', b'r', b'u', b'e', ..] => Some((true, at + 4)),
+        [b'f', b'a', b'l', b's', b'e', ..] => Some((false, at + 5)),
+        _ => None,
+    }
+}
+
+/// A result object with `content` and maybe `isError` and `_meta`.
+fn call_tool_result(line: &[u8], at: usize) -> Option<((Vec<PlainBlock<'_>>, bool), usize)> {
+    let (mut content, mut is_error, mut meta) = (None, None, false);
+    let end = object(line, at, |key, value_at| match key {
+        b"content" if content.is_none() => {
+            let (blocks, end) = blocks(line, value_at)?;
+            content = Some(blocks);
+            Some(end)
+        }
+        b"isError" if is_error.is_none() => {
+            let (flag, end) = boolean(line, value_at)?;
+            is_error = Some(flag);
+            Some(end)
+        }
+        b"_meta" if !meta => {
+            meta = true;
+            skipped(line, value_at, 2)
+        }
+        _ => None,
+    })?;
+    Some(((content?, is_error.unwrap_or(false)), end))
+}
+
+/// The content array: objects whose `type` is a plain string and, for a
+/// text block, whose `text` is a string.
+fn blocks(line: &[u8], at: usize) -> Option<(Vec<PlainBlock<'_>>, usize)> {
+    if line.get(at) != Some(&b'[') {
+        return None;
+    }
+    let mut blocks = Vec::new();
+    let mut at = skip_whitespace(line, at + 1);
+    if line.get(at) == Some(&b']') {
+        return Some((blocks, at + 1));
+    }
+    loop {
+        let (block, end) = block(line, at)?;
+        blocks.push(block);
+        at = skip_whitespace(line, end);
+        match line.get(at) {
+            Some(b',') => at = skip_whitespace(line, at + 1),
+            Some(b']') => return Some((blocks, at + 1)),
+            _ => return None,
+        }
+    }
+}
+
+/// One content block, four containers deep in the line.
+fn block(line: &[u8], at: usize) -> Option<(PlainBlock<'_>, usize)> {
+    const AROUND: usize = 4;
+    let (mut kind, mut text) = (None, None);
+    let end = object(line, at, |key, value_at| match key {
+        b"type" if kind.is_none() => {
+            let (value, end) = plain_string(line, value_at)?;
+            kind = Some(value);
+            Some(end)
+        }
+        b"text" if text.is_none() => {
+            let (value, end) = match plain_string(line, value_at) {
+                Some((plain, end)) => (Some(plain), end),
+                // A string with escapes is read or validated later, once.
+                None if line.get(value_at) == Some(&b'"') => (None, value_end(line, value_at)),
+                None => (None, skipped(line, value_at, AROUND)?),
+            };
+            text = Some((value, &line[value_at..end]));
+            Some(end)
+        }
+        b"type" | b"text" => None,
+        _ => skipped(line, value_at, AROUND),
+    })?;
+    let block = match (kind?, text) {
+        ("text", Some((Some(plain), _))) => PlainBlock::Text(plain),
+        ("text", Some((None, value))) if value.first() == Some(&b'"') => PlainBlock::Escaped(value),
+        ("text", _) => return None,
+        // Another block's text with escapes, validated now.
+        (other, Some((None, value))) if value.first() == Some(&b'"') => {
+            json::parse_with(value, &mut SkipSink).ok()?;
+            PlainBlock::Other(other)
+        }
+        (other, _) => PlainBlock::Other(other),
+    };
+    Some((block, end))
+}
+
+#[cfg(test)]
+mod tests;
