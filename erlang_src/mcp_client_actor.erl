@@ -243,8 +243,8 @@ live(Type, Content, State, Data) ->
 transport_event(Info, State, #data{conn = Conn} = Data) ->
     case mcp_transport:event(Conn, Info) of
         {ok, Events, Next} ->
-            case flooded(Data#data{conn = Next}) of
-                {false, Weighed} -> after_inbound(State, inbound(Events, {ok, heard(Events, Info, Weighed)}));
+            case flooded(Data#data{conn = Next, heard_at = heard_at(Events, Info, Next, Data#data.heard_at)}) of
+                {false, Weighed} -> after_inbound(State, inbound(Events, {ok, Weighed}));
                 {Flooded, Weighed} -> close_with(Flooded, Weighed)
             end;
         not_mine ->
@@ -375,6 +375,12 @@ await_closed(Conn, Deadline) ->
 
 %%% ----------------------------------------------------------- ownership
 
+owner_event({timeout, Timer, heap_check}, _State, #data{requests = Requests, heap = Heap} = Data) ->
+    case mcp_client_heap:checked(Timer, mcp_request_table:size(Requests), mcp_request_table:next_id(Requests), Heap) of
+        {Lowered, hibernate} -> {keep_state, Data#data{heap = Lowered}, [hibernate]};
+        {Checked, keep} -> {keep_state, Data#data{heap = Checked}};
+        {_, stray} -> keep_state_and_data
+    end;
 owner_event({'DOWN', Monitor, process, _, _}, State, #data{builder = Monitor, custodian = Monitor} = Data) ->
     custodian_gone(State, Data#data{builder = gone, custodian = gone});
 owner_event({'DOWN', Monitor, process, _, _}, State, #data{custodian = Monitor} = Data) ->
@@ -596,7 +602,10 @@ send_request(From, Kind, Deadline, Method, Given, Resend, #data{requests = Reque
                                true -> Request#{resend => {Method, Params0}};
                                false -> Request
                            end,
-                    {ok, arm(Deadline, Sent#data{requests = mcp_request_table:add(Requests, Kept)})};
+                    Added = mcp_request_table:add(Requests, Kept),
+                    Heap = mcp_client_heap:pending(mcp_request_table:size(Added), mcp_request_table:next_id(Added),
+                                                   Sent#data.heap),
+                    {ok, arm(Deadline, Sent#data{requests = Added, heap = Heap})};
                 {close, Reason, Failed} ->
                     reply(From, unavailable_reply(Kind, Reason)),
                     {close, Reason, Failed}
@@ -773,7 +782,7 @@ expire(#{id := Id, from := From}, Data) ->
 %% and the transport has delivered nothing for `unresponsive_ms', the
 %% actor pings the server (`ping', or `server/discover' in the modern era)
 %% with a deadline `unresponsive_ms' away; anything heard meanwhile (a
-%% message, part of one: `heard/3') keeps the connection, and the ping's
+%% message, part of one: `heard_at/4') keeps the connection, and the ping's
 %% deadline passing with nothing heard since it was sent ends it with
 %% `{unresponsive, SilentMs}', so that the policy starts another. Without a policy a silent server only costs its
 %% callers their deadlines.
@@ -781,14 +790,14 @@ expire(#{id := Id, from := From}, Data) ->
 %% The server is heard when the transport delivered an event (a message, a
 %% refusal, its end) or bytes of a message not yet complete (a transport
 %% that says so: `mcp_transport:carries_bytes/2'; over HTTP whole messages
-%% only).
-heard([], Info, #data{conn = Conn} = Data) ->
+%% only): when it was last heard.
+heard_at([], Info, Conn, HeardAt) ->
     case mcp_transport:carries_bytes(Conn, Info) of
-        true -> Data#data{heard_at = now_ms()};
-        false -> Data
+        true -> now_ms();
+        false -> HeardAt
     end;
-heard(_Events, _Info, Data) ->
-    Data#data{heard_at = now_ms()}.
+heard_at(_Events, _Info, _Conn, _HeardAt) ->
+    now_ms().
 
 liveness(#data{options = #{reconnect := #{unresponsive_ms := Silence}}, probing = false, heard_at = HeardAt} = Data) ->
     Now = now_ms(),

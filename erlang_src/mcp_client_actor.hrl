@@ -71,7 +71,7 @@
                %% made in a row, and the timer of the wait before the next.
                ever_connected = false :: boolean(),
                %% When the server was last heard (an event, or bytes of a
-               %% message not yet complete: `heard/3'), and whether the
+               %% message not yet complete: `heard_at/4'), and whether the
                %% ping to a server that fell silent is out (`reconnect''s
                %% `unresponsive_ms').
                heard_at = 0 :: integer(),
@@ -80,7 +80,10 @@
                reconnects = 0 :: non_neg_integer(),
                backoff :: reference() | undefined,
                retirees = [] :: [gen_statem:from()],
-               stop_when_closed = false :: boolean()}).
+               stop_when_closed = false :: boolean(),
+               %% The heap, raised while many requests are in flight
+               %% (`mcp_client_heap').
+               heap = lowered :: mcp_client_heap:heap()}).
 
 %% One run of the input handler: the process, its timer, and what its
 %% answers are for (a server's `elicitation/create', or a tool call's

@@ -114,27 +114,33 @@ monitored(#table{callers = Callers}, Caller) -> is_map_key(Caller, Callers).
 -spec add(table(), #{from := gen_statem:from(), kind := kind(), deadline := integer(),
                      caller := pid() | none, monitor => reference(),
                      resend => {binary(), term()}}) -> table().
-add(#table{next_id = Id, entries = Entries, expected = Expected, raw = Raw} = Table,
+add(#table{next_id = Id, entries = Entries, expected = Expected, raw = Raw, callers = Callers0,
+           monitors = Monitors0, idle = Idle0} = Table,
     #{kind := Kind, caller := Caller} = Request) ->
-    {NextExpected, NextRaw} = case expectation(Kind) of
-                                  raw -> {Expected, Raw#{Id => true}};
-                                  Expectation -> {Expected#{Id => Expectation}, Raw}
-                              end,
-    Watched = watch(Caller, maps:get(monitor, Request, none), Table),
-    Watched#table{next_id = Id + 1,
-                  entries = Entries#{Id => (maps:remove(monitor, Request))#{id => Id}},
-                  expected = NextExpected,
-                  raw = NextRaw}.
+    {Entry, Monitor} = case maps:take(monitor, Request) of
+                           {Minted, Rest} -> {Rest#{id => Id}, Minted};
+                           error -> {Request#{id => Id}, none}
+                       end,
+    {Callers, Monitors, Idle} = watch(Caller, Monitor, Callers0, Monitors0, Idle0),
+    %% (one copy of the table per request: every field set at once)
+    case expectation(Kind) of
+        raw ->
+            Table#table{next_id = Id + 1, entries = Entries#{Id => Entry}, raw = Raw#{Id => true},
+                        callers = Callers, monitors = Monitors, idle = Idle};
+        Expectation ->
+            Table#table{next_id = Id + 1, entries = Entries#{Id => Entry}, expected = Expected#{Id => Expectation},
+                        callers = Callers, monitors = Monitors, idle = Idle}
+    end.
 
-%% One more request pending for `Caller'.
-watch(none, none, Table) ->
-    Table;
-watch(Caller, Monitor, #table{callers = Callers, monitors = Monitors, idle = Idle} = Table) ->
+%% One more request pending for `Caller': its callers, monitors and idle
+%% count.
+watch(none, none, Callers, Monitors, Idle) ->
+    {Callers, Monitors, Idle};
+watch(Caller, Monitor, Callers, Monitors, Idle) ->
     case Callers of
-        #{Caller := {Held, 0}} -> Table#table{callers = Callers#{Caller := {Held, 1}}, idle = Idle - 1};
-        #{Caller := {Held, Pending}} -> Table#table{callers = Callers#{Caller := {Held, Pending + 1}}};
-        #{} when is_reference(Monitor) ->
-            Table#table{callers = Callers#{Caller => {Monitor, 1}}, monitors = Monitors#{Monitor => Caller}}
+        #{Caller := {Held, 0}} -> {Callers#{Caller := {Held, 1}}, Monitors, Idle - 1};
+        #{Caller := {Held, Pending}} -> {Callers#{Caller := {Held, Pending + 1}}, Monitors, Idle};
+        #{} when is_reference(Monitor) -> {Callers#{Caller => {Monitor, 1}}, Monitors#{Monitor => Caller}, Idle}
     end.
 
 %% @doc What each pending id's result is decoded as.
@@ -151,25 +157,32 @@ raw(#table{raw = Raw}, Id) -> is_map_key(Id, Raw).
 %% @doc Takes the entry of a response's id out, or `none' (unknown or
 %% already gone).
 -spec settle(table(), pos_integer()) -> {entry(), table()} | none.
-settle(#table{entries = Entries} = Table, Id) ->
+settle(#table{entries = Entries, expected = Expected, raw = Raw, callers = Callers0, monitors = Monitors0,
+              idle = Idle0} = Table, Id) ->
     case maps:take(Id, Entries) of
-        {Entry, Rest} -> unwatch(Entry, forget(Entry, Table#table{entries = Rest}));
-        error -> none
+        {#{caller := Caller} = Entry, Rest} ->
+            {Release, Callers, Monitors, Idle} = unwatch(Caller, Callers0, Monitors0, Idle0),
+            {Entry#{release => Release},
+             Table#table{entries = Rest, expected = maps:remove(Id, Expected), raw = maps:remove(Id, Raw),
+                         callers = Callers, monitors = Monitors, idle = Idle}};
+        error ->
+            none
     end.
 
-%% One request fewer pending for the entry's caller; its monitor is
-%% released when it has none left and the idle callers are at their bound.
-unwatch(#{caller := none} = Entry, Table) ->
-    {Entry#{release => none}, Table};
-unwatch(#{caller := Caller} = Entry, #table{callers = Callers, monitors = Monitors, idle = Idle} = Table) ->
+%% One request fewer pending for `Caller': the monitor to release (`none'
+%% while it is kept), and the callers, monitors and idle count. The
+%% monitor is released when the caller has none left and the idle callers
+%% are at their bound.
+unwatch(none, Callers, Monitors, Idle) ->
+    {none, Callers, Monitors, Idle};
+unwatch(Caller, Callers, Monitors, Idle) ->
     case Callers of
         #{Caller := {Held, 1}} when Idle >= ?MAX_IDLE_CALLERS ->
-            {Entry#{release => Held},
-             Table#table{callers = maps:remove(Caller, Callers), monitors = maps:remove(Held, Monitors)}};
+            {Held, maps:remove(Caller, Callers), maps:remove(Held, Monitors), Idle};
         #{Caller := {Held, 1}} ->
-            {Entry#{release => none}, Table#table{callers = Callers#{Caller := {Held, 0}}, idle = Idle + 1}};
+            {none, Callers#{Caller := {Held, 0}}, Monitors, Idle + 1};
         #{Caller := {Held, Pending}} ->
-            {Entry#{release => none}, Table#table{callers = Callers#{Caller := {Held, Pending - 1}}}}
+            {none, Callers#{Caller := {Held, Pending - 1}}, Monitors, Idle}
     end.
 
 %% @doc The least deadline pending, or `none'.
