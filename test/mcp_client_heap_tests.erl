@@ -51,7 +51,8 @@ checked_gives_the_heap_back_only_when_quiet_test() ->
         ?assert(min_heap(self()) >= mcp_client_heap:busy_heap_words()),
         ?assertEqual({lowered, hibernate}, mcp_client_heap:checked(Third, 0, 12, {raised, Third, 12})),
         ?assertEqual(Default, min_heap(self())),
-        [erlang:cancel_timer(T) || T <- [Timer, Second, Third]]
+        _ = [erlang:cancel_timer(T) || T <- [Timer, Second, Third]],
+        ok
     after
         process_flag(min_heap_size, Default),
         flush_checks()
@@ -71,15 +72,16 @@ holding_client() ->
 %% `N' calls in flight, each from its own process; the ids the server got.
 calls_in_flight(Client, N) ->
     Self = self(),
-    [spawn_link(fun() -> Self ! {answered, mcp_client:call_tool(Client, <<"echo">>, {object, []}, ?TIMEOUT)} end)
+    _ = [spawn_link(fun() -> Self ! {answered, mcp_client:call_tool(Client, <<"echo">>, {object, []}, ?TIMEOUT)} end)
      || _ <- lists:seq(1, N)],
     [receive {fake_server, Peer, {request, Id, <<"tools/call">>, _}} -> {Peer, Id} after ?TIMEOUT -> error(no_call) end
      || _ <- lists:seq(1, N)].
 
 answer_all(Held) ->
-    [Peer ! {perform, [{reply, Id, mcp_fake_server:text_result(<<"ok">>)}]} || {Peer, Id} <- Held],
-    [receive {answered, Answer} -> ?assertMatch({ok, _}, Answer) after ?TIMEOUT -> error(no_answer) end
-     || _ <- Held].
+    _ = [Peer ! {perform, [{reply, Id, mcp_fake_server:text_result(<<"ok">>)}]} || {Peer, Id} <- Held],
+    _ = [receive {answered, Answer} -> ?assertMatch({ok, _}, Answer) after ?TIMEOUT -> error(no_answer) end
+         || _ <- Held],
+    ok.
 
 actor(Client) ->
     mcp_client:pid(Client).
