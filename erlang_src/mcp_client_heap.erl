@@ -4,7 +4,7 @@
 %% state record), so with the VM's default heap many callers at once cost
 %% the actor a minor collection every few calls. Once `busy_pending/0'
 %% requests are in flight, the actor's minimum heap is `busy_heap_words/0'
-%% (64 KiB on a 64-bit VM), so collections come dozens of calls apart; a
+%% (256 KiB on a 64-bit VM), so collections come dozens of calls apart; a
 %% check every `idle_ms/0' gives the heap back (the VM's minimum, and the
 %% actor hibernates) once a whole period passed with no request made and
 %% none left in flight.
@@ -19,7 +19,7 @@
 -export_type([heap/0]).
 
 -define(BUSY_PENDING, 8).
--define(BUSY_HEAP_WORDS, 8192).
+-define(BUSY_HEAP_WORDS, 32768).
 -define(IDLE_MS, 1000).
 
 %% `lowered', or raised with the check timer and the table's next id when
