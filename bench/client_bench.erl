@@ -71,17 +71,17 @@ server_rows(Root, Python, Raw, {Label, Exe, Args, Tool, Arguments}) ->
             {"mcp (busy-wait off)", ours(Root, ?QUIET_VM, ours_main, Exe, Args, Tool, ArgsJson)},
             {"port floor (default)", ours(Root, "", port_floor_main, Exe, Args, Tool, ArgsJson)},
             {"port floor (bw off)", ours(Root, ?QUIET_VM, port_floor_main, Exe, Args, Tool, ArgsJson)},
-            {"router ceiling (def.)", ours(Root, "", router_ceiling_main, Exe, Args, Tool, ArgsJson)},
-            {"router ceiling (bw off)", ours(Root, ?QUIET_VM, router_ceiling_main, Exe, Args, Tool, ArgsJson)},
+            {"router ceil. (default)", ours(Root, "", router_ceiling_main, Exe, Args, Tool, ArgsJson)},
+            {"router ceil. (bw off)", ours(Root, ?QUIET_VM, router_ceiling_main, Exe, Args, Tool, ArgsJson)},
             {"raw pipe (C)", External([Raw])},
             {"ts-sdk", External([os:find_executable("node"), filename:join(Root, "bench/clients/ts_client.mjs")])},
             {"python-sdk", External([Python, filename:join(Root, "bench/clients/py_client.py")])}],
     [print(Label, Name, R) || {Name, R} <- Rows],
     [targets(Label, Flags, proplists:get_value(Ours, Rows), proplists:get_value("raw pipe (C)", Rows),
              proplists:get_value(Floor, Rows), proplists:get_value("ts-sdk", Rows), proplists:get_value(Router, Rows))
-     || {Flags, Ours, Floor, Router} <- [{"default", "mcp (default flags)", "port floor (default)", "router ceiling (def.)"},
+     || {Flags, Ours, Floor, Router} <- [{"default", "mcp (default flags)", "port floor (default)", "router ceil. (default)"},
                                          {"busy-wait off", "mcp (busy-wait off)", "port floor (bw off)",
-                                          "router ceiling (bw off)"}]].
+                                          "router ceil. (bw off)"}]].
 
 print(Label, Name, #{seq := Seq, p50 := P50, p99 := P99, conc := Conc} = R) ->
     Column = fun(Key) -> case R of #{Key := V} -> io_lib:format("~12.1f", [V]); _ -> io_lib:format("~12s", ["-"]) end end,
