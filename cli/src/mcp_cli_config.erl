@@ -16,10 +16,11 @@
 %% {NAME: STRING}}' (`"streamable-http"' is the same type; a `url' without
 %% a `command' or a `type' is one too); it becomes an `mcp_http' spec
 %% `#{url, headers}'. Either ENTRY may hold `"reconnect": {"attempts": N,
-%% "backoff_ms": B, "max_backoff_ms": M}' (N from 1 to
-%% `mcp_cli_args:max_reconnect_attempts()', B and M milliseconds up to a
-%% day, both optional): its spec then holds `reconnect => #{attempts,
-%% backoff_ms, max_backoff_ms}', which `mcp_cli_jobs' takes out of the
+%% "backoff_ms": B, "max_backoff_ms": M, "unresponsive_ms": U}' (N from 1
+%% to `mcp_cli_args:max_reconnect_attempts()', B, M and U milliseconds up
+%% to a day, U from 100, all three optional): its spec then holds
+%% `reconnect => #{attempts, backoff_ms, max_backoff_ms, unresponsive_ms}'
+%% (those given), which `mcp_cli_jobs' takes out of the
 %% spec for the client's `reconnect' option (`mcp-gen watch').
 %% In `args', `env' values and `headers' values, `${VAR}' and VS Code's
 %% `${env:VAR}' are the environment variable VAR (`mcp_cli_vars'): an
@@ -302,8 +303,8 @@ jail_key(<<"net">>) -> net;
 jail_key(<<"unix_sockets">>) -> unix_sockets;
 jail_key(<<"landlock">>) -> landlock.
 
-%% `{"attempts": N, "backoff_ms": B, "max_backoff_ms": M}' (the last two
-%% optional): the client's `reconnect' option, kept in the spec under
+%% `{"attempts": N, "backoff_ms": B, "max_backoff_ms": M, "unresponsive_ms":
+%% U}' (the last three optional): the client's `reconnect' option, kept in the spec under
 %% `reconnect' for `mcp_cli_jobs' to take out.
 reconnect(none) ->
     {ok, #{}};
@@ -322,7 +323,8 @@ reconnect({given, {object, Members}}) ->
 reconnect({given, _}) ->
     {error, "has a \"reconnect\" that is not an object"}.
 
-reconnect_member(Key, {int, Value}) when Key =:= <<"attempts">>; Key =:= <<"backoff_ms">>; Key =:= <<"max_backoff_ms">> ->
+reconnect_member(Key, {int, Value}) when Key =:= <<"attempts">>; Key =:= <<"backoff_ms">>; Key =:= <<"max_backoff_ms">>;
+                                         Key =:= <<"unresponsive_ms">> ->
     Field = reconnect_field(Key),
     {Min, Max} = mcp_reconnect:range(Field),
     case {Value >= Min andalso Value =< Max, Field} of
@@ -331,12 +333,13 @@ reconnect_member(Key, {int, Value}) when Key =:= <<"attempts">>; Key =:= <<"back
         {false, _} -> {error, io_lib:format("whose \"~ts\" is not milliseconds from ~b to ~b", [Key, Min, Max])}
     end;
 reconnect_member(Key, _Value) ->
-    {error, ["with a member ", printable(Key), " it does not know, or of the wrong type (attempts, backoff_ms "
-             "and max_backoff_ms take integers)"]}.
+    {error, ["with a member ", printable(Key), " it does not know, or of the wrong type (attempts, backoff_ms, "
+             "max_backoff_ms and unresponsive_ms take integers)"]}.
 
 reconnect_field(<<"attempts">>) -> attempts;
 reconnect_field(<<"backoff_ms">>) -> backoff_ms;
-reconnect_field(<<"max_backoff_ms">>) -> max_backoff_ms.
+reconnect_field(<<"max_backoff_ms">>) -> max_backoff_ms;
+reconnect_field(<<"unresponsive_ms">>) -> unresponsive_ms.
 
 no_env_file(none) -> {ok, #{}};
 no_env_file({given, _}) -> {error, "has \"envFile\", which mcp-gen does not read: put the variables in \"env\""}.

@@ -36,7 +36,7 @@
                  name => binary(),
                  reconnect => reconnect()}.
 -type reconnect() :: #{attempts := pos_integer(), backoff_ms => non_neg_integer(),
-                       max_backoff_ms => non_neg_integer()}.
+                       max_backoff_ms => non_neg_integer(), unresponsive_ms => pos_integer()}.
 -type skipped() :: {unsupported | invalid, Name :: binary(), Why :: iolist()}.
 
 -spec resolve(mcp_cli_args:command()) ->

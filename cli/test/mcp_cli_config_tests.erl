@@ -207,10 +207,15 @@ reconnect_entries_test_() ->
                    Why(<<"{\"attempts\": 1, \"backoff_ms\": -1}">>)),
      ?_assertEqual("has a \"reconnect\" whose \"max_backoff_ms\" is not milliseconds from 0 to 86400000",
                    Why(<<"{\"attempts\": 1, \"max_backoff_ms\": 86400001}">>)),
+     ?_assertMatch({ok, [{stdio, _, #{reconnect := #{attempts := 1, unresponsive_ms := 100}}}]},
+                   Entry(<<"{\"attempts\": 1, \"unresponsive_ms\": 100}">>)),
+     ?_assertEqual("has a \"reconnect\" whose \"unresponsive_ms\" is not milliseconds from 100 to 86400000",
+                   Why(<<"{\"attempts\": 1, \"unresponsive_ms\": 99}">>)),
      ?_assertEqual("has a \"reconnect\" without \"attempts\"", Why(<<"{\"backoff_ms\": 10}">>)),
      ?_assertEqual("has a \"reconnect\" that names a member twice", Why(<<"{\"attempts\": 1, \"attempts\": 2}">>)),
      ?_assertEqual("has a \"reconnect\" with a member jitter it does not know, or of the wrong type "
-                   "(attempts, backoff_ms and max_backoff_ms take integers)", Why(<<"{\"attempts\": 1, \"jitter\": 5}">>)),
+                   "(attempts, backoff_ms, max_backoff_ms and unresponsive_ms take integers)",
+                   Why(<<"{\"attempts\": 1, \"jitter\": 5}">>)),
      ?_assertEqual("has a \"reconnect\" that is not an object", Why(<<"3">>)),
      ?_assertMatch({ok, [{http, <<"r">>, #{reconnect := #{attempts := 2}}}]},
                    parse(<<"{\"mcpServers\": {\"r\": {\"url\": \"https://x\", \"reconnect\": {\"attempts\": 2}}}}">>))].

@@ -67,9 +67,9 @@ default_options() ->
 
 %% A `Reconnect' of `Attempts' with `mcp_reconnect''s default durations.
 reconnect(Attempts) ->
-    #{backoff_ms := Backoff, max_backoff_ms := MaxBackoff, reset_after_ms := ResetAfter} =
-        mcp_reconnect:defaults(),
-    {reconnect, Attempts, Backoff, MaxBackoff, ResetAfter}.
+    #{backoff_ms := Backoff, max_backoff_ms := MaxBackoff, reset_after_ms := ResetAfter,
+      unresponsive_ms := Unresponsive} = mcp_reconnect:defaults(),
+    {reconnect, Attempts, Backoff, MaxBackoff, ResetAfter, Unresponsive}.
 
 prepare(Transport, Options) ->
     checked(Transport, Options, fun(Spec, Opts) -> mcp_client:prepare(Spec, Opts) end).
@@ -322,8 +322,9 @@ options({options, Info, Handshake, List, Shutdown, Era, Handler, Input, Reconnec
                maps:from_list([{input_handler, Fun} || {some, Fun} <- [Handler]]
                               ++ [{reconnect, reconnect_policy(Policy)} || {some, Policy} <- [Reconnect]])).
 
-reconnect_policy({reconnect, Attempts, Backoff, MaxBackoff, ResetAfter}) ->
-    #{attempts => Attempts, backoff_ms => Backoff, max_backoff_ms => MaxBackoff, reset_after_ms => ResetAfter}.
+reconnect_policy({reconnect, Attempts, Backoff, MaxBackoff, ResetAfter, Unresponsive}) ->
+    #{attempts => Attempts, backoff_ms => Backoff, max_backoff_ms => MaxBackoff, reset_after_ms => ResetAfter,
+      unresponsive_ms => Unresponsive}.
 
 started({ok, _} = Ok) -> Ok;
 started({error, Error}) -> {error, start_error(Error)}.

@@ -46,9 +46,9 @@ remove_scratch_dir(Dir) ->
 %% Whether the Erlang client, given a Gleam `Reconnect''s fields as its
 %% `reconnect' option, makes a client (retired at once) rather than raising
 %% `badarg'.
-erlang_accepts_reconnect({reconnect, Attempts, Backoff, MaxBackoff, ResetAfter}) ->
+erlang_accepts_reconnect({reconnect, Attempts, Backoff, MaxBackoff, ResetAfter, Unresponsive}) ->
     Policy = #{attempts => Attempts, backoff_ms => Backoff, max_backoff_ms => MaxBackoff,
-               reset_after_ms => ResetAfter},
+               reset_after_ms => ResetAfter, unresponsive_ms => Unresponsive},
     try mcp_client:prepare(#{executable => "/bin/true"}, #{reconnect => Policy}) of
         {ok, Client} ->
             {ok, no_resource} = mcp_client:shutdown(Client, 5000),

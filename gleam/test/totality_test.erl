@@ -263,11 +263,11 @@ values({named, <<"mcp/client">>, <<"Options">>, []}) ->
     {fun() -> options(5000) end,
      [{negative_timeouts, fun() -> options(-1) end}, {huge_timeouts, fun() -> options(1 bsl 100) end},
       {empty_client_info, fun() -> setelement(2, options(5000), {<<>>, <<>>}) end},
-      {reconnect_without_waits, Reconnecting({reconnect, 1, 0, 0, 0})},
-      {reconnect_zero_attempts, Reconnecting({reconnect, 0, 500, 30000, 60000})},
-      {reconnect_huge_attempts, Reconnecting({reconnect, 1 bsl 100, 500, 30000, 60000})},
-      {reconnect_negative_waits, Reconnecting({reconnect, 1, -1, -1, -1})},
-      {reconnect_huge_waits, Reconnecting({reconnect, 1, 1 bsl 100, 1 bsl 100, 1 bsl 100})}]};
+      {reconnect_without_waits, Reconnecting({reconnect, 1, 0, 0, 0, 0})},
+      {reconnect_zero_attempts, Reconnecting({reconnect, 0, 500, 30000, 60000, 10000})},
+      {reconnect_huge_attempts, Reconnecting({reconnect, 1 bsl 100, 500, 30000, 60000, 10000})},
+      {reconnect_negative_waits, Reconnecting({reconnect, 1, -1, -1, -1, -1})},
+      {reconnect_huge_waits, Reconnecting({reconnect, 1, 1 bsl 100, 1 bsl 100, 1 bsl 100, 1 bsl 100})}]};
 values({named, <<"mcp/transport">>, <<"Transport">>, []}) ->
     {fun() -> {port_transport, spawn_of(<<"/bin/true">>)} end,
      [{Label, fun() -> {port_transport, Make()} end} || {Label, Make} <- spawn_hostile()]

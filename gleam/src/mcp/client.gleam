@@ -49,9 +49,13 @@ pub type Options {
 /// transport proved the old server's end), at most `attempts` connections
 /// are started in a row, the first after `backoff_ms`, each wait doubled up
 /// to `max_backoff_ms`; a connection that stays up `reset_after_ms` starts
-/// the count again. `attempts` is 1 to `max_reconnect_attempts()`, the
+/// the count again. A server that has sent nothing for `unresponsive_ms`
+/// when a call's deadline passes is pinged, and one that does not answer
+/// the ping within as long is taken for dead (`Unresponsive`) and
+/// reconnected. `attempts` is 1 to `max_reconnect_attempts()`, the
 /// durations 0 to `max_timeout_ms()` (`reset_after_ms` from 1,000: a
-/// server dying after every handshake is then given up): a value outside
+/// server dying after every handshake is then given up; `unresponsive_ms`
+/// from 100): a value outside
 /// is refused by
 /// `prepare`/`start` with `ReconnectOutOfRange` before anything starts.
 /// Subscribers hear each step (`select_connection_events`).
@@ -61,12 +65,13 @@ pub type Reconnect {
     backoff_ms: Int,
     max_backoff_ms: Int,
     reset_after_ms: Int,
+    unresponsive_ms: Int,
   )
 }
 
 /// A policy of `attempts` with the Erlang client's default durations
 /// (`mcp_reconnect:defaults()`: 500 ms doubled up to 30 s, the count
-/// starting again after 60 s up).
+/// starting again after 60 s up, a server silent for 10 s pinged).
 @external(erlang, "mcp_gleam_ffi", "reconnect")
 pub fn reconnect(attempts: Int) -> Reconnect
 

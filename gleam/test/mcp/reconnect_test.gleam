@@ -88,6 +88,7 @@ pub fn no_policy_by_default_and_the_erlang_defaults_test() {
       backoff_ms: 500,
       max_backoff_ms: 30_000,
       reset_after_ms: 60_000,
+      unresponsive_ms: 10_000,
     )
   assert client.max_reconnect_attempts() == 1000
 }
@@ -125,6 +126,15 @@ pub fn reconnect_fields_on_both_sides_of_each_limit_test() {
       "reset_after_ms",
       day + 1,
       Reconnect(..base, reset_after_ms: day + 1),
+      False,
+    ),
+    #("unresponsive_ms", 100, Reconnect(..base, unresponsive_ms: 100), True),
+    #("unresponsive_ms", 99, Reconnect(..base, unresponsive_ms: 99), False),
+    #("unresponsive_ms", day, Reconnect(..base, unresponsive_ms: day), True),
+    #(
+      "unresponsive_ms",
+      day + 1,
+      Reconnect(..base, unresponsive_ms: day + 1),
       False,
     ),
   ]
