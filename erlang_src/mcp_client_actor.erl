@@ -42,8 +42,9 @@
          parked/3, handshaking/3, active/3, closing/3, waiting/3, dead/3]).
 -export([relist_interval_ms/0, relisting/1, max_server_inputs/0, max_backlog/0, max_cursor_bytes/0, max_input_rounds/0]).
 %% The actor's effects, for the modules that do part of its work
-%% (`mcp_client_listing', `mcp_client_inputs'); nothing else calls them.
--export([reply/2, send_request/6, respond/3, transmit/2, tell/2]).
+%% (`mcp_client_handshake', `mcp_client_listing', `mcp_client_inputs');
+%% nothing else calls them.
+-export([reply/2, send_request/6, notify/3, respond/3, transmit/2, tell/2]).
 
 -include("mcp_client_actor.hrl").
 
@@ -78,9 +79,6 @@ max_cursor_bytes() -> ?MAX_CURSOR_BYTES.
 max_input_rounds() -> ?MAX_INPUT_ROUNDS.
 
 now_ms() -> erlang:monotonic_time(millisecond).
-
-%% What a version refusal keeps of the versions the server named.
--define(MAX_VERSIONS_BYTES, 256).
 
 %% @doc A server's questions answered by the input handler at once; one
 %% past them is answered `cancel' without running it.
@@ -458,7 +456,7 @@ after_death(#data{options = Options, reason = Reason, evidence = Evidence, recon
             {next_state, dead, Data}
     end.
 
-%%% ----------------------------------------------------- opening, handshake
+%%% ----------------------------------- opening (the handshake: mcp_client_handshake)
 
 open_transport(From, #data{spec = Spec, options = Options} = Data) ->
     case mcp_transport:open(Spec, self()) of
@@ -466,8 +464,8 @@ open_transport(From, #data{spec = Spec, options = Options} = Data) ->
             Deadline = deadline(maps:get(handshake_timeout_ms, Options)),
             Opened = Data#data{conn = Conn},
             Sent = case maps:get(era, Options, handshake) of
-                       handshake -> initialize(From, Deadline, Opened);
-                       Mode -> probe(From, Mode, false, Deadline, Opened)
+                       handshake -> mcp_client_handshake:initialize(From, Deadline, Opened);
+                       Mode -> mcp_client_handshake:probe(From, Mode, false, Deadline, Opened)
                    end,
             case Sent of
                 {ok, Sending} -> {next_state, handshaking, Sending};
@@ -481,91 +479,6 @@ open_transport(From, #data{spec = Spec, options = Options} = Data) ->
             {next_state, dead, Data#data{reason = Failure, evidence = no_resource},
              [{reply, From, {error, Failure}}]}
     end.
-
-initialize(From, Deadline, #data{options = Options} = Data) ->
-    {Name, Version} = maps:get(client_info, Options),
-    Params = mcp_protocol:initialize_params(Name, Version, capabilities(Options)),
-    send_request(From, handshake, Deadline, <<"initialize">>, {some, Params}, Data#data{era = handshake}).
-
-capabilities(Options) -> mcp_input:capabilities(maps:get(input_handler, Options, none)).
-
-%% The `server/discover' probe. In `auto' it has half the handshake's time,
-%% so that the fallback to `initialize' has the rest.
-probe(From, Mode, Reprobed, HandshakeDeadline, Data) ->
-    Deadline = case Mode of
-                   auto -> now_ms() + max(0, HandshakeDeadline - now_ms()) div 2;
-                   modern -> HandshakeDeadline
-               end,
-    send_request(From, {discover, Mode, Reprobed, HandshakeDeadline}, Deadline, <<"server/discover">>, none,
-                 Data#data{era = modern}).
-
-%% The probe's answer: `{ok, Result}', `{error, RpcError}', `{rejected,
-%% Reason}' (the transport's) or `timed_out'.
-probe_settled({ok, Result}, {discover, Mode, _, HandshakeDeadline}, From, Data) ->
-    case mcp_modern:decode_discover(Result) of
-        {ok, {initialize_result, _, {some, _}, _, _} = Initialized} ->
-            reply(From, {ok, Initialized}),
-            {connected, Data};
-        {ok, _WithoutTools} ->
-            handshake_failed(tools_not_declared, From, Data);
-        {error, _} when Mode =:= auto ->
-            initialize(From, HandshakeDeadline, Data);
-        {error, {version_unsupported, Requested, Offered}} ->
-            handshake_failed(version_unsupported(Requested, Offered), From, Data);
-        {error, Fault} ->
-            handshake_failed({handshake_failed, {result_malformed, Fault}}, From, Data)
-    end;
-probe_settled({error, RpcError}, {discover, Mode, false, HandshakeDeadline}, From, Data) ->
-    case mcp_modern:mutual_version(RpcError) of
-        true -> probe(From, Mode, true, HandshakeDeadline, Data);
-        false -> probe_failed({server_error, RpcError}, Mode, HandshakeDeadline, From, Data)
-    end;
-probe_settled({error, RpcError}, {discover, Mode, true, HandshakeDeadline}, From, Data) ->
-    probe_failed({server_error, RpcError}, Mode, HandshakeDeadline, From, Data);
-probe_settled({rejected, Reason}, {discover, Mode, _, HandshakeDeadline}, From, Data) ->
-    probe_failed({request_refused, Reason}, Mode, HandshakeDeadline, From, Data);
-probe_settled(timed_out, {discover, Mode, _, HandshakeDeadline}, From, Data) ->
-    probe_failed(call_timed_out, Mode, HandshakeDeadline, From, Data).
-
-probe_failed(_Error, auto, HandshakeDeadline, From, Data) ->
-    initialize(From, HandshakeDeadline, Data);
-probe_failed({server_error, RpcError} = Error, modern, _, From, Data) ->
-    case mcp_modern:offered_versions(RpcError) of
-        {ok, Offered} -> handshake_failed(version_unsupported(mcp_modern:version(), Offered), From, Data);
-        none -> handshake_failed({handshake_failed, Error}, From, Data)
-    end;
-probe_failed(Error, modern, _, From, Data) ->
-    handshake_failed({handshake_failed, Error}, From, Data).
-
-handshake_settled({ok, {initialize_result, _Version, {some, {tools_capability, ListChanged}}, _Info,
-                        _Instructions} = Initialized}, From, Data) ->
-    case notify(<<"notifications/initialized">>, none, Data#data{list_changed = ListChanged}) of
-        {ok, Written} ->
-            reply(From, {ok, Initialized}),
-            {connected, Written};
-        {close, Reason, Failed} ->
-            handshake_failed({handshake_failed, {unavailable, Reason}}, From, Failed)
-    end;
-handshake_settled({ok, {initialize_result, _, none, _, _}}, From, Data) ->
-    handshake_failed(tools_not_declared, From, Data);
-handshake_settled({error, {result_malformed, {unsupported_version, Requested, Offered}}}, From, Data) ->
-    handshake_failed(version_unsupported(Requested, Offered), From, Data);
-handshake_settled({error, Error}, From, Data) ->
-    handshake_failed({handshake_failed, Error}, From, Data).
-
-%% The versions a refusal names come from the server: each kept to
-%% `?MAX_VERSIONS_BYTES' (a start error, latched as the death reason, must
-%% not carry a server's bytes at any length).
-version_unsupported(Requested, Offered) ->
-    Cut = fun(Text) when is_binary(Text) -> binary:part(Text, 0, min(byte_size(Text), ?MAX_VERSIONS_BYTES));
-             (Other) -> Other
-          end,
-    {version_unsupported, Cut(Requested), Cut(Offered)}.
-
-%% The connect caller gets the start error; the client closes with it latched.
-handshake_failed(StartError, From, Data) ->
-    reply(From, {error, StartError}),
-    {close, StartError, Data}.
 
 %%% ------------------------------------------------------------ requests
 
@@ -614,7 +527,7 @@ send_request(From, Kind, Deadline, Method, Given, Resend, #data{requests = Reque
 
 %% The modern era's `_meta', on every request.
 with_meta(Params, #data{era = modern, options = Options}) ->
-    mcp_modern:with_meta(Params, mcp_modern:meta(maps:get(client_info, Options), capabilities(Options)));
+    mcp_modern:with_meta(Params, mcp_modern:meta(maps:get(client_info, Options), mcp_client_handshake:capabilities(Options)));
 with_meta(Params, _Data) ->
     Params.
 
@@ -761,9 +674,9 @@ expired([Id | Due], Now, {Progress, #data{requests = Requests} = Data}) ->
     end.
 
 expire(#{kind := handshake, from := From}, Data) ->
-    handshake_failed({handshake_failed, call_timed_out}, From, Data);
+    mcp_client_handshake:handshake_failed({handshake_failed, call_timed_out}, From, Data);
 expire(#{kind := {discover, _, _, _} = Kind, from := From}, Data) ->
-    probe_settled(timed_out, Kind, From, Data);
+    mcp_client_handshake:probe_settled(timed_out, Kind, From, Data);
 expire(#{kind := {liveness, SentAt}}, #data{heard_at = HeardAt} = Data) when HeardAt >= SentAt ->
     {ok, Data#data{probing = false}};
 expire(#{kind := {liveness, _}}, #data{heard_at = HeardAt} = Data) ->
@@ -844,7 +757,7 @@ outcome(#{from := From, kind := Kind, deadline := Deadline}, Reply, Data) ->
     settled(Kind, Reply, From, Deadline, Data).
 
 settled(handshake, Reply, From, _Deadline, Data) ->
-    handshake_settled(Reply, From, Data);
+    mcp_client_handshake:handshake_settled(Reply, From, Data);
 settled({liveness, _}, _Reply, _From, _Deadline, Data) ->
     %% Answered, whatever the answer: the server is there.
     {ok, Data#data{probing = false}};
@@ -861,7 +774,7 @@ settled({reprobe, Kind, {Method, Params}, Refusal}, Reply, From, Deadline, Data)
             settled(Kind, Refusal, From, Deadline, Data)
     end;
 settled({discover, _, _, _} = Kind, Reply, From, _Deadline, Data) ->
-    probe_settled(Reply, Kind, From, Data);
+    mcp_client_handshake:probe_settled(Reply, Kind, From, Data);
 settled({list_then_call, Call, _Pages, Acc, _Seen}, {ok, {tools_page, Tools, none}}, From, Deadline, Data) ->
     {_Kept, Listed} = mcp_client_listing:listed(lists:append(lists:reverse([Tools | Acc])), Data),
     call(From, Call, Deadline, Listed);
