@@ -272,9 +272,10 @@ closing(Type, Content, Data) ->
 %% ---- waiting: the peer's end proven, the next connection after a backoff
 waiting(info, {timeout, Timer, reconnect}, #data{backoff = Timer} = Data) ->
     %% A new connection numbers its requests from 1 again: nothing of the
-    %% old one can answer in it.
+    %% old one can answer in it (nor be taken for its ids by the heap's check).
     open_transport(none, Data#data{backoff = undefined, reason = undefined, evidence = undefined,
-                                   requests = mcp_request_table:new()});
+                                   requests = mcp_request_table:new(),
+                                   heap = mcp_client_heap:renewed(Data#data.heap)});
 waiting({call, From}, retire, Data) ->
     {stop_and_reply, normal, [{reply, From, retirement_reply(Data#data.evidence)}]};
 waiting(cast, stop, _Data) ->

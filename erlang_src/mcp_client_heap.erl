@@ -12,10 +12,12 @@
 %% Invariants: an actor that never has `busy_pending/0' requests in flight
 %% (sequential callers, an idle client) never changes its heap and runs no
 %% check; while raised, exactly one check timer is armed; only that
-%% timer's message (its reference) is a check, any other is a stray.
+%% timer's message (its reference) is a check, any other is a stray; a new
+%% request table (a reconnection numbers its requests from 1 again) counts
+%% as requests made (`renewed/1'), so ids of two tables never compare.
 -module(mcp_client_heap).
 
--export([pending/3, checked/4, busy_pending/0, busy_heap_words/0, idle_ms/0]).
+-export([pending/3, checked/4, renewed/1, busy_pending/0, busy_heap_words/0, idle_ms/0]).
 -export_type([heap/0]).
 
 -define(BUSY_PENDING, 8).
@@ -23,8 +25,9 @@
 -define(IDLE_MS, 1000).
 
 %% `lowered', or raised with the check timer and the table's next id when
-%% it was armed (`mcp_request_table:next_id/1': requests made since).
--type heap() :: lowered | {raised, reference(), pos_integer()}.
+%% it was armed (`mcp_request_table:next_id/1': requests made since), or
+%% `renewed' when the table was replaced since.
+-type heap() :: lowered | {raised, reference(), pos_integer() | renewed}.
 
 %% @doc Requests in flight from which the actor's heap is raised.
 -spec busy_pending() -> pos_integer().
@@ -47,6 +50,12 @@ pending(InFlight, NextId, lowered) when InFlight >= ?BUSY_PENDING ->
     {raised, erlang:start_timer(?IDLE_MS, self(), heap_check), NextId};
 pending(_InFlight, _NextId, Heap) ->
     Heap.
+
+%% @doc The actor replaced its request table (a new connection): requests
+%% were made, whatever the new table's next id.
+-spec renewed(heap()) -> heap().
+renewed({raised, Timer, _Seen}) -> {raised, Timer, renewed};
+renewed(lowered) -> lowered.
 
 %% @doc The check timer `Timer' fired: the heap given back (`hibernate':
 %% the actor is to hibernate) when no request was made since the last

@@ -5,6 +5,7 @@
 -module(mcp_client_heap_tests).
 
 -include_lib("eunit/include/eunit.hrl").
+-include_lib("mcp/erlang_src/mcp_client_actor.hrl").
 
 -define(TIMEOUT, 5000).
 
@@ -52,6 +53,23 @@ checked_gives_the_heap_back_only_when_quiet_test() ->
         ?assertEqual({lowered, hibernate}, mcp_client_heap:checked(Third, 0, 12, {raised, Third, 12})),
         ?assertEqual(Default, min_heap(self())),
         _ = [erlang:cancel_timer(T) || T <- [Timer, Second, Third]],
+        ok
+    after
+        process_flag(min_heap_size, Default),
+        flush_checks()
+    end.
+
+%% A replaced table counts as requests made: a check that finds the new
+%% table's next id equal to the one seen before keeps the heap.
+renewed_counts_as_requests_made_test() ->
+    Default = default_min_heap(),
+    try
+        {raised, Timer, 9} = Raised = mcp_client_heap:pending(mcp_client_heap:busy_pending(), 9, lowered),
+        {raised, Timer, renewed} = Renewed = mcp_client_heap:renewed(Raised),
+        {{raised, Next, 9}, keep} = mcp_client_heap:checked(Timer, 0, 9, Renewed),
+        ?assertEqual(lowered, mcp_client_heap:renewed(lowered)),
+        ?assert(min_heap(self()) >= mcp_client_heap:busy_heap_words()),
+        _ = [erlang:cancel_timer(T) || T <- [Timer, Next]],
         ok
     after
         process_flag(min_heap_size, Default),
@@ -115,6 +133,49 @@ the_actor_raises_its_heap_with_many_calls_in_flight_test_() ->
              {ok, _} = mcp_client:shutdown(Client, ?TIMEOUT),
              flush_fake_server()
      end}.
+
+%% The server dies with the heap raised and the client reconnects; the new
+%% connection's requests reach the id the check saw before. Its next check
+%% (sent here with the armed timer's reference, as the timer would) keeps
+%% the heap: requests were made.
+a_reconnection_is_not_taken_for_quiet_test_() ->
+    {timeout, 30,
+     fun() ->
+             Spec = mcp_fake_server:spec(fun({request, _, <<"tools/call">>, _}) -> []; (_) -> default end),
+             {ok, Client, _} = mcp_client:start(Spec, #{reconnect => #{attempts => 3, backoff_ms => 0}}),
+             ok = mcp_client:subscribe(Client),
+             Actor = actor(Client),
+             Held = calls_in_flight(Client, mcp_client_heap:busy_pending()),
+             {raised, _, Seen} = heap_of(Actor),
+             [{Peer, _} | _] = Held,
+             Peer ! {perform, [{exit, normal}]},
+             _ = [receive {answered, _} -> ok after ?TIMEOUT -> error(no_answer) end || _ <- Held],
+             receive {mcp_reconnected, Actor, _} -> ok after ?TIMEOUT -> error(not_reconnected) end,
+             ping_until_next_id(Client, Actor, Seen),
+             {raised, Timer, _} = heap_of(Actor),
+             Actor ! {timeout, Timer, heap_check},
+             ?assertEqual(ok, mcp_client:ping(Client, ?TIMEOUT)),
+             ?assert(min_heap(Actor) >= mcp_client_heap:busy_heap_words()),
+             {ok, _} = mcp_client:shutdown(Client, ?TIMEOUT),
+             flush_fake_server(),
+             flush_events()
+     end}.
+
+heap_of(Actor) ->
+    {_State, #data{heap = Heap}} = sys:get_state(Actor),
+    Heap.
+
+%% Pings until the actor's next request would take `Id'.
+ping_until_next_id(Client, Actor, Id) ->
+    {_State, #data{requests = Requests}} = sys:get_state(Actor),
+    case mcp_request_table:next_id(Requests) < Id of
+        true -> ok = mcp_client:ping(Client, ?TIMEOUT), ping_until_next_id(Client, Actor, Id);
+        false -> ?assertEqual(Id, mcp_request_table:next_id(Requests))
+    end.
+
+flush_events() ->
+    receive {mcp_reconnecting, _, _, _} -> flush_events(); {mcp_reconnected, _, _} -> flush_events()
+    after 0 -> ok end.
 
 a_stray_check_changes_nothing_test() ->
     Client = holding_client(),
