@@ -129,15 +129,39 @@ watch(Jobs, Skipped, Command) ->
                 {false, []} -> ended;
                 {false, _} ->
                     progress(["watching ", count(length(Watched), "server"), "; Ctrl-C ends"]),
-                    case mcp_cli_watch:watch(Watched, fun(Line) -> io:put_chars([Line, $\n]) end) of
+                    watch_output(),
+                    case mcp_cli_watch:watch(Watched, fun watch_line/1) of
                         interrupted -> interrupted(Started), interrupted;
-                        ended -> ended
+                        ended -> ended;
+                        output_closed -> output_closed
                     end
             end,
     _ = retire_all(Started),
     case Ended of
         interrupted -> ?INTERRUPTED;
-        ended -> progress("no server left to watch"), 1
+        ended -> progress("no server left to watch"), 1;
+        output_closed -> progress("stdout closed; shutting the servers down"), 1
+    end.
+
+%% Tells this process `{mcp_cli_output, closed}' once the process behind
+%% its standard output ends: its reader went away and a write met the
+%% closed pipe (the write itself returned `ok').
+watch_output() ->
+    Watcher = self(),
+    Output = group_leader(),
+    _ = spawn_link(fun() ->
+                           Monitor = erlang:monitor(process, Output),
+                           receive {'DOWN', Monitor, process, Output, _} -> Watcher ! {mcp_cli_output, closed} end
+                   end),
+    ok.
+
+%% One line of `watch' on stdout; a write that fails (the output's process
+%% gone) is the same news.
+watch_line(Line) ->
+    try
+        io:put_chars([Line, $\n])
+    catch
+        error:_ -> self() ! {mcp_cli_output, closed}
     end.
 
 %% Lines name the server by its config key, else by its module's name.

@@ -18,6 +18,8 @@
 %%     with no reconnect policy, or every attempt failed) and the actor's
 %%     `DOWN': a line, and the server is no longer watched;</li>
 %% <li>`{mcp_cli_signal, sigterm}' (Ctrl-C): `interrupted'.</li>
+%% <li>`{mcp_cli_output, closed}' (nobody reads the lines any more, as
+%%     `mcp_cli' finds out): `output_closed'.</li>
 %% </ul>
 %% It answers `ended' when no server is left. Lines go to the `Print' fun
 %% (stdout in `bin/mcp-gen'); every server-chosen string in them (tool
@@ -58,10 +60,11 @@ max_names_shown() -> ?MAX_NAMES_SHOWN.
                  | {write_failed, file:filename_all(), iodata()}.
 -type print() :: fun((iodata()) -> term()).
 
-%% @doc Watches the servers until none is left (`ended') or SIGTERM
-%% (`interrupted'). The caller must be the process that receives
-%% `{mcp_cli_signal, sigterm}'.
--spec watch([watched()], print()) -> ended | interrupted.
+%% @doc Watches the servers until none is left (`ended'), SIGTERM
+%% (`interrupted') or the lines' reader is gone (`output_closed'). The
+%% caller must be the process that receives `{mcp_cli_signal, sigterm}'
+%% and `{mcp_cli_output, closed}'.
+-spec watch([watched()], print()) -> ended | interrupted | output_closed.
 watch(Servers, Print) ->
     Watching = lists:foldl(fun(Server, Acc) -> start_watching(Server, Print, Acc) end, #{}, Servers),
     loop(Watching, Print).
@@ -107,7 +110,9 @@ loop(Watching, Print) ->
             Print([server(maps:get(Pid, Watching)), ": client gone: ", mcp_describe:death({client_down, Why})]),
             loop(maps:remove(Pid, Watching), Print);
         {mcp_cli_signal, sigterm} ->
-            interrupted
+            interrupted;
+        {mcp_cli_output, closed} ->
+            output_closed
     end.
 
 %% The current listing; a newer generation than the one known is

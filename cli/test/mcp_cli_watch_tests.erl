@@ -277,6 +277,9 @@ watch_command_test_() ->
 watch_without_a_policy_test_() ->
     {timeout, 240, fun bin_mcp_gen_watch_reports_a_killed_server_and_ends/0}.
 
+watch_stdout_closed_test_() ->
+    {timeout, 240, fun bin_mcp_gen_watch_ends_when_nobody_reads_it/0}.
+
 watch_with_reconnect_test_() ->
     {timeout, 240, fun bin_mcp_gen_watch_reconnects_a_killed_server_and_follows_it/0}.
 
@@ -315,6 +318,32 @@ bin_mcp_gen_watch_follows_a_real_server(#{port := Port, tools := Tools, source :
                  Line4),
 
     terminate_bin_watch(Watch, [binary_to_integer(read(Pidfile))]).
+
+%% Nobody reads its stdout any more (the test closes its end): at the
+%% next generation lines watch ends, says so on stderr, exits 1 and
+%% retires the server.
+bin_mcp_gen_watch_ends_when_nobody_reads_it() ->
+    with_bin_watch([], <<"{\"read_file\": \"Reads.\"}">>, fun bin_mcp_gen_watch_ends_when_nobody_reads_it/1).
+
+bin_mcp_gen_watch_ends_when_nobody_reads_it(#{port := Port, tools := Tools, pidfile := Pidfile, stderr := Stderr}) ->
+    ServerPid = binary_to_integer(read(Pidfile)),
+    {os_pid, Wrapper} = erlang:port_info(Port, os_pid),
+    true = port_close(Port),
+    ?assertEqual(gone, changed_until_gone(Tools, Wrapper, 1)),
+    ?assertMatch({match, _}, re:run(read(Stderr), "^mcp-gen: stdout closed; shutting the servers down$", [multiline])),
+    ?assertEqual(gone, mcp_cli_tests:liveness(ServerPid)).
+
+%% Changes the server's tools (a generation line each) until `OsPid' is
+%% gone; a hang guard of 50 changes.
+changed_until_gone(_Tools, OsPid, 50) ->
+    mcp_cli_tests:liveness(OsPid);
+changed_until_gone(Tools, OsPid, N) ->
+    set_tools(Tools, iolist_to_binary(["{\"read_file\": \"Reads.\", \"tool", integer_to_list(N), "\": \"New.\"}"])),
+    timer:sleep(200),
+    case mcp_cli_tests:liveness(OsPid) of
+        gone -> gone;
+        alive -> changed_until_gone(Tools, OsPid, N + 1)
+    end.
 
 %% No reconnect policy: the server is killed (SIGKILL), the line says it
 %% died and how, and, its only server gone, watch exits with status 1.
