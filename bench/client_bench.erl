@@ -135,15 +135,7 @@ ours_main([Exe, Args, Tool, ArgsJson]) ->
     {ok, Client, _} = mcp_client:start(#{executable => Exe, args => Args}, #{}),
     Name = list_to_binary(Tool),
     Call = fun() -> {ok, _} = mcp_client:call_tool(Client, Name, Arguments, 5000) end,
-    Concurrent = fun(Callers) ->
-                         Parent = self(),
-                         Workers = [spawn_link(fun() -> [Call() || _ <- lists:seq(1, ?CALLS div Callers)],
-                                                        Parent ! {done, self()} end)
-                                    || _ <- lists:seq(1, Callers)],
-                         [receive {done, W} -> ok end || W <- Workers],
-                         Callers * (?CALLS div Callers)
-                 end,
-    Figures = measure(Call, Concurrent),
+    Figures = measure(Call, callers(Call)),
     {ok, _} = mcp_client:shutdown(Client, 5000),
     Figures.
 
@@ -151,12 +143,7 @@ ours_main([Exe, Args, Tool, ArgsJson]) ->
 %% options), no decoding: a line that holds "result" ends a round trip,
 %% other lines (notifications) are skipped, as the C client does.
 port_floor_main([Exe, Args, Tool, ArgsJson]) ->
-    Port = open_port({spawn_executable, Exe}, [binary, stream, exit_status, use_stdio, hide, {args, Args}]),
-    port_command(Port, <<"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":"
-                         "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
-                         "\"clientInfo\":{\"name\":\"floor\",\"version\":\"0\"}}}\n"
-                         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n">>),
-    floor_response(Port, <<>>),
+    Port = handshaken_port(Exe, Args),
     Request = iolist_to_binary(["{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"",
                                 Tool, "\",\"arguments\":", ArgsJson, "}}\n"]),
     Call = fun() -> port_command(Port, Request), floor_response(Port, <<>>) end,
@@ -176,13 +163,7 @@ router_ceiling_main([Exe, Args, Tool, ArgsJson]) ->
     Name = list_to_binary(Tool),
     Parent = self(),
     Router = spawn_link(fun() ->
-                                Port = open_port({spawn_executable, Exe},
-                                                 [binary, stream, exit_status, use_stdio, hide, {args, Args}]),
-                                port_command(Port, <<"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":"
-                                                     "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
-                                                     "\"clientInfo\":{\"name\":\"router\",\"version\":\"0\"}}}\n"
-                                                     "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n">>),
-                                floor_response(Port, <<>>),
+                                Port = handshaken_port(Exe, Args),
                                 Parent ! {ready, self()},
                                 route(Port, mcp_transport:framer(), 1, #{}, #{}, [])
                         end),
@@ -198,14 +179,29 @@ router_ceiling_main([Exe, Args, Tool, ArgsJson]) ->
                            ok
                    end
            end,
-    Concurrent = fun(Callers) ->
-                         Workers = [spawn_link(fun() -> [Call() || _ <- lists:seq(1, ?CALLS div Callers)],
-                                                        Parent ! {done, self()} end)
-                                    || _ <- lists:seq(1, Callers)],
-                         [receive {done, W} -> ok end || W <- Workers],
-                         Callers * (?CALLS div Callers)
-                 end,
-    measure(Call, Concurrent).
+    measure(Call, callers(Call)).
+
+%% A port on the server, its handshake done (`mcp_port''s options).
+handshaken_port(Exe, Args) ->
+    Port = open_port({spawn_executable, Exe}, [binary, stream, exit_status, use_stdio, hide, {args, Args}]),
+    port_command(Port, <<"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":"
+                         "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+                         "\"clientInfo\":{\"name\":\"floor\",\"version\":\"0\"}}}\n"
+                         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n">>),
+    floor_response(Port, <<>>),
+    Port.
+
+%% `Concurrent' for `measure/2': `Call' from that many processes, ?CALLS
+%% in all (rounded down to a multiple of the callers); the calls made.
+callers(Call) ->
+    fun(Callers) ->
+            Parent = self(),
+            Workers = [spawn_link(fun() -> [Call() || _ <- lists:seq(1, ?CALLS div Callers)],
+                                           Parent ! {done, self()} end)
+                       || _ <- lists:seq(1, Callers)],
+            [receive {done, W} -> ok end || W <- Workers],
+            Callers * (?CALLS div Callers)
+    end.
 
 %% The router: a request's id spliced in, written at once when nothing
 %% else waits in the mailbox, else with what follows; each line read
@@ -214,17 +210,14 @@ route(Port, Framer, Next, Pending, Expected, Out) ->
     receive
         {call, Alias, Text} ->
             Queued = [[mcp_protocol:tools_call_request(Next, Text), $\n] | Out],
-            Waiting = {Pending#{Next => Alias}, Expected#{Next => routed_call_tool}},
-            case erlang:process_info(self(), message_queue_len) of
-                {message_queue_len, 0} ->
-                    port_command(Port, lists:reverse(Queued)),
-                    route(Port, Framer, Next + 1, element(1, Waiting), element(2, Waiting), []);
-                _ ->
-                    route(Port, Framer, Next + 1, element(1, Waiting), element(2, Waiting), Queued)
-            end;
+            Left = case erlang:process_info(self(), message_queue_len) of
+                       {message_queue_len, 0} -> port_command(Port, lists:reverse(Queued)), [];
+                       _ -> Queued
+                   end,
+            route(Port, Framer, Next + 1, Pending#{Next => Alias}, Expected#{Next => routed_call_tool}, Left);
         {Port, {data, Chunk}} ->
             {Events, Framed} = mcp_transport:frame(Framer, Chunk),
-            {Left, Unexpected} = lists:foldl(fun({message, _, Line}, {P, E}) ->
+            {Waiting, StillExpected} = lists:foldl(fun({message, _, Line}, {P, E}) ->
                                                      case mcp_protocol:read(Line, E) of
                                                          {routed, Id} ->
                                                              {Alias, P1} = maps:take(Id, P),
@@ -238,7 +231,7 @@ route(Port, Framer, Next, Pending, Expected, Out) ->
                 [] -> ok;
                 _ -> port_command(Port, lists:reverse(Out))
             end,
-            route(Port, Framed, Next, Left, Unexpected, [])
+            route(Port, Framed, Next, Waiting, StillExpected, [])
     end.
 
 %% Reads until one response line arrived (one request is in flight, so

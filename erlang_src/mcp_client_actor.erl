@@ -528,7 +528,8 @@ send_request(From, Kind, Deadline, Method, Given, Resend, #data{requests = Reque
 
 %% The modern era's `_meta', on every request.
 with_meta(Params, #data{era = modern, options = Options}) ->
-    mcp_modern:with_meta(Params, mcp_modern:meta(maps:get(client_info, Options), mcp_client_handshake:capabilities(Options)));
+    Meta = mcp_modern:meta(maps:get(client_info, Options), mcp_client_handshake:capabilities(Options)),
+    mcp_modern:with_meta(Params, Meta);
 with_meta(Params, _Data) ->
     Params.
 
@@ -616,9 +617,9 @@ arm(Deadline, #data{deadline_timer = Armed} = Data) ->
 %% After the timer fired: armed again at the least deadline pending (or
 %% held), or, with many requests pending or held, no sooner than one
 %% millisecond per `?DEADLINE_SCAN' of them from now: each firing is a pass
-%% over the pending requests, and requests whose deadlines are all different must
-%% not cost a pass each (a deadline may so pass up to that late, never
-%% early: 40 ms with 10,000 requests pending).
+%% over the pending requests, and requests whose deadlines are all
+%% different must not cost a pass each (a deadline may so pass up to that
+%% late, never early: 40 ms with 10,000 requests pending).
 rearm(Now, #data{requests = Requests, held = Held} = Data) ->
     case [D || D <- [mcp_request_table:earliest(Requests)], is_integer(D)] ++ [D || {_, _, D} <- Held] of
         [] -> Data;
@@ -698,8 +699,8 @@ expire(#{id := Id, from := From}, Data) ->
 %% with a deadline `unresponsive_ms' away; anything heard meanwhile (a
 %% message, part of one: `heard_at/4') keeps the connection, and the ping's
 %% deadline passing with nothing heard since it was sent ends it with
-%% `{unresponsive, SilentMs}', so that the policy starts another. Without a policy a silent server only costs its
-%% callers their deadlines.
+%% `{unresponsive, SilentMs}', so that the policy starts another. Without a
+%% policy a silent server only costs its callers their deadlines.
 
 %% The server is heard when the transport delivered an event (a message, a
 %% refusal, its end) or bytes of a message not yet complete (a transport

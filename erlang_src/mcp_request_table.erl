@@ -37,9 +37,9 @@
 %%     pending ids whose deadline has passed, least deadline first.</li>
 %% <li>Ids are minted in increasing order from 1 and never reused, so a late
 %%     response to a settled id finds nothing.</li>
-%% <li>An entry leaves the table once: `settle/2', `expire_next/2',
-%%     `caller_gone/2' and `drain/1' all remove it, after which the others
-%%     find nothing.</li>
+%% <li>An entry leaves the table once: `settle/2' (an answer, or a
+%%     deadline `due/2' names), `caller_gone/2' and `drain/1' all remove
+%%     it, after which the others find nothing.</li>
 %% </ul>
 -module(mcp_request_table).
 
@@ -162,8 +162,9 @@ settle(#table{entries = Entries, expected = Expected, raw = Raw, callers = Calle
     case maps:take(Id, Entries) of
         {#{caller := Caller} = Entry, Rest} ->
             {Release, Callers, Monitors, Idle} = unwatch(Caller, Callers0, Monitors0, Idle0),
+            {LeftExpected, LeftRaw} = forget(Id, Expected, Raw),
             {Entry#{release => Release},
-             Table#table{entries = Rest, expected = maps:remove(Id, Expected), raw = maps:remove(Id, Raw),
+             Table#table{entries = Rest, expected = LeftExpected, raw = LeftRaw,
                          callers = Callers, monitors = Monitors, idle = Idle}};
         error ->
             none
@@ -221,7 +222,8 @@ caller_gone(#table{monitors = Monitors, callers = Callers, idle = Idle} = Table,
 %% An entry of a forgotten caller taken out.
 settle_gone(#table{entries = Entries} = Table, Id) ->
     {Entry, Rest} = maps:take(Id, Entries),
-    {Entry#{release => none}, forget(Entry, Table#table{entries = Rest})}.
+    {LeftExpected, LeftRaw} = forget(Id, Table#table.expected, Table#table.raw),
+    {Entry#{release => none}, Table#table{entries = Rest, expected = LeftExpected, raw = LeftRaw}}.
 
 %% @doc Every entry, oldest first, and every caller monitor to drop; the
 %% table left empty (ids keep increasing).
@@ -238,8 +240,9 @@ monitors(#table{monitors = Monitors}) -> maps:keys(Monitors).
 -spec size(table()) -> non_neg_integer().
 size(#table{entries = Entries}) -> map_size(Entries).
 
-forget(#{id := Id}, #table{expected = Expected, raw = Raw} = Table) ->
-    Table#table{expected = maps:remove(Id, Expected), raw = maps:remove(Id, Raw)}.
+%% The expectation maps without `Id'.
+forget(Id, Expected, Raw) ->
+    {maps:remove(Id, Expected), maps:remove(Id, Raw)}.
 
 %% @doc What the caller of a routed tool call (`routed_call_tool') reads
 %% its result's line as: `call_tool' or `call_tool_msgpack'.

@@ -159,7 +159,7 @@ a_reconnection_is_not_taken_for_quiet_test_() ->
              ?assert(min_heap(Actor) >= mcp_client_heap:busy_heap_words()),
              {ok, _} = mcp_client:shutdown(Client, ?TIMEOUT),
              flush_fake_server(),
-             flush_events()
+             flush_events(Actor)
      end}.
 
 heap_of(Actor) ->
@@ -174,9 +174,14 @@ ping_until_next_id(Client, Actor, Id) ->
         false -> ?assertEqual(Id, mcp_request_table:next_id(Requests))
     end.
 
-flush_events() ->
-    receive {mcp_reconnecting, _, _, _} -> flush_events(); {mcp_reconnected, _, _} -> flush_events()
-    after 0 -> ok end.
+%% What the subscription brought (the actor is gone: all of it is here).
+flush_events(Actor) ->
+    receive
+        {mcp_reconnecting, Actor, _, _} -> flush_events(Actor);
+        {mcp_reconnected, Actor, _} -> flush_events(Actor);
+        {mcp_tools_changed, Actor, _} -> flush_events(Actor)
+    after 0 -> ok
+    end.
 
 a_stray_check_changes_nothing_test() ->
     Client = holding_client(),

@@ -333,7 +333,8 @@ a_slow_server_is_not_taken_for_a_silent_one() ->
     ?assertEqual(ok, mcp_client:ping(Client, 5000)),
     Pid = mcp_client:pid(Client),
     receive {mcp_reconnecting, Pid, _, _} = Event -> error({unexpected, Event}) after 0 -> ok end,
-    ?assertMatch({ok, {exited, _}}, mcp_client:shutdown(Client, 5000)).
+    ?assertMatch({ok, {exited, _}}, mcp_client:shutdown(Client, 5000)),
+    flush_events().
 
 %% A server writing a long answer slowly is heard while it writes: with
 %% `unresponsive_ms' 500, a 2 MB answer written in 64 KiB pieces every
@@ -369,7 +370,8 @@ a_server_writing_a_long_answer_is_heard() ->
                                    Other -> Other
                                end),
     ?assertMatch({ok, _}, mcp_client:shutdown(Client, 5000)),
-    flush_fake_server().
+    flush_fake_server(),
+    flush_events().
 
 flush_fake_server() ->
     receive {fake_server, _, _} -> flush_fake_server() after 100 -> ok end.

@@ -85,55 +85,66 @@ impl PlainAnswer<'_> {
 /// The answer a line of the common shape carries; `None` for any other line.
 pub fn scan(line: &[u8]) -> Option<PlainAnswer<'_>> {
     let mut at = skip_whitespace(line, 0);
-    let (mut jsonrpc, mut id, mut result) = (false, None, None);
+    let (mut jsonrpc, mut id, mut result) = (None, None, None);
     at = object(line, at, |key, value_at| match key {
-        b"jsonrpc" if !jsonrpc => {
-            jsonrpc = true;
-            line.get(value_at..value_at + 5).filter(|bytes| *bytes == b"\"2.0\"").map(|_| value_at + 5)
-        }
-        b"id" if id.is_none() => {
-            let (value, end) = integer(line, value_at)?;
-            id = Some(value);
-            Some(end)
-        }
-        b"result" if result.is_none() => {
-            let (read, end) = call_tool_result(line, value_at)?;
-            result = Some(read);
-            Some(end)
-        }
+        b"jsonrpc" if jsonrpc.is_none() => filled(&mut jsonrpc, version(line, value_at)),
+        b"id" if id.is_none() => filled(&mut id, integer(line, value_at)),
+        b"result" if result.is_none() => filled(&mut result, call_tool_result(line, value_at)),
         _ => None,
     })?;
-    if !jsonrpc || skip_whitespace(line, at) != line.len() {
+    if jsonrpc.is_none() || skip_whitespace(line, at) != line.len() {
         return None;
     }
     let (blocks, is_error) = result?;
     Some(PlainAnswer { id: id?, is_error, blocks })
 }
 
+/// A member read (`read`: its value and where it ends) put in its slot;
+/// where it ends.
+fn filled<T>(slot: &mut Option<T>, read: Option<(T, usize)>) -> Option<usize> {
+    let (value, end) = read?;
+    *slot = Some(value);
+    Some(end)
+}
+
+/// The items of the container whose `open` byte is at `at`, separated by
+/// commas: `item` reads one starting at its argument and answers where it
+/// ends. Just after the `close` byte.
+fn items(line: &[u8], at: usize, open: u8, close: u8, mut item: impl FnMut(usize) -> Option<usize>) -> Option<usize> {
+    if line.get(at) != Some(&open) {
+        return None;
+    }
+    let mut at = skip_whitespace(line, at + 1);
+    if line.get(at) == Some(&close) {
+        return Some(at + 1);
+    }
+    loop {
+        at = skip_whitespace(line, item(at)?);
+        match line.get(at) {
+            Some(b',') => at = skip_whitespace(line, at + 1),
+            Some(&byte) if byte == close => return Some(at + 1),
+            _ => return None,
+        }
+    }
+}
+
 /// The members of the object whose `{` is at `at`, each key plain (no
 /// escape): `member` reads the value starting at its second argument and
 /// answers where it ends. Just after the `}`.
 fn object(line: &[u8], at: usize, mut member: impl FnMut(&[u8], usize) -> Option<usize>) -> Option<usize> {
-    if line.get(at) != Some(&b'{') {
-        return None;
-    }
-    let mut at = skip_whitespace(line, at + 1);
-    if line.get(at) == Some(&b'}') {
-        return Some(at + 1);
-    }
-    loop {
+    items(line, at, b'{', b'}', |at| {
         let (key, key_end) = plain_string(line, at)?;
-        at = skip_whitespace(line, key_end);
-        if line.get(at) != Some(&b':') {
+        let colon = skip_whitespace(line, key_end);
+        if line.get(colon) != Some(&b':') {
             return None;
         }
-        at = skip_whitespace(line, member(key.as_bytes(), skip_whitespace(line, at + 1))?);
-        match line.get(at) {
-            Some(b',') => at = skip_whitespace(line, at + 1),
-            Some(b'}') => return Some(at + 1),
-            _ => return None,
-        }
-    }
+        member(key.as_bytes(), skip_whitespace(line, colon + 1))
+    })
+}
+
+/// `"2.0"` exactly.
+fn version(line: &[u8], at: usize) -> Option<((), usize)> {
+    (line.get(at..at + 5)? == b"\"2.0\"").then_some(((), at + 5))
 }
 
 /// A string without escapes or control characters whose opening quote is
@@ -186,22 +197,11 @@ fn boolean(line: &[u8], at: usize) -> Option<(bool, usize)> {
 
 /// A result object with `content` and maybe `isError` and `_meta`.
 fn call_tool_result(line: &[u8], at: usize) -> Option<((Vec<PlainBlock<'_>>, bool), usize)> {
-    let (mut content, mut is_error, mut meta) = (None, None, false);
+    let (mut content, mut is_error, mut meta) = (None, None, None);
     let end = object(line, at, |key, value_at| match key {
-        b"content" if content.is_none() => {
-            let (blocks, end) = blocks(line, value_at)?;
-            content = Some(blocks);
-            Some(end)
-        }
-        b"isError" if is_error.is_none() => {
-            let (flag, end) = boolean(line, value_at)?;
-            is_error = Some(flag);
-            Some(end)
-        }
-        b"_meta" if !meta => {
-            meta = true;
-            skipped(line, value_at, 2)
-        }
+        b"content" if content.is_none() => filled(&mut content, blocks(line, value_at)),
+        b"isError" if is_error.is_none() => filled(&mut is_error, boolean(line, value_at)),
+        b"_meta" if meta.is_none() => filled(&mut meta, skipped(line, value_at, 2).map(|end| ((), end))),
         _ => None,
     })?;
     Some(((content?, is_error.unwrap_or(false)), end))
@@ -210,24 +210,13 @@ fn call_tool_result(line: &[u8], at: usize) -> Option<((Vec<PlainBlock<'_>>, boo
 /// The content array: objects whose `type` is a plain string and, for a
 /// text block, whose `text` is a string.
 fn blocks(line: &[u8], at: usize) -> Option<(Vec<PlainBlock<'_>>, usize)> {
-    if line.get(at) != Some(&b'[') {
-        return None;
-    }
     let mut blocks = Vec::new();
-    let mut at = skip_whitespace(line, at + 1);
-    if line.get(at) == Some(&b']') {
-        return Some((blocks, at + 1));
-    }
-    loop {
+    let end = items(line, at, b'[', b']', |at| {
         let (block, end) = block(line, at)?;
         blocks.push(block);
-        at = skip_whitespace(line, end);
-        match line.get(at) {
-            Some(b',') => at = skip_whitespace(line, at + 1),
-            Some(b']') => return Some((blocks, at + 1)),
-            _ => return None,
-        }
-    }
+        Some(end)
+    })?;
+    Some((blocks, end))
 }
 
 /// One content block, four containers deep in the line.
@@ -235,36 +224,47 @@ fn block(line: &[u8], at: usize) -> Option<(PlainBlock<'_>, usize)> {
     const AROUND: usize = 4;
     let (mut kind, mut text) = (None, None);
     let end = object(line, at, |key, value_at| match key {
-        b"type" if kind.is_none() => {
-            let (value, end) = plain_string(line, value_at)?;
-            kind = Some(value);
-            Some(end)
-        }
-        b"text" if text.is_none() => {
-            let (value, end) = match plain_string(line, value_at) {
-                Some((plain, end)) => (Some(plain), end),
-                // A string with escapes is read or validated later, once.
-                None if line.get(value_at) == Some(&b'"') => (None, value_end(line, value_at)),
-                None => (None, skipped(line, value_at, AROUND)?),
-            };
-            text = Some((value, &line[value_at..end]));
-            Some(end)
-        }
+        b"type" if kind.is_none() => filled(&mut kind, plain_string(line, value_at)),
+        b"text" if text.is_none() => filled(&mut text, text_value(line, value_at, AROUND)),
         b"type" | b"text" => None,
         _ => skipped(line, value_at, AROUND),
     })?;
     let block = match (kind?, text) {
-        ("text", Some((Some(plain), _))) => PlainBlock::Text(plain),
-        ("text", Some((None, value))) if value.first() == Some(&b'"') => PlainBlock::Escaped(value),
+        ("text", Some(TextValue::Plain(plain))) => PlainBlock::Text(plain),
+        ("text", Some(TextValue::Escaped(value))) => PlainBlock::Escaped(value),
         ("text", _) => return None,
         // Another block's text with escapes, validated now.
-        (other, Some((None, value))) if value.first() == Some(&b'"') => {
+        (other, Some(TextValue::Escaped(value))) => {
             json::parse_with(value, &mut SkipSink).ok()?;
             PlainBlock::Other(other)
         }
         (other, _) => PlainBlock::Other(other),
     };
     Some((block, end))
+}
+
+/// A block's `text` member as the scan leaves it.
+enum TextValue<'a> {
+    /// A string without escapes (validated).
+    Plain(&'a str),
+    /// A string with escapes, up to where its closing quote was found: read
+    /// or validated later, once.
+    Escaped(&'a [u8]),
+    /// Any other value (validated).
+    NotAString,
+}
+
+/// The `text` member's value starting at `at`, `around` containers deep in
+/// the line, and where it ends.
+fn text_value(line: &[u8], at: usize, around: usize) -> Option<(TextValue<'_>, usize)> {
+    if let Some((plain, end)) = plain_string(line, at) {
+        return Some((TextValue::Plain(plain), end));
+    }
+    if line.get(at) == Some(&b'"') {
+        let end = value_end(line, at);
+        return Some((TextValue::Escaped(&line[at..end]), end));
+    }
+    Some((TextValue::NotAString, skipped(line, at, around)?))
 }
 
 #[cfg(test)]
