@@ -28,7 +28,10 @@
 %%     never arms a timer the runtime refuses.</li>
 %% <li>Callers never crash and never keep a stale reply: every public call is
 %%     a `gen_statem:send_request' / `receive_response' pair (a monitored
-%%     request on a process alias), which also works from another node.</li>
+%%     request on a process alias), which also works from another node.
+%%     The caller of a spawned server's client waits for the actor's answer
+%%     or its end; any other's gives up 5 s past the deadline
+%%     (`reply_grace/1').</li>
 %% <li>A server `ping' is answered with an empty result, every other server
 %%     request with `-32601'; notifications and unknown ids are dropped after
 %%     a validating scan (nothing is built for them).</li>
@@ -65,6 +68,9 @@
                  %% Whether the caller encodes a tool call's params itself
                  %% (the handshake era: nothing is added to them).
                  encodes :: boolean(),
+                 %% How long past a call's deadline its caller waits for
+                 %% the actor's answer (`reply_grace/1').
+                 grace :: non_neg_integer() | infinity,
                  handshake_ms :: non_neg_integer(),
                  list_ms :: non_neg_integer(),
                  shutdown_ms :: non_neg_integer()}).
@@ -187,7 +193,7 @@ prepare_owned(Spec0, Options, Custodian) when is_pid(Custodian) ->
     Spec = sealed(Spec0),
     Merged = merged_options(Options, [Spec, Options, Custodian]),
     {ok, Pid} = gen_statem:start(mcp_client_actor, {Spec, Merged, self(), Custodian}, []),
-    {ok, handle(Pid, Merged)};
+    {ok, handle(Pid, Merged, mcp_transport:spawns(Spec))};
 prepare_owned(Spec, Options, Custodian) ->
     error(badarg, [sealed(Spec), Options, Custodian]).
 
@@ -208,9 +214,10 @@ merged_options(Options, Args) when is_map(Options) ->
 merged_options(_Options, Args) ->
     error(badarg, Args).
 
-handle(Pid, Options) ->
+handle(Pid, Options, Spawns) ->
     #client{pid = Pid,
             encodes = maps:get(era, Options, handshake) =:= handshake,
+            grace = reply_grace(Spawns),
             handshake_ms = maps:get(handshake_timeout_ms, Options),
             list_ms = maps:get(list_timeout_ms, Options),
             shutdown_ms = maps:get(shutdown_timeout_ms, Options)}.
@@ -271,7 +278,7 @@ start_link(Spec0, Options) ->
     Spec = sealed(Spec0),
     Merged = merged_options(Options, [Spec, Options]),
     {ok, Pid} = gen_statem:start_link(mcp_client_actor, {Spec, Merged, self(), self()}, []),
-    Client = handle(Pid, Merged),
+    Client = handle(Pid, Merged, mcp_transport:spawns(Spec)),
     case connect(Client) of
         {ok, _Initialized} ->
             {ok, Pid};
@@ -302,8 +309,8 @@ child_spec(Id, Spec0, Options) ->
 %% started), with the timeouts it was prepared with.
 -spec handle(pid()) -> {ok, client()} | {error, {client_down, term()}}.
 handle(Pid) when is_pid(Pid) ->
-    try gen_statem:call(Pid, options) of
-        Options -> {ok, handle(Pid, Options)}
+    try gen_statem:call(Pid, handle) of
+        {Options, Spawns} -> {ok, handle(Pid, Options, Spawns)}
     catch
         exit:{Reason, _} -> {error, {client_down, Reason}}
     end.
@@ -450,9 +457,27 @@ routed(Line, Id, Expectation) ->
         {error, Fault} -> {error, {unavailable, Fault}}
     end.
 
-request(#client{pid = Pid}, Request, Timeout) ->
-    RequestId = gen_statem:send_request(Pid, Request),
-    case gen_statem:receive_response(RequestId, Timeout + ?REPLY_GRACE_MS) of
+%% How long past a call's deadline its caller waits for the actor: the
+%% actor of a spawned server takes every message in turn (no callback of
+%% its transport waits on anything the server controls,
+%% `mcp_transport:spawns/1') and answers each call by its own deadline, or
+%% dies, which the request's monitor reports; so its callers arm no timer
+%% of their own (one per call cost a tenth of the calls a second at 16
+%% callers, docs/performance.md). A remote, channel or other transport runs
+%% code that may wait (`httpc''s manager, the caller's start function), and
+%% its callers give up `?REPLY_GRACE_MS' past the deadline.
+reply_grace(true) -> infinity;
+reply_grace(false) -> ?REPLY_GRACE_MS.
+
+%% (The wait without a timer is written `infinity' at the call: passed in
+%% a variable, the same atom measured a tenth slower with 16 callers.)
+request(#client{pid = Pid, grace = infinity}, Request, _Timeout) ->
+    answer(gen_statem:receive_response(gen_statem:send_request(Pid, Request), infinity));
+request(#client{pid = Pid, grace = Grace}, Request, Timeout) ->
+    answer(gen_statem:receive_response(gen_statem:send_request(Pid, Request), Timeout + Grace)).
+
+answer(Response) ->
+    case Response of
         {reply, {caller_error, Reason}} -> error(Reason);
         {reply, {routed, Line, Id, Expectation}} -> routed(Line, Id, Expectation);
         {reply, Reply} -> Reply;

@@ -134,7 +134,7 @@ parked({call, From}, subscribe, Data) ->
     subscribe(From, Data);
 parked({call, From}, retire, _Data) ->
     {stop_and_reply, normal, [{reply, From, {ok, no_resource}}]};
-parked({call, From}, Request, _Data) when Request =/= os_pid ->
+parked({call, From}, Request, _Data) when Request =/= os_pid, Request =/= handle ->
     unavailable(From, not_connected);
 parked(cast, stop, _Data) ->
     {stop, normal};
@@ -284,7 +284,7 @@ waiting({call, From}, subscribe, Data) ->
     subscribe(From, Data);
 waiting({call, From}, connect, #data{reason = Reason}) ->
     {keep_state_and_data, [{reply, From, {error, {transport_failed, {not_parked, {reconnecting, Reason}}}}}]};
-waiting({call, From}, Request, #data{reason = Reason}) when Request =/= os_pid, Request =/= options ->
+waiting({call, From}, Request, #data{reason = Reason}) when Request =/= os_pid, Request =/= handle ->
     unavailable(From, {reconnecting, Reason});
 waiting(Type, Content, Data) ->
     common(Type, Content, waiting, Data).
@@ -302,14 +302,14 @@ dead(Type, Content, Data) ->
 %% What closing and dead share: every request answers the latched reason.
 latched({call, From}, connect, _State, #data{reason = Reason}) ->
     {keep_state_and_data, [{reply, From, {error, {transport_failed, {not_parked, Reason}}}}]};
-latched({call, From}, Request, _State, #data{reason = Reason}) when Request =/= os_pid ->
+latched({call, From}, Request, _State, #data{reason = Reason}) when Request =/= os_pid, Request =/= handle ->
     unavailable(From, Reason);
 latched(Type, Content, State, Data) ->
     common(Type, Content, State, Data).
 
 %% What every state shares.
-common({call, From}, options, _State, #data{options = Options}) ->
-    {keep_state_and_data, [{reply, From, Options}]};
+common({call, From}, handle, _State, #data{options = Options, spec = Spec}) ->
+    {keep_state_and_data, [{reply, From, {Options, mcp_transport:spawns(Spec)}}]};
 common({call, From}, os_pid, _State, #data{conn = Conn}) ->
     Reply = case Conn of
                 undefined -> none;
@@ -341,32 +341,41 @@ subscribe({Caller, _} = From, #data{subscribers = Subscribers} = Data) ->
 tell(Message, #data{subscribers = Subscribers}) ->
     maps:foreach(fun(_, Pid) -> Pid ! Message end, Subscribers).
 
-terminate(_Reason, State, #data{conn = Conn, options = Options}) when Conn =/= undefined, State =/= dead ->
+terminate(Reason, State, #data{conn = Conn, options = Options} = Data) when Conn =/= undefined, State =/= dead ->
     %% Reached when the actor ends before its transport's proof of exit: its
     %% parent (a supervisor) shut it down, or a crash. The child is not left
     %% behind: it is killed (unless already asked to end) and its exit
-    %% awaited, up to the shutdown timeout.
+    %% awaited, up to the shutdown timeout. Its callers are answered first,
+    %% as the actor's end would answer them, and so is every call that
+    %% comes meanwhile: none waits for the child.
+    Down = {client_down, Reason},
+    _ = (catch answer_pending(Down, Data)),
     case State of
         closing -> ok;
         _ -> mcp_transport:terminate(Conn)
     end,
-    await_closed(Conn, now_ms() + maps:get(shutdown_timeout_ms, Options));
+    await_closed(Conn, Down, now_ms() + maps:get(shutdown_timeout_ms, Options));
 terminate(_Reason, _State, _Data) ->
     ok.
 
 %% Feeds the mailbox to the transport until it reports the peer's end (a
-%% grace's SIGKILL timer is one of those messages) or the deadline passes.
-await_closed(Conn, Deadline) ->
+%% grace's SIGKILL timer is one of those messages) or the deadline passes;
+%% a call is answered `{unavailable, Down}' (a retirement or a `handle' is
+%% answered by the actor's end, as its caller expects).
+await_closed(Conn, Down, Deadline) ->
     receive
+        {'$gen_call', From, Request} when Request =/= retire, Request =/= handle ->
+            gen_statem:reply(From, {error, {unavailable, Down}}),
+            await_closed(Conn, Down, Deadline);
         Info ->
             case mcp_transport:event(Conn, Info) of
                 {ok, Events, Next} ->
                     case lists:keymember(closed, 1, Events) of
                         true -> ok;
-                        false -> await_closed(Next, Deadline)
+                        false -> await_closed(Next, Down, Deadline)
                     end;
                 not_mine ->
-                    await_closed(Conn, Deadline)
+                    await_closed(Conn, Down, Deadline)
             end
     after max(0, Deadline - now_ms()) ->
             ok

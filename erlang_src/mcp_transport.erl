@@ -70,7 +70,7 @@
 %% open fails with `native_library_not_loaded'.
 -module(mcp_transport).
 
--export([open/2, send/2, event/2, terminate/1, os_pid/1, carries_bytes/2]).
+-export([open/2, send/2, event/2, terminate/1, os_pid/1, carries_bytes/2, spawns/1]).
 -export([framer/0, framer/1, frame/2, message_bytes/1]).
 -export_type([spec/0, spawn/0, connection/0, event/0, evidence/0, framer/0, message/0, rpc/0, era/0]).
 
@@ -133,6 +133,18 @@ open({Module, Arg}, Owner) when is_atom(Module) ->
     end;
 open(Other, _Owner) ->
     {error, {bad_transport_spec, Other}}.
+
+%% @doc Whether a spec names an OS process behind a port (`mcp_port'):
+%% the transport whose every callback returns within a bound of its own,
+%% whatever the server does (writes never suspend, reads are bounded, the
+%% waits are the jail's probes and `kill'), so that an actor over it takes
+%% every message in turn (`mcp_client' waits for its answer without a timer
+%% of its own). A remote spec's callbacks call `httpc''s manager, and a
+%% channel's or another module's run code of the caller's.
+-spec spawns(spec()) -> boolean().
+spawns(#{executable := _}) -> true;
+spawns({mcp_port, _}) -> true;
+spawns(_) -> false.
 
 %% Every transport and the actor run on the NIF library (`mcp_nif'); when
 %% it did not load (never built, or built for another system) nothing can
