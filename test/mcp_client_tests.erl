@@ -787,3 +787,18 @@ unknown_requests_are_answered_and_strays_ignored_test() ->
     ?assertEqual({ok, no_resource}, retired_with(Parked)),
     ?assertEqual({ok, {exited, {peer_down, crashed}}}, retired_with(Dead)),
     flush_observed().
+
+%% `handle/1' gives the `client()' of an actor in any state: parked, and
+%% dead (its server gone), each then answering as its state does.
+handle_of_a_parked_and_a_dead_actor_test() ->
+    {ok, Parked} = mcp_client:prepare(fresh_spec(fun(_) -> default end), #{}),
+    {ok, OfParked} = mcp_client:handle(mcp_client:pid(Parked)),
+    ?assertEqual({error, {unavailable, not_connected}}, mcp_client:ping(OfParked, ?TIMEOUT)),
+    ?assertEqual({ok, no_resource}, retired_with(OfParked)),
+    Dead = started(fun({request, _, <<"ping">>, _}) -> [{exit, crashed}]; (_) -> default end),
+    Reason = {transport_ended, {exited, {peer_down, crashed}}},
+    ?assertEqual({error, {unavailable, Reason}}, mcp_client:ping(Dead, ?TIMEOUT)),
+    {ok, OfDead} = mcp_client:handle(mcp_client:pid(Dead)),
+    ?assertEqual({error, {unavailable, Reason}}, mcp_client:ping(OfDead, ?TIMEOUT)),
+    ?assertEqual({ok, {exited, {peer_down, crashed}}}, retired_with(OfDead)),
+    flush_observed().
