@@ -466,7 +466,7 @@ fn string_end(line: &[u8], from: usize) -> usize {
 
 /// The position of the next `"` at or after `pos`: sixteen bytes at a time
 /// with SSE2 (every x86-64 CPU has it), then eight.
-pub(crate) fn next_quote(line: &[u8], mut pos: usize) -> Option<usize> {
+fn next_quote(line: &[u8], mut pos: usize) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
     while let Some(chunk) = line.get(pos..pos + 16) {
         use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8};

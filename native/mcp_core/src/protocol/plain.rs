@@ -32,7 +32,7 @@
 
 use super::ContentBlock;
 use crate::json::{self, Json, TreeSink, MAX_DEPTH};
-use crate::jsonrpc::envelope::{next_quote, skip_whitespace, value_end, SkipSink};
+use crate::jsonrpc::envelope::{skip_whitespace, value_end, SkipSink};
 
 /// A `tools/call` answer read by [`scan`]: its blocks are still slices of
 /// the line, and a text with escapes is not read yet: [`PlainAnswer::content`]
@@ -148,19 +148,65 @@ fn version(line: &[u8], at: usize) -> Option<((), usize)> {
 }
 
 /// A string without escapes or control characters whose opening quote is
-/// at `at`, and where it ends. The closing quote is found sixteen bytes at a
-/// time, the bytes before it checked thirty-two at a time.
+/// at `at`, and where it ends (just after its closing quote). One pass finds
+/// the closing quote and checks the bytes before it, sixteen at a time;
+/// only a string with bytes above ASCII is validated as UTF-8 after it.
 fn plain_string(line: &[u8], at: usize) -> Option<(&str, usize)> {
     if line.get(at) != Some(&b'"') {
         return None;
     }
-    let end = next_quote(line, at + 1)?;
+    let (end, ascii) = plain_end(line, at + 1)?;
     let inner = &line[at + 1..end];
-    let special = |chunk: &[u8]| chunk.iter().fold(false, |found, &byte| found | (byte == b'\\') | (byte < 0x20));
-    if inner.chunks(32).any(special) {
-        return None;
+    let text = if ascii {
+        // SAFETY: every byte of `inner` is below 0x80 (`plain_end`), and
+        // ASCII is UTF-8.
+        unsafe { std::str::from_utf8_unchecked(inner) }
+    } else {
+        std::str::from_utf8(inner).ok()?
+    };
+    Some((text, end + 1))
+}
+
+/// The first quote at or after `pos`, and whether every byte before it is
+/// ASCII; `None` when a backslash or a control character comes before it,
+/// or no quote does.
+fn plain_end(line: &[u8], mut pos: usize) -> Option<(usize, bool)> {
+    let mut ascii = true;
+    #[cfg(target_arch = "x86_64")]
+    while let Some(chunk) = line.get(pos..pos + 16) {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+        };
+        // SAFETY: SSE2 is part of the x86-64 baseline; the unaligned load
+        // reads the 16 bytes of `chunk`. A byte above 0x7f is negative to
+        // the signed comparison, so `below` counts it only with `high`.
+        let (quotes, special, high) = unsafe {
+            let bytes = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
+            let quotes = _mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8(b'"' as i8)));
+            let backslashes = _mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8(b'\\' as i8)));
+            let high = _mm_movemask_epi8(bytes);
+            let below = _mm_movemask_epi8(_mm_cmplt_epi8(bytes, _mm_set1_epi8(0x20)));
+            (quotes, backslashes | (below & !high), high)
+        };
+        if quotes != 0 {
+            let before = (1i32 << quotes.trailing_zeros()) - 1;
+            return (special & before == 0).then_some((pos + quotes.trailing_zeros() as usize, ascii && high & before == 0));
+        }
+        if special != 0 {
+            return None;
+        }
+        ascii &= high == 0;
+        pos += 16;
     }
-    Some((std::str::from_utf8(inner).ok()?, end + 1))
+    for (offset, &byte) in line.get(pos..)?.iter().enumerate() {
+        match byte {
+            b'"' => return Some((pos + offset, ascii)),
+            b'\\' | 0..=0x1f => return None,
+            0x80.. => ascii = false,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// `0` or a non-negative integer of at most 18 digits without a leading

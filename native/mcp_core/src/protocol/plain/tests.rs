@@ -323,3 +323,53 @@ fn the_generated_lines_are_often_scanned() {
         (0..2000).filter(|_| scan(wire_line().new_tree(&mut runner).unwrap().current().as_bytes()).is_some()).count();
     assert!(scanned >= 200, "{scanned} of 2000");
 }
+
+/// What a plain string is, written the simplest way: the first quote after
+/// the opening one ends it, and the bytes before it hold no backslash and
+/// no control character and are UTF-8.
+fn plain_string_by_bytes(line: &[u8], at: usize) -> Option<(&str, usize)> {
+    if line.get(at) != Some(&b'"') {
+        return None;
+    }
+    let end = at + 1 + line.get(at + 1..)?.iter().position(|&byte| byte == b'"')?;
+    let inner = &line[at + 1..end];
+    if inner.iter().any(|&byte| byte == b'\\' || byte < 0x20) {
+        return None;
+    }
+    Some((std::str::from_utf8(inner).ok()?, end + 1))
+}
+
+/// Bytes a string's scan tells apart: quotes, backslashes, controls,
+/// ASCII, the bytes of multi-byte characters and stray ones.
+fn string_byte() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        4 => prop::sample::select(vec![b'a', b' ', b'~', 0x7f]).prop_map(|byte| vec![byte]),
+        1 => Just(vec![b'"']),
+        1 => Just(vec![b'\\']),
+        1 => (0u8..0x20).prop_map(|byte| vec![byte]),
+        1 => prop::sample::select(vec!["\u{e9}", "\u{20ac}", "\u{1F600}"]).prop_map(|c| c.as_bytes().to_vec()),
+        1 => (0x80u8..=0xff).prop_map(|byte| vec![byte]),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4000))]
+
+    /// The scan of a string, sixteen bytes at a time and then by bytes,
+    /// answers what the byte-by-byte definition answers, wherever the
+    /// quotes, backslashes, controls and non-ASCII bytes fall (strings
+    /// of up to three chunks, starting anywhere in the line).
+    #[test]
+    fn a_plain_string_is_found_as_byte_by_byte(
+        before in 0usize..20,
+        quoted in any::<bool>(),
+        pieces in prop::collection::vec(string_byte(), 0..60),
+    ) {
+        let mut line = vec![b'x'; before];
+        if quoted {
+            line.push(b'"');
+        }
+        line.extend(pieces.concat());
+        prop_assert_eq!(super::plain_string(&line, before), plain_string_by_bytes(&line, before));
+    }
+}
