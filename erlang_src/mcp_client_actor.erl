@@ -16,9 +16,11 @@
 %% (`mcp_protocol:read/2') against the map of what every pending id expects,
 %% so a response becomes its caller's answer in one pass and what the actor
 %% drops is never built (`docs/client.md'). A tool call's complete result
-%% is only validated here and routed: its caller decodes the line itself
-%% (`mcp_client'), so results are built in the callers' processes, in
-%% parallel, and the actor's work per answer does not grow with them.
+%% on a line of 1,024 bytes or more is only validated here and routed: its
+%% caller decodes the line itself (`mcp_client'), so large results are
+%% built in the callers' processes, in parallel, and the actor's work per
+%% answer does not grow with them; a shorter line is read whole here (one
+%% read costs less than two).
 %%
 %% The requests in flight live in `mcp_request_table' (a value); this module
 %% keeps the states and performs the effects: transport writes, timers,

@@ -53,7 +53,8 @@
                                     | {error, mcp_interchange:interchange_fault()}} | none}.
 -type protocol_fault() :: {protocol_fault, Path :: binary(), Reason :: binary()}
                         | {unsupported_version, Requested :: binary(), Offered :: binary()}.
--type expectation() :: initialize | tools_page | call_tool | call_tool_msgpack | routed_call_tool | ping.
+-type expectation() :: initialize | tools_page | call_tool | call_tool_msgpack | routed_call_tool
+                     | routed_call_tool_msgpack | ping.
 %% `{input_required, Result}': a `tools/call' result whose `resultType' is
 %% `"input_required"', kept whole (`mcp_input:read_input_required/1').
 -type answer() :: {ok, initialize_result() | tools_page() | call_tool_result() | msgpack_call_tool_result()
@@ -141,11 +142,13 @@ decode_call_tool_result(Result) -> mcp_nif:protocol_decode_call_tool_result(Resu
 %%     `mcp_interchange:to_msgpack/1' would give, without the `json()' in
 %%     between).</li>
 %% <li>A complete `tools/call' result to an id expecting `routed_call_tool'
-%%     is `{routed, Id}': the whole line validated (its envelope, and its
+%%     (`routed_call_tool_msgpack') on a line of at least 1,024 bytes is
+%%     `{routed, Id}': the whole line validated (its envelope, and its
 %%     result without building it), for the waiting caller to read again
-%%     with `call_tool' or `call_tool_msgpack', which then gives its answer.
-%%     An `input_required' result and an error are read as for
-%%     `call_tool'.</li>
+%%     with `call_tool' (`call_tool_msgpack'), which then gives its answer.
+%%     A shorter line, an `input_required' result and an error are read as
+%%     for `call_tool' (`call_tool_msgpack'): one read, where building the
+%%     answer costs less than a second read of the line.</li>
 %% <li>A server request is `{reply, Response}': the response to write back
 %%     (compact JSON, no newline): an empty result for `ping', `-32601' for
 %%     any other method. The request's id is echoed in this same call.</li>

@@ -259,8 +259,11 @@ expectation({list_then_call, _, _, _, _}) -> tools_page;
 expectation({discover, _, _, _}) -> raw;
 expectation({reprobe, _, _, _}) -> raw;
 %% A tool call's complete result is handed to its caller to decode
-%% (`routed_call_tool'); the caller's own read names the term it wants.
-expectation({tool_call, _Kind, _, _}) -> routed_call_tool;
+%% (`routed_call_tool'), unless its line is short (`mcp_protocol:read/2');
+%% the caller's own read, or the actor's of a short line, builds the term
+%% the call wants.
+expectation({tool_call, call, _, _}) -> routed_call_tool;
+expectation({tool_call, call_msgpack, _, _}) -> routed_call_tool_msgpack;
 expectation(Call) when Call =:= call; Call =:= call_msgpack -> call_result(Call);
 expectation(ping) -> ping;
 expectation({liveness, _}) -> ping.

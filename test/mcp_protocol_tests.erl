@@ -220,3 +220,27 @@ spliced_tool_call_is_the_encoded_request_test() ->
                            Whole =:= iolist_to_binary(Spliced)
                        end),
     ?assert(proper:quickcheck(Property, [{numtests, 300}, {to_file, user}])).
+
+%% A routed tool call's line shorter than 1,024 bytes is read whole, as the
+%% direct expectation of its kind reads it (`routed_call_tool' as
+%% `call_tool', `routed_call_tool_msgpack' as `call_tool_msgpack', the
+%% `structuredContent' built as that kind's term); at 1,024 bytes it is
+%% routed to its caller.
+short_routed_lines_are_read_whole_test() ->
+    Result = <<"{\"content\":[{\"type\":\"text\",\"text\":\"hi\"}],\"structuredContent\":{\"n\":[1,2.5]}}">>,
+    Line = fun(Length) ->
+                   Head = <<"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":", Result/binary>>,
+                   <<Head/binary, (binary:copy(<<" ">>, Length - byte_size(Head) - 1))/binary, "}">>
+           end,
+    Shorter = Line(1023),
+    At = Line(1024),
+    ?assertEqual({1023, 1024}, {byte_size(Shorter), byte_size(At)}),
+    [begin
+         Direct = mcp_protocol:read(Shorter, #{7 => Kind}),
+         ?assertMatch({answer, 7, {ok, {_, [{text, <<"hi">>}], false, {some, _}}}}, Direct),
+         ?assertEqual(Direct, mcp_protocol:read(Shorter, #{7 => Routed})),
+         ?assertEqual({routed, 7}, mcp_protocol:read(At, #{7 => Routed}))
+     end
+     || {Routed, Kind} <- [{routed_call_tool, call_tool}, {routed_call_tool_msgpack, call_tool_msgpack}]],
+    {answer, 7, {ok, {msgpack_call_tool_result, _, _, {some, {ok, _}}}}} =
+        mcp_protocol:read(Shorter, #{7 => routed_call_tool_msgpack}).

@@ -168,9 +168,10 @@ expectation({list, _, _, _}) -> tools_page;
 expectation(call) -> call_tool;
 expectation(call_msgpack) -> call_tool_msgpack;
 expectation(ping) -> ping;
-%% A tool call's complete result goes to its caller, who reads it as its
-%% kind says.
-expectation({tool_call, _, _, _}) -> routed_call_tool.
+%% A tool call's complete result goes to its caller (a long line) or is
+%% read by the actor (a short one), as the call's kind says.
+expectation({tool_call, call, _, _}) -> routed_call_tool;
+expectation({tool_call, call_msgpack, _, _}) -> routed_call_tool_msgpack.
 
 %% ---- named cases ----
 

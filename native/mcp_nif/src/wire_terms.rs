@@ -247,6 +247,7 @@ mod read_atoms {
         call_tool,
         call_tool_msgpack,
         routed_call_tool,
+        routed_call_tool_msgpack,
         routed,
         msgpack_call_tool_result,
         input_required,
@@ -284,6 +285,10 @@ fn expectation<'a>(env: Env<'a>, expect: Term<'a>, id: i64, structured: &Cell<St
     if kind == read_atoms::call_tool_msgpack().encode(env) {
         structured.set(Structured::Msgpack);
         return Some(Expect::CallTool);
+    }
+    if kind == read_atoms::routed_call_tool_msgpack().encode(env) {
+        structured.set(Structured::Msgpack);
+        return Some(Expect::RoutedCallTool);
     }
     [
         (read_atoms::initialize(), Expect::Initialize),

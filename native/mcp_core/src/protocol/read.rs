@@ -33,7 +33,9 @@ pub enum Expect {
     /// A `tools/call` whose complete result its caller reads itself: the
     /// result is validated without being built and the line handed over
     /// ([`Reading::Routed`]); an `input_required` result and an error are
-    /// decoded as for [`Expect::CallTool`] (the actor acts on them).
+    /// decoded as for [`Expect::CallTool`] (the actor acts on them). A line
+    /// shorter than [`ROUTED_FROM_BYTES`] is read as for
+    /// [`Expect::CallTool`], whatever it holds.
     RoutedCallTool,
     /// Any result: only its arrival matters.
     Ping,
@@ -71,8 +73,9 @@ pub enum Reading<S = Json> {
     /// an empty result for `ping`, `-32601` for any other method.
     Reply(Vec<u8>),
     /// A complete result to the pending request `id` that expects
-    /// [`Expect::RoutedCallTool`]: the whole line is valid JSON-RPC and
-    /// reading it again with [`Expect::CallTool`] gives its answer.
+    /// [`Expect::RoutedCallTool`], on a line of [`ROUTED_FROM_BYTES`] or
+    /// more: the whole line is valid JSON-RPC and reading it again with
+    /// [`Expect::CallTool`] gives its answer.
     Routed { id: i64 },
     /// Nothing the actor acts on; validated and dropped.
     Ignored,
@@ -84,6 +87,21 @@ pub enum LineFault {
     Message(MessageFault),
     /// The first byte that is not UTF-8, from the start of the line.
     InvalidUtf8(usize),
+}
+
+/// The shortest line whose [`Expect::RoutedCallTool`] result is routed: a
+/// shorter one is read whole where it is validated, one read instead of
+/// two (the caller's read of an echo answer cost more than the building
+/// and the copy of its answer), while a longer one's answer is built by its
+/// caller, in parallel with others.
+pub const ROUTED_FROM_BYTES: usize = 1024;
+
+/// What a line is read as, for what its request expects.
+fn read_as(expected: Expect, line: &[u8]) -> Expect {
+    match expected {
+        Expect::RoutedCallTool if line.len() < ROUTED_FROM_BYTES => Expect::CallTool,
+        expected => expected,
+    }
 }
 
 /// Containers a `tools/call` result's `structuredContent` may nest: the
@@ -116,7 +134,7 @@ pub fn read_with<S>(
     // that is not a valid string, read the line again.
     let id = plain.id;
     let is_error = plain.is_error;
-    match expect(id) {
+    match expect(id).map(|expected| read_as(expected, line)) {
         Some(Expect::CallTool) => match plain.content() {
             Some(content) => Ok(Reading::Answer {
                 id,
@@ -160,7 +178,7 @@ fn read_envelope<S>(
         }
         Shape::Response { id, outcome } => {
             let waiting = match id {
-                Id::Int(Integer::Small(id)) => expect(id).map(|expected| (id, expected)),
+                Id::Int(Integer::Small(id)) => expect(id).map(|expected| (id, read_as(expected, line))),
                 _ => None,
             };
             let Some((id, expected)) = waiting else {

@@ -346,7 +346,9 @@ proptest! {
 // ---- read: one line as the actor needs it --------------------------------------
 
 mod reading {
-    use super::super::read::{read, read_with, Answer, Expect, LineFault, Outcome, Reading, STRUCTURED_DEPTH};
+    use super::super::read::{
+        read, read_with, Answer, Expect, LineFault, Outcome, Reading, ROUTED_FROM_BYTES, STRUCTURED_DEPTH,
+    };
     use super::{decode_call_tool_result, parse, CallToolResult, ContentBlock};
     use crate::json::{self, Json};
     use crate::jsonrpc::MessageFault;
@@ -365,6 +367,26 @@ mod reading {
         assert_eq!(result.content, vec![super::ContentBlock::Text("hi".into())]);
         assert!(matches!(read(line, expecting(Expect::ToolsPage)), Ok(Reading::Answer { outcome: Outcome::Malformed(_), .. })));
         assert_eq!(read(line, expecting(Expect::Ping)), Ok(Reading::Answer { id: 7, outcome: Outcome::Answer(Answer::Pong) }));
+    }
+
+    /// A tool result's line one byte shorter than `ROUTED_FROM_BYTES` is
+    /// read whole for a routed call, as for a direct one; at the length, and
+    /// whatever its shape (scanned or read in full), it is routed.
+    #[test]
+    fn a_routed_result_is_read_whole_below_the_length_and_routed_at_it() {
+        for result in [r#"{"content":[{"type":"text","text":"hi"}]}"#, r#"{"content":[],"structuredContent":{"a":1}}"#] {
+            let line = |length: usize| {
+                let head = format!(r#"{{"jsonrpc":"2.0","id":7,"result":{result}"#);
+                format!("{head}{}}}", " ".repeat(length - head.len() - 1)).into_bytes()
+            };
+            let shorter = line(ROUTED_FROM_BYTES - 1);
+            assert_eq!(shorter.len(), ROUTED_FROM_BYTES - 1);
+            let direct = read(&shorter, expecting(Expect::CallTool));
+            assert!(matches!(direct, Ok(Reading::Answer { id: 7, outcome: Outcome::Answer(Answer::CallTool(_)) })));
+            assert_eq!(read(&shorter, expecting(Expect::RoutedCallTool)), direct);
+            let at = line(ROUTED_FROM_BYTES);
+            assert_eq!(read(&at, expecting(Expect::RoutedCallTool)), Ok(Reading::Routed { id: 7 }));
+        }
     }
 
     #[test]
@@ -528,9 +550,11 @@ mod reading {
         /// A routed read answers what the direct read answers: the same
         /// fault for a line that is not JSON-RPC (whole or cut short, or
         /// with a byte changed), the same `input_required` result and server
-        /// error, and `Routed` exactly where the direct read decodes a
-        /// complete result (or finds it malformed), whose caller then reads
-        /// the line again as `CallTool`.
+        /// error, and, on a line of `ROUTED_FROM_BYTES` or more (the same
+        /// lines led by spaces), `Routed` exactly where the direct read
+        /// decodes a complete result (or finds it malformed), whose caller
+        /// then reads the line again as `CallTool`; a shorter line's
+        /// complete result is the direct read's.
         #[test]
         fn a_routed_read_answers_what_the_direct_read_answers(
             members in prop::collection::vec(member(), 0..6),
@@ -559,13 +583,18 @@ mod reading {
                 line[at] = byte;
             }
             for line in [whole.clone(), line.clone(), line[..cut.index(line.len() + 1)].to_vec()] {
-                let direct = read(&line, expecting(Expect::CallTool));
-                let routed = read(&line, expecting(Expect::RoutedCallTool));
-                match direct {
-                    Ok(Reading::Answer { id: 7, outcome: Outcome::Answer(Answer::CallTool(_)) | Outcome::Malformed(_) }) => {
-                        prop_assert_eq!(routed, Ok(Reading::Routed { id: 7 }));
+                let long = [vec![b' '; ROUTED_FROM_BYTES], line.clone()].concat();
+                for line in [line, long] {
+                    let direct = read(&line, expecting(Expect::CallTool));
+                    let routed = read(&line, expecting(Expect::RoutedCallTool));
+                    match direct {
+                        Ok(Reading::Answer { id: 7, outcome: Outcome::Answer(Answer::CallTool(_)) | Outcome::Malformed(_) })
+                            if line.len() >= ROUTED_FROM_BYTES =>
+                        {
+                            prop_assert_eq!(routed, Ok(Reading::Routed { id: 7 }));
+                        }
+                        direct => prop_assert_eq!(routed, direct),
                     }
-                    direct => prop_assert_eq!(routed, direct),
                 }
             }
         }

@@ -1,4 +1,4 @@
-use super::super::read::{read, read_in_full, Answer, Expect, Outcome, Reading};
+use super::super::read::{read, read_in_full, Answer, Expect, Outcome, Reading, ROUTED_FROM_BYTES};
 use super::super::{CallToolResult, ContentBlock};
 use super::scan;
 use crate::json::MAX_DEPTH;
@@ -51,7 +51,9 @@ fn lines_of_the_common_shape_are_scanned() {
     ] {
         assert!(scan(line).is_some(), "{}", String::from_utf8_lossy(line));
         assert_eq!(read_both_ways(line), Ok(expected));
-        let id = match read(line, |_| Some(Expect::RoutedCallTool)) {
+        let long = [&[b' '; ROUTED_FROM_BYTES][..], line].concat();
+        assert!(scan(&long).is_some());
+        let id = match read(&long, |_| Some(Expect::RoutedCallTool)) {
             Ok(Reading::Routed { id }) => id,
             other => panic!("{other:?}"),
         };
@@ -291,7 +293,8 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
 
     /// For any line, whitespace, member order, escapes, repeats, mistyped
-    /// and malformed members, cut short or with a byte changed, reading
+    /// and malformed members, cut short or with a byte changed, shorter
+    /// than `ROUTED_FROM_BYTES` or led by that many spaces, reading
     /// with the scan gives what reading in full gives, whatever the
     /// expectation.
     #[test]
@@ -299,8 +302,12 @@ proptest! {
         line in wire_line(),
         cut in prop::option::weighted(0.2, any::<prop::sample::Index>()),
         change in prop::option::weighted(0.2, (any::<prop::sample::Index>(), any::<u8>())),
+        long in any::<bool>(),
     ) {
         let mut line = line.into_bytes();
+        if long {
+            line.splice(0..0, [b' '; ROUTED_FROM_BYTES]);
+        }
         if let Some((at, byte)) = change {
             let at = at.index(line.len());
             line[at] = byte;
