@@ -158,6 +158,7 @@ fn plain_string(line: &[u8], at: usize) -> Option<(&str, usize)> {
     let (end, ascii) = plain_end(line, at + 1)?;
     let inner = &line[at + 1..end];
     let text = if ascii {
+        debug_assert!(inner.is_ascii());
         // SAFETY: every byte of `inner` is below 0x80 (`plain_end`), and
         // ASCII is UTF-8.
         unsafe { std::str::from_utf8_unchecked(inner) }
