@@ -43,8 +43,13 @@
 %% lasted 10-30 ms, mostly the ramp-up, and the port floor's figure swung
 %% 2x from run to run; 20,000 measure the steady state.
 -define(CALLS, 20000).
-%% Runs of `?CALLS' concurrent calls per caller count (one run of 20,000
-%% lasts 0.1-0.5 s, and single runs of the same code swung 1.6x).
+%% Runs of concurrent calls per caller count (single runs of the same code
+%% swung 1.6x). A run of this VM's clients has a server's number of calls:
+%% against the echo server 100,000 (0.4-0.5 s; runs of 20,000 lasted 0.1 s,
+%% and their median was 15% below one long run's rate: sixteen fresh
+%% callers' ramp-up and placement on the schedulers), against
+%% server-everything `?CALLS'; the other clients' runs are `?CALLS' calls
+%% (0.3 s for the TypeScript client on the echo server).
 -define(CONCURRENT_RUNS, 5).
 -define(QUIET_VM, "+sbwt none +sbwtdcpu none +sbwtdio none").
 %% Rounds in which every client but the python-sdk one (the slowest, in
@@ -61,10 +66,10 @@ run([Root]) ->
     Python = filename:join(Root, ".venv/bin/python"),
     Raw = raw_client(Root),
     Servers = [{"echo_server (ours)", Node, [filename:join(Root, "bench/echo_server.mjs")],
-                <<"echo">>, {object, [{<<"message">>, {string, <<"hello">>}}]}},
+                <<"echo">>, {object, [{<<"message">>, {string, <<"hello">>}}]}, 100000},
                {"server-everything echo", Node,
                 [filename:join(Root, "bench/node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "stdio"],
-                <<"echo">>, {object, [{<<"message">>, {string, <<"hello">>}}]}}],
+                <<"echo">>, {object, [{<<"message">>, {string, <<"hello">>}}]}, ?CALLS}],
     io:format("~n== Client round trips (~b tools/call each; 16 and 64 concurrent callers for the last columns; "
               "median of ~b interleaved rounds, the python-sdk client one) ==~n", [?CALLS, ?ROUNDS]),
     io:format("~-24s ~-22s ~10s ~9s ~9s ~12s ~12s ~12s~n",
@@ -73,11 +78,11 @@ run([Root]) ->
     inbound_path(),
     ok.
 
-server_rows(Root, Python, Raw, {Label, Exe, Args, Tool, Arguments}) ->
+server_rows(Root, Python, Raw, {Label, Exe, Args, Tool, Arguments, ConcurrentCalls}) ->
     ArgsJson = binary_to_list(mcp_json:encode(Arguments)),
     Command = [Exe | Args],
     External = fun(Runner) -> external(Runner, Tool, ArgsJson, Command) end,
-    Child = fun(Flags, Main) -> fun() -> ours(Root, Flags, Main, Exe, Args, Tool, ArgsJson) end end,
+    Child = fun(Flags, Main) -> fun() -> ours(Root, Flags, Main, Exe, Args, Tool, ArgsJson, ConcurrentCalls) end end,
     Interleaved = [{"mcp (default flags)", Child("", ours_main)},
                    {"mcp (busy-wait off)", Child(?QUIET_VM, ours_main)},
                    {"port floor (default)", Child("", port_floor_main)},
@@ -136,35 +141,35 @@ targets(Label, Flags, _, _, _, _, _) ->
     io:format("~-24s ~-14s targets not computed (a client failed)~n", [Label, Flags]).
 
 %% `Main' (`ours_main' or `port_floor_main') in a fresh VM started with `Flags'.
-ours(Root, Flags, Main, Exe, Args, Tool, ArgsJson) ->
+ours(Root, Flags, Main, Exe, Args, Tool, ArgsJson, ConcurrentCalls) ->
     Erl = os:find_executable("erl"),
     Paths = [filename:join(Root, "_build/default/lib/mcp/ebin"), filename:join(Root, "bench/_build")],
     Eval = lists:flatten(io_lib:format("client_bench:~s(~p), halt().",
-                                       [Main, [Exe, Args, binary_to_list(Tool), ArgsJson]])),
+                                       [Main, [Exe, Args, binary_to_list(Tool), ArgsJson, ConcurrentCalls]])),
     bench_peer:run([Erl, "-noshell" | string:lexemes(Flags, " ")] ++ ["-pa" | Paths] ++ ["-eval", Eval]).
 
 %% In the child VM: the round trips, printed as one JSON line.
-ours_main([Exe, Args, Tool, ArgsJson]) ->
+ours_main([Exe, Args, Tool, ArgsJson, ConcurrentCalls]) ->
     {ok, Arguments} = mcp_json:decode(list_to_binary(ArgsJson)),
     {ok, Client, _} = mcp_client:start(#{executable => Exe, args => Args}, #{}),
     Name = list_to_binary(Tool),
     Call = fun() -> {ok, _} = mcp_client:call_tool(Client, Name, Arguments, 5000) end,
-    Figures = measure(Call, callers(Call)),
+    Figures = measure(Call, callers(Call, ConcurrentCalls)),
     {ok, _} = mcp_client:shutdown(Client, 5000),
     Figures.
 
 %% In the child VM: the C client's loop over a bare port (`mcp_port''s
 %% options), no decoding: a line that holds "result" ends a round trip,
 %% other lines (notifications) are skipped, as the C client does.
-port_floor_main([Exe, Args, Tool, ArgsJson]) ->
+port_floor_main([Exe, Args, Tool, ArgsJson, ConcurrentCalls]) ->
     Port = handshaken_port(Exe, Args),
     Request = iolist_to_binary(["{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"",
                                 Tool, "\",\"arguments\":", ArgsJson, "}}\n"]),
     Call = fun() -> port_command(Port, Request), floor_response(Port, <<>>) end,
     Concurrent = fun(InFlight) ->
                          [port_command(Port, Request) || _ <- lists:seq(1, InFlight)],
-                         floor_pipelined(Port, Request, ?CALLS - InFlight, ?CALLS, <<>>),
-                         ?CALLS
+                         floor_pipelined(Port, Request, ConcurrentCalls - InFlight, ConcurrentCalls, <<>>),
+                         ConcurrentCalls
                  end,
     Figures = measure(Call, Concurrent),
     port_close(Port),
@@ -172,7 +177,7 @@ port_floor_main([Exe, Args, Tool, ArgsJson]) ->
 
 %% In the child VM: the router ceiling (the module doc). A caller's line
 %% that does not read as its answer crashes the bench, as in `ours_main'.
-router_ceiling_main([Exe, Args, Tool, ArgsJson]) ->
+router_ceiling_main([Exe, Args, Tool, ArgsJson, ConcurrentCalls]) ->
     {ok, Arguments} = mcp_json:decode(list_to_binary(ArgsJson)),
     Name = list_to_binary(Tool),
     Parent = self(),
@@ -196,7 +201,7 @@ router_ceiling_main([Exe, Args, Tool, ArgsJson]) ->
                            ok
                    end
            end,
-    measure(Call, callers(Call)).
+    measure(Call, callers(Call, ConcurrentCalls)).
 
 %% A port on the server, its handshake done (`mcp_port''s options).
 handshaken_port(Exe, Args) ->
@@ -208,16 +213,16 @@ handshaken_port(Exe, Args) ->
     floor_response(Port, <<>>),
     Port.
 
-%% `Concurrent' for `measure/2': `Call' from that many processes, ?CALLS
+%% `Concurrent' for `measure/2': `Call' from that many processes, `Calls'
 %% in all (rounded down to a multiple of the callers); the calls made.
-callers(Call) ->
+callers(Call, Calls) ->
     fun(Callers) ->
             Parent = self(),
-            Workers = [spawn_link(fun() -> [Call() || _ <- lists:seq(1, ?CALLS div Callers)],
+            Workers = [spawn_link(fun() -> [Call() || _ <- lists:seq(1, Calls div Callers)],
                                            Parent ! {done, self()} end)
                        || _ <- lists:seq(1, Callers)],
             [receive {done, W} -> ok end || W <- Workers],
-            Callers * (?CALLS div Callers)
+            Callers * (Calls div Callers)
     end.
 
 %% The router: a request's id spliced in, written at once when nothing
