@@ -50,6 +50,11 @@
 
 -include("mcp_client_actor.hrl").
 
+%% How long a terminating actor awaits its child's exit after the SIGKILL
+%% that cuts a grace short (`terminate/3'); the child spec leaves the
+%% supervisor a second past `shutdown_timeout_ms'.
+-define(KILLED_PROOF_MS, 500).
+
 %% Pending requests per millisecond a re-armed deadline timer waits at
 %% least (`rearm/2').
 -define(DEADLINE_SCAN, 256).
@@ -263,7 +268,7 @@ closing(info, Info, #data{conn = Conn} = Data) ->
             %% matters.
             case [Evidence || {closed, Evidence} <- Events] of
                 [Evidence | _] -> transport_ended(Evidence, Data#data{conn = Next});
-                [] -> {keep_state, Data#data{conn = Next}}
+                [] -> {keep_state, Data#data{conn = cut_short_if_flooded(Next)}}
             end;
         not_mine ->
             owner_event(Info, closing, Data)
@@ -347,24 +352,41 @@ terminate(Reason, State, #data{conn = Conn, options = Options} = Data) when Conn
     %% Reached when the actor ends before its transport's proof of exit: its
     %% parent (a supervisor) shut it down, or a crash. The child is not left
     %% behind: it is killed (unless already asked to end) and its exit
-    %% awaited, up to the shutdown timeout. Its callers are answered first,
-    %% as the actor's end would answer them, and so is every call that
-    %% comes meanwhile: none waits for the child.
+    %% awaited, up to the shutdown timeout; a SIGTERM grace longer than that
+    %% is cut short there (SIGKILL), and the exit awaited `?KILLED_PROOF_MS'
+    %% more. Its callers are answered first, as the actor's end would answer
+    %% them, and so is every call that comes meanwhile: none waits for the
+    %% child.
     Down = {client_down, Reason},
     _ = (catch answer_pending(Down, Data)),
-    case State of
-        closing -> ok;
-        _ -> mcp_transport:terminate(Conn)
-    end,
-    await_closed(Conn, Down, now_ms() + maps:get(shutdown_timeout_ms, Options));
+    Asked = case State of
+                closing -> Conn;
+                _ -> terminated(Conn)
+            end,
+    case await_closed(Asked, Down, now_ms() + maps:get(shutdown_timeout_ms, Options)) of
+        closed ->
+            ok;
+        {waiting, Last} ->
+            _ = await_closed(killed(Last), Down, now_ms() + ?KILLED_PROOF_MS),
+            ok
+    end;
 terminate(_Reason, _State, _Data) ->
     ok.
 
 %% Feeds the mailbox to the transport until it reports the peer's end (a
-%% grace's SIGKILL timer is one of those messages) or the deadline passes;
-%% a call is answered `{unavailable, Down}' (a retirement or a `handle' is
-%% answered by the actor's end, as its caller expects).
+%% grace's SIGKILL timer is one of those messages), `closed', or the
+%% deadline passes, `{waiting, Conn}' (checked before each message, so
+%% output that keeps coming does not hold it off); a call is answered
+%% `{unavailable, Down}' (a retirement or a `handle' is answered by the
+%% actor's end, as its caller expects).
 await_closed(Conn, Down, Deadline) ->
+    case now_ms() >= Deadline of
+        true -> {waiting, Conn};
+        false -> await_message(Conn, Down, Deadline)
+    end.
+
+await_message(Conn0, Down, Deadline) ->
+    Conn = cut_short_if_flooded(Conn0),
     receive
         {'$gen_call', From, Request} when Request =/= retire, Request =/= handle ->
             gen_statem:reply(From, {error, {unavailable, Down}}),
@@ -373,14 +395,14 @@ await_closed(Conn, Down, Deadline) ->
             case mcp_transport:event(Conn, Info) of
                 {ok, Events, Next} ->
                     case lists:keymember(closed, 1, Events) of
-                        true -> ok;
+                        true -> closed;
                         false -> await_closed(Next, Down, Deadline)
                     end;
                 not_mine ->
                     await_closed(Conn, Down, Deadline)
             end
     after max(0, Deadline - now_ms()) ->
-            ok
+            {waiting, Conn}
     end.
 
 %%% ----------------------------------------------------------- ownership
@@ -975,8 +997,27 @@ write_outcome({error, Reason}, Data) -> {close, {write_failed, Reason}, Data}.
 %% peer's termination and enters `closing' to await the transport's proof.
 close_with(Reason, #data{conn = Conn} = Data) ->
     Answered = answer_pending(Reason, Data),
-    mcp_transport:terminate(Conn),
-    {next_state, closing, Answered#data{outbox = [], reason = Reason}}.
+    {next_state, closing, Answered#data{conn = terminated(Conn), outbox = [], reason = Reason}}.
+
+%% The connection after its peer was asked to end (`mcp_transport:terminate/1').
+terminated(Conn) ->
+    kept(mcp_transport:terminate(Conn), Conn).
+
+%% A flood while the peer is asked to end (more than `?MAX_BACKLOG'
+%% messages waiting: its output is only framed then, and may come faster)
+%% ends it at once, whatever grace it was given (`mcp_transport:kill/1',
+%% which signals once); the connection after.
+cut_short_if_flooded(Conn) ->
+    case erlang:process_info(self(), message_queue_len) of
+        {message_queue_len, Queued} when Queued > ?MAX_BACKLOG -> killed(Conn);
+        _ -> Conn
+    end.
+
+killed(Conn) ->
+    kept(mcp_transport:kill(Conn), Conn).
+
+kept({ok, Next}, _Conn) -> Next;
+kept(ok, Conn) -> Conn.
 
 %% Every request in flight answered with `Reason'; the table left empty.
 answer_pending(Reason, #data{requests = Requests, inputs = Inputs, deadline_timer = Armed} = Data) ->

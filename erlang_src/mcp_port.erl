@@ -45,7 +45,7 @@
 -behaviour(mcp_transport).
 -endif.
 
--export([open/2, send/2, event/2, terminate/1, os_pid/1, carries_bytes/2]).
+-export([open/2, send/2, event/2, terminate/1, kill/1, os_pid/1, carries_bytes/2]).
 -export([resolve_executable/1, max_queue_bytes/0, max_shutdown_grace_ms/0, inherited_env_names/0]).
 -export([child_env/1]).
 
@@ -53,6 +53,10 @@
                framer = mcp_transport:framer() :: mcp_transport:framer(),
                %% Milliseconds between SIGTERM and SIGKILL; 0: SIGKILL at once.
                grace = 0 :: non_neg_integer(),
+               %% When a grace given by `terminate/1' ends (then `killed'):
+               %% its SIGKILL is sent at the first event past it, should the
+               %% grace's timer message wait behind the child's output.
+               kill_at = none :: none | integer() | killed,
                %% A jail's init (bwrap's child, pid 1 of the jail's pid
                %% namespace) is signalled by its host pid instead of the
                %% group (see `targets/2').
@@ -253,7 +257,7 @@ send(#port{port = Port}, Messages) ->
 -spec event(#port{}, term()) -> {ok, [mcp_transport:event()], #port{}} | not_mine.
 event(#port{port = Port, framer = Framer} = State, {Port, {data, Bytes}}) ->
     {Events, Next} = mcp_transport:frame(Framer, Bytes),
-    {ok, Events, State#port{framer = Next}};
+    {ok, Events, overdue(State#port{framer = Next})};
 event(#port{port = Port} = State, {Port, {exit_status, Status}}) ->
     {ok, [{closed, {exited, exit_cause(Status)}}], State};
 event(#port{port = Port} = State, {'EXIT', Port, Reason}) ->
@@ -270,11 +274,25 @@ event(#port{port = Port} = State, {'EXIT', Port, Reason}) ->
     end;
 event(#port{port = Port} = State, {mcp_port_grace_over, Port}) ->
     signal("KILL", State),
-    {ok, [], State};
+    {ok, [], State#port{kill_at = killed}};
 event(#port{port = Port} = State, {mcp_port_watch, Port, Delay}) ->
     watch_exit(Delay, State);
 event(_, _) ->
     not_mine.
+
+%% A grace that ended while the child's output is still read (its timer's
+%% message queued behind that output, which the child may keep writing):
+%% SIGKILL now.
+overdue(#port{kill_at = At} = State) when is_integer(At) ->
+    case erlang:monotonic_time(millisecond) >= At of
+        true ->
+            signal("KILL", State),
+            State#port{kill_at = killed};
+        false ->
+            State
+    end;
+overdue(State) ->
+    State.
 
 %% @doc Whether `Info' is a chunk of the child's output.
 -spec carries_bytes(#port{}, term()) -> boolean().
@@ -284,15 +302,25 @@ carries_bytes(_, _) -> false.
 %% @doc Requests the end of the child while its port is still open and its
 %% exit status has not arrived: SIGKILL to its process group and to it, or,
 %% with a grace, SIGTERM now and SIGKILL when the grace is over (a message
-%% to the owner, which passes it to `event/2'). Must be called by the
-%% port's owner.
--spec terminate(#port{}) -> ok.
+%% to the owner, which passes it to `event/2', or at the first chunk of
+%% output read after the grace, whichever comes first). Must be called by
+%% the port's owner.
+-spec terminate(#port{}) -> ok | {ok, #port{}}.
 terminate(#port{grace = 0} = State) ->
     signal("KILL", State);
 terminate(#port{port = Port, grace = Grace} = State) ->
     signal("TERM", State),
     _ = erlang:send_after(Grace, self(), {mcp_port_grace_over, Port}),
-    ok.
+    {ok, State#port{kill_at = erlang:monotonic_time(millisecond) + Grace}}.
+
+%% SIGKILL now, the grace cut short (`mcp_transport:kill/1'), with the
+%% same guards as every signal; once.
+-spec kill(#port{}) -> ok | {ok, #port{}}.
+kill(#port{kill_at = killed}) ->
+    ok;
+kill(State) ->
+    signal("KILL", State),
+    {ok, State#port{kill_at = killed}}.
 
 grace(Ms) when is_integer(Ms), Ms >= 0, Ms =< ?MAX_SHUTDOWN_GRACE_MS -> Ms;
 grace(Other) -> error(badarg, [Other]).

@@ -70,7 +70,7 @@
 %% open fails with `native_library_not_loaded'.
 -module(mcp_transport).
 
--export([open/2, send/2, event/2, terminate/1, os_pid/1, carries_bytes/2, spawns/1]).
+-export([open/2, send/2, event/2, terminate/1, kill/1, os_pid/1, carries_bytes/2, spawns/1]).
 -export([framer/0, framer/1, frame/2, message_bytes/1]).
 -export_type([spec/0, spawn/0, connection/0, event/0, evidence/0, framer/0, message/0, rpc/0, era/0]).
 
@@ -107,10 +107,11 @@
 -callback open(Arg :: term(), Owner :: pid()) -> {ok, State :: term()} | {error, term()}.
 -callback send(State :: term(), Messages :: [message(), ...]) -> ok | {ok, NewState :: term()} | {error, term()}.
 -callback event(State :: term(), Info :: term()) -> {ok, [event()], NewState :: term()} | not_mine.
--callback terminate(State :: term()) -> ok.
+-callback terminate(State :: term()) -> ok | {ok, NewState :: term()}.
 -callback os_pid(State :: term()) -> {ok, integer()} | none.
 -callback carries_bytes(State :: term(), Info :: term()) -> boolean().
--optional_callbacks([carries_bytes/2]).
+-callback kill(State :: term()) -> ok | {ok, NewState :: term()}.
+-optional_callbacks([carries_bytes/2, kill/1]).
 
 %% @doc Opens the transport a spec names, owned by the calling process.
 -spec open(spec(), pid()) -> {ok, connection()} | {error, term()}.
@@ -181,9 +182,26 @@ carries_bytes({Module, State}, Info) ->
     erlang:function_exported(Module, carries_bytes, 2) andalso Module:carries_bytes(State, Info).
 
 %% @doc Requests the end of the peer (for a port SIGKILL, or SIGTERM then
-%% SIGKILL with a `shutdown_grace_ms'). Not proof of anything.
--spec terminate(connection()) -> ok.
-terminate({Module, State}) -> Module:terminate(State).
+%% SIGKILL with a `shutdown_grace_ms'). Not proof of anything. `{ok,
+%% Next}' when the caller must keep `Next' in its place.
+-spec terminate(connection()) -> ok | {ok, connection()}.
+terminate({Module, State}) ->
+    case Module:terminate(State) of
+        {ok, Next} -> {ok, {Module, Next}};
+        ok -> ok
+    end.
+
+%% @doc Ends the peer at once, whatever grace `terminate/1' gave it (for a
+%% port SIGKILL, with `terminate/1''s guards): for an owner that stops
+%% before the peer's end is proven. A transport without the optional
+%% callback has nothing to end sooner than `terminate/1' did. `{ok,
+%% Next}' when the caller must keep `Next' in its place.
+-spec kill(connection()) -> ok | {ok, connection()}.
+kill({Module, State}) ->
+    case erlang:function_exported(Module, kill, 1) andalso Module:kill(State) of
+        {ok, Next} -> {ok, {Module, Next}};
+        _ -> ok
+    end.
 
 %% @doc The OS pid behind the connection, when there is one (diagnostics, tests).
 -spec os_pid(connection()) -> {ok, integer()} | none.

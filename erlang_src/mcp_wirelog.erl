@@ -33,7 +33,7 @@
 -endif.
 
 -export([spec/2, start_log/1, stop_log/1, max_log_queue/0, max_shown_bytes/0]).
--export([open/2, send/2, event/2, terminate/1, os_pid/1, takes_rpc/0, carries_bytes/2]).
+-export([open/2, send/2, event/2, terminate/1, kill/1, os_pid/1, takes_rpc/0, carries_bytes/2]).
 -export_type([log/0, log_options/0]).
 
 -opaque log() :: pid().
@@ -124,10 +124,20 @@ shown_part(Message) ->
     Bytes = iolist_to_binary(Message),
     binary:part(Bytes, 0, min(byte_size(Bytes), ?MAX_SHOWN_BYTES)).
 
--spec terminate(#wire{}) -> ok.
-terminate(#wire{inner = Inner, log = Log}) ->
+-spec terminate(#wire{}) -> ok | {ok, #wire{}}.
+terminate(#wire{inner = Inner, log = Log} = Wire) ->
     note(Log, terminate),
-    mcp_transport:terminate(Inner).
+    case mcp_transport:terminate(Inner) of
+        {ok, Next} -> {ok, Wire#wire{inner = Next}};
+        ok -> ok
+    end.
+
+-spec kill(#wire{}) -> ok | {ok, #wire{}}.
+kill(#wire{inner = Inner} = Wire) ->
+    case mcp_transport:kill(Inner) of
+        {ok, Next} -> {ok, Wire#wire{inner = Next}};
+        ok -> ok
+    end.
 
 -spec os_pid(#wire{}) -> {ok, integer()} | none.
 os_pid(#wire{inner = Inner}) -> mcp_transport:os_pid(Inner).

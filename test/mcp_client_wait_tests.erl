@@ -74,27 +74,19 @@ flush_fake_server() ->
 %% are answered at once, while the actor still waits.
 a_terminating_actor_answers_its_callers_at_once_test_() ->
     {timeout, 60, fun() ->
-        Test = self(),
-        Spec = (faulty("deaf"))#{shutdown_grace_ms => 3000},
-        Parent = spawn(fun() ->
-                               {ok, Pid} = mcp_client:start_link(Spec, #{shutdown_timeout_ms => 10000}),
-                               Test ! {started, Pid},
-                               receive shut_down -> exit(Pid, shutdown) end,
-                               receive never -> ok end
-                       end),
-        Actor = receive {started, Pid} -> Pid after 10000 -> error(not_started) end,
+        {Actor, ShutDown} = mcp_lifecycle_tests:parented((faulty("deaf"))#{shutdown_grace_ms => 3000},
+                                                         #{shutdown_timeout_ms => 10000}),
         {ok, Client} = mcp_client:handle(Actor),
         {ok, OsPid} = mcp_client:os_pid(Client),
         Pending = spawn_caller(fun() -> mcp_client:call_tool(Client, <<"x">>, {object, []}, 30000) end),
         wait_until_waiting(Pending),
         _ = sys:get_state(Actor),                   % the call is in the table
         Monitor = erlang:monitor(process, Actor),
-        Parent ! shut_down,
+        ShutDown(),
         Down = {error, {unavailable, {client_down, shutdown}}},
         ?assertEqual(Down, answer_within(Pending, 1000)),
         ?assertEqual(Down, mcp_client:ping(Client, 30000)),
         ?assert(is_process_alive(Actor)),
         receive {'DOWN', Monitor, process, Actor, shutdown} -> ok after 10000 -> error(actor_not_down) end,
-        exit(Parent, kill),
         ?assertNot(filelib:is_dir("/proc/" ++ integer_to_list(OsPid)))
     end}.

@@ -35,6 +35,10 @@ event(#faulty{port = Port} = State, Info) ->
         not_mine -> not_mine
     end.
 
-terminate(#faulty{port = Port}) -> mcp_port:terminate(Port).
+terminate(#faulty{port = Port} = Faulty) ->
+    case mcp_port:terminate(Port) of
+        {ok, Next} -> {ok, Faulty#faulty{port = Next}};
+        ok -> ok
+    end.
 
 os_pid(#faulty{port = Port}) -> mcp_port:os_pid(Port).

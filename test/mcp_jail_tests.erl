@@ -340,7 +340,7 @@ graceful_stop_reaches_the_server_test_() ->
         {ok, Connection} = mcp_transport:open(#{executable => "/bin/sh", args => ["-c", Script], jail => jail(true),
                                                 shutdown_grace_ms => 30000}, self()),
         receive {_, {data, <<"ready\n">>}} -> ok after ?TIMEOUT -> error(not_ready) end,
-        ok = mcp_transport:terminate(Connection),
+        {ok, _} = mcp_transport:terminate(Connection),
         ?assertEqual({status, 7}, closed(Connection))
     end)}.
 

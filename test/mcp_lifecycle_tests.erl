@@ -8,7 +8,7 @@
 
 -include_lib("eunit/include/eunit.hrl").
 
--export([server/1, server/2, proven/1, tree_gone/1, tag_env/1, processes_tagged/1]).
+-export([server/1, server/2, proven/1, tree_gone/1, tag_env/1, processes_tagged/1, parented/2]).
 %% The test supervisor's callback (`supervisor:start_link(?MODULE, Children)').
 -export([init/1]).
 
@@ -255,6 +255,65 @@ supervisor_stop_retires_every_client() ->
     ok = gen_server:stop(Supervisor, shutdown, 30000),
     ?assertEqual([], [OsPid || OsPid <- OsPids, filelib:is_dir("/proc/" ++ integer_to_list(OsPid))]),
     ?assert(lists:all(fun(Mode) -> tree_gone(tag_env(Mode)) end, Modes)).
+
+%% A supervised client whose SIGTERM grace is longer than its shutdown
+%% timeout, shut down by its parent while its server ignores SIGTERM and
+%% outlives its stdin: at the shutdown timeout the actor cuts the grace
+%% short with SIGKILL and ends once the exit is proven; no process of the
+%% server is left.
+a_grace_longer_than_the_shutdown_timeout_is_cut_short_test_() ->
+    {timeout, 60, fun a_grace_longer_than_the_shutdown_timeout_is_cut_short/0}.
+
+a_grace_longer_than_the_shutdown_timeout_is_cut_short() ->
+    {Actor, ShutDown} = parented((server("deaf"))#{shutdown_grace_ms => 5000}, #{shutdown_timeout_ms => 300}),
+    Monitor = erlang:monitor(process, Actor),
+    ShutDown(),
+    receive {'DOWN', Monitor, process, Actor, shutdown} -> ok after 10000 -> error(actor_not_down) end,
+    ?assert(tree_gone(tag_env("deaf"))).
+
+%% A client started linked to a parent process of its own, as a supervisor
+%% starts one (`mcp_client:start_link/2'): its actor, and a fun that makes
+%% the parent shut it down (an `EXIT' with `shutdown'); the parent ends
+%% once the actor has.
+parented(Spec, Options) ->
+    Test = self(),
+    Parent = spawn(fun() ->
+                           {ok, Pid} = mcp_client:start_link(Spec, Options),
+                           Test ! {started, self(), Pid},
+                           receive
+                               shut_down ->
+                                   Monitor = erlang:monitor(process, Pid),
+                                   exit(Pid, shutdown),
+                                   receive {'DOWN', Monitor, process, Pid, _} -> ok end
+                           end
+                   end),
+    Actor = receive {started, Parent, Pid} -> Pid after 10000 -> error(not_started) end,
+    {Actor, fun() -> Parent ! shut_down, ok end}.
+
+%% A server that ignores SIGTERM and floods its output faster than the
+%% actor reads it (the actor suspended here while a thousand chunks queue):
+%% the flood ends the connection, and the grace the server would get is cut
+%% short by the flood during it (SIGKILL once more than the backlog's bound
+%% of messages wait), so its retirement is proven long before the grace
+%% would end, and the server is gone.
+a_flood_during_the_grace_ends_the_server_at_once_test_() ->
+    {timeout, 60, fun a_flood_during_the_grace_ends_the_server_at_once/0}.
+
+a_flood_during_the_grace_ends_the_server_at_once() ->
+    Spec = (server("deaf-flooding"))#{shutdown_grace_ms => 60000},
+    {ok, Client, _} = mcp_client:start(Spec, #{}),
+    Actor = mcp_client:pid(Client),
+    ok = sys:suspend(Actor),
+    queued_past(Actor, 1000),
+    ok = sys:resume(Actor),
+    ?assertEqual({ok, {exited, {signal, 9}}}, mcp_client:shutdown(Client, 10000)),
+    ?assert(tree_gone(tag_env("deaf-flooding"))).
+
+queued_past(Pid, Count) ->
+    case process_info(Pid, message_queue_len) of
+        {message_queue_len, Queued} when Queued > Count -> ok;
+        _ -> timer:sleep(5), queued_past(Pid, Count)
+    end.
 
 %% A child that cannot connect fails the supervisor's start with its typed
 %% cause, and leaves no process behind.

@@ -391,8 +391,8 @@ terminated_when_ready(Conn) ->
             {ok, [{message, _, <<"ready">>}], _} = mcp_transport:event(Conn, Message)
     after ?TIMEOUT -> error(not_ready)
     end,
-    ok = mcp_transport:terminate(Conn),
-    drain(Conn).
+    {ok, Graced} = mcp_transport:terminate(Conn),
+    drain(Graced).
 
 %% With a grace, termination is SIGTERM to the group and the child; a
 %% server that exits on it is proven gone by its own exit status, and no
@@ -421,6 +421,29 @@ grace_escalates_to_sigkill_test() ->
         {Commands, Drained} = kill_commands_and_result(fun() -> terminated_when_ready(Conn) end),
         ?assertEqual({<<>>, {exited, {signal, 9}}}, Drained),
         ?assertEqual([kill("TERM", OsPid), kill("KILL", OsPid)], Commands),
+        ?assertNot(os_alive(OsPid))
+    end).
+
+%% A grace whose timer's message waits behind the child's output (the
+%% owner reads that output first, as a flooded owner does): the first
+%% chunk read after the grace ended sends SIGKILL, once; before the grace
+%% ended, a chunk sends nothing.
+grace_ends_at_the_first_output_read_after_it_test() ->
+    trapping_port_exits(fun() ->
+        {Conn, OsPid} = open(#{executable => "/bin/sh", shutdown_grace_ms => 200,
+                               args => ["-c", "exec 2>/dev/null; trap '' TERM; while :; do echo x; sleep 0.01; done"]}),
+        Chunk = fun(C) -> receive {_, {data, _}} = Data -> {ok, _, Next} = mcp_transport:event(C, Data), Next
+                          after ?TIMEOUT -> error(no_output) end end,
+        {Commands, _} =
+            kill_commands_and_result(fun() ->
+                                             {ok, Graced} = mcp_transport:terminate(Conn),
+                                             Before = Chunk(Graced),
+                                             timer:sleep(300),
+                                             After = Chunk(Before),
+                                             Chunk(After)
+                                     end),
+        ?assertEqual([kill("TERM", OsPid), kill("KILL", OsPid)], Commands),
+        ?assertMatch({_, {exited, {signal, 9}}}, drain(Conn)),
         ?assertNot(os_alive(OsPid))
     end).
 

@@ -14,7 +14,10 @@
 #   answer-late MS         like serve, each answer MS milliseconds late
 #   silent                 answers initialize, then reads everything and answers
 #                          nothing (a server that hangs)
-#   deaf                   like silent, and ignores SIGTERM
+#   deaf                   answers initialize, reads everything, answers nothing,
+#                          ignores SIGTERM and outlives its stdin
+#   deaf-flooding          answers initialize, then writes notifications as fast
+#                          as it can, ignoring SIGTERM
 mode=$1
 init='{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"faulty","version":"0"}}}'
 answer_initialize() { read -r _line; printf '%s\n' "$init"; }
@@ -39,7 +42,8 @@ case "$mode" in
   close-stdin) answer_initialize; read -r _line; exec <&-; exec sleep 600 ;;
   serve) answer_initialize; answer_requests 0 ;;
   silent) answer_initialize; exec cat >/dev/null ;;
-  deaf) trap '' TERM; answer_initialize; exec cat >/dev/null ;;
+  deaf) trap '' TERM; answer_initialize; cat >/dev/null; exec sleep 600 ;;
+  deaf-flooding) trap '' TERM; answer_initialize; exec yes '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}' ;;
   answer-late) answer_initialize; answer_requests "$(( $2 / 1000 )).$(printf '%03d' $(( $2 % 1000 )))" ;;
   *) echo "faulty_server.sh: unknown mode $mode" >&2; exit 2 ;;
 esac
