@@ -11,6 +11,9 @@
 
 -include("mcp_client_actor.hrl").
 
+%% The longest line read as a `notifications/tools/list_changed'.
+-define(MAX_NOTICE_BYTES, 4096).
+
 %% The next page of a listing (`Kind' makes the request kind of the pages,
 %% tools and cursor digests so far).
 next_page(_Kind, _Progress, {ok, {tools_page, _, {some, Cursor}}}, From, _Deadline, Data)
@@ -61,9 +64,13 @@ stored(Tools, #data{generation = Generation} = Data) ->
 %% meanwhile). Re-listings start at least `?RELIST_INTERVAL_MS' apart,
 %% however the notices are spaced; notices that come while a listing runs
 %% or waits are one more listing after it; a failed listing is not retried
-%% until the next notice.
+%% until the next notice. A notice is read for its method only on a line
+%% of at most `?MAX_NOTICE_BYTES' (the notice is some 60 bytes, a `_meta'
+%% perhaps more): a longer line that holds those words is dropped as any
+%% notification is, after the validating scan, so the actor builds no
+%% line a server sends it to drop.
 
-noticed(Line, #data{list_changed = true} = Data) ->
+noticed(Line, #data{list_changed = true} = Data) when byte_size(Line) =< ?MAX_NOTICE_BYTES ->
     case binary:match(Line, <<"notifications/tools/list_changed">>) of
         nomatch ->
             Data;

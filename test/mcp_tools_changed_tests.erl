@@ -100,6 +100,35 @@ notices_after_each_listing_cost_one_listing_a_second_test() ->
     {ok, _} = mcp_client:shutdown(Client, ?TIMEOUT),
     ets:delete(Table).
 
+%% A notice is read for its method on a line of at most 4,096 bytes: one of
+%% 4,097 bytes (its `_meta' padded) is dropped as any notification is, one
+%% of 4,096 bytes is listed again.
+a_notice_is_read_on_a_line_of_at_most_4096_bytes_test() ->
+    {Client, Peer, Table} = start([<<"a">>], true),
+    {ok, _} = mcp_client:tools(Client),
+    _ = listings_seen(),
+    Peer ! {perform, [{send, padded_notice(4097)}]},
+    %% A call after the notice: the notice was read before its answer.
+    ?assertMatch({ok, _}, mcp_client:call_tool(Client, <<"a">>, {object, []}, ?TIMEOUT)),
+    ?assertEqual(ok, settled(Client, 100)),
+    ?assertEqual(0, listings_seen()),
+    Peer ! {perform, [{send, padded_notice(4096)}]},
+    receive {fake_server, _, {request, _, <<"tools/list">>, _}} -> ok after ?TIMEOUT -> error(not_listed) end,
+    ?assertEqual(ok, settled(Client, 100)),
+    {ok, _} = mcp_client:shutdown(Client, ?TIMEOUT),
+    flush(),
+    ets:delete(Table).
+
+%% The notice, its `_meta' padded so that its line is `Bytes' long.
+padded_notice(Bytes) ->
+    Notice = fun(Pad) -> {object, [{<<"jsonrpc">>, {string, <<"2.0">>}},
+                                   {<<"method">>, {string, <<"notifications/tools/list_changed">>}},
+                                   {<<"params">>, {object, [{<<"_meta">>, {object, [{<<"pad">>, {string, Pad}}]}}]}}]}
+             end,
+    Padded = Notice(binary:copy(<<"a">>, Bytes - byte_size(mcp_json:encode(Notice(<<>>))))),
+    Bytes = byte_size(mcp_json:encode(Padded)),
+    Padded.
+
 %% A server that did not declare `tools.listChanged' is not listed again.
 an_undeclared_notice_is_ignored_test() ->
     {Client, Peer, Table} = start([<<"a">>], false),
