@@ -273,8 +273,7 @@ event(#port{port = Port} = State, {'EXIT', Port, Reason}) ->
             port_gone(Reason, State)
     end;
 event(#port{port = Port} = State, {mcp_port_grace_over, Port}) ->
-    signal("KILL", State),
-    {ok, [], State#port{kill_at = killed}};
+    {ok, [], killed(State)};
 event(#port{port = Port} = State, {mcp_port_watch, Port, Delay}) ->
     watch_exit(Delay, State);
 event(_, _) ->
@@ -285,11 +284,8 @@ event(_, _) ->
 %% SIGKILL now.
 overdue(#port{kill_at = At} = State) when is_integer(At) ->
     case erlang:monotonic_time(millisecond) >= At of
-        true ->
-            signal("KILL", State),
-            State#port{kill_at = killed};
-        false ->
-            State
+        true -> killed(State);
+        false -> State
     end;
 overdue(State) ->
     State.
@@ -313,14 +309,18 @@ terminate(#port{port = Port, grace = Grace} = State) ->
     _ = erlang:send_after(Grace, self(), {mcp_port_grace_over, Port}),
     {ok, State#port{kill_at = erlang:monotonic_time(millisecond) + Grace}}.
 
-%% SIGKILL now, the grace cut short (`mcp_transport:kill/1'), with the
-%% same guards as every signal; once.
--spec kill(#port{}) -> ok | {ok, #port{}}.
-kill(#port{kill_at = killed}) ->
-    ok;
+%% SIGKILL now, the grace cut short (`mcp_transport:kill/1').
+-spec kill(#port{}) -> {ok, #port{}}.
 kill(State) ->
+    {ok, killed(State)}.
+
+%% SIGKILL, with the same guards as every signal, once: a grace's end, its
+%% timer's message and a kill send one between them.
+killed(#port{kill_at = killed} = State) ->
+    State;
+killed(State) ->
     signal("KILL", State),
-    {ok, State#port{kill_at = killed}}.
+    State#port{kill_at = killed}.
 
 grace(Ms) when is_integer(Ms), Ms >= 0, Ms =< ?MAX_SHUTDOWN_GRACE_MS -> Ms;
 grace(Other) -> error(badarg, [Other]).

@@ -162,10 +162,7 @@ send({Module, State}, Messages) ->
                 true -> Messages;
                 false -> [message_bytes(Message) || Message <- Messages]
             end,
-    case Module:send(State, Given) of
-        {ok, Next} -> {ok, {Module, Next}};
-        Outcome -> Outcome
-    end.
+    in_connection(Module, Module:send(State, Given)).
 
 %% @doc Recognises a mailbox message as this connection's events, or `not_mine'.
 -spec event(connection(), term()) -> {ok, [event()], connection()} | not_mine.
@@ -186,10 +183,7 @@ carries_bytes({Module, State}, Info) ->
 %% Next}' when the caller must keep `Next' in its place.
 -spec terminate(connection()) -> ok | {ok, connection()}.
 terminate({Module, State}) ->
-    case Module:terminate(State) of
-        {ok, Next} -> {ok, {Module, Next}};
-        ok -> ok
-    end.
+    in_connection(Module, Module:terminate(State)).
 
 %% @doc Ends the peer at once, whatever grace `terminate/1' gave it (for a
 %% port SIGKILL, with `terminate/1''s guards): for an owner that stops
@@ -198,10 +192,14 @@ terminate({Module, State}) ->
 %% Next}' when the caller must keep `Next' in its place.
 -spec kill(connection()) -> ok | {ok, connection()}.
 kill({Module, State}) ->
-    case erlang:function_exported(Module, kill, 1) andalso Module:kill(State) of
-        {ok, Next} -> {ok, {Module, Next}};
-        _ -> ok
+    case erlang:function_exported(Module, kill, 1) of
+        true -> in_connection(Module, Module:kill(State));
+        false -> ok
     end.
+
+%% A callback's outcome, a new state put in the connection's place.
+in_connection(Module, {ok, Next}) -> {ok, {Module, Next}};
+in_connection(_Module, Outcome) -> Outcome.
 
 %% @doc The OS pid behind the connection, when there is one (diagnostics, tests).
 -spec os_pid(connection()) -> {ok, integer()} | none.

@@ -127,17 +127,15 @@ shown_part(Message) ->
 -spec terminate(#wire{}) -> ok | {ok, #wire{}}.
 terminate(#wire{inner = Inner, log = Log} = Wire) ->
     note(Log, terminate),
-    case mcp_transport:terminate(Inner) of
-        {ok, Next} -> {ok, Wire#wire{inner = Next}};
-        ok -> ok
-    end.
+    around(Wire, mcp_transport:terminate(Inner)).
 
 -spec kill(#wire{}) -> ok | {ok, #wire{}}.
 kill(#wire{inner = Inner} = Wire) ->
-    case mcp_transport:kill(Inner) of
-        {ok, Next} -> {ok, Wire#wire{inner = Next}};
-        ok -> ok
-    end.
+    around(Wire, mcp_transport:kill(Inner)).
+
+%% The inner connection's outcome, a new inner connection put in place.
+around(Wire, {ok, Next}) -> {ok, Wire#wire{inner = Next}};
+around(_Wire, Outcome) -> Outcome.
 
 -spec os_pid(#wire{}) -> {ok, integer()} | none.
 os_pid(#wire{inner = Inner}) -> mcp_transport:os_pid(Inner).

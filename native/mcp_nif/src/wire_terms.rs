@@ -282,24 +282,20 @@ enum Structured {
 /// a `tools/call` also says, in `structured`, which term it wants.
 fn expectation<'a>(env: Env<'a>, expect: Term<'a>, id: i64, structured: &Cell<Structured>) -> Option<Expect> {
     let kind = expect.map_get(id.encode(env)).ok()?;
-    if kind == read_atoms::call_tool_msgpack().encode(env) {
-        structured.set(Structured::Msgpack);
-        return Some(Expect::CallTool);
-    }
-    if kind == read_atoms::routed_call_tool_msgpack().encode(env) {
-        structured.set(Structured::Msgpack);
-        return Some(Expect::RoutedCallTool);
-    }
-    [
-        (read_atoms::initialize(), Expect::Initialize),
-        (atoms::tools_page(), Expect::ToolsPage),
-        (read_atoms::call_tool(), Expect::CallTool),
-        (read_atoms::routed_call_tool(), Expect::RoutedCallTool),
-        (read_atoms::ping(), Expect::Ping),
+    let (expected, form) = [
+        (read_atoms::initialize(), Expect::Initialize, Structured::Json),
+        (atoms::tools_page(), Expect::ToolsPage, Structured::Json),
+        (read_atoms::call_tool(), Expect::CallTool, Structured::Json),
+        (read_atoms::call_tool_msgpack(), Expect::CallTool, Structured::Msgpack),
+        (read_atoms::routed_call_tool(), Expect::RoutedCallTool, Structured::Json),
+        (read_atoms::routed_call_tool_msgpack(), Expect::RoutedCallTool, Structured::Msgpack),
+        (read_atoms::ping(), Expect::Ping, Structured::Json),
     ]
     .into_iter()
-    .find(|(atom, _)| kind == atom.encode(env))
-    .map(|(_, expected)| expected)
+    .find(|(atom, _, _)| kind == atom.encode(env))
+    .map(|(_, expected, form)| (expected, form))?;
+    structured.set(form);
+    Some(expected)
 }
 
 /// A `structuredContent` built from its bytes in one parse, as the term
