@@ -42,7 +42,7 @@
 
 -export([callback_mode/0, init/1, terminate/3, format_status/1,
          parked/3, handshaking/3, active/3, closing/3, waiting/3, dead/3]).
--export([relist_interval_ms/0, relisting/1, max_server_inputs/0, max_backlog/0, max_cursor_bytes/0, max_input_rounds/0]).
+-export([relist_interval_ms/0, relisting/1, max_server_inputs/0, max_backlog/0, max_outbox/0, max_cursor_bytes/0, max_input_rounds/0]).
 %% The actor's effects, for the modules that do part of its work
 %% (`mcp_client_handshake', `mcp_client_listing', `mcp_client_inputs');
 %% nothing else calls them.
@@ -70,10 +70,18 @@
 -define(MAX_BACKLOG_BYTES, (32 * 1024 * 1024)).
 -define(MAX_BACKLOG_MESSAGES, 65536).
 
+%% The most messages the outbox holds (`transmit/2'): the one that would
+%% pass it is written with them at once.
+-define(MAX_OUTBOX, 256).
+
 %% @doc The mailbox length past which the actor reads its mailbox to weigh
 %% the server's backlog against the flood budget.
 -spec max_backlog() -> pos_integer().
 max_backlog() -> ?MAX_BACKLOG.
+
+%% @doc The most messages the actor holds back to write in one go.
+-spec max_outbox() -> pos_integer().
+max_outbox() -> ?MAX_OUTBOX.
 
 %% @doc The longest `nextCursor', in bytes, the actor echoes back.
 -spec max_cursor_bytes() -> pos_integer().
@@ -970,7 +978,12 @@ respond(Id, Result, Data) ->
 %% no latency); otherwise the message joins the outbox, which is written in
 %% one go when the `flush_outbox' sent to self comes up, after what was
 %% already queued. Concurrent callers' requests so reach the server
-%% together, in one write, and the order of messages is kept.
+%% together, in one write, and the order of messages is kept. The outbox
+%% holds at most `?MAX_OUTBOX' messages: the one past them is written with
+%% them at once, so what a burst of server requests is owed (a reply each,
+%% while their backlog keeps `flush_outbox' waiting) goes to the
+%% transport's bounded write queue (`mcp_port': `write_failed' past it), not
+%% into the actor's heap.
 transmit(Message, #data{outbox = [], conn = Conn} = Data) ->
     case erlang:process_info(self(), message_queue_len) of
         {message_queue_len, 0} ->
@@ -979,8 +992,10 @@ transmit(Message, #data{outbox = [], conn = Conn} = Data) ->
             self() ! flush_outbox,
             {ok, Data#data{outbox = [Message]}}
     end;
+transmit(Message, #data{outbox = Outbox} = Data) when length(Outbox) < ?MAX_OUTBOX - 1 ->
+    {ok, Data#data{outbox = [Message | Outbox]}};
 transmit(Message, #data{outbox = Outbox} = Data) ->
-    {ok, Data#data{outbox = [Message | Outbox]}}.
+    flush_outbox(Data#data{outbox = [Message | Outbox]}).
 
 flush_outbox(#data{outbox = []} = Data) ->
     %% Emptied since (a death drops the outbox; its `flush_outbox' may come

@@ -253,3 +253,82 @@ drained_below(Pid, Count) ->
         {message_queue_len, N} when N < Count -> ok;
         _ -> erlang:yield(), drained_below(Pid, Count)
     end.
+
+%% A burst of server requests, each owed a reply, read while more of the
+%% burst waits in the mailbox (so every reply joins the outbox, whose
+%% `flush_outbox' waits behind the burst): the replies are written at
+%% most `max_outbox()' at a time, into the transport's bounded write
+%% queue, never held in the actor until the burst is read. Two chunks of
+%% 1,000 `ping' requests each are queued behind the suspended actor.
+replies_to_a_burst_of_requests_are_written_as_they_accrue_test_() ->
+    {timeout, 30, fun replies_to_a_burst_of_requests_are_written_as_they_accrue/0}.
+
+replies_to_a_burst_of_requests_are_written_as_they_accrue() ->
+    Test = self(),
+    Start = fun(Channel) ->
+                    {ok, spawn(fun() ->
+                                       erlang:monitor(process, mcp_channel:client(Channel)),
+                                       burst_peer(Channel, Test, <<>>, [])
+                               end)}
+            end,
+    {ok, Client, _} = mcp_client:start({mcp_channel, Start}, #{}),
+    Actor = mcp_client:pid(Client),
+    Peer = receive {burst_peer, P, initialized} -> P end,
+    Burst = iolist_to_binary([[<<"{\"jsonrpc\":\"2.0\",\"id\":">>, integer_to_binary(N), <<",\"method\":\"ping\"}\n">>]
+                              || N <- lists:seq(1, 1000)]),
+    ok = sys:suspend(Actor),
+    Peer ! {write, [Burst, Burst]},
+    receive {burst_peer, Peer, written} -> ok end,
+    ok = sys:resume(Actor),
+    ok = mcp_client:ping(Client, 5000),
+    Peer ! {report, self()},
+    Writes = receive {burst_peer, Peer, Lines} -> Lines end,
+    _ = mcp_client:shutdown(Client, 2000),
+    Replies = [Count || {replies, Count} <- Writes],
+    ?assertEqual(2000, lists:sum(Replies)),
+    ?assert(lists:max(Replies) =< mcp_client_actor:max_outbox()),
+    %% Written as the outbox filled, not in one go at the end.
+    ?assert(length(Replies) >= 2000 div mcp_client_actor:max_outbox()).
+
+%% Answers `initialize' and the client's `ping'; counts the client's
+%% replies to its own requests per write (`{replies, N}' per write, in
+%% order).
+burst_peer(Channel, Test, Pending, Writes) ->
+    receive
+        {mcp_channel, Channel, {bytes, Bytes}} ->
+            Parts = binary:split(<<Pending/binary, Bytes/binary>>, <<"\n">>, [global]),
+            {Lines, [Rest]} = lists:split(length(Parts) - 1, Parts),
+            Messages = [burst_message(Line) || Line <- Lines],
+            lists:foreach(fun({request, Id, <<"initialize">>}) ->
+                                  mcp_channel:write(Channel, [mcp_fake_server:response_line(Id, mcp_fake_server:initialize_result())]);
+                             ({request, Id, <<"ping">>}) ->
+                                  mcp_channel:write(Channel, [mcp_fake_server:response_line(Id, {object, []})]);
+                             ({notification, <<"notifications/initialized">>}) ->
+                                  Test ! {burst_peer, self(), initialized};
+                             (_) ->
+                                  ok
+                          end, Messages),
+            Replies = length([reply || reply <- Messages]),
+            Next = case Replies of
+                       0 -> Writes;
+                       _ -> [{replies, Replies} | Writes]
+                   end,
+            burst_peer(Channel, Test, Rest, Next);
+        {write, Chunks} ->
+            [mcp_channel:write(Channel, Chunk) || Chunk <- Chunks],
+            Test ! {burst_peer, self(), written},
+            burst_peer(Channel, Test, Pending, Writes);
+        {report, From} ->
+            From ! {burst_peer, self(), lists:reverse(Writes)},
+            burst_peer(Channel, Test, Pending, Writes);
+        {'DOWN', _, process, _, _} ->
+            exit(normal)
+    end.
+
+burst_message(Line) ->
+    {ok, Json} = mcp_json:decode(Line),
+    case {mcp_fake_server:field(<<"id">>, Json), mcp_fake_server:field(<<"method">>, Json)} of
+        {none, {string, Method}} -> {notification, Method};
+        {Id, {string, Method}} -> {request, Id, Method};
+        {_, none} -> reply
+    end.
