@@ -60,7 +60,7 @@
 -export([prepare/2, prepare_owned/3, connect/1, start/2, start_link/2, child_spec/3, handle/1, pid/1,
          list_tools/1, list_tools/2, tools/1, subscribe/1, left_out_tools/1, call_tool/4, call_tool_msgpack/4, ping/2,
          stop/1, shutdown/2, os_pid/1,
-         max_tool_pages/0, max_timeout_ms/0, default_options/0]).
+         max_tool_pages/0, max_listing_bytes/0, max_timeout_ms/0, default_options/0]).
 -export_type([client/0, options/0, client_error/0, death_reason/0, start_error/0,
               retirement_error/0, retirement_evidence/0]).
 
@@ -128,6 +128,7 @@
                       | {server_error, mcp_jsonrpc:rpc_error()}
                       | {result_malformed, mcp_protocol:protocol_fault()}
                       | too_many_pages
+                      | {listing_too_large, MaxBytes :: pos_integer()}
                       | {request_refused, Reason :: term()}
                       | {tool_left_out, Why :: binary()}
                       | no_input_handler
@@ -144,6 +145,8 @@
 -type retirement_error() :: retirement_timed_out | {retirement_unconfirmed, Reason :: term()}.
 
 -define(MAX_TOOL_PAGES, 64).
+%% The page lines one listing reads, together (`mcp_client_listing').
+-define(MAX_LISTING_BYTES, (4 * 1024 * 1024)).
 %% How long a caller waits past the actor's own deadline before giving up on
 %% an actor that does not answer (it normally answers at its deadline).
 -define(REPLY_GRACE_MS, 5000).
@@ -159,6 +162,11 @@
 %% @doc `list_tools' follows `nextCursor' for at most this many pages.
 -spec max_tool_pages() -> pos_integer().
 max_tool_pages() -> ?MAX_TOOL_PAGES.
+
+%% @doc `list_tools' reads pages whose lines take at most this many bytes
+%% together; the page past them is not read (`{listing_too_large, Max}').
+-spec max_listing_bytes() -> pos_integer().
+max_listing_bytes() -> ?MAX_LISTING_BYTES.
 
 %% @doc The largest timeout, option or argument, in milliseconds (a day).
 -spec max_timeout_ms() -> pos_integer().

@@ -194,9 +194,9 @@ timeout_of(_Request) -> none.
 
 %% A request's run once connected, against its deadline.
 run(From, {list_tools, _}, Deadline, Data) ->
-    send_request(From, {list, 0, [], []}, Deadline, <<"tools/list">>, {some, mcp_protocol:tools_list_params(none)}, Data);
+    send_request(From, {list, mcp_client_listing:started()}, Deadline, <<"tools/list">>, {some, mcp_protocol:tools_list_params(none)}, Data);
 run(From, {call_tool, Name, Arguments, _, Kind, _Text}, Deadline, #data{era = modern, tool_headers = unlisted} = Data) ->
-    send_request(From, {list_then_call, {Name, Arguments, Kind, none}, 0, [], []}, Deadline,
+    send_request(From, {list_then_call, {Name, Arguments, Kind, none}, mcp_client_listing:started()}, Deadline,
                  <<"tools/list">>, {some, mcp_protocol:tools_list_params(none)}, Data);
 run(From, {call_tool, Name, Arguments, _, Kind, Text}, Deadline, Data) ->
     call(From, {Name, Arguments, Kind, Text}, Deadline, Data);
@@ -818,15 +818,15 @@ settled({reprobe, Kind, {Method, Params}, Refusal}, Reply, From, Deadline, Data)
     end;
 settled({discover, _, _, _} = Kind, Reply, From, _Deadline, Data) ->
     mcp_client_handshake:probe_settled(Reply, Kind, From, Data);
-settled({list_then_call, Call, _Pages, Acc, _Seen}, {ok, {tools_page, Tools, none}}, From, Deadline, Data) ->
-    {_Kept, Listed} = mcp_client_listing:listed(lists:append(lists:reverse([Tools | Acc])), Data),
+settled({list_then_call, Call, Listing}, {ok, {tools_page, Tools, none}}, From, Deadline, Data) ->
+    {_Kept, Listed} = mcp_client_listing:listed(mcp_client_listing:tools(Tools, Listing), Data),
     call(From, Call, Deadline, Listed);
-settled({list_then_call, Call, Pages, Acc, Seen}, {ok, {tools_page, _, {some, _}}} = Page, From, Deadline, Data) ->
-    mcp_client_listing:next_page(fun(P, A, S) -> {list_then_call, Call, P, A, S} end, {Pages, Acc, Seen}, Page, From, Deadline, Data);
-settled({list, Pages, Acc, Seen}, {ok, {tools_page, _, {some, _}}} = Page, From, Deadline, Data) ->
-    mcp_client_listing:next_page(fun(P, A, S) -> {list, P, A, S} end, {Pages, Acc, Seen}, Page, From, Deadline, Data);
-settled({list, _Pages, Acc, _Seen}, {ok, {tools_page, Tools, none}}, From, _Deadline, Data) ->
-    {Kept, Listed} = mcp_client_listing:listed(lists:append(lists:reverse([Tools | Acc])), Data),
+settled({list_then_call, Call, Listing}, {ok, {tools_page, _, {some, _}}} = Page, From, Deadline, Data) ->
+    mcp_client_listing:next_page(fun(Next) -> {list_then_call, Call, Next} end, Listing, Page, From, Deadline, Data);
+settled({list, Listing}, {ok, {tools_page, _, {some, _}}} = Page, From, Deadline, Data) ->
+    mcp_client_listing:next_page(fun(Next) -> {list, Next} end, Listing, Page, From, Deadline, Data);
+settled({list, Listing}, {ok, {tools_page, Tools, none}}, From, _Deadline, Data) ->
+    {Kept, Listed} = mcp_client_listing:listed(mcp_client_listing:tools(Tools, Listing), Data),
     reply(From, {ok, Kept}),
     {ok, Listed};
 settled({tool_call, _, _, _} = Kind, {ok, {input_required, Result}}, From, Deadline, Data) ->
@@ -878,14 +878,20 @@ message(Offset, Line, #data{requests = Requests} = Data) ->
         {error, Fault} -> {close, Fault, Data}
     end.
 
-%% A tool call's complete result: the line is valid, and the caller reads
-%% its own answer from it (`mcp_client'), so the actor builds none of it.
+%% A complete result, on a valid line. A tool call's caller reads its own
+%% answer from it (`mcp_client'), so the actor builds none of it; a page
+%% of a listing is read here if the listing's byte budget has room for it
+%% (`mcp_client_listing:page/3').
 routed(Id, Line, #data{requests = Requests} = Data) ->
     case mcp_request_table:settle(Requests, Id) of
         {#{from := From, kind := {tool_call, _, _, _} = Kind} = Entry, Rest} ->
             release(Entry),
             reply(From, {routed, Line, Id, mcp_request_table:routed_as(Kind)}),
             {ok, Data#data{requests = Rest}};
+        {#{kind := Kind} = Entry, Rest} ->
+            release(Entry),
+            {Read, Page} = mcp_client_listing:page(Id, Line, Kind),
+            outcome(Entry#{kind := Read}, Page, Data#data{requests = Rest});
         none ->
             {ok, Data}
     end.

@@ -1,29 +1,80 @@
 %% @doc The listing a client actor keeps and follows (`mcp_client_actor'):
 %% the pages of a `tools/list' put together (bounded cursors, no cursor
-%% followed twice, at most `mcp_client:max_tool_pages()' pages), the
-%% listing kept with its generation (one more whenever it differs, told
-%% to subscribers), and the re-listing a server's
-%% `notifications/tools/list_changed' starts. Functions of the actor's
-%% state (`mcp_client_actor.hrl'); the effects are the actor's.
+%% followed twice, at most `mcp_client:max_tool_pages()' pages, at most
+%% `mcp_client:max_listing_bytes()' of page lines read), the listing kept with its
+%% generation (one more whenever it differs, told to subscribers), and the
+%% re-listing a server's `notifications/tools/list_changed' starts.
+%% Functions of the actor's state (`mcp_client_actor.hrl'); the effects
+%% are the actor's.
+%%
+%% A page is read in the actor, which keeps the listing: its terms take
+%% some 25 times its bytes while it is read (a red team's two pages of
+%% 15.6 MB took the actor to 809 MB). So a page's line comes to the actor
+%% validated and unread (`routed_tools_page'), and is read only while the
+%% lines of the listing's pages, this one with them, take at most
+%% `mcp_client:max_listing_bytes()'; a page past that answers the listing
+%% `{listing_too_large, MaxBytes}' without being read.
 -module(mcp_client_listing).
 
+-export([started/0, page/3, tools/2]).
 -export([next_page/6, listed/2, noticed/2, renewed_listing/1, relist/1, start_relist/1, relisted/1]).
+-export_type([listing/0]).
 
 -include("mcp_client_actor.hrl").
+
+%% A listing in progress: the pages read so far, their tools (newest page
+%% first), the digests of the cursors followed, and the bytes of the page
+%% lines read.
+-opaque listing() :: {Pages :: non_neg_integer(), Acc :: [[term()]], Seen :: [binary()], Bytes :: non_neg_integer()}.
+
+%% @doc A listing with no page read yet.
+-spec started() -> listing().
+started() -> {0, [], [], 0}.
+
+%% @doc A page's validated line, for the request `Id' of kind `Kind' (a
+%% listing's `{list, Listing}' or `{list_then_call, Call, Listing}'): read
+%% as a page when the listing's budget has room for it, counted in the
+%% kind's listing; else `{listing_too_large, MaxBytes}', unread.
+-spec page(pos_integer(), binary(), mcp_request_table:kind()) -> {mcp_request_table:kind(), term()}.
+page(Id, Line, {list, Listing}) ->
+    {Read, Page} = read_page(Id, Line, Listing),
+    {{list, Read}, Page};
+page(Id, Line, {list_then_call, Call, Listing}) ->
+    {Read, Page} = read_page(Id, Line, Listing),
+    {{list_then_call, Call, Read}, Page}.
+
+read_page(Id, Line, {Pages, Acc, Seen, Bytes} = Listing) ->
+    Max = mcp_client:max_listing_bytes(),
+    case Bytes + byte_size(Line) > Max of
+        true -> {Listing, {error, {listing_too_large, Max}}};
+        false -> {{Pages, Acc, Seen, Bytes + byte_size(Line)}, read_page(Id, Line)}
+    end.
+
+read_page(Id, Line) ->
+    case mcp_protocol:read(Line, #{Id => tools_page}) of
+        {answer, Id, Answer} -> Answer;
+        %% The line was validated as a result to `Id': read again, it is
+        %% that answer; anything else is named, not trusted.
+        _ -> {error, {result_malformed, {protocol_fault, <<"$">>, <<"a page read twice read differently">>}}}
+    end.
+
+%% @doc Every tool of a listing whose last page holds `Tools', in order.
+-spec tools([term()], listing()) -> [term()].
+tools(Tools, {_, Acc, _, _}) -> lists:append(lists:reverse([Tools | Acc])).
 
 %% The longest line read as a `notifications/tools/list_changed'.
 -define(MAX_NOTICE_BYTES, 4096).
 
-%% The next page of a listing (`Kind' makes the request kind of the pages,
-%% tools and cursor digests so far).
-next_page(_Kind, _Progress, {ok, {tools_page, _, {some, Cursor}}}, From, _Deadline, Data)
+%% The next page of a listing (`Kind' makes the request kind of the
+%% listing so far).
+next_page(_Kind, _Listing, {ok, {tools_page, _, {some, Cursor}}}, From, _Deadline, Data)
   when byte_size(Cursor) > ?MAX_CURSOR_BYTES ->
     %% The client echoes a cursor back: bounded, its echo (encoding, digest)
     %% stays far below a millisecond on the actor's scheduler.
     mcp_client_actor:reply(From, {error, {result_malformed, {protocol_fault, <<"$.nextCursor">>,
                                                        <<"longer than ", (integer_to_binary(?MAX_CURSOR_BYTES))/binary, " bytes">>}}}),
     {ok, Data};
-next_page(Kind, {Pages, Acc, Seen}, {ok, {tools_page, Tools, {some, Cursor}}}, From, Deadline, Data) ->
+next_page(Kind, {Pages, Acc, Seen, Bytes}, {ok, {tools_page, Tools, {some, Cursor}}}, From, Deadline, Data) ->
     %% Cursors are kept as digests: up to 64 KiB each.
     Digest = erlang:md5(Cursor),
     case Pages + 1 >= mcp_client:max_tool_pages() orelse lists:member(Digest, Seen) of
@@ -31,7 +82,7 @@ next_page(Kind, {Pages, Acc, Seen}, {ok, {tools_page, Tools, {some, Cursor}}}, F
             mcp_client_actor:reply(From, {error, too_many_pages}),
             {ok, Data};
         false ->
-            mcp_client_actor:send_request(From, Kind(Pages + 1, [Tools | Acc], [Digest | Seen]), Deadline, <<"tools/list">>,
+            mcp_client_actor:send_request(From, Kind({Pages + 1, [Tools | Acc], [Digest | Seen], Bytes}), Deadline, <<"tools/list">>,
                          {some, mcp_protocol:tools_list_params({some, Cursor})}, Data)
     end.
 

@@ -200,6 +200,8 @@ client_error({result_malformed, Fault}) ->
 client_error(too_many_pages) ->
     io_lib:format("tools/list did not end: more than ~b pages or a repeated cursor",
                   [mcp_client:max_tool_pages()]);
+client_error({listing_too_large, MaxBytes}) when is_integer(MaxBytes) ->
+    io_lib:format("tools/list sent pages of more than ~b bytes together", [MaxBytes]);
 client_error({request_refused, {http_status, Status}}) when is_integer(Status) ->
     io_lib:format("the server refused the request with HTTP status ~b and no response", [Status]);
 client_error({tool_left_out, Why}) ->

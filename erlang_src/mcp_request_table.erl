@@ -53,17 +53,17 @@
 %% What a request is: the handshake's `initialize', a `tools/call' (`call',
 %% or `call_msgpack' when its `structuredContent' is wanted as a msgpack
 %% value; the actor sends it as `tool_call', with the call and the
-%% `input_required' rounds it took), a `ping', a page of `tools/list' with the pages so far
-%% (newest first) and the digests of the cursors already followed (then
-%% answered, or, `list_then_call', followed by the call it was listed for),
+%% `input_required' rounds it took), a `ping', a page of `tools/list' with
+%% the listing so far (`mcp_client_listing:listing()'; then answered, or,
+%% `list_then_call', followed by the call it was listed for),
 %% or a `server/discover' probe (`mcp_modern'), at connect or, `reprobe',
 %% for a request a server refused with `-32022' (sent again after it), or
 %% the ping the actor sends a server that fell silent (`liveness', with
 %% when it was sent).
 -type kind() :: handshake | call | call_msgpack | ping
               | {tool_call, call | call_msgpack, Call :: {binary(), term()}, InputRound :: non_neg_integer()}
-              | {list, Pages :: non_neg_integer(), Acc :: [[term()]], Seen :: [binary()]}
-              | {list_then_call, Call :: term(), Pages :: non_neg_integer(), Acc :: [[term()]], Seen :: [binary()]}
+              | {list, mcp_client_listing:listing()}
+              | {list_then_call, Call :: term(), mcp_client_listing:listing()}
               | {discover, Mode :: modern | auto, Reprobed :: boolean(), HandshakeDeadline :: integer()}
               | {reprobe, kind(), Resend :: {binary(), term()}, Refusal :: term()}
               | {liveness, SentAt :: integer()}.
@@ -254,8 +254,10 @@ call_result(call_msgpack) -> call_tool_msgpack.
 
 %% What `mcp_protocol:read/2' decodes a response to each kind as.
 expectation(handshake) -> initialize;
-expectation({list, _, _, _}) -> tools_page;
-expectation({list_then_call, _, _, _, _}) -> tools_page;
+%% A page's line comes back to the actor validated (`routed_tools_page'),
+%% to be read within its listing's byte budget (`mcp_client_listing').
+expectation({list, _}) -> routed_tools_page;
+expectation({list_then_call, _, _}) -> routed_tools_page;
 expectation({discover, _, _, _}) -> raw;
 expectation({reprobe, _, _, _}) -> raw;
 %% A tool call's complete result is handed to its caller to decode

@@ -459,6 +459,42 @@ endless_pagination_is_too_many_pages_test() ->
     ?assertEqual(ok, mcp_client:ping(Client, ?TIMEOUT)),
     {ok, _} = retired_with(Client).
 
+%% Two pages whose lines (without their newlines) take `Total' bytes
+%% together: the first `Total - 1000' bytes, the second 1,000, each padded
+%% to its length with a tool's description.
+sized_pages(Total) ->
+    fun({request, Id, <<"tools/list">>, Params}) ->
+            {Length, Next} = case field(<<"cursor">>, Params) of
+                                 none -> {Total - 1000, {some, <<"2">>}};
+                                 {string, <<"2">>} -> {1000, none}
+                             end,
+            Page = fun(Pad) ->
+                           Tool = {object, [{<<"name">>, {string, <<"t">>}},
+                                            {<<"description">>, {string, binary:copy(<<"d">>, Pad)}},
+                                            {<<"inputSchema">>, {object, [{<<"type">>, {string, <<"object">>}}]}}]},
+                           tools_page([Tool], Next)
+                   end,
+            Bare = byte_size(mcp_fake_server:response_line(Id, Page(0))) - 1,
+            [{reply, Id, Page(Length - Bare)}];
+       (_) -> default
+    end.
+
+%% A listing reads at most `max_listing_bytes()' of page lines together: at
+%% the budget it is read; one byte past it, the last page is not read and
+%% the listing answers `listing_too_large' (not a death).
+a_listing_reads_pages_up_to_its_byte_budget_test_() ->
+    Max = mcp_client:max_listing_bytes(),
+    {timeout, 30,
+     fun() ->
+             Within = started(sized_pages(Max)),
+             ?assertMatch({ok, [_, _]}, mcp_client:list_tools(Within)),
+             {ok, _} = retired_with(Within),
+             Past = started(sized_pages(Max + 1)),
+             ?assertEqual({error, {listing_too_large, Max}}, mcp_client:list_tools(Past)),
+             ?assertEqual(ok, mcp_client:ping(Past, ?TIMEOUT)),
+             {ok, _} = retired_with(Past)
+     end}.
+
 repeated_cursor_is_too_many_pages_test() ->
     Client = started(fun({request, Id, <<"tools/list">>, Params}) ->
                              Next = case field(<<"cursor">>, Params) of

@@ -71,7 +71,7 @@ client_errors() ->
         {server_error, {rpc_error, -32602, <<"unknown tool">>, none}},
         {result_malformed, {protocol_fault, <<"$.content">>, <<"expected array">>}},
         {result_malformed, {unsupported_version, <<"2025-06-18">>, <<"1999">>}},
-        too_many_pages].
+        too_many_pages, {listing_too_large, 4194304}].
 
 start_errors() ->
     [{transport_failed, {executable_not_found, <<"srv">>}},

@@ -386,6 +386,7 @@ client_error(call_timed_out) -> true;
 client_error({server_error, {rpc_error, Code, _, _}}) -> is_integer(Code);
 client_error({result_malformed, _}) -> true;
 client_error(too_many_pages) -> true;
+client_error({listing_too_large, MaxBytes}) -> is_integer(MaxBytes);
 client_error(_) -> false.
 
 death({transport_ended, Evidence}) -> mcp_lifecycle_tests:proven(Evidence);

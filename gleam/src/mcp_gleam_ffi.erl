@@ -346,6 +346,7 @@ client_error(call_timed_out) -> call_timed_out;
 client_error({server_error, _} = Error) -> Error;
 client_error({result_malformed, _} = Error) -> Error;
 client_error(too_many_pages) -> too_many_pages;
+client_error({listing_too_large, MaxBytes}) when is_integer(MaxBytes) -> {listing_too_large, MaxBytes};
 client_error({request_refused, Reason}) -> {request_refused, words(Reason)};
 client_error({tool_left_out, Why}) when is_binary(Why) -> {tool_left_out, Why};
 client_error(no_input_handler) -> no_input_handler;

@@ -87,7 +87,7 @@ describe_disagreements() ->
                    {retirement_unconfirmed, {actor_down, noproc}},
                    {retirement_unconfirmed, {actor_down, killed}},
                    {retirement_unconfirmed, {watch_failed, eperm}}],
-    Clients = [call_timed_out, too_many_pages,
+    Clients = [call_timed_out, too_many_pages, {listing_too_large, 4194304},
                {server_error, {rpc_error, -32602, <<"bad params">>, none}},
                {result_malformed, {protocol_fault, <<"$.content">>, <<"missing">>}},
                {result_malformed, {unsupported_version, <<"a">>, <<"b">>}}]

@@ -115,6 +115,9 @@ pub type ClientError {
   ResultMalformed(ProtocolFault)
   /// `list_tools` met more than `max_tool_pages()` pages, or a repeated cursor.
   TooManyPages
+  /// `list_tools` met pages whose lines take more than `max_bytes` together
+  /// (the page past them is not read).
+  ListingTooLarge(max_bytes: Int)
   /// The call's `timeout_ms` is outside 0..`max_timeout_ms()`: nothing was
   /// sent.
   TimeoutOutOfRange(timeout_ms: Int)
@@ -599,6 +602,11 @@ pub fn os_pid(client: Client) -> Option(Int)
 /// The most `tools/list` pages followed (64).
 @external(erlang, "mcp_client", "max_tool_pages")
 pub fn max_tool_pages() -> Int
+
+/// The most bytes the lines of one `tools/list`'s pages take together
+/// (4 MiB); the page past them is not read (`ListingTooLarge`).
+@external(erlang, "mcp_client", "max_listing_bytes")
+pub fn max_listing_bytes() -> Int
 
 /// The largest timeout, option or argument, in milliseconds (a day); a
 /// larger one is refused before anything is sent.

@@ -37,6 +37,11 @@ pub enum Expect {
     /// shorter than [`ROUTED_FROM_BYTES`] is read as for
     /// [`Expect::CallTool`], whatever it holds.
     RoutedCallTool,
+    /// A `tools/list` page its listing reads only within the listing's
+    /// byte budget (the actor): a result of any length is validated
+    /// without being built and the line handed over ([`Reading::Routed`]);
+    /// an error is decoded as for [`Expect::ToolsPage`].
+    RoutedToolsPage,
     /// Any result: only its arrival matters.
     Ping,
 }
@@ -74,8 +79,9 @@ pub enum Reading<S = Json> {
     Reply(Vec<u8>),
     /// A complete result to the pending request `id` that expects
     /// [`Expect::RoutedCallTool`], on a line of [`ROUTED_FROM_BYTES`] or
-    /// more: the whole line is valid JSON-RPC and reading it again with
-    /// [`Expect::CallTool`] gives its answer.
+    /// more, or a result to one that expects [`Expect::RoutedToolsPage`]:
+    /// the whole line is valid JSON-RPC and reading it again with
+    /// [`Expect::CallTool`] (or [`Expect::ToolsPage`]) gives its answer.
     Routed { id: i64 },
     /// Nothing the actor acts on; validated and dropped.
     Ignored,
@@ -148,7 +154,7 @@ pub fn read_with<S>(
                 read_envelope(line, |_| Some(Expect::CallTool), structured).map_err(|fault| line_fault(line, fault))
             }
         },
-        Some(Expect::RoutedCallTool) if plain.validated() => Ok(Reading::Routed { id }),
+        Some(Expect::RoutedCallTool | Expect::RoutedToolsPage) if plain.validated() => Ok(Reading::Routed { id }),
         None if plain.validated() => Ok(Reading::Ignored),
         expected => read_envelope(line, |_| expected, structured).map_err(|fault| line_fault(line, fault)),
     }
@@ -191,6 +197,10 @@ fn read_envelope<S>(
                     if let Some(outcome) = input_required_answer(&envelope, result)? {
                         return Ok(Reading::Answer { id, outcome });
                     }
+                    envelope.skip(result)?;
+                    return Ok(Reading::Routed { id });
+                }
+                (Ok(result), Expect::RoutedToolsPage) => {
                     envelope.skip(result)?;
                     return Ok(Reading::Routed { id });
                 }

@@ -527,8 +527,9 @@ mod reading {
             Just(parse(r#"[{"type":"text"}]"#)),
             Just(parse(r#"[{"type":"text","text":"b"},7]"#)),
             Just(parse(r#"{"rows":[{"id":1},{"id":2}],"n":null}"#)),
+            Just(parse(r#"[{"name":"a","inputSchema":{"type":"object"}}]"#)),
         ];
-        ("content|isError|structuredContent|other", value)
+        ("content|isError|structuredContent|tools|nextCursor|other", value)
     }
 
     proptest! {
@@ -554,7 +555,10 @@ mod reading {
         /// lines led by spaces), `Routed` exactly where the direct read
         /// decodes a complete result (or finds it malformed), whose caller
         /// then reads the line again as `CallTool`; a shorter line's
-        /// complete result is the direct read's.
+        /// complete result is the direct read's. A routed page is
+        /// `Routed` exactly where the direct read of a page decodes its
+        /// result (or finds it malformed), at any length, and answers
+        /// alike otherwise.
         #[test]
         fn a_routed_read_answers_what_the_direct_read_answers(
             members in prop::collection::vec(member(), 0..6),
@@ -594,6 +598,14 @@ mod reading {
                             prop_assert_eq!(routed, Ok(Reading::Routed { id: 7 }));
                         }
                         direct => prop_assert_eq!(routed, direct),
+                    }
+                    let page = read(&line, expecting(Expect::ToolsPage));
+                    let routed_page = read(&line, expecting(Expect::RoutedToolsPage));
+                    match page {
+                        Ok(Reading::Answer { id: 7, outcome: Outcome::Answer(Answer::ToolsPage(_)) | Outcome::Malformed(_) }) => {
+                            prop_assert_eq!(routed_page, Ok(Reading::Routed { id: 7 }));
+                        }
+                        page => prop_assert_eq!(routed_page, page),
                     }
                 }
             }

@@ -166,12 +166,13 @@ pub fn protocol_call_tool_result(bytes: &[u8]) {
 /// parser: a line that is not JSON is its corruption report (or bytes that
 /// are not UTF-8), and a line that is JSON is never reported corrupt.
 pub fn protocol_read(bytes: &[u8]) {
-    let expect = |id: i64| match id.rem_euclid(6) {
+    let expect = |id: i64| match id.rem_euclid(7) {
         0 => Some(Expect::Initialize),
         1 => Some(Expect::ToolsPage),
         2 => Some(Expect::CallTool),
         3 => Some(Expect::Ping),
         4 => Some(Expect::RoutedCallTool),
+        5 => Some(Expect::RoutedToolsPage),
         _ => None,
     };
     // The scan of a common tools/call answer changes no reading.
