@@ -8,8 +8,8 @@
 %% are the actor's.
 %%
 %% A page is read in the actor, which keeps the listing: its terms take
-%% some 25 times its bytes while it is read (a red team's two pages of
-%% 15.6 MB took the actor to 809 MB). So a page's line comes to the actor
+%% some 25 times its bytes while it is read (two pages of 15.6 MB, read
+%% whole, take an actor to 809 MB). So a page's line comes to the actor
 %% validated and unread (`routed_tools_page'), and is read only while the
 %% lines of the listing's pages, this one with them, take at most
 %% `mcp_client:max_listing_bytes()'; a page past that answers the listing
