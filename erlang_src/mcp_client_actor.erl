@@ -745,8 +745,7 @@ expire(#{id := Id, from := From}, Data) ->
 
 %% The server is heard when the transport delivered an event (a message, a
 %% refusal, its end) or bytes of a message not yet complete (a transport
-%% that says so: `mcp_transport:carries_bytes/2'; over HTTP whole messages
-%% only): when it was last heard.
+%% that says so: `mcp_transport:carries_bytes/2'): when it was last heard.
 heard_at([], Info, Conn, HeardAt) ->
     case mcp_transport:carries_bytes(Conn, Info) of
         true -> now_ms();

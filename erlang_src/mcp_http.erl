@@ -112,7 +112,7 @@
 -behaviour(mcp_transport).
 -endif.
 
--export([open/2, send/2, event/2, terminate/1, os_pid/1, takes_rpc/0]).
+-export([open/2, send/2, event/2, terminate/1, os_pid/1, carries_bytes/2, takes_rpc/0]).
 -export([seal/1, quiet_nudge/2]).
 -export_type([spec/0, fault/0]).
 
@@ -626,3 +626,11 @@ deletion_outcome(_Other) -> {failed, unknown}.
 
 -spec os_pid(#http{}) -> none.
 os_pid(_) -> none.
+
+%% @doc Whether `Info' brought bytes of an answer's body (part of an event
+%% stream, or of a JSON body being read): the server is heard while it
+%% writes a long answer, before any whole message (the actor's liveness
+%% probe, `mcp_transport:carries_bytes/2').
+-spec carries_bytes(#http{}, term()) -> boolean().
+carries_bytes(_Http, {http, {_RequestId, stream, Chunk}}) -> is_binary(Chunk) andalso byte_size(Chunk) > 0;
+carries_bytes(_Http, _Info) -> false.

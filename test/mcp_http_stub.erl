@@ -11,7 +11,8 @@
 %% Answers: `{reply, Status, Headers, Body}' (Content-Length added),
 %% `{sse, Headers, Chunks}' (chunked event stream, then the end),
 %% `{sse_forever, Headers, Chunks, Every}' (the chunks, then `: ping' every
-%% `Every' ms until the client goes), `{raw, Bytes}' (then close), `hold'
+%% `Every' ms until the client goes), `{sse_slow, Headers, Chunks, Every}'
+%% (the chunks `Every' ms apart, then the end), `{raw, Bytes}' (then close), `hold'
 %% (never answer), `{endless_body, Status}' (a body without end after the
 %% headers), `endless_headers' (header lines without end),
 %% `{endless_chunk_size, Headers}' (a 200 event stream whose first chunk's
@@ -108,6 +109,10 @@ answer(Socket, {sse_forever, Headers, Chunks, Every}) ->
     start_sse(Socket, Headers),
     _ = [chunk(Socket, Chunk) || Chunk <- Chunks],
     forever(Socket, Every);
+answer(Socket, {sse_slow, Headers, Chunks, Every}) ->
+    start_sse(Socket, Headers),
+    _ = [begin timer:sleep(Every), chunk(Socket, Chunk) end || Chunk <- Chunks],
+    send(Socket, "0\r\n\r\n");
 answer(Socket, {raw, Bytes}) ->
     _ = gen_tcp:send(Socket, Bytes),
     close;

@@ -358,6 +358,53 @@ a_remote_server_that_stops_answering_is_reached_again_test_() ->
         end)
     end}.
 
+%% A remote server writing one long answer slowly is heard while it
+%% writes: with `unresponsive_ms' 500, after a silence, a call whose
+%% deadline passes sends the probe (which the server never answers) while
+%% another call's answer, 1 MB in one event, arrives in ten pieces 150 ms
+%% apart; the pieces keep the connection (no whole message arrives before
+%% the probe's deadline), and the long answer is read.
+a_remote_server_writing_a_long_answer_is_heard_test_() ->
+    {timeout, 30, fun() ->
+        Text = binary:copy(<<"x">>, 1000000),
+        Slow = fun(<<"tools/call">>, #{body := Body}) ->
+                       case binary:match(Body, <<"\"slow\"">>) of
+                           nomatch ->
+                               hold;
+                           _ ->
+                               {ok, {object, Members}} = mcp_json:decode(Body),
+                               {int, Id} = proplists:get_value(<<"id">>, Members),
+                               Event = iolist_to_binary(
+                                         [<<"data: {\"jsonrpc\":\"2.0\",\"id\":">>, integer_to_binary(Id),
+                                          <<",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"">>, Text,
+                                          <<"\"}]}}\n\n">>]),
+                               Piece = byte_size(Event) div 10 + 1,
+                               {sse_slow, [], [binary:part(Event, N * Piece, min(Piece, byte_size(Event) - N * Piece))
+                                               || N <- lists:seq(0, 9)], 150}
+                       end;
+                  (<<"ping">>, _) ->
+                       hold;
+                  (_, _) ->
+                       default
+               end,
+        with_stub(Slow, fun(Url) ->
+            {ok, Client, _} = mcp_client:start(#{url => Url}, #{reconnect => #{attempts => 1, backoff_ms => 0,
+                                                                               unresponsive_ms => 500}}),
+            ok = mcp_client:subscribe(Client),
+            Pid = mcp_client:pid(Client),
+            timer:sleep(600),
+            Self = self(),
+            Long = spawn_link(fun() -> Self ! {long, self(), mcp_client:call_tool(Client, <<"slow">>, {object, []}, 10000)} end),
+            ?assertEqual({error, call_timed_out}, mcp_client:call_tool(Client, <<"t">>, {object, []}, 100)),
+            ?assertEqual({ok, {call_tool_result, [{text, Text}], false, none}},
+                         receive {long, Long, Answer} -> Answer after 10000 -> no_answer end),
+            ?assertEqual(none, receive {mcp_reconnecting, Pid, _, _} = E -> E after 500 -> none end),
+            Methods = [rpc_method(Body) || #{body := Body} <- requests()],
+            ?assertEqual(1, length([M || M <- Methods, M =:= <<"ping">>])),
+            shut_down_leaving_nothing(Client)
+        end)
+    end}.
+
 %%% ------------------------------------------------------------ secrets
 
 %% The attack: printing a spec, or the actor's status, shows what it holds.
