@@ -42,7 +42,7 @@
 
 -export([callback_mode/0, init/1, terminate/3, format_status/1,
          parked/3, handshaking/3, active/3, closing/3, waiting/3, dead/3]).
--export([relist_interval_ms/0, relisting/1, max_server_inputs/0, max_backlog/0, max_outbox/0, max_cursor_bytes/0, max_input_rounds/0]).
+-export([relist_interval_ms/0, relisting/1, max_server_inputs/0, max_backlog/0, max_outbox/0, max_whole_line_bytes/0, max_cursor_bytes/0, max_input_rounds/0]).
 %% The actor's effects, for the modules that do part of its work
 %% (`mcp_client_handshake', `mcp_client_listing', `mcp_client_inputs');
 %% nothing else calls them.
@@ -82,6 +82,11 @@ max_backlog() -> ?MAX_BACKLOG.
 %% @doc The most messages the actor holds back to write in one go.
 -spec max_outbox() -> pos_integer().
 max_outbox() -> ?MAX_OUTBOX.
+
+%% @doc The longest line the actor decodes whole to read it itself (a
+%% server's question for the input handler, a probe's answer).
+-spec max_whole_line_bytes() -> pos_integer().
+max_whole_line_bytes() -> ?MAX_WHOLE_LINE_BYTES.
 
 %% @doc The longest `nextCursor', in bytes, the actor echoes back.
 -spec max_cursor_bytes() -> pos_integer().
@@ -880,7 +885,7 @@ message(Offset, Line, #data{requests = Requests} = Data) ->
 %% A complete result, on a valid line. A tool call's caller reads its own
 %% answer from it (`mcp_client'), so the actor builds none of it; a page
 %% of a listing is read here if the listing's byte budget has room for it
-%% (`mcp_client_listing:page/3').
+%% (`mcp_client_listing:page/4').
 routed(Id, Line, #data{requests = Requests} = Data) ->
     case mcp_request_table:settle(Requests, Id) of
         {#{from := From, kind := {tool_call, _, _, _} = Kind} = Entry, Rest} ->
@@ -889,14 +894,19 @@ routed(Id, Line, #data{requests = Requests} = Data) ->
             {ok, Data#data{requests = Rest}};
         {#{kind := Kind} = Entry, Rest} ->
             release(Entry),
-            {Read, Page} = mcp_client_listing:page(Id, Line, Kind),
+            Elsewhere = mcp_client_listing:in_progress(mcp_request_table:kinds(Rest)),
+            {Read, Page} = mcp_client_listing:page(Id, Line, Kind, Elsewhere),
             outcome(Entry#{kind := Read}, Page, Data#data{requests = Rest});
         none ->
             {ok, Data}
     end.
 
 %% A line read again for a probe's id, whose result the actor reads itself
-%% (only while a probe is pending; the line was validated already).
+%% (only while a probe is pending; the line was validated already). Only a
+%% line of at most `?MAX_WHOLE_LINE_BYTES' is decoded: a probe's answer is
+%% short, and every line the server sends meanwhile comes here.
+raw_answer(Line, Data) when byte_size(Line) > ?MAX_WHOLE_LINE_BYTES ->
+    {ok, Data};
 raw_answer(Line, #data{requests = Requests} = Data) ->
     case mcp_jsonrpc:decode(Line) of
         {ok, {response, {id_int, Id}, Outcome}} ->

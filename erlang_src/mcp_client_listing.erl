@@ -11,12 +11,14 @@
 %% some 25 times its bytes while it is read (two pages of 15.6 MB, read
 %% whole, take an actor to 809 MB). So a page's line comes to the actor
 %% validated and unread (`routed_tools_page'), and is read only while the
-%% lines of the listing's pages, this one with them, take at most
-%% `mcp_client:max_listing_bytes()'; a page past that answers the listing
-%% `{listing_too_large, MaxBytes}' without being read.
+%% lines of the pages of every listing in progress, this one with them,
+%% take at most `mcp_client:max_listing_bytes()' (listings run side by
+%% side, each holding its pages until its last: sixteen callers listing at
+%% once must not hold sixteen budgets); a page past that answers its
+%% listing `{listing_too_large, MaxBytes}' without being read.
 -module(mcp_client_listing).
 
--export([started/0, page/3, tools/2]).
+-export([started/0, page/4, in_progress/1, tools/2]).
 -export([next_page/6, listed/2, noticed/2, renewed_listing/1, relist/1, start_relist/1, relisted/1]).
 -export_type([listing/0]).
 
@@ -32,20 +34,30 @@
 started() -> {0, [], [], 0}.
 
 %% @doc A page's validated line, for the request `Id' of kind `Kind' (a
-%% listing's `{list, Listing}' or `{list_then_call, Call, Listing}'): read
-%% as a page when the listing's budget has room for it, counted in the
-%% kind's listing; else `{listing_too_large, MaxBytes}', unread.
--spec page(pos_integer(), binary(), mcp_request_table:kind()) -> {mcp_request_table:kind(), term()}.
-page(Id, Line, {list, Listing}) ->
-    {Read, Page} = read_page(Id, Line, Listing),
+%% listing's `{list, Listing}' or `{list_then_call, Call, Listing}'), while
+%% the other listings in progress have read `Elsewhere' bytes: read as a
+%% page when the budget has room for it, counted in the kind's listing;
+%% else `{listing_too_large, MaxBytes}', unread.
+-spec page(pos_integer(), binary(), mcp_request_table:kind(), non_neg_integer()) -> {mcp_request_table:kind(), term()}.
+page(Id, Line, {list, Listing}, Elsewhere) ->
+    {Read, Page} = read_page(Id, Line, Listing, Elsewhere),
     {{list, Read}, Page};
-page(Id, Line, {list_then_call, Call, Listing}) ->
-    {Read, Page} = read_page(Id, Line, Listing),
+page(Id, Line, {list_then_call, Call, Listing}, Elsewhere) ->
+    {Read, Page} = read_page(Id, Line, Listing, Elsewhere),
     {{list_then_call, Call, Read}, Page}.
 
-read_page(Id, Line, {Pages, Acc, Seen, Bytes} = Listing) ->
+%% @doc The page bytes read by the listings among `Kinds' (the requests
+%% pending), for `page/4'.
+-spec in_progress([mcp_request_table:kind()]) -> non_neg_integer().
+in_progress(Kinds) ->
+    lists:foldl(fun({list, {_, _, _, Bytes}}, Sum) -> Sum + Bytes;
+                   ({list_then_call, _, {_, _, _, Bytes}}, Sum) -> Sum + Bytes;
+                   (_, Sum) -> Sum
+                end, 0, Kinds).
+
+read_page(Id, Line, {Pages, Acc, Seen, Bytes} = Listing, Elsewhere) ->
     Max = mcp_client:max_listing_bytes(),
-    case Bytes + byte_size(Line) > Max of
+    case Elsewhere + Bytes + byte_size(Line) > Max of
         true -> {Listing, {error, {listing_too_large, Max}}};
         false -> {{Pages, Acc, Seen, Bytes + byte_size(Line)}, read_page(Id, Line)}
     end.

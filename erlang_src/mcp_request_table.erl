@@ -44,7 +44,7 @@
 -module(mcp_request_table).
 
 -export([new/0, next_id/1, monitored/2, add/2, expected/1, raw/2, settle/2, earliest/1, due/2,
-         caller_gone/2, drain/1, size/1, monitors/1, routed_as/1, max_idle_callers/0]).
+         caller_gone/2, drain/1, size/1, kinds/1, monitors/1, routed_as/1, max_idle_callers/0]).
 -export_type([table/0, entry/0, kind/0]).
 
 %% Callers kept monitored with nothing pending.
@@ -236,6 +236,10 @@ drain(#table{entries = Entries, next_id = Id, monitors = Monitors}) ->
 %% with requests pending or idle.
 -spec monitors(table()) -> [reference()].
 monitors(#table{monitors = Monitors}) -> maps:keys(Monitors).
+
+%% @doc The kinds of the requests pending (any order).
+-spec kinds(table()) -> [kind()].
+kinds(#table{entries = Entries}) -> [Kind || #{kind := Kind} <- maps:values(Entries)].
 
 -spec size(table()) -> non_neg_integer().
 size(#table{entries = Entries}) -> map_size(Entries).

@@ -460,24 +460,27 @@ endless_pagination_is_too_many_pages_test() ->
     {ok, _} = retired_with(Client).
 
 %% Two pages whose lines (without their newlines) take `Total' bytes
-%% together: the first `Total - 1000' bytes, the second 1,000, each padded
-%% to its length with a tool's description.
+%% together: the first `Total - 1000' bytes, the second 1,000.
 sized_pages(Total) ->
     fun({request, Id, <<"tools/list">>, Params}) ->
-            {Length, Next} = case field(<<"cursor">>, Params) of
-                                 none -> {Total - 1000, {some, <<"2">>}};
-                                 {string, <<"2">>} -> {1000, none}
-                             end,
-            Page = fun(Pad) ->
-                           Tool = {object, [{<<"name">>, {string, <<"t">>}},
-                                            {<<"description">>, {string, binary:copy(<<"d">>, Pad)}},
-                                            {<<"inputSchema">>, {object, [{<<"type">>, {string, <<"object">>}}]}}]},
-                           tools_page([Tool], Next)
-                   end,
-            Bare = byte_size(mcp_fake_server:response_line(Id, Page(0))) - 1,
-            [{reply, Id, Page(Length - Bare)}];
+            case field(<<"cursor">>, Params) of
+                none -> [{reply, Id, sized_page(Id, Total - 1000, {some, <<"2">>})}];
+                {string, <<"2">>} -> [{reply, Id, sized_page(Id, 1000, none)}]
+            end;
        (_) -> default
     end.
+
+%% A page of one tool whose response line to `Id' takes `Length' bytes
+%% (without its newline), padded with the tool's description.
+sized_page(Id, Length, Next) ->
+    Page = fun(Pad) ->
+                   Tool = {object, [{<<"name">>, {string, <<"t">>}},
+                                    {<<"description">>, {string, binary:copy(<<"d">>, Pad)}},
+                                    {<<"inputSchema">>, {object, [{<<"type">>, {string, <<"object">>}}]}}]},
+                   tools_page([Tool], Next)
+           end,
+    Bare = byte_size(mcp_fake_server:response_line(Id, Page(0))) - 1,
+    Page(Length - Bare).
 
 %% A listing reads at most `max_listing_bytes()' of page lines together: at
 %% the budget it is read; one byte past it, the last page is not read and
@@ -494,6 +497,53 @@ a_listing_reads_pages_up_to_its_byte_budget_test_() ->
              ?assertEqual(ok, mcp_client:ping(Past, ?TIMEOUT)),
              {ok, _} = retired_with(Past)
      end}.
+
+%% Listings in progress share the budget: while a first listing holds a
+%% page of `Max - 1500' bytes and waits for its second, a second listing's
+%% page of 1,500 bytes is read and one of 1,501 is not; the first listing
+%% then ends.
+listings_in_progress_share_the_byte_budget_test_() ->
+    Max = mcp_client:max_listing_bytes(),
+    {timeout, 30,
+     fun() ->
+             [begin
+                  Lists = counters:new(1, []),
+                  Client = started(fun({request, Id, <<"tools/list">>, Params}) ->
+                                           case field(<<"cursor">>, Params) of
+                                               {string, <<"held">>} -> [];
+                                               none ->
+                                                   counters:add(Lists, 1, 1),
+                                                   case counters:get(Lists, 1) of
+                                                       1 -> [{reply, Id, sized_page(Id, Max - 1500, {some, <<"held">>})}];
+                                                       _ -> [{reply, Id, sized_page(Id, Second, none)}]
+                                                   end
+                                           end;
+                                      (_) -> default
+                                   end),
+                  Self = self(),
+                  First = spawn_link(fun() -> Self ! {first, self(), mcp_client:list_tools(Client)} end),
+                  {Server, HeldId} = held_page_request(),
+                  ?assertEqual(Expected, case mcp_client:list_tools(Client) of
+                                             {ok, [_]} -> read;
+                                             Other -> Other
+                                         end),
+                  Server ! {perform, [{reply, HeldId, tools_page([tool(<<"u">>)], none)}]},
+                  ?assertMatch({ok, [_, _]}, receive {first, First, Listed} -> Listed end),
+                  {ok, _} = retired_with(Client)
+              end
+              || {Second, Expected} <- [{1500, read}, {1501, {error, {listing_too_large, Max}}}]]
+     end}.
+
+%% The fake server and the id of the request for the page at cursor `held'.
+held_page_request() ->
+    receive
+        {fake_server, Server, {request, Id, <<"tools/list">>, Params}} ->
+            case field(<<"cursor">>, Params) of
+                {string, <<"held">>} -> {Server, Id};
+                _ -> held_page_request()
+            end
+    after 5000 -> error(no_held_request)
+    end.
 
 repeated_cursor_is_too_many_pages_test() ->
     Client = started(fun({request, Id, <<"tools/list">>, Params}) ->

@@ -91,7 +91,7 @@ exit_status_lookup_copies_no_mailbox_test() ->
     {ok, Conn} = mcp_transport:open(#{executable => "true"}, self()),
     receive {_, {exit_status, 0}} = Status -> self() ! Status end,
     _ = [self() ! {junk, N} || N <- lists:seq(1, 10000)],
-    Calls = traced_process_info_calls(fun() -> ok = mcp_transport:terminate(Conn) end),
+    Calls = mcp_traced:calls(self(), {erlang, process_info, 2}, fun() -> ok = mcp_transport:terminate(Conn) end),
     ?assertEqual([], [Args || [_, messages] = Args <- Calls]),
     ?assertEqual({closed, {exited, {status, 0}}}, next_closed(Conn)),
     receive {'EXIT', Port, _} when is_port(Port) -> ok after 1000 -> ok end,
@@ -106,27 +106,6 @@ next_closed(Conn) ->
                 _ -> next_closed(Conn)
             end
     after 5000 -> error(no_exit_status)
-    end.
-
-traced_process_info_calls(Fun) ->
-    Self = self(),
-    Collector = spawn(fun() -> collect(Self, []) end),
-    erlang:trace_pattern({erlang, process_info, 2}, true, [global]),
-    erlang:trace(self(), true, [call, {tracer, Collector}]),
-    try Fun()
-    after
-        erlang:trace(self(), false, [call]),
-        erlang:trace_pattern({erlang, process_info, 2}, false, [global])
-    end,
-    Delivered = erlang:trace_delivered(self()),
-    receive {trace_delivered, _, Delivered} -> ok end,
-    Collector ! {done, self()},
-    receive {traced, Calls} -> Calls end.
-
-collect(Owner, Calls) ->
-    receive
-        {trace, Owner, call, {erlang, process_info, Args}} -> collect(Owner, [Args | Calls]);
-        {done, Owner} -> Owner ! {traced, Calls}
     end.
 
 %% Many callers at once are not a flood: 2,000 processes calling at the

@@ -203,6 +203,59 @@ a_server_asking_without_end_runs_a_bounded_number_of_handlers_test() ->
                                        {object, [{<<"action">>, {string, <<"cancel">>}}]} end, Accepted)),
     {ok, _} = mcp_client:shutdown(C, 2000).
 
+%% An `elicitation/create' line of `max_whole_line_bytes()' bytes (its
+%% message padded) goes to the handler; one a byte longer is not decoded:
+%% it keeps the core's `-32601', the handler never runs.
+elicitation(Id, Length) ->
+    Line = fun(Pad) ->
+                   Params = {object, [{<<"message">>, {string, binary:copy(<<"m">>, Pad)}}, {<<"requestedSchema">>, schema()}]},
+                   mcp_json:encode({object, [{<<"jsonrpc">>, {string, <<"2.0">>}}, {<<"id">>, {int, Id}},
+                                             {<<"method">>, {string, <<"elicitation/create">>}}, {<<"params">>, Params}]})
+           end,
+    Padded = Line(Length - byte_size(Line(0))),
+    Length = byte_size(Padded),
+    [Padded, $\n].
+
+a_question_is_read_on_a_line_of_at_most_the_bound_test() ->
+    Self = self(),
+    C = start(fun mcp_fake_server:default/1, #{input_handler => fun(Request) -> Self ! {asked, Request}, accept(Request) end}),
+    Server = receive {fake_server, Pid, {request, _, <<"initialize">>, _}} -> Pid after 2000 -> error(no_server) end,
+    Max = mcp_client_actor:max_whole_line_bytes(),
+    Server ! {perform, [{raw, elicitation(7001, Max)}]},
+    At = receive {fake_server, _, {response, {int, 7001}, B1}} -> B1 after 5000 -> error(no_answer) end,
+    ?assertMatch({object, [{<<"action">>, {string, <<"accept">>}} | _]}, mcp_fake_server:field(<<"result">>, At)),
+    receive {asked, {elicitation_request, _, _}} -> ok after 0 -> error(not_asked) end,
+    Server ! {perform, [{raw, elicitation(7002, Max + 1)}]},
+    Past = receive {fake_server, _, {response, {int, 7002}, B2}} -> B2 after 5000 -> error(no_answer) end,
+    ?assertMatch({object, [{<<"code">>, {int, -32601}} | _]}, mcp_fake_server:field(<<"error">>, Past)),
+    receive {asked, _} -> error(asked_past_the_bound) after 0 -> ok end,
+    {ok, _} = mcp_client:shutdown(C, 2000).
+
+%% With an input handler, a server request that does not name
+%% `elicitation/create' is answered without being decoded in the actor
+%% (traced): a `ping' with 100 KB of params costs no tree.
+other_requests_are_not_decoded_with_a_handler_test() ->
+    C = start(fun mcp_fake_server:default/1, #{input_handler => fun accept/1}),
+    Server = receive {fake_server, Pid, {request, _, <<"initialize">>, _}} -> Pid after 2000 -> error(no_server) end,
+    Actor = mcp_client:pid(C),
+    Ping = mcp_json:encode({object, [{<<"jsonrpc">>, {string, <<"2.0">>}}, {<<"id">>, {int, 7003}},
+                                     {<<"method">>, {string, <<"ping">>}},
+                                     {<<"params">>, {object, [{<<"pad">>, {array, lists:duplicate(50000, {int, 0})}}]}}]}),
+    Decoded = decodes_by(Actor, fun() ->
+                                        Server ! {perform, [{raw, [Ping, $\n]}]},
+                                        receive {fake_server, _, {response, {int, 7003}, _}} -> ok after 5000 -> error(no_answer) end
+                                end),
+    ?assertEqual([], Decoded),
+    Asked = decodes_by(Actor, fun() ->
+                                      Server ! {perform, [{raw, elicitation(7004, 2000)}]},
+                                      receive {fake_server, _, {response, {int, 7004}, _}} -> ok after 5000 -> error(no_answer) end
+                              end),
+    ?assertEqual(1, length(Asked)),
+    {ok, _} = mcp_client:shutdown(C, 2000).
+
+decodes_by(Process, Fun) ->
+    mcp_traced:calls(Process, {mcp_jsonrpc, decode, 1}, Fun).
+
 handshake_elicitation_without_a_handler_is_refused_test() ->
     C = start(fun eliciting/1, #{}),
     ?assertEqual({object, []}, initialize_capabilities()),

@@ -147,6 +147,44 @@ a_call_refused_for_its_version_after_connect_is_reprobed_and_sent_again_test() -
     ?assertEqual([<<"tools/list">>, <<"tools/call">>, <<"server/discover">>, <<"tools/call">>], calls_seen()),
     {ok, _} = mcp_client:shutdown(Client, 2000).
 
+%% While a probe's answer is awaited the actor reads every line for it, but
+%% decodes (traced) only a line of at most `max_whole_line_bytes()': a
+%% notification of that length is decoded, one a byte longer is not, and
+%% the probe's answer after them is read.
+a_line_past_the_bound_is_not_decoded_while_a_probe_waits_test() ->
+    Max = mcp_client_actor:max_whole_line_bytes(),
+    Notice = fun(Length) ->
+                     Line = fun(Pad) -> mcp_json:encode({object, [{<<"jsonrpc">>, {string, <<"2.0">>}},
+                                                                  {<<"method">>, {string, <<"notifications/message">>}},
+                                                                  {<<"params">>, {object, [{<<"pad">>, {string, binary:copy(<<"p">>, Pad)}}]}}]})
+                            end,
+                     Padded = Line(Length - byte_size(Line(0))),
+                     Length = byte_size(Padded),
+                     [Padded, $\n]
+             end,
+    Discovers = counters:new(1, []),
+    Refusing = refusing_calls(1, [?V]),
+    Handler = fun({request, _, <<"server/discover">>, _} = M) ->
+                      counters:add(Discovers, 1, 1),
+                      case counters:get(Discovers, 1) of
+                          1 -> modern(M);
+                          _ -> [{raw, Notice(Max)}, {raw, Notice(Max + 1)} | modern(M)]
+                      end;
+                 (M) -> Refusing(M)
+              end,
+    {ok, Client, _} = start(Handler, modern),
+    _ = calls_seen(),
+    Decoded = mcp_traced:calls(mcp_client:pid(Client), {mcp_jsonrpc, decode, 1},
+                               fun() ->
+                                       ?assertMatch({ok, {call_tool_result, [{text, <<"ok">>}], false, none}},
+                                                    mcp_client:call_tool(Client, <<"echo">>, {object, []}, 2000))
+                               end),
+    Sizes = [byte_size(Line) || [Line] <- Decoded],
+    ?assert(lists:member(Max, Sizes)),
+    ?assertNot(lists:member(Max + 1, Sizes)),
+    _ = calls_seen(),
+    {ok, _} = mcp_client:shutdown(Client, 2000).
+
 a_call_refused_for_its_version_twice_answers_the_refusal_test() ->
     {ok, Client, _} = start(refusing_calls(2, [?V]), modern),
     _ = calls_seen(),

@@ -288,6 +288,16 @@ impl<'a> Envelope<'a> {
         }
     }
 
+    /// The members of a value when it is an object (`None` for any other
+    /// value, or bytes that are not an object's); their values are not
+    /// validated.
+    pub fn members(&self, span: Span<'a>) -> Option<Vec<Member<'a>>> {
+        match span.bytes.first() {
+            Some(b'{') => members_of(span.bytes, 0).ok().map(|(members, _)| members),
+            _ => None,
+        }
+    }
+
     /// The members of `result` when it is an object (`None` for any other
     /// value), cut when the line was; their values are not validated yet.
     pub fn result_members(&self) -> Option<&[Member<'a>]> {

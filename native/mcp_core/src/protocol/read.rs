@@ -110,6 +110,16 @@ fn read_as(expected: Expect, line: &[u8]) -> Expect {
     }
 }
 
+/// The longest `error` whose `data` is read: a longer one is validated and
+/// keeps its `code` and `message` only (its `data` is `None`), so that what
+/// an error costs the actor, who reads every error, does not grow with it.
+pub const MAX_ERROR_BYTES: usize = 64 * 1024;
+
+/// The longest `input_required` result, which the actor reads whole (its
+/// `inputRequests` and `requestState`): a longer one is
+/// [`Outcome::Malformed`], unbuilt.
+pub const MAX_INPUT_REQUIRED_BYTES: usize = 256 * 1024;
+
 /// Containers a `tools/call` result's `structuredContent` may nest: the
 /// envelope and the result around it are two of the line's [`MAX_DEPTH`].
 pub const STRUCTURED_DEPTH: usize = MAX_DEPTH - 2;
@@ -213,13 +223,41 @@ fn read_envelope<S>(
                 }
                 (Ok(result), Expect::ToolsPage) => decided(decode_tools_page(&envelope.tree(result)?).map(Answer::ToolsPage)),
                 (Ok(result), Expect::CallTool) => call_tool(&envelope, result, structured)?,
-                (Err(error), _) => {
-                    Outcome::ServerError(decode_error(envelope.tree(error)?).map_err(|fault| envelope.fault(fault))?)
-                }
+                (Err(error), _) => Outcome::ServerError(server_error(&envelope, error)?),
             };
             Ok(Reading::Answer { id, outcome })
         }
     }
+}
+
+/// An `error` decoded; one longer than [`MAX_ERROR_BYTES`] is validated,
+/// and only its `code` and `message` are built.
+fn server_error<'a>(envelope: &Envelope<'a>, error: Span<'a>) -> Result<RpcError, MessageFault> {
+    let tree = if error.bytes.len() <= MAX_ERROR_BYTES {
+        envelope.tree(error)?
+    } else {
+        envelope.skip(error)?;
+        match envelope.members(error) {
+            Some(members) => {
+                let mut kept = Vec::new();
+                let mut data = 0;
+                for (key, value) in members {
+                    let key = envelope.key_text(key)?;
+                    match &*key {
+                        "code" | "message" => kept.push((key.into_owned(), envelope.tree_inner(value)?)),
+                        "data" => data += 1,
+                        _ => {}
+                    }
+                }
+                if data > 1 {
+                    return Err(envelope.fault(MessageFault::Bad("duplicate key error.data")));
+                }
+                Json::Object(kept)
+            }
+            None => envelope.tree(error)?,
+        }
+    };
+    decode_error(tree).map_err(|fault| envelope.fault(fault))
 }
 
 fn decided<S>(decoded: Result<Answer<S>, ProtocolFault>) -> Outcome<S> {
@@ -270,6 +308,13 @@ fn call_tool<'a, S>(
 fn input_required_answer<'a, S>(envelope: &Envelope<'a>, result: Span<'a>) -> Result<Option<Outcome<S>>, MessageFault> {
     match envelope.result_members() {
         Some(members) if input_required(envelope, members)? => {
+            if result.bytes.len() > MAX_INPUT_REQUIRED_BYTES {
+                envelope.skip(result)?;
+                return Ok(Some(Outcome::Malformed(ProtocolFault::Fault {
+                    path: "$".to_owned(),
+                    reason: "an input_required result longer than 262144 bytes",
+                })));
+            }
             Ok(Some(Outcome::Answer(Answer::InputRequired(envelope.tree(result)?))))
         }
         _ => Ok(None),

@@ -347,7 +347,8 @@ proptest! {
 
 mod reading {
     use super::super::read::{
-        read, read_with, Answer, Expect, LineFault, Outcome, Reading, ROUTED_FROM_BYTES, STRUCTURED_DEPTH,
+        read, read_in_full, read_with, Answer, Expect, LineFault, Outcome, Reading, MAX_ERROR_BYTES,
+        MAX_INPUT_REQUIRED_BYTES, ROUTED_FROM_BYTES, STRUCTURED_DEPTH,
     };
     use super::{decode_call_tool_result, parse, CallToolResult, ContentBlock};
     use crate::json::{self, Json};
@@ -407,6 +408,65 @@ mod reading {
         // Without `content`, a result that is not input_required stays malformed.
         let line = br#"{"jsonrpc":"2.0","id":7,"result":{"resultType":"input_requiredX"}}"#;
         assert!(matches!(read(line, expecting(Expect::CallTool)), Ok(Reading::Answer { outcome: Outcome::Malformed(_), .. })));
+    }
+
+    /// An `error` of `MAX_ERROR_BYTES` keeps its `data`; one byte longer,
+    /// its `code` and `message` only, for every expectation; a repeated
+    /// `data` is the same fault on both sides.
+    #[test]
+    fn an_error_keeps_its_data_up_to_the_length() {
+        let error = |length: usize, extra: &str| {
+            let head = format!(r#"{{"code":-1,"message":"no",{extra}"data":""#);
+            let error = format!("{head}{}\"}}", "x".repeat(length - head.len() - 2));
+            assert_eq!(error.len(), length);
+            format!(r#"{{"jsonrpc":"2.0","id":7,"error":{error}}}"#).into_bytes()
+        };
+        for expected in [Expect::CallTool, Expect::RoutedCallTool, Expect::ToolsPage, Expect::RoutedToolsPage, Expect::Ping, Expect::Initialize] {
+            let data = |line: &[u8]| match read(line, expecting(expected)) {
+                Ok(Reading::Answer { id: 7, outcome: Outcome::ServerError(error) }) => {
+                    assert_eq!((error.code, error.message.as_str()), (crate::jsonrpc::Integer::Small(-1), "no"));
+                    error.data
+                }
+                other => panic!("{other:?}"),
+            };
+            let at = error(MAX_ERROR_BYTES, "");
+            assert!(matches!(data(&at), Some(Json::String(text)) if text.len() > 60_000));
+            assert_eq!(data(&error(MAX_ERROR_BYTES + 1, "")), None);
+            for line in [at, error(MAX_ERROR_BYTES + 1, "")] {
+                assert_eq!(read(&line, expecting(expected)), read_in_full(&line, expecting(expected)));
+            }
+            for length in [MAX_ERROR_BYTES, MAX_ERROR_BYTES + 1] {
+                let twice = error(length, r#""data":1,"#);
+                assert_eq!(
+                    read(&twice, expecting(expected)),
+                    Err(LineFault::Message(MessageFault::Bad("duplicate key error.data")))
+                );
+            }
+        }
+    }
+
+    /// An `input_required` result of `MAX_INPUT_REQUIRED_BYTES` is read
+    /// whole; one byte longer, it is malformed, unbuilt.
+    #[test]
+    fn an_input_required_result_is_read_whole_up_to_the_length() {
+        let line = |length: usize| {
+            let head = r#"{"resultType":"input_required","requestState":""#;
+            let result = format!("{head}{}\"}}", "s".repeat(length - head.len() - 2));
+            assert_eq!(result.len(), length);
+            format!(r#"{{"jsonrpc":"2.0","id":7,"result":{result}}}"#).into_bytes()
+        };
+        for expected in [Expect::CallTool, Expect::RoutedCallTool] {
+            assert!(matches!(
+                read(&line(MAX_INPUT_REQUIRED_BYTES), expecting(expected)),
+                Ok(Reading::Answer { id: 7, outcome: Outcome::Answer(Answer::InputRequired(_)) })
+            ));
+            match read(&line(MAX_INPUT_REQUIRED_BYTES + 1), expecting(expected)) {
+                Ok(Reading::Answer { id: 7, outcome: Outcome::Malformed(fault) }) => {
+                    assert!(fault.to_string().contains(&MAX_INPUT_REQUIRED_BYTES.to_string()), "{fault}")
+                }
+                other => panic!("{other:?}"),
+            }
+        }
     }
 
     #[test]
