@@ -29,7 +29,12 @@
 %%     delivered (the server may keep it open: a socket per call would
 %%     remain).</li>
 %% <li>At most `max_answer_streams()' of our answers and notifications wait
-%%     for their 202 at once, each for at most `answer_timeout_ms()'.</li>
+%%     for their 202 at once, each for at most `answer_timeout_ms()'; at
+%%     most `max_held_answers()' more wait for one of them to end (oldest
+%%     first), and one past those fails the connection
+%%     (`{too_many_streams, N}'): a burst of a server's questions is
+%%     answered as it acknowledges, one that never does holds no socket
+%%     per question.</li>
 %% <li>Delivered messages count offsets end to end: each message's offset
 %%     is the previous one's plus its size.</li>
 %% <li>The session id (`Mcp-Session-Id' of the answer to `initialize',
@@ -46,7 +51,7 @@
 
 -export([new/1, handle/2, request_headers/1, has_session/1]).
 -export([default_retry_ms/0, min_retry_ms/0, max_retry_ms/0, max_resumptions/0, max_event_id_bytes/0,
-         max_answer_streams/0, answer_timeout_ms/0]).
+         max_answer_streams/0, max_held_answers/0, answer_timeout_ms/0]).
 -export_type([session/0, sref/0, event/0, command/0]).
 
 -define(DEFAULT_RETRY_MS, 1000).
@@ -62,6 +67,7 @@
 %% What a `{content_type, Type}' fault keeps of the server's media type.
 -define(MAX_TYPE_BYTES, 64).
 -define(MAX_ANSWER_STREAMS, 16).
+-define(MAX_HELD_ANSWERS, 256).
 -define(ANSWER_TIMEOUT_MS, 30000).
 %% How long messages wait for the standalone stream's answer.
 -define(LISTEN_OPEN_MS, 5000).
@@ -135,7 +141,10 @@
                   %% being opened (messages wait in `queued', newest
                   %% first), or settled.
                   listen = unwanted :: unwanted | wanted | {opening, sref(), tag()} | settled,
-                  queued = [] :: [mcp_transport:message()]}).
+                  queued = [] :: [mcp_transport:message()],
+                  %% Our answers and notifications waiting for one of the
+                  %% `?MAX_ANSWER_STREAMS' to end, newest first.
+                  held = [] :: [{#stream{}, binary()}]}).
 
 -opaque session() :: #session{}.
 
@@ -163,6 +172,11 @@ max_event_id_bytes() -> ?MAX_EVENT_ID_BYTES.
 %% @doc Our answers and notifications that may wait for their 202 at once.
 -spec max_answer_streams() -> pos_integer().
 max_answer_streams() -> ?MAX_ANSWER_STREAMS.
+
+%% @doc Our answers and notifications that may wait for a stream of those
+%% (`max_answer_streams/0') to end.
+-spec max_held_answers() -> pos_integer().
+max_held_answers() -> ?MAX_HELD_ANSWERS.
 
 %% @doc How long one of our answers or notifications waits for its 202.
 -spec answer_timeout_ms() -> pos_integer().
@@ -195,7 +209,7 @@ handle({timer, Tag}, Session) ->
 handle(Event, #session{streams = Streams} = Session) ->
     SRef = element(2, Event),
     case Streams of
-        #{SRef := Stream} -> answer(Event, Stream, Session);
+        #{SRef := Stream} -> posted_held(answer(Event, Stream, Session));
         #{} -> {[], Session}
     end.
 
@@ -247,15 +261,19 @@ era_headers(_Method, _Params, _Era) ->
     [].
 
 %% Our answers and notifications wait for a 202 at most
-%% `?ANSWER_TIMEOUT_MS', and at most `?MAX_ANSWER_STREAMS' at once: a
-%% server that asks without end and never acknowledges cannot make the
-%% client hold a socket per question.
-post(#stream{rpc = Rpc, extra = Extra} = Stream, Bytes, #session{streams = Streams} = Session) ->
+%% `?ANSWER_TIMEOUT_MS', and at most `?MAX_ANSWER_STREAMS' at once; up to
+%% `?MAX_HELD_ANSWERS' more wait for one of those to end (`posted_held/1'),
+%% and one past them fails the connection: a server that asks without end
+%% and never acknowledges cannot make the client hold a socket, or an
+%% answer, per question.
+post(#stream{rpc = Rpc, extra = Extra} = Stream, Bytes, #session{streams = Streams, held = Held} = Session) ->
     Request = is_tuple(Rpc) andalso element(1, Rpc) =:= request,
-    Answering = length([S || #stream{rpc = R} = S <- maps:values(Streams), R =:= response orelse R =:= notification]),
+    Answering = answering(Streams),
     case Answering >= ?MAX_ANSWER_STREAMS andalso not Request of
-        true ->
+        true when length(Held) >= ?MAX_HELD_ANSWERS ->
             {[{deliver, {fault, {http_failed, {too_many_streams, Answering}}}}], Session};
+        true ->
+            {[], Session#session{held = [{Stream, Bytes} | Held]}};
         false ->
             {SRef, Minted} = mint(Session),
             Timeout = case Request of
@@ -264,6 +282,27 @@ post(#stream{rpc = Rpc, extra = Extra} = Stream, Bytes, #session{streams = Strea
                       end,
             {[{post, SRef, request_headers(Session) ++ Extra, Bytes, #{request => Request, timeout => Timeout}}],
              Minted#session{streams = Streams#{SRef => Stream#stream{sent_in = Session#session.id}}}}
+    end.
+
+%% Our answers and notifications waiting for their 202.
+answering(Streams) ->
+    length([S || #stream{rpc = R} = S <- maps:values(Streams), R =:= response orelse R =:= notification]).
+
+%% After a stream's event: the answers held for a free stream are posted,
+%% oldest first, while streams are free (not while a new session starts:
+%% then after it).
+posted_held({_, #session{held = []}} = Outcome) ->
+    Outcome;
+posted_held({_, #session{renewing = true}} = Outcome) ->
+    Outcome;
+posted_held({Commands, #session{held = Held, streams = Streams} = Session} = Outcome) ->
+    case answering(Streams) < ?MAX_ANSWER_STREAMS of
+        true ->
+            [{Stream, Bytes} | Newer] = lists:reverse(Held),
+            {Posted, Next} = post(Stream, Bytes, Session#session{held = lists:reverse(Newer)}),
+            posted_held({Commands ++ Posted, Next});
+        false ->
+            Outcome
     end.
 
 %% A GET for an event stream, with `Extra' headers.

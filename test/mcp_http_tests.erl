@@ -1008,25 +1008,37 @@ a_protocol_version_that_would_inject_a_header_is_not_sent_test_() ->
 %% at once; one more and the connection fails, its sockets closed. Below
 %% the cap every question is answered (the channel).
 unacknowledged_answers_are_bounded_test_() ->
-    Run = fun(Questions) ->
-                  Pings = [[<<"data: {\"jsonrpc\":\"2.0\",\"id\":\"s">>, integer_to_binary(N),
-                            <<"\",\"method\":\"ping\"}\n\n">>] || N <- lists:seq(1, Questions)],
-                  Handler = mcp(fun(<<"tools/call">>, _) -> {sse_forever, [], Pings, 200};
-                                   (response, _) -> hold;
-                                   (_, _) -> default
-                                end),
-                  with_stub_handler(Handler, fun(Url) ->
-                      {ok, Client, _} = mcp_client:start(#{url => Url}, #{}),
-                      Outcome = mcp_client:call_tool(Client, <<"t">>, {object, []}, 3000),
-                      Answers = length([R || #{method := 'POST', body := B} = R <- requests(), rpc_method(B) =:= response]),
-                      _ = mcp_client:shutdown(Client, 5000),
-                      {Outcome, Answers}
-                  end)
-          end,
+    Run = fun(Questions) -> questions(Questions, hold) end,
     Max = mcp_http_session:max_answer_streams(),
+    Held = mcp_http_session:max_held_answers(),
     [{timeout, 60, ?_assertMatch({{error, call_timed_out}, 10}, Run(10))},
+     {timeout, 60, ?_assertMatch({{error, call_timed_out}, Max}, Run(Max + Held))},
      {timeout, 60, fun() ->
-         {Outcome, Answers} = Run(40),
+         {Outcome, Answers} = Run(Max + Held + 1),
          ?assertEqual({error, {unavailable, {write_failed, {http_failed, {too_many_streams, Max}}}}}, Outcome),
          ?assert(Answers =< Max)
      end}].
+
+%% A burst of a server's questions on a call's stream, acknowledged at
+%% once: every one is answered as the answers before it are acknowledged,
+%% more than `max_answer_streams()' of them, and the connection stays.
+a_burst_of_questions_is_answered_as_they_are_acknowledged_test_() ->
+    {timeout, 60, ?_assertMatch({{error, call_timed_out}, 40}, questions(40, {reply, 202, [], <<>>}))}.
+
+%% A call whose stream brings `Questions' server pings (then only `: ping'
+%% comments), our answers acknowledged as `Acknowledge' says (`hold':
+%% never, or a 202): the call's outcome and the answers POSTed.
+questions(Questions, Acknowledge) ->
+    Pings = [[<<"data: {\"jsonrpc\":\"2.0\",\"id\":\"s">>, integer_to_binary(N),
+              <<"\",\"method\":\"ping\"}\n\n">>] || N <- lists:seq(1, Questions)],
+    Handler = mcp(fun(<<"tools/call">>, _) -> {sse_forever, [], Pings, 200};
+                     (response, _) -> Acknowledge;
+                     (_, _) -> default
+                  end),
+    with_stub_handler(Handler, fun(Url) ->
+        {ok, Client, _} = mcp_client:start(#{url => Url}, #{}),
+        Outcome = mcp_client:call_tool(Client, <<"t">>, {object, []}, 3000),
+        Answers = length([R || #{method := 'POST', body := B} = R <- requests(), rpc_method(B) =:= response]),
+        _ = mcp_client:shutdown(Client, 5000),
+        {Outcome, Answers}
+    end).
