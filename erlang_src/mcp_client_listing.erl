@@ -47,13 +47,17 @@ page(Id, Line, {list_then_call, Call, Listing}, Elsewhere) ->
     {{list_then_call, Call, Read}, Page}.
 
 %% @doc The page bytes read by the listings among `Kinds' (the requests
-%% pending), for `page/4'.
+%% pending), for `page/4': a listing's next page in flight, or that
+%% request waiting for a re-probe (`{reprobe, Kind, ...}', the modern era's
+%% `-32022'), holds the pages read so far.
 -spec in_progress([mcp_request_table:kind()]) -> non_neg_integer().
 in_progress(Kinds) ->
-    lists:foldl(fun({list, {_, _, _, Bytes}}, Sum) -> Sum + Bytes;
-                   ({list_then_call, _, {_, _, _, Bytes}}, Sum) -> Sum + Bytes;
-                   (_, Sum) -> Sum
-                end, 0, Kinds).
+    lists:foldl(fun(Kind, Sum) -> Sum + held_bytes(Kind) end, 0, Kinds).
+
+held_bytes({list, {_, _, _, Bytes}}) -> Bytes;
+held_bytes({list_then_call, _, {_, _, _, Bytes}}) -> Bytes;
+held_bytes({reprobe, Kind, _, _}) -> held_bytes(Kind);
+held_bytes(_Kind) -> 0.
 
 read_page(Id, Line, {Pages, Acc, Seen, Bytes} = Listing, Elsewhere) ->
     Max = mcp_client:max_listing_bytes(),

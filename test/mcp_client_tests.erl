@@ -470,17 +470,7 @@ sized_pages(Total) ->
        (_) -> default
     end.
 
-%% A page of one tool whose response line to `Id' takes `Length' bytes
-%% (without its newline), padded with the tool's description.
-sized_page(Id, Length, Next) ->
-    Page = fun(Pad) ->
-                   Tool = {object, [{<<"name">>, {string, <<"t">>}},
-                                    {<<"description">>, {string, binary:copy(<<"d">>, Pad)}},
-                                    {<<"inputSchema">>, {object, [{<<"type">>, {string, <<"object">>}}]}}]},
-                   tools_page([Tool], Next)
-           end,
-    Bare = byte_size(mcp_fake_server:response_line(Id, Page(0))) - 1,
-    Page(Length - Bare).
+sized_page(Id, Length, Next) -> mcp_fake_server:sized_tools_page(Id, Length, Next).
 
 %% A listing reads at most `max_listing_bytes()' of page lines together: at
 %% the budget it is read; one byte past it, the last page is not read and

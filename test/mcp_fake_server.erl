@@ -15,7 +15,7 @@
 -module(mcp_fake_server).
 
 -export([spec/1, spec/2, default/1, initialize_result/0, initialize_result/2,
-         tool/1, tools_page/2, text_result/1, response_line/2, field/2]).
+         tool/1, tools_page/2, sized_tools_page/3, text_result/1, response_line/2, field/2]).
 
 -type handler() :: fun((term()) -> [term()] | default).
 
@@ -120,6 +120,19 @@ tools_page(Tools, none) ->
     {object, [{<<"tools">>, {array, Tools}}]};
 tools_page(Tools, {some, Cursor}) ->
     {object, [{<<"tools">>, {array, Tools}}, {<<"nextCursor">>, {string, Cursor}}]}.
+
+%% @doc A page of one tool whose response line to `Id' takes `Length' bytes
+%% (without its newline), padded with the tool's description.
+-spec sized_tools_page(mcp_json:json(), pos_integer(), {some, binary()} | none) -> mcp_json:json().
+sized_tools_page(Id, Length, Next) ->
+    Page = fun(Pad) ->
+                   Tool = {object, [{<<"name">>, {string, <<"t">>}},
+                                    {<<"description">>, {string, binary:copy(<<"d">>, Pad)}},
+                                    {<<"inputSchema">>, {object, [{<<"type">>, {string, <<"object">>}}]}}]},
+                   tools_page([Tool], Next)
+           end,
+    Bare = byte_size(response_line(Id, Page(0))) - 1,
+    Page(Length - Bare).
 
 -spec text_result(binary()) -> mcp_json:json().
 text_result(Text) ->

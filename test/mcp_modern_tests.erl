@@ -185,6 +185,64 @@ a_line_past_the_bound_is_not_decoded_while_a_probe_waits_test() ->
     _ = calls_seen(),
     {ok, _} = mcp_client:shutdown(Client, 2000).
 
+%% A listing whose next page was refused with `-32022' waits for the
+%% re-probe holding its pages: they count against the budget the listings
+%% in progress share. While the first listing holds `Max - 1500' bytes, a
+%% second listing's page of 1,501 bytes is not read (and one of 1,500 is).
+a_listing_waiting_for_a_reprobe_holds_its_pages_in_the_budget_test_() ->
+    Max = mcp_client:max_listing_bytes(),
+    Refusal = {object, [{<<"supported">>, {array, [{string, ?V}]}}]},
+    {timeout, 30,
+     fun() ->
+             [begin
+                  Counts = counters:new(2, []),
+                  Handler = fun({request, _, <<"server/discover">>, _} = M) ->
+                                    counters:add(Counts, 1, 1),
+                                    case counters:get(Counts, 1) of
+                                        1 -> modern(M);
+                                        _ -> []
+                                    end;
+                               ({request, Id, <<"tools/list">>, Params}) ->
+                                    case mcp_fake_server:field(<<"cursor">>, Params) of
+                                        {string, <<"held">>} -> [error_line(Id, -32022, Refusal)];
+                                        _ ->
+                                            counters:add(Counts, 2, 1),
+                                            case counters:get(Counts, 2) of
+                                                1 -> [{reply, Id, mcp_fake_server:sized_tools_page(Id, Max - 1500, {some, <<"held">>})}];
+                                                _ -> [{reply, Id, mcp_fake_server:sized_tools_page(Id, Second, none)}]
+                                            end
+                                    end;
+                               (M) -> modern(M)
+                            end,
+                  {ok, Client, _} = start(Handler, modern),
+                  Self = self(),
+                  First = spawn(fun() -> Self ! {first, self(), mcp_client:list_tools(Client, 10000)} end),
+                  reprobed(),
+                  ?assertEqual(Expected, case mcp_client:list_tools(Client, 5000) of
+                                             {ok, [_]} -> read;
+                                             Other -> Other
+                                         end),
+                  {ok, _} = mcp_client:shutdown(Client, 2000),
+                  receive {first, First, _} -> ok end,
+                  flush()
+              end
+              || {Second, Expected} <- [{1500, read}, {1501, {error, {listing_too_large, Max}}}]]
+     end}.
+
+%% Waits for the second `server/discover' (the re-probe).
+reprobed() ->
+    receive
+        {fake_server, _, {request, _, <<"server/discover">>, _}} -> reprobed(1)
+    after 5000 -> error(no_probe)
+    end.
+
+reprobed(1) ->
+    receive
+        {fake_server, _, {request, _, <<"server/discover">>, _}} -> ok;
+        {fake_server, _, _} -> reprobed(1)
+    after 5000 -> error(no_reprobe)
+    end.
+
 a_call_refused_for_its_version_twice_answers_the_refusal_test() ->
     {ok, Client, _} = start(refusing_calls(2, [?V]), modern),
     _ = calls_seen(),

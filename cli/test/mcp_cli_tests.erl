@@ -531,7 +531,7 @@ call_json_escapes_terminal_controls() ->
     {ok, {object, [{<<"content">>, {array, [{object, Block}]}} | _]}} = mcp_json:decode(string:trim(Stdout, trailing, "\n")),
     ?assertEqual({<<"text">>, {string, Message}}, lists:keyfind(<<"text">>, 1, Block)).
 
-%% Two tools share one 4 MiB name that starts with an escape sequence: the
+%% Two tools share one 1 MiB name that starts with an escape sequence: the
 %% refusal, the plan table and `list' stay short lines with no escape.
 huge_colliding_names_are_shown_capped() ->
     %% The server sees only the allow-listed environment plus --env.
