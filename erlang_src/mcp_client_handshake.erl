@@ -15,7 +15,8 @@
 
 -include("mcp_client_actor.hrl").
 
-%% What a version refusal keeps of the versions the server named.
+%% What a version refusal keeps of the versions the server named, and a
+%% refused handshake of the server's error message.
 -define(MAX_VERSIONS_BYTES, 256).
 
 now_ms() -> erlang:monotonic_time(millisecond).
@@ -96,12 +97,27 @@ handshake_settled({error, Error}, From, Data) ->
 %% `?MAX_VERSIONS_BYTES' (a start error, latched as the death reason, must
 %% not carry a server's bytes at any length).
 version_unsupported(Requested, Offered) ->
-    Cut = fun(Text) when is_binary(Text) -> binary:part(Text, 0, min(byte_size(Text), ?MAX_VERSIONS_BYTES));
-             (Other) -> Other
-          end,
-    {version_unsupported, Cut(Requested), Cut(Offered)}.
+    {version_unsupported, cut(Requested), cut(Offered)}.
 
-%% The connect caller gets the start error; the client closes with it latched.
+%% A server's text kept to `?MAX_VERSIONS_BYTES', whole characters.
+cut(Text) when is_binary(Text), byte_size(Text) > ?MAX_VERSIONS_BYTES ->
+    case unicode:characters_to_binary(binary:part(Text, 0, ?MAX_VERSIONS_BYTES)) of
+        Whole when is_binary(Whole) -> Whole;
+        {incomplete, Whole, _} -> Whole;
+        {error, Whole, _} -> Whole
+    end;
+cut(Other) ->
+    Other.
+
+%% The connect caller gets the start error; the client closes with it
+%% latched (and, with a reconnect policy, tells it to its subscribers): a
+%% server's error message in it is cut to `?MAX_VERSIONS_BYTES' too.
 handshake_failed(StartError, From, Data) ->
-    mcp_client_actor:reply(From, {error, StartError}),
-    {close, StartError, Data}.
+    Bounded = bounded(StartError),
+    mcp_client_actor:reply(From, {error, Bounded}),
+    {close, Bounded, Data}.
+
+bounded({handshake_failed, {server_error, {rpc_error, Code, Message, Details}}}) ->
+    {handshake_failed, {server_error, {rpc_error, Code, cut(Message), Details}}};
+bounded(StartError) ->
+    StartError.

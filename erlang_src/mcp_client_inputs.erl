@@ -23,15 +23,17 @@
 %% most `?MAX_SERVER_INPUTS' of a server's questions run at once (each
 %% handler is a process: a server asking without end would fill the VM's
 %% process table), and one past them is answered `cancel' at once. Only a
-%% line of at most `?MAX_WHOLE_LINE_BYTES' that holds the method's name is
-%% decoded to see whether it is one: every other request keeps the core's
+%% line of at most `?MAX_WHOLE_LINE_BYTES' that holds the method's name (or
+%% an escape: PHP writes `elicitation\/create') is decoded to see whether
+%% it is one: every other request keeps the core's
 %% answer, unbuilt (a `ping' with 15 MB of params decoded whole took the
 %% actor to 0.6-1.4 GB).
 server_request(Line, Response, Data) when byte_size(Line) > ?MAX_WHOLE_LINE_BYTES ->
     mcp_client_actor:transmit({rpc, response, Response}, Data);
 server_request(Line, Response, #data{options = #{input_handler := Handler}, inputs = Inputs} = Data) ->
     Asking = maps:size(maps:filter(fun(_, #{for := {server_request, _}}) -> true; (_, _) -> false end, Inputs)),
-    case binary:match(Line, <<"elicitation/create">>) =/= nomatch andalso mcp_jsonrpc:decode(Line) of
+    %% The method's name as written, or any escape (`\/' is JSON's too).
+    case binary:match(Line, [<<"elicitation/create">>, <<"\\">>]) =/= nomatch andalso mcp_jsonrpc:decode(Line) of
         {ok, {server_request, Id, <<"elicitation/create">>, {some, _}}} when Asking >= ?MAX_SERVER_INPUTS ->
             mcp_client_actor:respond(Id, mcp_input:result(cancel, none), Data);
         {ok, {server_request, Id, <<"elicitation/create">>, {some, Params}}} ->

@@ -51,11 +51,11 @@ page(Id, Line, {list_then_call, Call, Listing}, Elsewhere) ->
 %% request waiting for a re-probe (`{reprobe, Kind, ...}', the modern era's
 %% `-32022'), holds the pages read so far.
 -spec in_progress([mcp_request_table:kind()]) -> non_neg_integer().
-in_progress(Kinds) ->
-    lists:foldl(fun(Kind, Sum) -> Sum + held_bytes(Kind) end, 0, Kinds).
+in_progress([]) -> 0;
+in_progress([Kind | Kinds]) -> held_bytes(Kind) + in_progress(Kinds).
 
-held_bytes({list, {_, _, _, Bytes}}) -> Bytes;
-held_bytes({list_then_call, _, {_, _, _, Bytes}}) -> Bytes;
+held_bytes({list, {_, _, _, Bytes}}) when is_integer(Bytes) -> Bytes;
+held_bytes({list_then_call, _, {_, _, _, Bytes}}) when is_integer(Bytes) -> Bytes;
 held_bytes({reprobe, Kind, _, _}) -> held_bytes(Kind);
 held_bytes(_Kind) -> 0.
 
@@ -133,12 +133,14 @@ stored(Tools, #data{generation = Generation} = Data) ->
 %% or waits are one more listing after it; a failed listing is not retried
 %% until the next notice. A notice is read for its method only on a line
 %% of at most `?MAX_NOTICE_BYTES' (the notice is some 60 bytes, a `_meta'
-%% perhaps more): a longer line that holds those words is dropped as any
-%% notification is, after the validating scan, so the actor builds no
-%% line a server sends it to drop.
+%% perhaps more) that holds the method's name or an escape (a name may be
+%% written `notifications\/tools\/list_changed'): a longer line that
+%% holds those words is dropped as any notification is, after the
+%% validating scan, so the actor builds no line a server sends it to drop.
 
 noticed(Line, #data{list_changed = true} = Data) when byte_size(Line) =< ?MAX_NOTICE_BYTES ->
-    case binary:match(Line, <<"notifications/tools/list_changed">>) of
+    %% The method's name as written, or any escape (`\/' is JSON's too).
+    case binary:match(Line, [<<"notifications/tools/list_changed">>, <<"\\">>]) of
         nomatch ->
             Data;
         _ ->

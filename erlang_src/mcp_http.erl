@@ -627,10 +627,25 @@ deletion_outcome(_Other) -> {failed, unknown}.
 -spec os_pid(#http{}) -> none.
 os_pid(_) -> none.
 
-%% @doc Whether `Info' brought bytes of an answer's body (part of an event
-%% stream, or of a JSON body being read): the server is heard while it
-%% writes a long answer, before any whole message (the actor's liveness
-%% probe, `mcp_transport:carries_bytes/2').
+%% @doc Whether `Info' brought bytes of an answer to one of our POSTs (part
+%% of its event stream, or of a JSON body being read) other than event-
+%% stream comments: the server is heard while it writes a long answer,
+%% before any whole message (the actor's liveness probe,
+%% `mcp_transport:carries_bytes/2'). The standalone stream and comments
+%% (`: ping', which many servers' HTTP layers send on a timer of their own,
+%% however stuck their handlers) are not the server answering.
 -spec carries_bytes(#http{}, term()) -> boolean().
-carries_bytes(_Http, {http, {_RequestId, stream, Chunk}}) -> is_binary(Chunk) andalso byte_size(Chunk) > 0;
+carries_bytes(#http{requests = Requests}, {http, {RequestId, stream, Chunk}}) when is_binary(Chunk) ->
+    case Requests of
+        #{RequestId := #req{post = {post, _, _, _, _}}} -> not only_comments(Chunk);
+        #{} -> false
+    end;
 carries_bytes(_Http, _Info) -> false.
+
+%% Whether every line of a chunk is empty or an event-stream comment.
+only_comments(Chunk) ->
+    lists:all(fun(<<>>) -> true;
+                 (<<$:, _/binary>>) -> true;
+                 (<<"\r">>) -> true;
+                 (_) -> false
+              end, binary:split(Chunk, <<"\n">>, [global])).

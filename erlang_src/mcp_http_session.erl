@@ -32,9 +32,11 @@
 %%     for their 202 at once, each for at most `answer_timeout_ms()'; at
 %%     most `max_held_answers()' more wait for one of them to end (oldest
 %%     first), and one past those fails the connection
-%%     (`{too_many_streams, N}'): a burst of a server's questions is
-%%     answered as it acknowledges, one that never does holds no socket
-%%     per question.</li>
+%%     (`{too_many_streams, N}'), as does one that would take them past
+%%     `max_answer_bytes()' together (`{too_many_answer_bytes, Bytes}'): a
+%%     burst of a server's questions is answered as it acknowledges, one
+%%     that never does holds no socket per question, nor more than the
+%%     bytes.</li>
 %% <li>Delivered messages count offsets end to end: each message's offset
 %%     is the previous one's plus its size.</li>
 %% <li>The session id (`Mcp-Session-Id' of the answer to `initialize',
@@ -51,7 +53,7 @@
 
 -export([new/1, handle/2, request_headers/1, has_session/1]).
 -export([default_retry_ms/0, min_retry_ms/0, max_retry_ms/0, max_resumptions/0, max_event_id_bytes/0,
-         max_answer_streams/0, max_held_answers/0, answer_timeout_ms/0]).
+         max_answer_streams/0, max_held_answers/0, max_answer_bytes/0, answer_timeout_ms/0]).
 -export_type([session/0, sref/0, event/0, command/0]).
 
 -define(DEFAULT_RETRY_MS, 1000).
@@ -68,6 +70,10 @@
 -define(MAX_TYPE_BYTES, 64).
 -define(MAX_ANSWER_STREAMS, 16).
 -define(MAX_HELD_ANSWERS, 256).
+%% The bytes of our answers and notifications waiting for their 202 or
+%% held, together: an answer repeats its question's id, of the server's
+%% choosing, up to a line long.
+-define(MAX_ANSWER_BYTES, (16 * 1024 * 1024)).
 -define(ANSWER_TIMEOUT_MS, 30000).
 %% How long messages wait for the standalone stream's answer.
 -define(LISTEN_OPEN_MS, 5000).
@@ -110,6 +116,9 @@
                  %% request refused with 404 (never processed) is sent
                  %% again, once, in the new session (`expired/3').
                  bytes = none :: binary() | none,
+                 %% An answer or a notification of ours: its body's size
+                 %% (`?MAX_ANSWER_BYTES').
+                 owed = 0 :: non_neg_integer(),
                  sent_in = none :: string() | none,
                  replayed = false :: boolean()}).
 
@@ -177,6 +186,11 @@ max_answer_streams() -> ?MAX_ANSWER_STREAMS.
 %% (`max_answer_streams/0') to end.
 -spec max_held_answers() -> pos_integer().
 max_held_answers() -> ?MAX_HELD_ANSWERS.
+
+%% @doc The bytes our answers and notifications waiting for their 202 or
+%% held (`max_held_answers/0') may take together.
+-spec max_answer_bytes() -> pos_integer().
+max_answer_bytes() -> ?MAX_ANSWER_BYTES.
 
 %% @doc How long one of our answers or notifications waits for its 202.
 -spec answer_timeout_ms() -> pos_integer().
@@ -266,10 +280,17 @@ era_headers(_Method, _Params, _Era) ->
 %% and one past them fails the connection: a server that asks without end
 %% and never acknowledges cannot make the client hold a socket, or an
 %% answer, per question.
-post(#stream{rpc = Rpc, extra = Extra} = Stream, Bytes, #session{streams = Streams, held = Held} = Session) ->
+post(#stream{rpc = Rpc, extra = Extra} = Stream0, Bytes, #session{streams = Streams, held = Held} = Session) ->
     Request = is_tuple(Rpc) andalso element(1, Rpc) =:= request,
     Answering = answering(Streams),
+    Stream = case Request of
+                 true -> Stream0;
+                 false -> Stream0#stream{owed = byte_size(Bytes)}
+             end,
+    Owed = owed(Streams, Held) + Stream#stream.owed,
     case Answering >= ?MAX_ANSWER_STREAMS andalso not Request of
+        _ when Owed > ?MAX_ANSWER_BYTES, not Request ->
+            {[{deliver, {fault, {http_failed, {too_many_answer_bytes, Owed}}}}], Session};
         true when length(Held) >= ?MAX_HELD_ANSWERS ->
             {[{deliver, {fault, {http_failed, {too_many_streams, Answering}}}}], Session};
         true ->
@@ -287,6 +308,12 @@ post(#stream{rpc = Rpc, extra = Extra} = Stream, Bytes, #session{streams = Strea
 %% Our answers and notifications waiting for their 202.
 answering(Streams) ->
     length([S || #stream{rpc = R} = S <- maps:values(Streams), R =:= response orelse R =:= notification]).
+
+%% The bytes of our answers and notifications waiting for their 202 or
+%% held.
+owed(Streams, Held) ->
+    lists:foldl(fun(#stream{owed = Owed}, Sum) -> Sum + Owed end, 0, maps:values(Streams))
+        + lists:foldl(fun({#stream{owed = Owed}, _}, Sum) -> Sum + Owed end, 0, Held).
 
 %% After a stream's event: the answers held for a free stream are posted,
 %% oldest first, while streams are free (not while a new session starts:

@@ -419,6 +419,25 @@ handshake_server_error_test() ->
     ?assertEqual({error, {handshake_failed, {server_error, {rpc_error, -32602, <<"bad">>, none}}}},
                  mcp_client:start(Spec, #{})).
 
+%% A refused handshake's start error (latched, and told to subscribers)
+%% keeps 256 bytes of the server's message, whole characters: a message of
+%% 256 bytes is kept, one of 100,000 (two-byte characters) is cut to 256.
+handshake_error_message_is_cut_test() ->
+    Refused = fun(Message) ->
+                      Spec = fresh_spec(
+                               fun({request, Id, <<"initialize">>, _}) ->
+                                       [{send, {object, [{<<"jsonrpc">>, {string, <<"2.0">>}}, {<<"id">>, Id},
+                                                         {<<"error">>, {object, [{<<"code">>, {int, -32602}},
+                                                                                 {<<"message">>, {string, Message}}]}}]}}];
+                                  (_) -> default end),
+                      {error, {handshake_failed, {server_error, {rpc_error, -32602, Kept, none}}}} = mcp_client:start(Spec, #{}),
+                      Kept
+              end,
+    At = binary:copy(<<"m">>, 256),
+    ?assertEqual(At, Refused(At)),
+    ?assertEqual(binary:copy(<<"é"/utf8>>, 128), Refused(binary:copy(<<"é"/utf8>>, 50000))),
+    ?assertEqual(<<"x", (binary:copy(<<"é"/utf8>>, 127))/binary>>, Refused(<<"x", (binary:copy(<<"é"/utf8>>, 50000))/binary>>)).
+
 handshake_timeout_test() ->
     Spec = fresh_spec(fun({request, _, <<"initialize">>, _}) -> []; (_) -> default end),
     ?assertEqual({error, {handshake_failed, call_timed_out}},

@@ -405,6 +405,35 @@ a_remote_server_writing_a_long_answer_is_heard_test_() ->
         end)
     end}.
 
+%% Event-stream comments are not the server answering: a remote server
+%% whose HTTP layer sends `: ping' every 100 ms on one call's stream while
+%% nothing answers that call, another, or the probe is found unresponsive.
+comments_are_not_the_server_answering_test_() ->
+    {timeout, 30, fun() ->
+        Stuck = fun(<<"tools/call">>, #{body := Body}) ->
+                        case binary:match(Body, <<"\"commenting\"">>) of
+                            nomatch -> hold;
+                            _ -> {sse_forever, [], [], 100}
+                        end;
+                   (<<"ping">>, _) -> hold;
+                   (_, _) -> default
+                end,
+        with_stub(Stuck, fun(Url) ->
+            {ok, Client, _} = mcp_client:start(#{url => Url}, #{reconnect => #{attempts => 1, backoff_ms => 0,
+                                                                               unresponsive_ms => 300}}),
+            ok = mcp_client:subscribe(Client),
+            Pid = mcp_client:pid(Client),
+            timer:sleep(400),
+            Self = self(),
+            Long = spawn_link(fun() -> Self ! {long, self(), mcp_client:call_tool(Client, <<"commenting">>, {object, []}, 10000)} end),
+            ?assertEqual({error, call_timed_out}, mcp_client:call_tool(Client, <<"t">>, {object, []}, 100)),
+            ?assertMatch({mcp_reconnecting, Pid, 1, {unresponsive, _}},
+                         receive {mcp_reconnecting, _, _, _} = E -> E after 5000 -> no_reconnecting end),
+            ?assertMatch({error, {unavailable, _}}, receive {long, Long, Answer} -> Answer after 10000 -> no_answer end),
+            shut_down_leaving_nothing(Client)
+        end)
+    end}.
+
 %%% ------------------------------------------------------------ secrets
 
 %% The attack: printing a spec, or the actor's status, shows what it holds.
@@ -1025,11 +1054,38 @@ unacknowledged_answers_are_bounded_test_() ->
 a_burst_of_questions_is_answered_as_they_are_acknowledged_test_() ->
     {timeout, 60, ?_assertMatch({{error, call_timed_out}, 40}, questions(40, {reply, 202, [], <<>>}))}.
 
-%% A call whose stream brings `Questions' server pings (then only `: ping'
-%% comments), our answers acknowledged as `Acknowledge' says (`hold':
-%% never, or a 202): the call's outcome and the answers POSTed.
+%% Unacknowledged answers are bounded in bytes too: an answer repeats its
+%% question's id. 64 pings whose answers take 262,144 bytes each (their
+%% ids padded) are held, 16 MiB together; a 65th fails the connection.
+unacknowledged_answer_bytes_are_bounded_test_() ->
+    Max = mcp_http_session:max_answer_bytes(),
+    Answer = Max div 64,
+    %% `{"jsonrpc":"2.0","id":"...","result":{}}' around the id.
+    IdBytes = Answer - byte_size(<<"{\"jsonrpc\":\"2.0\",\"id\":\"\",\"result\":{}}">>),
+    [{timeout, 60, fun() ->
+         {Outcome, Answers, Sizes} = questions(64, hold, IdBytes),
+         ?assertEqual({{error, call_timed_out}, mcp_http_session:max_answer_streams()}, {Outcome, Answers}),
+         ?assertEqual([Answer], lists:usort(Sizes))
+     end},
+     {timeout, 60, fun() ->
+         {Outcome, _, _} = questions(65, hold, IdBytes),
+         ?assertEqual({error, {unavailable, {write_failed, {http_failed, {too_many_answer_bytes, Max + Answer}}}}}, Outcome)
+     end}].
+
 questions(Questions, Acknowledge) ->
-    Pings = [[<<"data: {\"jsonrpc\":\"2.0\",\"id\":\"s">>, integer_to_binary(N),
+    {Outcome, Answers, _Sizes} = questions(Questions, Acknowledge, 0),
+    {Outcome, Answers}.
+
+%% A call whose stream brings `Questions' server pings (then only `: ping'
+%% comments), their ids `s1', `s2'... or padded to `IdBytes', our answers
+%% acknowledged as `Acknowledge' says (`hold': never, or a 202): the
+%% call's outcome, the answers POSTed and their sizes.
+questions(Questions, Acknowledge, IdBytes) ->
+    Id = fun(N) when IdBytes =:= 0 -> <<"s", (integer_to_binary(N))/binary>>;
+            (N) -> Digits = integer_to_binary(N),
+                   <<Digits/binary, $-, (binary:copy(<<"x">>, IdBytes - byte_size(Digits) - 1))/binary>>
+         end,
+    Pings = [[<<"data: {\"jsonrpc\":\"2.0\",\"id\":\"">>, Id(N),
               <<"\",\"method\":\"ping\"}\n\n">>] || N <- lists:seq(1, Questions)],
     Handler = mcp(fun(<<"tools/call">>, _) -> {sse_forever, [], Pings, 200};
                      (response, _) -> Acknowledge;
@@ -1038,7 +1094,7 @@ questions(Questions, Acknowledge) ->
     with_stub_handler(Handler, fun(Url) ->
         {ok, Client, _} = mcp_client:start(#{url => Url}, #{}),
         Outcome = mcp_client:call_tool(Client, <<"t">>, {object, []}, 3000),
-        Answers = length([R || #{method := 'POST', body := B} = R <- requests(), rpc_method(B) =:= response]),
+        Sizes = [byte_size(B) || #{method := 'POST', body := B} <- requests(), rpc_method(B) =:= response],
         _ = mcp_client:shutdown(Client, 5000),
-        {Outcome, Answers}
+        {Outcome, length(Sizes), Sizes}
     end).

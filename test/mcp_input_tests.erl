@@ -231,6 +231,19 @@ a_question_is_read_on_a_line_of_at_most_the_bound_test() ->
     receive {asked, _} -> error(asked_past_the_bound) after 0 -> ok end,
     {ok, _} = mcp_client:shutdown(C, 2000).
 
+%% An `elicitation/create' whose method is written with escapes (`\/', as
+%% PHP's `json_encode' writes it) goes to the handler.
+an_escaped_question_goes_to_the_handler_test() ->
+    Self = self(),
+    C = start(fun mcp_fake_server:default/1, #{input_handler => fun(Request) -> Self ! {asked, Request}, accept(Request) end}),
+    Server = receive {fake_server, Pid, {request, _, <<"initialize">>, _}} -> Pid after 2000 -> error(no_server) end,
+    Line = binary:replace(iolist_to_binary(elicitation(7005, 2000)), <<"elicitation/create">>, <<"elicitation\\/create">>),
+    Server ! {perform, [{raw, Line}]},
+    Answer = receive {fake_server, _, {response, {int, 7005}, B}} -> B after 5000 -> error(no_answer) end,
+    ?assertMatch({object, [{<<"action">>, {string, <<"accept">>}} | _]}, mcp_fake_server:field(<<"result">>, Answer)),
+    receive {asked, {elicitation_request, _, _}} -> ok after 0 -> error(not_asked) end,
+    {ok, _} = mcp_client:shutdown(C, 2000).
+
 %% With an input handler, a server request that does not name
 %% `elicitation/create' is answered without being decoded in the actor
 %% (traced): a `ping' with 100 KB of params costs no tree.

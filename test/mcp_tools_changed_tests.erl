@@ -119,6 +119,19 @@ a_notice_is_read_on_a_line_of_at_most_4096_bytes_test() ->
     flush(),
     ets:delete(Table).
 
+%% A notice whose method is written with escapes (`\/', as PHP's
+%% `json_encode' writes it) is a notice: the client lists again.
+an_escaped_notice_is_a_notice_test() ->
+    {Client, Peer, Table} = start([<<"a">>], true),
+    {ok, _} = mcp_client:tools(Client),
+    _ = listings_seen(),
+    Peer ! {perform, [{raw, <<"{\"jsonrpc\":\"2.0\",\"method\":\"notifications\\/tools\\/list_changed\"}\n">>}]},
+    receive {fake_server, _, {request, _, <<"tools/list">>, _}} -> ok after ?TIMEOUT -> error(not_listed) end,
+    ?assertEqual(ok, settled(Client, 100)),
+    {ok, _} = mcp_client:shutdown(Client, ?TIMEOUT),
+    flush(),
+    ets:delete(Table).
+
 %% The notice, its `_meta' padded so that its line is `Bytes' long.
 padded_notice(Bytes) ->
     Notice = fun(Pad) -> {object, [{<<"jsonrpc">>, {string, <<"2.0">>}},

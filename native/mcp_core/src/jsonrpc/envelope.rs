@@ -158,6 +158,22 @@ fn cut_object<'a>(
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// The bytes this thread built into trees ([`Envelope::tree`],
+    /// [`Envelope::tree_inner`]): what the tests of the reader's bounds
+    /// measure.
+    pub static TREE_BYTES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+#[cfg(test)]
+fn built(span: Span<'_>) {
+    TREE_BYTES.with(|bytes| bytes.set(bytes.get() + span.bytes.len()));
+}
+
+#[cfg(not(test))]
+fn built(_span: Span<'_>) {}
+
 /// The members of the object whose `{` is at `open`, and where it ends.
 fn members_of(line: &[u8], open: usize) -> Result<(Vec<Member<'_>>, usize), MessageFault> {
     let mut members = Vec::new();
@@ -250,6 +266,7 @@ impl<'a> Envelope<'a> {
 
     /// Parses a span into a [`Json`] tree.
     pub fn tree(&self, span: Span<'_>) -> Result<Json, MessageFault> {
+        built(span);
         self.parse(span, &mut TreeSink, Json::depth)
     }
 
@@ -271,6 +288,7 @@ impl<'a> Envelope<'a> {
 
     /// [`Envelope::tree`] for a member of a member.
     pub fn tree_inner(&self, span: Span<'_>) -> Result<Json, MessageFault> {
+        built(span);
         self.parse_inside(span, &mut TreeSink, Json::depth, 2)
     }
 

@@ -115,10 +115,17 @@ fn read_as(expected: Expect, line: &[u8]) -> Expect {
 /// an error costs the actor, who reads every error, does not grow with it.
 pub const MAX_ERROR_BYTES: usize = 64 * 1024;
 
-/// The longest `input_required` result, which the actor reads whole (its
-/// `inputRequests` and `requestState`): a longer one is
-/// [`Outcome::Malformed`], unbuilt.
-pub const MAX_INPUT_REQUIRED_BYTES: usize = 256 * 1024;
+/// The longest result the actor reads whole, an `initialize` result or an
+/// `input_required` one (its `inputRequests` and `requestState`): a
+/// longer one is [`Outcome::Malformed`], unbuilt.
+pub const MAX_WHOLE_RESULT_BYTES: usize = 256 * 1024;
+
+/// The longest `resultType` read: a string longer than `"input_required"`
+/// written with every character escaped (`\uXXXX`) cannot be it.
+const MAX_RESULT_TYPE_BYTES: usize = 2 + 6 * "input_required".len();
+
+/// The longest `code` of a long `error` read (an integer's text).
+const MAX_ERROR_CODE_BYTES: usize = 64;
 
 /// Containers a `tools/call` result's `structuredContent` may nest: the
 /// envelope and the result around it are two of the line's [`MAX_DEPTH`].
@@ -218,6 +225,10 @@ fn read_envelope<S>(
                     envelope.skip(result)?;
                     Outcome::Answer(Answer::Pong)
                 }
+                (Ok(result), Expect::Initialize) if result.bytes.len() > MAX_WHOLE_RESULT_BYTES => {
+                    envelope.skip(result)?;
+                    Outcome::Malformed(too_long("an initialize result longer than 262144 bytes"))
+                }
                 (Ok(result), Expect::Initialize) => {
                     decided(decode_initialize_result(&envelope.tree(result)?).map(Answer::Initialize))
                 }
@@ -243,11 +254,19 @@ fn server_error<'a>(envelope: &Envelope<'a>, error: Span<'a>) -> Result<RpcError
                 let mut data = 0;
                 for (key, value) in members {
                     let key = envelope.key_text(key)?;
-                    match &*key {
-                        "code" | "message" => kept.push((key.into_owned(), envelope.tree_inner(value)?)),
-                        "data" => data += 1,
-                        _ => {}
-                    }
+                    // A code or a message of another shape is not built: it is
+                    // the same fault as a null one.
+                    let built = match &*key {
+                        "code" if value.bytes.len() <= MAX_ERROR_CODE_BYTES => envelope.tree_inner(value)?,
+                        "message" if value.bytes.first() == Some(&b'"') => envelope.tree_inner(value)?,
+                        "code" | "message" => Json::Null,
+                        "data" => {
+                            data += 1;
+                            continue;
+                        }
+                        _ => continue,
+                    };
+                    kept.push((key.into_owned(), built));
                 }
                 if data > 1 {
                     return Err(envelope.fault(MessageFault::Bad("duplicate key error.data")));
@@ -308,12 +327,9 @@ fn call_tool<'a, S>(
 fn input_required_answer<'a, S>(envelope: &Envelope<'a>, result: Span<'a>) -> Result<Option<Outcome<S>>, MessageFault> {
     match envelope.result_members() {
         Some(members) if input_required(envelope, members)? => {
-            if result.bytes.len() > MAX_INPUT_REQUIRED_BYTES {
+            if result.bytes.len() > MAX_WHOLE_RESULT_BYTES {
                 envelope.skip(result)?;
-                return Ok(Some(Outcome::Malformed(ProtocolFault::Fault {
-                    path: "$".to_owned(),
-                    reason: "an input_required result longer than 262144 bytes",
-                })));
+                return Ok(Some(Outcome::Malformed(too_long("an input_required result longer than 262144 bytes"))));
             }
             Ok(Some(Outcome::Answer(Answer::InputRequired(envelope.tree(result)?))))
         }
@@ -321,12 +337,23 @@ fn input_required_answer<'a, S>(envelope: &Envelope<'a>, result: Span<'a>) -> Re
     }
 }
 
+/// The fault of a result longer than [`MAX_WHOLE_RESULT_BYTES`] (the
+/// reason names the length).
+fn too_long(reason: &'static str) -> ProtocolFault {
+    ProtocolFault::Fault { path: "$".to_owned(), reason }
+}
+
 /// Whether the first `resultType` member of a result is the string
-/// `"input_required"` (absent, or any other value: a complete result).
+/// `"input_required"` (absent, or any other value: a complete result). Only
+/// a string of at most [`MAX_RESULT_TYPE_BYTES`] is built to be compared;
+/// any other value is validated with the rest of the result.
 fn input_required<'a>(envelope: &Envelope<'a>, members: &[Member<'a>]) -> Result<bool, MessageFault> {
     for &(key, value) in members {
         if envelope.key_text(key)? == "resultType" {
-            return Ok(envelope.tree_inner(value)? == Json::String("input_required".to_owned()));
+            return Ok(value.bytes == b"\"input_required\""
+                || (value.bytes.first() == Some(&b'"')
+                    && value.bytes.len() <= MAX_RESULT_TYPE_BYTES
+                    && envelope.tree_inner(value)? == Json::String("input_required".to_owned())));
         }
     }
     Ok(false)

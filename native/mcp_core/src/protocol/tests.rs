@@ -348,7 +348,7 @@ proptest! {
 mod reading {
     use super::super::read::{
         read, read_in_full, read_with, Answer, Expect, LineFault, Outcome, Reading, MAX_ERROR_BYTES,
-        MAX_INPUT_REQUIRED_BYTES, ROUTED_FROM_BYTES, STRUCTURED_DEPTH,
+        MAX_WHOLE_RESULT_BYTES, ROUTED_FROM_BYTES, STRUCTURED_DEPTH,
     };
     use super::{decode_call_tool_result, parse, CallToolResult, ContentBlock};
     use crate::json::{self, Json};
@@ -357,6 +357,14 @@ mod reading {
 
     fn expecting(kind: Expect) -> impl FnOnce(i64) -> Option<Expect> {
         move |id| (id == 7).then_some(kind)
+    }
+
+    /// The reading of `line` for `expected`, and the bytes it built into
+    /// trees.
+    fn read_counting(line: &[u8], expected: Expect) -> (Result<Reading, LineFault>, usize) {
+        crate::jsonrpc::envelope::TREE_BYTES.with(|bytes| bytes.set(0));
+        let reading = read(line, expecting(expected));
+        (reading, crate::jsonrpc::envelope::TREE_BYTES.with(|bytes| bytes.get()))
     }
 
     #[test]
@@ -432,6 +440,9 @@ mod reading {
             let at = error(MAX_ERROR_BYTES, "");
             assert!(matches!(data(&at), Some(Json::String(text)) if text.len() > 60_000));
             assert_eq!(data(&error(MAX_ERROR_BYTES + 1, "")), None);
+            // What was built into trees: the data at the length, not past it.
+            assert!(read_counting(&at, expected).1 >= MAX_ERROR_BYTES - 100);
+            assert!(read_counting(&error(MAX_ERROR_BYTES + 1, ""), expected).1 < 100);
             for line in [at, error(MAX_ERROR_BYTES + 1, "")] {
                 assert_eq!(read(&line, expecting(expected)), read_in_full(&line, expecting(expected)));
             }
@@ -445,7 +456,7 @@ mod reading {
         }
     }
 
-    /// An `input_required` result of `MAX_INPUT_REQUIRED_BYTES` is read
+    /// An `input_required` result of `MAX_WHOLE_RESULT_BYTES` is read
     /// whole; one byte longer, it is malformed, unbuilt.
     #[test]
     fn an_input_required_result_is_read_whole_up_to_the_length() {
@@ -457,15 +468,79 @@ mod reading {
         };
         for expected in [Expect::CallTool, Expect::RoutedCallTool] {
             assert!(matches!(
-                read(&line(MAX_INPUT_REQUIRED_BYTES), expecting(expected)),
+                read(&line(MAX_WHOLE_RESULT_BYTES), expecting(expected)),
                 Ok(Reading::Answer { id: 7, outcome: Outcome::Answer(Answer::InputRequired(_)) })
             ));
-            match read(&line(MAX_INPUT_REQUIRED_BYTES + 1), expecting(expected)) {
-                Ok(Reading::Answer { id: 7, outcome: Outcome::Malformed(fault) }) => {
-                    assert!(fault.to_string().contains(&MAX_INPUT_REQUIRED_BYTES.to_string()), "{fault}")
+            match read_counting(&line(MAX_WHOLE_RESULT_BYTES + 1), expected) {
+                (Ok(Reading::Answer { id: 7, outcome: Outcome::Malformed(fault) }), built) => {
+                    assert!(fault.to_string().contains(&MAX_WHOLE_RESULT_BYTES.to_string()), "{fault}");
+                    assert!(built < 100, "{built}");
                 }
                 other => panic!("{other:?}"),
             }
+        }
+    }
+
+    /// An `initialize` result of `MAX_WHOLE_RESULT_BYTES` is read; one byte
+    /// longer, it is malformed, unbuilt.
+    #[test]
+    fn an_initialize_result_is_read_up_to_the_length() {
+        let line = |length: usize| {
+            let head = r#"{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"},"instructions":""#;
+            let result = format!("{head}{}\"}}", "i".repeat(length - head.len() - 2));
+            assert_eq!(result.len(), length);
+            format!(r#"{{"jsonrpc":"2.0","id":7,"result":{result}}}"#).into_bytes()
+        };
+        assert!(matches!(
+            read(&line(MAX_WHOLE_RESULT_BYTES), expecting(Expect::Initialize)),
+            Ok(Reading::Answer { id: 7, outcome: Outcome::Answer(Answer::Initialize(_)) })
+        ));
+        match read_counting(&line(MAX_WHOLE_RESULT_BYTES + 1), Expect::Initialize) {
+            (Ok(Reading::Answer { id: 7, outcome: Outcome::Malformed(fault) }), built) => {
+                assert!(fault.to_string().contains(&MAX_WHOLE_RESULT_BYTES.to_string()), "{fault}");
+                assert!(built < 100, "{built}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// What a long `error` builds of its `code` and `message` is bounded:
+    /// a `code` of another shape than a short value, or a `message` that is
+    /// not a string, is the fault a wrong one is, unbuilt; a long string
+    /// message is read.
+    #[test]
+    fn a_long_error_builds_no_code_or_message_of_another_shape() {
+        let pad = format!(r#""data":"{}""#, "x".repeat(MAX_ERROR_BYTES));
+        let line = |code: &str, message: &str| format!(r#"{{"jsonrpc":"2.0","id":7,"error":{{"code":{code},"message":{message},{pad}}}}}"#).into_bytes();
+        let long_array = format!("[{}0]", "0,".repeat(40_000));
+        let (code, built) = read_counting(&line(&long_array, r#""no""#), Expect::CallTool);
+        assert_eq!(code, Err(LineFault::Message(MessageFault::Bad("error code is not an integer"))));
+        assert!(built < 100, "{built}");
+        let (message, built) = read_counting(&line("-1", &long_array), Expect::CallTool);
+        assert_eq!(message, Err(LineFault::Message(MessageFault::Bad("error message is not a string"))));
+        assert!(built < 100, "{built}");
+        let long_text = format!(r#""{}""#, "m".repeat(80_000));
+        match read(&line("-1", &long_text), expecting(Expect::CallTool)) {
+            Ok(Reading::Answer { outcome: Outcome::ServerError(error), .. }) => assert_eq!(error.message.len(), 80_000),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// `resultType` is compared without building any value but a short
+    /// string: an escaped `"input_required"` is one, a long array is not
+    /// (and is not built).
+    #[test]
+    fn result_type_is_read_only_as_a_short_string() {
+        let escaped: String = "input_required".chars().map(|c| format!("\\u{:04x}", c as u32)).collect();
+        let line = |result_type: &str| format!(r#"{{"jsonrpc":"2.0","id":7,"result":{{"resultType":{result_type},"content":[]}}}}"#).into_bytes();
+        assert!(matches!(
+            read(&line(&format!(r#""{escaped}""#)), expecting(Expect::CallTool)),
+            Ok(Reading::Answer { outcome: Outcome::Answer(Answer::InputRequired(_)), .. })
+        ));
+        for expected in [Expect::CallTool, Expect::RoutedCallTool] {
+            let (reading, built) = read_counting(&line(&format!("[{}0]", "[],".repeat(1000))), expected);
+            assert!(matches!(reading, Ok(Reading::Answer { outcome: Outcome::Answer(Answer::CallTool(_)), .. }) | Ok(Reading::Routed { .. })));
+            assert!(built < 100, "{built}");
         }
     }
 
