@@ -111,13 +111,18 @@ cut(Other) ->
 
 %% The connect caller gets the start error; the client closes with it
 %% latched (and, with a reconnect policy, tells it to its subscribers): a
-%% server's error message in it is cut to `?MAX_VERSIONS_BYTES' too.
+%% server's error message in it is cut to `?MAX_VERSIONS_BYTES' too, and
+%% its `data' is kept only while its external size is at most that.
 handshake_failed(StartError, From, Data) ->
     Bounded = bounded(StartError),
     mcp_client_actor:reply(From, {error, Bounded}),
     {close, Bounded, Data}.
 
 bounded({handshake_failed, {server_error, {rpc_error, Code, Message, Details}}}) ->
-    {handshake_failed, {server_error, {rpc_error, Code, cut(Message), Details}}};
+    Kept = case erlang:external_size(Details) =< ?MAX_VERSIONS_BYTES of
+               true -> Details;
+               false -> none
+           end,
+    {handshake_failed, {server_error, {rpc_error, Code, cut(Message), Kept}}};
 bounded(StartError) ->
     StartError.

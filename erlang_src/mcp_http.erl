@@ -156,7 +156,12 @@
               handler = none :: pid() | none,
               fed = false :: boolean(),
               sent = 0 :: non_neg_integer(),
-              post = none :: mcp_http_session:command() | none}).
+              post = none :: mcp_http_session:command() | none,
+              %% What of its body is the server heard (`carries_bytes/2'):
+              %% nothing (the standalone stream), any byte (a JSON body),
+              %% or, in an event stream, data, read line by line from where
+              %% the last chunk left off (`heard/2').
+              hearing = nothing :: nothing | any | line_start | comment | field | data}).
 
 -record(http, {owner :: pid(),
                ref :: reference(),
@@ -179,7 +184,9 @@
                %% The authorization layer (`oauth' in the spec), and the
                %% POSTs waiting for its token, newest first.
                auth = none :: none | mcp_http_auth:auth(),
-               held = [] :: [mcp_http_session:command()]}).
+               held = [] :: [mcp_http_session:command()],
+               %% Whether the last chunk of a body was the server heard.
+               heard = false :: boolean()}).
 
 %%% ---------------------------------------------------------------- open
 
@@ -418,7 +425,8 @@ event_checked(#http{requests = Requests} = Http, {http, {RequestId, stream_start
     %% waits may never come: if nothing arrived after `?NUDGE_MS', the
     %% handler is fed an empty read (`nudge/2').
     _ = erlang:send_after(?NUDGE_MS, Http#http.owner, {mcp_http, Http#http.ref, {nudge, RequestId}}),
-    Req = (maps:get(RequestId, Requests))#req{handler = Handler},
+    Started0 = maps:get(RequestId, Requests),
+    Req = Started0#req{handler = Handler, hearing = hearing(Started0, Headers)},
     Started = succeeded(Req, Http#http{requests = maps:put(RequestId, Req, Requests)}),
     delivered(machine({headers, Req#req.sref, Headers}, Started));
 event_checked(#http{ref = Ref} = Http, {mcp_http, Ref, {timer, Tag}}) ->
@@ -455,8 +463,10 @@ event_checked(_Http, _Info) ->
 delivered({Events, Http}) -> {ok, Events, Http}.
 
 %% One `httpc' message for a request it carries, as the machine's event.
-answer(#req{sref = SRef} = Req, RequestId, {stream, Chunk}, #http{requests = Requests} = Http) ->
-    delivered(machine({chunk, SRef, Chunk}, Http#http{requests = maps:put(RequestId, Req#req{fed = true}, Requests)}));
+answer(#req{sref = SRef, hearing = Hearing} = Req, RequestId, {stream, Chunk}, #http{requests = Requests} = Http) ->
+    {Heard, Next} = heard(Hearing, Chunk),
+    delivered(machine({chunk, SRef, Chunk}, Http#http{requests = maps:put(RequestId, Req#req{fed = true, hearing = Next}, Requests),
+                                                     heard = Heard}));
 answer(#req{sref = SRef}, RequestId, {stream_end, _Headers}, Http) ->
     delivered(machine({body_end, SRef}, finished(RequestId, Http)));
 answer(#req{post = Post}, RequestId, {{_Version, Status, _Phrase}, Headers, _Body}, #http{auth = Auth} = Http)
@@ -627,25 +637,51 @@ deletion_outcome(_Other) -> {failed, unknown}.
 -spec os_pid(#http{}) -> none.
 os_pid(_) -> none.
 
-%% @doc Whether `Info' brought bytes of an answer to one of our POSTs (part
-%% of its event stream, or of a JSON body being read) other than event-
-%% stream comments: the server is heard while it writes a long answer,
+%% @doc Whether `Info' brought bytes of an answer to one of our POSTs: any
+%% byte of a JSON body, or data of an event stream (a `data:' line's value
+%% or its continuation): the server is heard while it writes a long answer,
 %% before any whole message (the actor's liveness probe,
-%% `mcp_transport:carries_bytes/2'). The standalone stream and comments
-%% (`: ping', which many servers' HTTP layers send on a timer of their own,
-%% however stuck their handlers) are not the server answering.
+%% `mcp_transport:carries_bytes/2'). The standalone stream, comments
+%% (`: ping') and other fields (`event: ping' with an empty `data:'),
+%% which many servers' HTTP layers send on a timer of their own however
+%% stuck their handlers, are not the server answering.
 -spec carries_bytes(#http{}, term()) -> boolean().
-carries_bytes(#http{requests = Requests}, {http, {RequestId, stream, Chunk}}) when is_binary(Chunk) ->
-    case Requests of
-        #{RequestId := #req{post = {post, _, _, _, _}}} -> not only_comments(Chunk);
-        #{} -> false
-    end;
+carries_bytes(#http{heard = Heard}, {http, {_RequestId, stream, _Chunk}}) -> Heard;
 carries_bytes(_Http, _Info) -> false.
 
-%% Whether every line of a chunk is empty or an event-stream comment.
-only_comments(Chunk) ->
-    lists:all(fun(<<>>) -> true;
-                 (<<$:, _/binary>>) -> true;
-                 (<<"\r">>) -> true;
-                 (_) -> false
-              end, binary:split(Chunk, <<"\n">>, [global])).
+%% What of a body the server is heard in, from its headers.
+hearing(#req{post = none}, _Headers) -> nothing;
+hearing(_Req, Headers) ->
+    case mcp_http_headers:content_type(Headers) of
+        <<"text/event-stream">> -> line_start;
+        _ -> any
+    end.
+
+%% Whether a chunk carries what the server is heard in, and where it
+%% leaves the line it ends in. An event stream is read by lines: the first
+%% piece of a chunk continues the line the last one left off, every other
+%% starts a line.
+heard(nothing, _Chunk) -> {false, nothing};
+heard(any, Chunk) -> {byte_size(Chunk) > 0, any};
+heard(Line, Chunk) -> pieces(binary:split(Chunk, <<"\n">>, [global]), Line, false).
+
+pieces([Last], Line, Heard) ->
+    {Data, Next} = piece(Last, Line),
+    {Heard orelse Data, Next};
+pieces([Piece | Rest], Line, Heard) ->
+    {Data, _} = piece(Piece, Line),
+    pieces(Rest, line_start, Heard orelse Data).
+
+piece(Piece, line_start) when Piece =:= <<>>; Piece =:= <<"\r">> -> {false, line_start};
+piece(<<$:, _/binary>>, line_start) -> {false, comment};
+piece(<<"data:", Value/binary>>, line_start) -> {value(Value), data};
+piece(<<"event:", _/binary>>, line_start) -> {false, field};
+piece(<<"id:", _/binary>>, line_start) -> {false, field};
+piece(<<"retry:", _/binary>>, line_start) -> {false, field};
+piece(_Start, line_start) -> {true, data};
+piece(Rest, data) -> {value(Rest), data};
+piece(_Rest, Line) -> {false, Line}.
+
+%% Whether a piece of a `data:' line holds data (not only the space after
+%% the colon, or the line's `\r').
+value(Value) -> not lists:member(Value, [<<>>, <<" ">>, <<"\r">>, <<" \r">>]).

@@ -420,21 +420,28 @@ handshake_server_error_test() ->
                  mcp_client:start(Spec, #{})).
 
 %% A refused handshake's start error (latched, and told to subscribers)
-%% keeps 256 bytes of the server's message, whole characters: a message of
-%% 256 bytes is kept, one of 100,000 (two-byte characters) is cut to 256.
+%% keeps 256 bytes of the server's message, whole characters (a message of
+%% 256 bytes is kept, one of 100,000 two-byte characters is cut to 256),
+%% and its `data' only while that takes at most 256 bytes (external size).
 handshake_error_message_is_cut_test() ->
-    Refused = fun(Message) ->
+    Refusal = fun(Message, Data) ->
                       Spec = fresh_spec(
                                fun({request, Id, <<"initialize">>, _}) ->
                                        [{send, {object, [{<<"jsonrpc">>, {string, <<"2.0">>}}, {<<"id">>, Id},
                                                          {<<"error">>, {object, [{<<"code">>, {int, -32602}},
-                                                                                 {<<"message">>, {string, Message}}]}}]}}];
+                                                                                 {<<"message">>, {string, Message}}
+                                                                                 | [{<<"data">>, Data} || Data =/= none]]}}]}}];
                                   (_) -> default end),
-                      {error, {handshake_failed, {server_error, {rpc_error, -32602, Kept, none}}}} = mcp_client:start(Spec, #{}),
-                      Kept
+                      {error, {handshake_failed, {server_error, {rpc_error, -32602, Kept, KeptData}}}} = mcp_client:start(Spec, #{}),
+                      {Kept, KeptData}
               end,
+    Refused = fun(Message) -> {Kept, none} = Refusal(Message, none), Kept end,
     At = binary:copy(<<"m">>, 256),
     ?assertEqual(At, Refused(At)),
+    %% Data kept as `{some, {string, Text}}' of external size 256 and 257.
+    DataOf = fun(Size) -> {string, binary:copy(<<"d">>, Size - erlang:external_size({some, {string, <<>>}}))} end,
+    ?assertEqual({<<"m">>, {some, DataOf(256)}}, Refusal(<<"m">>, DataOf(256))),
+    ?assertEqual({<<"m">>, none}, Refusal(<<"m">>, DataOf(257))),
     ?assertEqual(binary:copy(<<"é"/utf8>>, 128), Refused(binary:copy(<<"é"/utf8>>, 50000))),
     ?assertEqual(<<"x", (binary:copy(<<"é"/utf8>>, 127))/binary>>, Refused(<<"x", (binary:copy(<<"é"/utf8>>, 50000))/binary>>)).
 

@@ -11,7 +11,8 @@
 %% Answers: `{reply, Status, Headers, Body}' (Content-Length added),
 %% `{sse, Headers, Chunks}' (chunked event stream, then the end),
 %% `{sse_forever, Headers, Chunks, Every}' (the chunks, then `: ping' every
-%% `Every' ms until the client goes), `{sse_slow, Headers, Chunks, Every}'
+%% `Every' ms until the client goes; `{sse_forever, Headers, Chunks, Every,
+%% KeepAlive}' sends `KeepAlive' instead), `{sse_slow, Headers, Chunks, Every}'
 %% (the chunks `Every' ms apart, then the end), `{raw, Bytes}' (then close), `hold'
 %% (never answer), `{endless_body, Status}' (a body without end after the
 %% headers), `endless_headers' (header lines without end),
@@ -106,9 +107,11 @@ answer(Socket, {sse, Headers, Chunks}) ->
     _ = [chunk(Socket, Chunk) || Chunk <- Chunks],
     send(Socket, "0\r\n\r\n");
 answer(Socket, {sse_forever, Headers, Chunks, Every}) ->
+    answer(Socket, {sse_forever, Headers, Chunks, Every, <<": ping\n">>});
+answer(Socket, {sse_forever, Headers, Chunks, Every, KeepAlive}) ->
     start_sse(Socket, Headers),
     _ = [chunk(Socket, Chunk) || Chunk <- Chunks],
-    forever(Socket, Every);
+    forever(Socket, Every, KeepAlive);
 answer(Socket, {sse_slow, Headers, Chunks, Every}) ->
     start_sse(Socket, Headers),
     _ = [begin timer:sleep(Every), chunk(Socket, Chunk) end || Chunk <- Chunks],
@@ -139,9 +142,9 @@ start_sse(Socket, Headers) ->
     send(Socket, [status_line(200), header_lines([{"content-type", "text/event-stream"},
                                                   {"transfer-encoding", "chunked"} | Headers]), "\r\n"]).
 
-forever(Socket, Every) ->
-    case chunk(Socket, <<": ping\n">>) of
-        ok -> timer:sleep(Every), forever(Socket, Every);
+forever(Socket, Every, KeepAlive) ->
+    case chunk(Socket, KeepAlive) of
+        ok -> timer:sleep(Every), forever(Socket, Every, KeepAlive);
         _ -> close
     end.
 
