@@ -872,7 +872,8 @@ message(Offset, Line, #data{requests = Requests} = Data) ->
     case mcp_protocol:read(Line, mcp_request_table:expected(Requests)) of
         {answer, Id, Reply} -> answered(Id, Reply, Data);
         {routed, Id} -> routed(Id, Line, Data);
-        {reply, Response} -> mcp_client_inputs:server_request(Line, Response, Data);
+        {reply, Response} -> transmit({rpc, response, Response}, Data);
+        {question, Response} -> mcp_client_inputs:question(Line, Response, Data);
         ignored ->
             case mcp_request_table:raw(Requests, any) of
                 true -> raw_answer(Line, Data);

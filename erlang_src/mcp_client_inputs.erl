@@ -5,7 +5,7 @@
 %% effects are the actor's.
 -module(mcp_client_inputs).
 
--export([server_request/3, input_done/3, input_expired/2, input_required/5, stop_input/2]).
+-export([question/3, input_done/3, input_expired/2, input_required/5, stop_input/2]).
 
 -include("mcp_client_actor.hrl").
 
@@ -18,22 +18,20 @@
 %% A handler that crashes answers `decline'; one that runs out of time
 %% `cancel' (killed); the actor serves everything else meanwhile.
 
-%% A server request the core answered `-32601' (or a `ping'): with an
-%% input handler, an `elicitation/create' goes to the handler instead; at
+%% A server's `elicitation/create' (the core named it and answered it
+%% `-32601'): with an input handler it goes to the handler instead; at
 %% most `?MAX_SERVER_INPUTS' of a server's questions run at once (each
 %% handler is a process: a server asking without end would fill the VM's
 %% process table), and one past them is answered `cancel' at once. Only a
-%% line of at most `?MAX_WHOLE_LINE_BYTES' that holds the method's name (or
-%% an escape: PHP writes `elicitation\/create') is decoded to see whether
-%% it is one: every other request keeps the core's
-%% answer, unbuilt (a `ping' with 15 MB of params decoded whole took the
-%% actor to 0.6-1.4 GB).
-server_request(Line, Response, Data) when byte_size(Line) > ?MAX_WHOLE_LINE_BYTES ->
+%% question on a line of at most `?MAX_WHOLE_LINE_BYTES' is decoded: a
+%% longer one keeps the core's answer, unbuilt. No other server request is
+%% decoded (the core answers it: a `ping' with 15 MB of params decoded
+%% whole took the actor to 0.6-1.4 GB).
+question(Line, Response, Data) when byte_size(Line) > ?MAX_WHOLE_LINE_BYTES ->
     mcp_client_actor:transmit({rpc, response, Response}, Data);
-server_request(Line, Response, #data{options = #{input_handler := Handler}, inputs = Inputs} = Data) ->
+question(Line, Response, #data{options = #{input_handler := Handler}, inputs = Inputs} = Data) ->
     Asking = maps:size(maps:filter(fun(_, #{for := {server_request, _}}) -> true; (_, _) -> false end, Inputs)),
-    %% The method's name as written, or any escape (`\/' is JSON's too).
-    case binary:match(Line, [<<"elicitation/create">>, <<"\\">>]) =/= nomatch andalso mcp_jsonrpc:decode(Line) of
+    case mcp_jsonrpc:decode(Line) of
         {ok, {server_request, Id, <<"elicitation/create">>, {some, _}}} when Asking >= ?MAX_SERVER_INPUTS ->
             mcp_client_actor:respond(Id, mcp_input:result(cancel, none), Data);
         {ok, {server_request, Id, <<"elicitation/create">>, {some, Params}}} ->
@@ -45,7 +43,7 @@ server_request(Line, Response, #data{options = #{input_handler := Handler}, inpu
         _ ->
             mcp_client_actor:transmit({rpc, response, Response}, Data)
     end;
-server_request(_Line, Response, Data) ->
+question(_Line, Response, Data) ->
     mcp_client_actor:transmit({rpc, response, Response}, Data).
 
 %% Starts the handler on `Requests'; `Deadline' (or `none') bounds it

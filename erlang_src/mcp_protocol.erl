@@ -63,6 +63,7 @@
                 | {error, {server_error, mcp_jsonrpc:rpc_error()}}
                 | {error, {result_malformed, protocol_fault()}}.
 -type reading() :: {answer, Id :: integer(), answer()} | {routed, Id :: integer()} | {reply, Response :: binary()}
+                   | {question, Response :: binary()}
                  | ignored.
 -type line_fault() :: mcp_jsonrpc:message_fault() | {invalid_utf8, LineOffset :: non_neg_integer()}.
 
@@ -151,7 +152,10 @@ decode_call_tool_result(Result) -> mcp_nif:protocol_decode_call_tool_result(Resu
 %%     answer costs less than a second read of the line.</li>
 %% <li>A server request is `{reply, Response}': the response to write back
 %%     (compact JSON, no newline): an empty result for `ping', `-32601' for
-%%     any other method. The request's id is echoed in this same call.</li>
+%%     any other method; an `elicitation/create' (its method however
+%%     written) is `{question, Response}', `Response' its `-32601' for when
+%%     nothing else answers it. The request's id is echoed in this same
+%%     call.</li>
 %% <li>A notification, or a response to an id not in `Expected' (string,
 %%     unknown or bignum ids), is `ignored': validated, nothing built.</li>
 %% <li>A line that is not JSON-RPC is `{error, message_fault()}' as for

@@ -244,9 +244,10 @@ an_escaped_question_goes_to_the_handler_test() ->
     receive {asked, {elicitation_request, _, _}} -> ok after 0 -> error(not_asked) end,
     {ok, _} = mcp_client:shutdown(C, 2000).
 
-%% With an input handler, a server request that does not name
-%% `elicitation/create' is answered without being decoded in the actor
-%% (traced): a `ping' with 100 KB of params costs no tree.
+%% With an input handler, a server request other than `elicitation/create'
+%% is answered without being decoded in the actor (traced): a `ping' with
+%% 100 KB of params costs no tree, nor one whose method and params are
+%% written with escapes.
 other_requests_are_not_decoded_with_a_handler_test() ->
     C = start(fun mcp_fake_server:default/1, #{input_handler => fun accept/1}),
     Server = receive {fake_server, Pid, {request, _, <<"initialize">>, _}} -> Pid after 2000 -> error(no_server) end,
@@ -259,6 +260,11 @@ other_requests_are_not_decoded_with_a_handler_test() ->
                                         receive {fake_server, _, {response, {int, 7003}, _}} -> ok after 5000 -> error(no_answer) end
                                 end),
     ?assertEqual([], Decoded),
+    Escaped = <<"{\"jsonrpc\":\"2.0\",\"id\":7006,\"method\":\"p\\u0069ng\",\"params\":{\"a\":\"x\\ny\"}}\n">>,
+    ?assertEqual([], decodes_by(Actor, fun() ->
+                                               Server ! {perform, [{raw, Escaped}]},
+                                               receive {fake_server, _, {response, {int, 7006}, _}} -> ok after 5000 -> error(no_answer) end
+                                       end)),
     Asked = decodes_by(Actor, fun() ->
                                       Server ! {perform, [{raw, elicitation(7004, 2000)}]},
                                       receive {fake_server, _, {response, {int, 7004}, _}} -> ok after 5000 -> error(no_answer) end

@@ -250,6 +250,7 @@ mod read_atoms {
         routed_call_tool_msgpack,
         routed_tools_page,
         routed,
+        question,
         msgpack_call_tool_result,
         input_required,
         ping,
@@ -353,6 +354,7 @@ pub fn protocol_read<'a>(env: Env<'a>, line: &[u8], expect: Term<'a>) -> Term<'a
             tuple(env, &[read_atoms::answer().encode(env), id.encode(env), outcome_term(env, outcome, form.get())])
         }
         Ok(Reading::Reply(bytes)) => (read_atoms::reply(), binary_term(env, &bytes)).encode(env),
+        Ok(Reading::Question(bytes)) => (read_atoms::question(), binary_term(env, &bytes)).encode(env),
         Ok(Reading::Routed { id }) => (read_atoms::routed(), id).encode(env),
         Ok(Reading::Ignored) => read_atoms::ignored().encode(env),
         Err(LineFault::Message(fault)) => error(env, message_fault_term(env, &fault)),

@@ -77,6 +77,11 @@ pub enum Reading<S = Json> {
     /// A server request: the response to write back (without its newline):
     /// an empty result for `ping`, `-32601` for any other method.
     Reply(Vec<u8>),
+    /// A server's `elicitation/create` (its method however written): the
+    /// `-32601` response to write when nothing else answers it. The actor
+    /// may read the line whole for its input handler; no other request
+    /// is read further.
+    Question(Vec<u8>),
     /// A complete result to the pending request `id` that expects
     /// [`Expect::RoutedCallTool`], on a line of [`ROUTED_FROM_BYTES`] or
     /// more, or a result to one that expects [`Expect::RoutedToolsPage`]:
@@ -197,7 +202,10 @@ fn read_envelope<S>(
         }
         Shape::Request { id, method, params } => {
             params.map(|span| envelope.skip(span)).transpose()?;
-            Ok(reply(&id, &method).map_or(Reading::Ignored, Reading::Reply))
+            Ok(reply(&id, &method).map_or(Reading::Ignored, |response| match method.as_str() {
+                "elicitation/create" => Reading::Question(response),
+                _ => Reading::Reply(response),
+            }))
         }
         Shape::Response { id, outcome } => {
             let waiting = match id {

@@ -575,6 +575,19 @@ mod reading {
             read(other, |_| None),
             Ok(Reading::Reply(br#"{"jsonrpc":"2.0","id":5,"error":{"code":-32601,"message":"Method not found"}}"#.to_vec()))
         );
+        // A question, its method written with escapes or not, is named as one.
+        for question in [
+            &br#"{"jsonrpc":"2.0","id":5,"method":"elicitation/create","params":{}}"#[..],
+            br#"{"jsonrpc":"2.0","id":5,"method":"elicitation\/cr\u0065ate","params":{}}"#,
+        ] {
+            assert_eq!(
+                read(question, |_| None),
+                Ok(Reading::Question(br#"{"jsonrpc":"2.0","id":5,"error":{"code":-32601,"message":"Method not found"}}"#.to_vec()))
+            );
+        }
+        // A method that only holds the words is not.
+        let near = br#"{"jsonrpc":"2.0","id":5,"method":"x/elicitation/create"}"#;
+        assert!(matches!(read(near, |_| None), Ok(Reading::Reply(_))));
     }
 
     #[test]
