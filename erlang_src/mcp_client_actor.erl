@@ -870,29 +870,30 @@ inbound([{closed, Evidence} | _], {_, Data}) ->
 
 message(Offset, Line, #data{requests = Requests} = Data) ->
     case mcp_protocol:read(Line, mcp_request_table:expected(Requests)) of
-        {answer, Id, Reply} -> answered(Id, Reply, Data);
+        {answer, Id, Reply} -> answered(Id, probe_reply(mcp_request_table:raw(Requests, Id), Reply), Data);
         {routed, Id} -> routed(Id, Line, Data);
         {reply, Response} -> transmit({rpc, response, Response}, Data);
         {question, Response} -> mcp_client_inputs:question(Line, Response, Data);
-        ignored ->
-            case mcp_request_table:raw(Requests, any) of
-                true -> raw_answer(Line, Data);
-                false -> {ok, mcp_client_listing:noticed(Line, Data)}
-            end;
+        ignored -> {ok, mcp_client_listing:noticed(Line, Data)};
         {error, {invalid_utf8, At}} -> {close, {invalid_utf8, Offset + At}, Data};
         {error, Fault} -> {close, Fault, Data}
     end.
 
 %% A complete result, on a valid line. A tool call's caller reads its own
-%% answer from it (`mcp_client'), so the actor builds none of it; a page
-%% of a listing is read here if the listing's byte budget has room for it
+%% answer from it (`mcp_client'), so the actor builds none of it; a probe's
+%% answer is read here (`probe_answer/2'); a page of a listing is read here
+%% if the listing's byte budget has room for it
 %% (`mcp_client_listing:page/4').
 routed(Id, Line, #data{requests = Requests} = Data) ->
+    Probe = mcp_request_table:raw(Requests, Id),
     case mcp_request_table:settle(Requests, Id) of
         {#{from := From, kind := {tool_call, _, _, _} = Kind} = Entry, Rest} ->
             release(Entry),
             reply(From, {routed, Line, Id, mcp_request_table:routed_as(Kind)}),
             {ok, Data#data{requests = Rest}};
+        {Entry, Rest} when Probe ->
+            release(Entry),
+            outcome(Entry, probe_answer(Id, Line), Data#data{requests = Rest});
         {#{kind := Kind} = Entry, Rest} ->
             release(Entry),
             Elsewhere = mcp_client_listing:in_progress(mcp_request_table:kinds(Rest)),
@@ -902,22 +903,23 @@ routed(Id, Line, #data{requests = Requests} = Data) ->
             {ok, Data}
     end.
 
-%% A line read again for a probe's id, whose result the actor reads itself
-%% (only while a probe is pending; the line was validated already). Only a
-%% line of at most `?MAX_WHOLE_LINE_BYTES' is decoded: a probe's answer is
-%% short, and every line the server sends meanwhile comes here.
-raw_answer(Line, Data) when byte_size(Line) > ?MAX_WHOLE_LINE_BYTES ->
-    {ok, Data};
-raw_answer(Line, #data{requests = Requests} = Data) ->
+%% A probe's result, its line validated: `{ok, Result}' as the actor's
+%% probes read it, decoded only on a line of at most
+%% `?MAX_WHOLE_LINE_BYTES' (a probe's answer is short); a longer one is
+%% unbuilt and taken as no answer (`timed_out', as the probe's deadline
+%% would have it).
+probe_answer(Id, Line) when byte_size(Line) =< ?MAX_WHOLE_LINE_BYTES ->
     case mcp_jsonrpc:decode(Line) of
-        {ok, {response, {id_int, Id}, Outcome}} ->
-            case mcp_request_table:raw(Requests, Id) of
-                true -> answered(Id, Outcome, Data);
-                false -> {ok, Data}
-            end;
-        _ ->
-            {ok, Data}
-    end.
+        {ok, {response, {id_int, Id}, {ok, Result}}} -> {ok, Result};
+        _ -> timed_out
+    end;
+probe_answer(_Id, _Line) ->
+    timed_out.
+
+%% What a probe's error is to the actor's probes: the server's error
+%% itself (`mcp_modern'); every other reading as it is.
+probe_reply(true, {error, {server_error, RpcError}}) -> {error, RpcError};
+probe_reply(_Probe, Reply) -> Reply.
 
 %% A request the transport refused to carry (`mcp_transport'): its caller
 %% gets `{request_refused, Reason}', a probe moves on.

@@ -16,7 +16,7 @@
 -define(MAX_SERVER_INPUTS, 4).
 %% The longest line the actor decodes whole to read it itself: a server's
 %% `elicitation/create' for the input handler, and the answer to a probe
-%% (`server/discover'). A longer line is not built (the bound of an
+%% (`server/discover', routed to it). A longer line is not built (the bound of an
 %% `input_required' result, `protocol::read::MAX_WHOLE_RESULT_BYTES').
 -define(MAX_WHOLE_LINE_BYTES, 262144).
 

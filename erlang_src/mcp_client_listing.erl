@@ -10,7 +10,7 @@
 %% A page is read in the actor, which keeps the listing: its terms take
 %% some 25 times its bytes while it is read (two pages of 15.6 MB, read
 %% whole, take an actor to 809 MB). So a page's line comes to the actor
-%% validated and unread (`routed_tools_page'), and is read only while the
+%% validated and unread (`routed_result'), and is read only while the
 %% lines of the pages of every listing in progress, this one with them,
 %% take at most `mcp_client:max_listing_bytes()' (listings run side by
 %% side, each holding its pages until its last: sixteen callers listing at

@@ -54,7 +54,7 @@
 -type protocol_fault() :: {protocol_fault, Path :: binary(), Reason :: binary()}
                         | {unsupported_version, Requested :: binary(), Offered :: binary()}.
 -type expectation() :: initialize | tools_page | call_tool | call_tool_msgpack | routed_call_tool
-                     | routed_call_tool_msgpack | routed_tools_page | ping.
+                     | routed_call_tool_msgpack | routed_result | ping.
 %% `{input_required, Result}': a `tools/call' result whose `resultType' is
 %% `"input_required"', kept whole (`mcp_input:read_input_required/1').
 -type answer() :: {ok, initialize_result() | tools_page() | call_tool_result() | msgpack_call_tool_result()

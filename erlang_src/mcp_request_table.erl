@@ -25,8 +25,8 @@
 %% Invariants (asserted by `mcp_request_table_tests'):
 %% <ul>
 %% <li>Every pending id has exactly one entry and one expectation; the
-%%     expectation map (`expected/1') has exactly the pending ids but the
-%%     probes the actor reads itself (`raw/2'), which is
+%%     expectation map (`expected/1') has exactly the pending ids (the
+%%     probes the actor reads itself, `raw/2', routed to it), which is
 %%     what `mcp_protocol:read/2' decodes responses against.</li>
 %% <li>Every entry with a caller has that caller monitored; each monitored
 %%     caller has exactly one monitor (`monitors/1'); callers monitored with
@@ -125,8 +125,8 @@ add(#table{next_id = Id, entries = Entries, expected = Expected, raw = Raw, call
     %% (one copy of the table per request: every field set at once)
     case expectation(Kind) of
         raw ->
-            Table#table{next_id = Id + 1, entries = Entries#{Id => Entry}, raw = Raw#{Id => true},
-                        callers = Callers, monitors = Monitors, idle = Idle};
+            Table#table{next_id = Id + 1, entries = Entries#{Id => Entry}, expected = Expected#{Id => routed_result},
+                        raw = Raw#{Id => true}, callers = Callers, monitors = Monitors, idle = Idle};
         Expectation ->
             Table#table{next_id = Id + 1, entries = Entries#{Id => Entry}, expected = Expected#{Id => Expectation},
                         callers = Callers, monitors = Monitors, idle = Idle}
@@ -148,10 +148,9 @@ watch(Caller, Monitor, Callers, Monitors, Idle) ->
 expected(#table{expected = Expected}) -> Expected.
 
 %% @doc Whether `Id' is pending with a result the actor reads itself (a
-%% `server/discover' probe: its result is not one the core decodes, so it is
-%% not in `expected/1'); `any' asks whether any such id is pending.
--spec raw(table(), pos_integer() | any) -> boolean().
-raw(#table{raw = Raw}, any) -> map_size(Raw) > 0;
+%% `server/discover' probe: its result is not one the core decodes, so
+%% `expected/1' has it routed, `routed_result').
+-spec raw(table(), pos_integer()) -> boolean().
 raw(#table{raw = Raw}, Id) -> is_map_key(Id, Raw).
 
 %% @doc Takes the entry of a response's id out, or `none' (unknown or
@@ -258,10 +257,11 @@ call_result(call_msgpack) -> call_tool_msgpack.
 
 %% What `mcp_protocol:read/2' decodes a response to each kind as.
 expectation(handshake) -> initialize;
-%% A page's line comes back to the actor validated (`routed_tools_page'),
+%% A page's line comes back to the actor validated (`routed_result'),
 %% to be read within its listing's byte budget (`mcp_client_listing').
-expectation({list, _}) -> routed_tools_page;
-expectation({list_then_call, _, _}) -> routed_tools_page;
+expectation({list, _}) -> routed_result;
+expectation({list_then_call, _, _}) -> routed_result;
+%% A probe's answer is read by the actor (`raw/2'), routed to it.
 expectation({discover, _, _, _}) -> raw;
 expectation({reprobe, _, _, _}) -> raw;
 %% A tool call's complete result is handed to its caller to decode

@@ -147,11 +147,12 @@ a_call_refused_for_its_version_after_connect_is_reprobed_and_sent_again_test() -
     ?assertEqual([<<"tools/list">>, <<"tools/call">>, <<"server/discover">>, <<"tools/call">>], calls_seen()),
     {ok, _} = mcp_client:shutdown(Client, 2000).
 
-%% While a probe's answer is awaited the actor reads every line for it, but
-%% decodes (traced) only a line of at most `max_whole_line_bytes()': a
-%% notification of that length is decoded, one a byte longer is not, and
-%% the probe's answer after them is read.
-a_line_past_the_bound_is_not_decoded_while_a_probe_waits_test() ->
+%% While a probe's answer is awaited the actor decodes (traced) no other
+%% line: notifications of `max_whole_line_bytes()' bytes and one more
+%% before it are not decoded, the answer is. A probe's answer of that
+%% length is read; one a byte longer is unbuilt and taken as no answer (the
+%% refused call then answers the refusal).
+probe_answers_are_read_up_to_the_bound_test_() ->
     Max = mcp_client_actor:max_whole_line_bytes(),
     Notice = fun(Length) ->
                      Line = fun(Pad) -> mcp_json:encode({object, [{<<"jsonrpc">>, {string, <<"2.0">>}},
@@ -162,28 +163,38 @@ a_line_past_the_bound_is_not_decoded_while_a_probe_waits_test() ->
                      Length = byte_size(Padded),
                      [Padded, $\n]
              end,
-    Discovers = counters:new(1, []),
-    Refusing = refusing_calls(1, [?V]),
-    Handler = fun({request, _, <<"server/discover">>, _} = M) ->
-                      counters:add(Discovers, 1, 1),
-                      case counters:get(Discovers, 1) of
-                          1 -> modern(M);
-                          _ -> [{raw, Notice(Max)}, {raw, Notice(Max + 1)} | modern(M)]
-                      end;
-                 (M) -> Refusing(M)
-              end,
-    {ok, Client, _} = start(Handler, modern),
-    _ = calls_seen(),
-    Decoded = mcp_traced:calls(mcp_client:pid(Client), {mcp_jsonrpc, decode, 1},
-                               fun() ->
-                                       ?assertMatch({ok, {call_tool_result, [{text, <<"ok">>}], false, none}},
-                                                    mcp_client:call_tool(Client, <<"echo">>, {object, []}, 2000))
-                               end),
-    Sizes = [byte_size(Line) || [Line] <- Decoded],
-    ?assert(lists:member(Max, Sizes)),
-    ?assertNot(lists:member(Max + 1, Sizes)),
-    _ = calls_seen(),
-    {ok, _} = mcp_client:shutdown(Client, 2000).
+    %% The discover result padded so that its line to `Id' takes `Length'.
+    Answer = fun(Id, Length) ->
+                     {object, Members} = discover_result([?V]),
+                     Result = fun(Pad) -> {object, Members ++ [{<<"pad">>, {string, binary:copy(<<"p">>, Pad)}}]} end,
+                     Bare = byte_size(mcp_fake_server:response_line(Id, Result(0))) - 1,
+                     [{reply, Id, Result(Length - Bare)}]
+             end,
+    Run = fun(Length) ->
+                  Discovers = counters:new(1, []),
+                  Refusing = refusing_calls(1, [?V]),
+                  Handler = fun({request, Id, <<"server/discover">>, _} = M) ->
+                                    counters:add(Discovers, 1, 1),
+                                    case counters:get(Discovers, 1) of
+                                        1 -> modern(M);
+                                        _ -> [{raw, Notice(Max)}, {raw, Notice(Max + 1)} | Answer(Id, Length)]
+                                    end;
+                               (M) -> Refusing(M)
+                            end,
+                  {ok, Client, _} = start(Handler, modern),
+                  _ = calls_seen(),
+                  Decoded = mcp_traced:calls(mcp_client:pid(Client), {mcp_jsonrpc, decode, 1},
+                                             fun() -> put(called, mcp_client:call_tool(Client, <<"echo">>, {object, []}, 2000)) end),
+                  _ = calls_seen(),
+                  {ok, _} = mcp_client:shutdown(Client, 2000),
+                  {erase(called), [byte_size(Line) || [Line] <- Decoded]}
+          end,
+    [{timeout, 30, fun() ->
+         ?assertEqual({{ok, {call_tool_result, [{text, <<"ok">>}], false, none}}, [Max]}, Run(Max))
+     end},
+     {timeout, 30, fun() ->
+         ?assertMatch({{error, {server_error, {rpc_error, -32022, _, _}}}, []}, Run(Max + 1))
+     end}].
 
 %% A listing whose next page was refused with `-32022' waits for the
 %% re-probe holding its pages: they count against the budget the listings

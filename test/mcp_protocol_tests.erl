@@ -221,7 +221,7 @@ spliced_tool_call_is_the_encoded_request_test() ->
                        end),
     ?assert(proper:quickcheck(Property, [{numtests, 300}, {to_file, user}])).
 
-%% A page its listing reads within its budget (`routed_tools_page') is
+%% A page its listing reads within its budget (`routed_result') is
 %% routed at any length, valid or not as a page, and read as `tools_page'
 %% reads it afterwards; a server error is answered at once, as for
 %% `tools_page'.
@@ -229,13 +229,13 @@ routed_pages_are_routed_at_any_length_test() ->
     Page = <<"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"tools\":[{\"name\":\"a\",\"inputSchema\":{\"type\":\"object\"}}]}}">>,
     NotAPage = <<"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"tools\":7}}">>,
     Error = <<"{\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32601,\"message\":\"no\"}}">>,
-    ?assertEqual({routed, 7}, mcp_protocol:read(Page, #{7 => routed_tools_page})),
+    ?assertEqual({routed, 7}, mcp_protocol:read(Page, #{7 => routed_result})),
     ?assertMatch({answer, 7, {ok, {tools_page, [_], none}}}, mcp_protocol:read(Page, #{7 => tools_page})),
-    ?assertEqual({routed, 7}, mcp_protocol:read(NotAPage, #{7 => routed_tools_page})),
+    ?assertEqual({routed, 7}, mcp_protocol:read(NotAPage, #{7 => routed_result})),
     ?assertMatch({answer, 7, {error, {result_malformed, _}}}, mcp_protocol:read(NotAPage, #{7 => tools_page})),
-    ?assertEqual(mcp_protocol:read(Error, #{7 => tools_page}), mcp_protocol:read(Error, #{7 => routed_tools_page})),
-    ?assertMatch({answer, 7, {error, {server_error, _}}}, mcp_protocol:read(Error, #{7 => routed_tools_page})),
-    ?assertMatch({error, _}, mcp_protocol:read(<<Page/binary, "x">>, #{7 => routed_tools_page})).
+    ?assertEqual(mcp_protocol:read(Error, #{7 => tools_page}), mcp_protocol:read(Error, #{7 => routed_result})),
+    ?assertMatch({answer, 7, {error, {server_error, _}}}, mcp_protocol:read(Error, #{7 => routed_result})),
+    ?assertMatch({error, _}, mcp_protocol:read(<<Page/binary, "x">>, #{7 => routed_result})).
 
 %% A routed tool call's line shorter than 1,024 bytes is read whole, as the
 %% direct expectation of its kind reads it (`routed_call_tool' as

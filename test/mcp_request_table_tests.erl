@@ -165,7 +165,7 @@ invariants(Table, #{entries := Model, callers := Callers, held := Held}) ->
 
 expectation(handshake) -> initialize;
 %% A page goes back to the actor to be read within its listing's budget.
-expectation({list, _}) -> routed_tools_page;
+expectation({list, _}) -> routed_result;
 expectation(call) -> call_tool;
 expectation(call_msgpack) -> call_tool_msgpack;
 expectation(ping) -> ping;

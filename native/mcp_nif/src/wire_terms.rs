@@ -248,7 +248,7 @@ mod read_atoms {
         call_tool_msgpack,
         routed_call_tool,
         routed_call_tool_msgpack,
-        routed_tools_page,
+        routed_result,
         routed,
         question,
         msgpack_call_tool_result,
@@ -291,7 +291,7 @@ fn expectation<'a>(env: Env<'a>, expect: Term<'a>, id: i64, structured: &Cell<St
         (read_atoms::call_tool_msgpack(), Expect::CallTool, Structured::Msgpack),
         (read_atoms::routed_call_tool(), Expect::RoutedCallTool, Structured::Json),
         (read_atoms::routed_call_tool_msgpack(), Expect::RoutedCallTool, Structured::Msgpack),
-        (read_atoms::routed_tools_page(), Expect::RoutedToolsPage, Structured::Json),
+        (read_atoms::routed_result(), Expect::RoutedResult, Structured::Json),
         (read_atoms::ping(), Expect::Ping, Structured::Json),
     ]
     .into_iter()

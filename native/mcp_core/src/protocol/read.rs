@@ -37,11 +37,12 @@ pub enum Expect {
     /// shorter than [`ROUTED_FROM_BYTES`] is read as for
     /// [`Expect::CallTool`], whatever it holds.
     RoutedCallTool,
-    /// A `tools/list` page its listing reads only within the listing's
-    /// byte budget (the actor): a result of any length is validated
-    /// without being built and the line handed over ([`Reading::Routed`]);
-    /// an error is decoded as for [`Expect::ToolsPage`].
-    RoutedToolsPage,
+    /// A result its request's owner reads itself, when it chooses (the
+    /// actor: a `tools/list` page within the listing's byte budget, a
+    /// probe's answer): a result of any length is validated without being
+    /// built and the line handed over ([`Reading::Routed`]); an error is
+    /// decoded.
+    RoutedResult,
     /// Any result: only its arrival matters.
     Ping,
 }
@@ -84,9 +85,9 @@ pub enum Reading<S = Json> {
     Question(Vec<u8>),
     /// A complete result to the pending request `id` that expects
     /// [`Expect::RoutedCallTool`], on a line of [`ROUTED_FROM_BYTES`] or
-    /// more, or a result to one that expects [`Expect::RoutedToolsPage`]:
-    /// the whole line is valid JSON-RPC and reading it again with
-    /// [`Expect::CallTool`] (or [`Expect::ToolsPage`]) gives its answer.
+    /// more, or a result to one that expects [`Expect::RoutedResult`]:
+    /// the whole line is valid JSON-RPC and reading it again (with
+    /// [`Expect::CallTool`], [`Expect::ToolsPage`]) gives its answer.
     Routed { id: i64 },
     /// Nothing the actor acts on; validated and dropped.
     Ignored,
@@ -176,7 +177,7 @@ pub fn read_with<S>(
                 read_envelope(line, |_| Some(Expect::CallTool), structured).map_err(|fault| line_fault(line, fault))
             }
         },
-        Some(Expect::RoutedCallTool | Expect::RoutedToolsPage) if plain.validated() => Ok(Reading::Routed { id }),
+        Some(Expect::RoutedCallTool | Expect::RoutedResult) if plain.validated() => Ok(Reading::Routed { id }),
         None if plain.validated() => Ok(Reading::Ignored),
         expected => read_envelope(line, |_| expected, structured).map_err(|fault| line_fault(line, fault)),
     }
@@ -225,7 +226,7 @@ fn read_envelope<S>(
                     envelope.skip(result)?;
                     return Ok(Reading::Routed { id });
                 }
-                (Ok(result), Expect::RoutedToolsPage) => {
+                (Ok(result), Expect::RoutedResult) => {
                     envelope.skip(result)?;
                     return Ok(Reading::Routed { id });
                 }

@@ -429,7 +429,7 @@ mod reading {
             assert_eq!(error.len(), length);
             format!(r#"{{"jsonrpc":"2.0","id":7,"error":{error}}}"#).into_bytes()
         };
-        for expected in [Expect::CallTool, Expect::RoutedCallTool, Expect::ToolsPage, Expect::RoutedToolsPage, Expect::Ping, Expect::Initialize] {
+        for expected in [Expect::CallTool, Expect::RoutedCallTool, Expect::ToolsPage, Expect::RoutedResult, Expect::Ping, Expect::Initialize] {
             let data = |line: &[u8]| match read(line, expecting(expected)) {
                 Ok(Reading::Answer { id: 7, outcome: Outcome::ServerError(error) }) => {
                     assert_eq!((error.code, error.message.as_str()), (crate::jsonrpc::Integer::Small(-1), "no"));
@@ -748,7 +748,7 @@ mod reading {
                         direct => prop_assert_eq!(routed, direct),
                     }
                     let page = read(&line, expecting(Expect::ToolsPage));
-                    let routed_page = read(&line, expecting(Expect::RoutedToolsPage));
+                    let routed_page = read(&line, expecting(Expect::RoutedResult));
                     match page {
                         Ok(Reading::Answer { id: 7, outcome: Outcome::Answer(Answer::ToolsPage(_)) | Outcome::Malformed(_) }) => {
                             prop_assert_eq!(routed_page, Ok(Reading::Routed { id: 7 }));

@@ -172,7 +172,7 @@ pub fn protocol_read(bytes: &[u8]) {
         2 => Some(Expect::CallTool),
         3 => Some(Expect::Ping),
         4 => Some(Expect::RoutedCallTool),
-        5 => Some(Expect::RoutedToolsPage),
+        5 => Some(Expect::RoutedResult),
         _ => None,
     };
     // The scan of a common tools/call answer changes no reading.

@@ -18,7 +18,7 @@ fn text(value: &str) -> ContentBlock {
 /// Reads `line` with the scan and in full, for each expectation, and
 /// requires the same reading; the reading of a `CallTool`.
 fn read_both_ways(line: &[u8]) -> Result<Reading, super::super::read::LineFault> {
-    for expected in [None, Some(Expect::RoutedCallTool), Some(Expect::Ping), Some(Expect::ToolsPage), Some(Expect::RoutedToolsPage)] {
+    for expected in [None, Some(Expect::RoutedCallTool), Some(Expect::Ping), Some(Expect::ToolsPage), Some(Expect::RoutedResult)] {
         assert_eq!(
             read(line, |_| expected),
             read_in_full(line, |_| expected),
