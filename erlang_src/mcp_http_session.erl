@@ -280,30 +280,27 @@ era_headers(_Method, _Params, _Era) ->
 %% and one past them fails the connection: a server that asks without end
 %% and never acknowledges cannot make the client hold a socket, or an
 %% answer, per question.
-post(#stream{rpc = Rpc, extra = Extra} = Stream0, Bytes, #session{streams = Streams, held = Held} = Session) ->
-    Request = is_tuple(Rpc) andalso element(1, Rpc) =:= request,
+post(#stream{rpc = {request, _, _}} = Stream, Bytes, Session) ->
+    issue(Stream, Bytes, true, infinity, Session);
+post(Stream0, Bytes, #session{streams = Streams, held = Held} = Session) ->
+    Stream = Stream0#stream{owed = byte_size(Bytes)},
     Answering = answering(Streams),
-    Stream = case Request of
-                 true -> Stream0;
-                 false -> Stream0#stream{owed = byte_size(Bytes)}
-             end,
-    Owed = owed(Streams, Held) + Stream#stream.owed,
-    case Answering >= ?MAX_ANSWER_STREAMS andalso not Request of
-        _ when Owed > ?MAX_ANSWER_BYTES, not Request ->
+    Owed = owed(Streams, Held) + byte_size(Bytes),
+    if
+        Owed > ?MAX_ANSWER_BYTES ->
             {[{deliver, {fault, {http_failed, {too_many_answer_bytes, Owed}}}}], Session};
-        true when length(Held) >= ?MAX_HELD_ANSWERS ->
+        Answering < ?MAX_ANSWER_STREAMS ->
+            issue(Stream, Bytes, false, ?ANSWER_TIMEOUT_MS, Session);
+        length(Held) >= ?MAX_HELD_ANSWERS ->
             {[{deliver, {fault, {http_failed, {too_many_streams, Answering}}}}], Session};
         true ->
-            {[], Session#session{held = [{Stream, Bytes} | Held]}};
-        false ->
-            {SRef, Minted} = mint(Session),
-            Timeout = case Request of
-                          true -> infinity;
-                          false -> ?ANSWER_TIMEOUT_MS
-                      end,
-            {[{post, SRef, request_headers(Session) ++ Extra, Bytes, #{request => Request, timeout => Timeout}}],
-             Minted#session{streams = Streams#{SRef => Stream#stream{sent_in = Session#session.id}}}}
+            {[], Session#session{held = [{Stream, Bytes} | Held]}}
     end.
+
+issue(#stream{extra = Extra} = Stream, Bytes, Request, Timeout, #session{streams = Streams} = Session) ->
+    {SRef, Minted} = mint(Session),
+    {[{post, SRef, request_headers(Session) ++ Extra, Bytes, #{request => Request, timeout => Timeout}}],
+     Minted#session{streams = Streams#{SRef => Stream#stream{sent_in = Session#session.id}}}}.
 
 %% Our answers and notifications waiting for their 202.
 answering(Streams) ->

@@ -403,17 +403,8 @@ long_answer_heard(Unit, Cut, Delay, Probes) ->
                        default
                end,
         with_stub(Slow, fun(Url) ->
-            {ok, Client, _} = mcp_client:start(#{url => Url}, #{reconnect => #{attempts => 1, backoff_ms => 0,
-                                                                               unresponsive_ms => 500}}),
-            ok = mcp_client:subscribe(Client),
-            Pid = mcp_client:pid(Client),
-            timer:sleep(600),
-            Self = self(),
-            Long = spawn_link(fun() -> Self ! {long, self(), mcp_client:call_tool(Client, <<"slow">>, {object, []}, 10000)} end),
-            timer:sleep(Delay),
-            ?assertEqual({error, call_timed_out}, mcp_client:call_tool(Client, <<"t">>, {object, []}, 100)),
-            ?assertEqual({ok, {call_tool_result, [{text, Text}], false, none}},
-                         receive {long, Long, Answer} -> Answer after 10000 -> no_answer end),
+            {Client, Pid, Long} = long_call_after_a_silence(Url, 500, <<"slow">>, Delay),
+            ?assertEqual({ok, {call_tool_result, [{text, Text}], false, none}}, long_answer(Long)),
             ?assertEqual(none, receive {mcp_reconnecting, Pid, _, _} = E -> E after 500 -> none end),
             Methods = [rpc_method(Body) || #{body := Body} <- requests()],
             ?assertEqual(Probes, length([M || M <- Methods, M =:= <<"ping">>])),
@@ -439,19 +430,30 @@ found_unresponsive(KeepAlive) ->
                    (_, _) -> default
                 end,
         with_stub(Stuck, fun(Url) ->
-            {ok, Client, _} = mcp_client:start(#{url => Url}, #{reconnect => #{attempts => 1, backoff_ms => 0,
-                                                                               unresponsive_ms => 300}}),
-            ok = mcp_client:subscribe(Client),
-            Pid = mcp_client:pid(Client),
-            timer:sleep(400),
-            Self = self(),
-            Long = spawn_link(fun() -> Self ! {long, self(), mcp_client:call_tool(Client, <<"commenting">>, {object, []}, 10000)} end),
-            ?assertEqual({error, call_timed_out}, mcp_client:call_tool(Client, <<"t">>, {object, []}, 100)),
+            {Client, Pid, Long} = long_call_after_a_silence(Url, 300, <<"commenting">>, 0),
             ?assertMatch({mcp_reconnecting, Pid, 1, {unresponsive, _}},
                          receive {mcp_reconnecting, _, _, _} = E -> E after 5000 -> no_reconnecting end),
-            ?assertMatch({error, {unavailable, _}}, receive {long, Long, Answer} -> Answer after 10000 -> no_answer end),
+            ?assertMatch({error, {unavailable, _}}, long_answer(Long)),
             shut_down_leaving_nothing(Client)
         end).
+
+%% A client with a reconnect policy (`unresponsive_ms' `Silence'), silent
+%% for longer than that, then a call of tool `Tool' (10 s, in a process of
+%% its own), and `Delay' ms later another (100 ms, its stub holds it) whose
+%% deadline passes: the client, its actor and the long call's process.
+long_call_after_a_silence(Url, Silence, Tool, Delay) ->
+    {ok, Client, _} = mcp_client:start(#{url => Url}, #{reconnect => #{attempts => 1, backoff_ms => 0,
+                                                                       unresponsive_ms => Silence}}),
+    ok = mcp_client:subscribe(Client),
+    timer:sleep(Silence + 100),
+    Self = self(),
+    Long = spawn_link(fun() -> Self ! {long, self(), mcp_client:call_tool(Client, Tool, {object, []}, 10000)} end),
+    timer:sleep(Delay),
+    ?assertEqual({error, call_timed_out}, mcp_client:call_tool(Client, <<"t">>, {object, []}, 100)),
+    {Client, mcp_client:pid(Client), Long}.
+
+long_answer(Long) ->
+    receive {long, Long, Answer} -> Answer after 10000 -> no_answer end.
 
 %%% ------------------------------------------------------------ secrets
 

@@ -359,6 +359,15 @@ mod reading {
         move |id| (id == 7).then_some(kind)
     }
 
+    /// A response to id 7 whose `member` (`result` or `error`) takes
+    /// `length` bytes: `head` (an object up to an open string) padded to
+    /// the length and closed.
+    fn response_of(length: usize, member: &str, head: &str) -> Vec<u8> {
+        let value = format!("{head}{}\"}}", "x".repeat(length - head.len() - 2));
+        assert_eq!(value.len(), length);
+        format!(r#"{{"jsonrpc":"2.0","id":7,"{member}":{value}}}"#).into_bytes()
+    }
+
     /// The reading of `line` for `expected`, and the bytes it built into
     /// trees.
     fn read_counting(line: &[u8], expected: Expect) -> (Result<Reading, LineFault>, usize) {
@@ -424,10 +433,7 @@ mod reading {
     #[test]
     fn an_error_keeps_its_data_up_to_the_length() {
         let error = |length: usize, extra: &str| {
-            let head = format!(r#"{{"code":-1,"message":"no",{extra}"data":""#);
-            let error = format!("{head}{}\"}}", "x".repeat(length - head.len() - 2));
-            assert_eq!(error.len(), length);
-            format!(r#"{{"jsonrpc":"2.0","id":7,"error":{error}}}"#).into_bytes()
+            response_of(length, "error", &format!(r#"{{"code":-1,"message":"no",{extra}"data":""#))
         };
         for expected in [Expect::CallTool, Expect::RoutedCallTool, Expect::ToolsPage, Expect::RoutedResult, Expect::Ping, Expect::Initialize] {
             let data = |line: &[u8]| match read(line, expecting(expected)) {
@@ -460,12 +466,7 @@ mod reading {
     /// whole; one byte longer, it is malformed, unbuilt.
     #[test]
     fn an_input_required_result_is_read_whole_up_to_the_length() {
-        let line = |length: usize| {
-            let head = r#"{"resultType":"input_required","requestState":""#;
-            let result = format!("{head}{}\"}}", "s".repeat(length - head.len() - 2));
-            assert_eq!(result.len(), length);
-            format!(r#"{{"jsonrpc":"2.0","id":7,"result":{result}}}"#).into_bytes()
-        };
+        let line = |length: usize| response_of(length, "result", r#"{"resultType":"input_required","requestState":""#);
         for expected in [Expect::CallTool, Expect::RoutedCallTool] {
             assert!(matches!(
                 read(&line(MAX_WHOLE_RESULT_BYTES), expecting(expected)),
@@ -487,9 +488,7 @@ mod reading {
     fn an_initialize_result_is_read_up_to_the_length() {
         let line = |length: usize| {
             let head = r#"{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"},"instructions":""#;
-            let result = format!("{head}{}\"}}", "i".repeat(length - head.len() - 2));
-            assert_eq!(result.len(), length);
-            format!(r#"{{"jsonrpc":"2.0","id":7,"result":{result}}}"#).into_bytes()
+            response_of(length, "result", head)
         };
         assert!(matches!(
             read(&line(MAX_WHOLE_RESULT_BYTES), expecting(Expect::Initialize)),
