@@ -26,7 +26,7 @@ test: deps static
 	  echo "*** no Gleam compiler: the gleam format oracle test is skipped (set MCP_GLEAM_HOME to an offline Gleam toolchain) ***"; \
 	  MCP_GLEAM_FORMAT_CHECK=skip; export MCP_GLEAM_FORMAT_CHECK; \
 	fi; cargo test --release -p mcp_core -p mcp_os
-	rebar3 eunit
+	sh scripts/eunit.sh
 	sh scripts/gleam-tests.sh
 
 ## The main job: bin/mcp-gen generates the typed Gleam module of the example

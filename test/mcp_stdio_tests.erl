@@ -123,11 +123,13 @@ partial_line_is_carried_test() ->
     ?assertMatch({ok, [<<"{\"b\":2}">>], _}, mcp_stdio:push(B2, <<":2}\n">>)).
 
 lines_inside_a_chunk_are_not_copied_test() ->
-    %% Large enough to be a reference-counted binary, as port data is.
+    %% Large enough to be a reference-counted binary, as port data is; each
+    %% line too (the garbage collector may turn a sub-binary of at most 64
+    %% bytes into a copy of its own).
     Long = binary:copy(<<"y">>, 200),
-    Chunk = binary:copy(<<"first", Long/binary, "\nsecond\r\nthird\n">>),
+    Chunk = binary:copy(<<"first", Long/binary, "\nsecond", Long/binary, "\r\nthird", Long/binary, "\n">>),
     {ok, Lines, _} = mcp_stdio:push(mcp_stdio:new(), Chunk),
-    ?assertEqual([<<"first", Long/binary>>, <<"second">>, <<"third">>], Lines),
+    ?assertEqual([<<"first", Long/binary>>, <<"second", Long/binary>>, <<"third", Long/binary>>], Lines),
     [?assertEqual(byte_size(Chunk), binary:referenced_byte_size(Line)) || Line <- Lines].
 
 %% More newlines than the normal-scheduler budget: the dirty path frames it.
