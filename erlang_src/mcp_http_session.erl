@@ -37,6 +37,9 @@
 %%     burst of a server's questions is answered as it acknowledges, one
 %%     that never does holds no socket per question, nor more than the
 %%     bytes.</li>
+%% <li>When a session expires (a 404), our answers not yet posted, held
+%%     or sent while the new session starts, are dropped: they answer the
+%%     old session's questions (`test/mcp_http_session_tests.erl').</li>
 %% <li>Delivered messages count offsets end to end: each message's offset
 %%     is the previous one's plus its size.</li>
 %% <li>The session id (`Mcp-Session-Id' of the answer to `initialize',
@@ -229,8 +232,10 @@ handle(Event, #session{streams = Streams} = Session) ->
 
 %%% ---------------------------------------------------------------- send
 
-outbound(Message, #session{queued = Queued} = Session) when element(1, Session#session.listen) =:= opening;
-                                                            Session#session.renewing ->
+outbound(Message, #session{renewing = true} = Session) ->
+    %% An answer while a new session starts answers a question of the old.
+    {[], queued(Message, Session)};
+outbound(Message, #session{queued = Queued} = Session) when element(1, Session#session.listen) =:= opening ->
     {[], Session#session{queued = [Message | Queued]}};
 outbound({rpc, {notification, <<"notifications/cancelled">>, Params, {stateless, _, _}}, _Bytes}, Session) ->
     %% The stateless revision's: over HTTP, closing the request's stream is
@@ -727,10 +732,24 @@ renew(Stream, #session{handshake = {Initialize, Extra, Bytes}} = Session) ->
                             {opening, SRef, _} -> cancel(SRef, Session#session{listen = settled});
                             _ -> close_listen(Session)
                         end,
+    %% Our answers not yet posted answer the old session's questions,
+    %% which the new session never asked: they are dropped.
+    Queued = lists:foldr(fun queued/2, Cleared#session{queued = []}, Cleared#session.queued),
     {Posted, Next} = post(#stream{rpc = Initialize, extra = Extra, renew = true}, Bytes,
-                          Cleared#session{id = none, version = none, renewing = true,
-                                          replays = replayable(Stream)}),
+                          Queued#session{id = none, version = none, renewing = true,
+                                         replays = replayable(Stream),
+                                         held = [H || {#stream{rpc = Rpc}, _} = H <- Cleared#session.held,
+                                                      Rpc =/= response]}),
     {Closed ++ Posted, Next}.
+
+%% `Message' waits in `queued' for the new session, unless it is an answer
+%% of ours (an untyped message is sent as one).
+queued({rpc, {request, _, _, _, _}, _} = Message, #session{queued = Queued} = Session) ->
+    Session#session{queued = [Message | Queued]};
+queued({rpc, {notification, _, _, _}, _} = Message, #session{queued = Queued} = Session) ->
+    Session#session{queued = [Message | Queued]};
+queued(_Answer, Session) ->
+    Session.
 
 close_listen(Session) ->
     closed(fun(Rpc) -> Rpc =:= listen end, Session).
