@@ -15,7 +15,7 @@ if [ "$status" != 0 ]; then
   echo "=== what failed (from $log) ==="
   # A failing test's line, its stack and error up to the blank line after it;
   # a fixture that failed or was cancelled; a test process that died.
-  awk '/\*failed\*|\*timed out\*|\*skipped\*|\*\*\* |\*unexpected termination|cancelled/ {show = 30}
+  awk '/\*failed\*$|\*timed out\*$|\*skipped\*$|^ *\*\*\* |\*unexpected termination|tests were cancelled/ {show = 30}
        show > 0 {print; show--; if ($0 ~ /^$/) show = 0}' "$log"
 fi
 exit "$status"

@@ -272,9 +272,12 @@ a_death_with_writes_queued_leaves_nothing_for_the_next_connection() ->
     Pid = mcp_client:pid(Client),
     %% The exit is proven by its status, or, when an answer to a ping was
     %% written after the server ended (the write met the closed pipe and the
-    %% runtime dropped the status), by the watch: `unknown'.
-    ?assertMatch({mcp_reconnecting, Pid, 1, {transport_ended, {exited, Cause}}} when Cause =:= {status, 0};
-                                                                                    Cause =:= unknown,
+    %% runtime dropped the status), by the watch: `unknown'; or the write
+    %% to the closed pipe is read first, and the death is that write's (seen
+    %% on a loaded machine).
+    ?assertMatch({mcp_reconnecting, Pid, 1, Reason} when Reason =:= {transport_ended, {exited, {status, 0}}};
+                                                         Reason =:= {transport_ended, {exited, unknown}};
+                                                         Reason =:= {write_failed, closed},
                  receive_event(Pid)),
     ?assertMatch({mcp_reconnected, Pid, 1}, receive_event(Pid)),
     ?assertEqual({ok, []}, mcp_client:list_tools(Client, 5000)),
