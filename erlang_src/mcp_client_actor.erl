@@ -742,22 +742,33 @@ expire(#{id := Id, from := From}, Data) ->
 %% (`mcp_reconnect', `unresponsive_ms'): when a request's deadline passes
 %% and the transport has delivered nothing for `unresponsive_ms', the
 %% actor pings the server (`ping', or `server/discover' in the modern era)
-%% with a deadline `unresponsive_ms' away; anything heard meanwhile (a
-%% message, part of one: `heard_at/4') keeps the connection, and the ping's
+%% with a deadline `unresponsive_ms' away; anything heard meanwhile
+%% (`heard_at/4') keeps the connection, and the ping's
 %% deadline passing with nothing heard since it was sent ends it with
 %% `{unresponsive, SilentMs}', so that the policy starts another. Without a
 %% policy a silent server only costs its callers their deadlines.
 
-%% The server is heard when the transport delivered an event (a message, a
-%% refusal, its end) or bytes of a message not yet complete (a transport
-%% that says so: `mcp_transport:carries_bytes/2'): when it was last heard.
-heard_at([], Info, Conn, HeardAt) ->
-    case mcp_transport:carries_bytes(Conn, Info) of
+%% The server is heard in what the transport says carries its bytes
+%% (`mcp_transport:carries_bytes/2': any byte of a port's or a channel's
+%% output; over HTTP the data of an answer to one of our POSTs, not the
+%% standalone stream, which a server's HTTP layer may feed on a timer of
+%% its own, `ping' requests included, however stuck its handlers), in an
+%% event other than a message (a refusal, a fault, its end), and in a
+%% response that settles one of our requests (`settled/2', on whatever
+%% stream it came): when it was last heard.
+heard_at(Events, Info, Conn, HeardAt) ->
+    case mcp_transport:carries_bytes(Conn, Info)
+         orelse lists:any(fun({message, _, _}) -> false; (_) -> true end, Events) of
         true -> now_ms();
         false -> HeardAt
-    end;
-heard_at(_Events, _Info, _Conn, _HeardAt) ->
-    now_ms().
+    end.
+
+%% A pending request settled by the server's response: the server is heard.
+settled(Requests, Id) ->
+    case mcp_request_table:settle(Requests, Id) of
+        {_, _} = Settled -> {Settled, now_ms()};
+        none -> none
+    end.
 
 liveness(#data{options = #{reconnect := #{unresponsive_ms := Silence}}, probing = false, heard_at = HeardAt} = Data) ->
     Now = now_ms(),
@@ -776,10 +787,10 @@ liveness(Data) ->
 
 %% A response for a pending id, already decoded as its kind expects.
 answered(Id, Reply, #data{requests = Requests} = Data) ->
-    case mcp_request_table:settle(Requests, Id) of
-        {Entry, Rest} ->
+    case settled(Requests, Id) of
+        {{Entry, Rest}, Now} ->
             release(Entry),
-            outcome(Entry, Reply, Data#data{requests = Rest});
+            outcome(Entry, Reply, Data#data{requests = Rest, heard_at = Now});
         none ->
             {ok, Data}
     end.
@@ -886,19 +897,19 @@ message(Offset, Line, #data{requests = Requests} = Data) ->
 %% (`mcp_client_listing:page/4').
 routed(Id, Line, #data{requests = Requests} = Data) ->
     Probe = mcp_request_table:raw(Requests, Id),
-    case mcp_request_table:settle(Requests, Id) of
-        {#{from := From, kind := {tool_call, _, _, _} = Kind} = Entry, Rest} ->
+    case settled(Requests, Id) of
+        {{#{from := From, kind := {tool_call, _, _, _} = Kind} = Entry, Rest}, Now} ->
             release(Entry),
             reply(From, {routed, Line, Id, mcp_request_table:routed_as(Kind)}),
-            {ok, Data#data{requests = Rest}};
-        {Entry, Rest} when Probe ->
+            {ok, Data#data{requests = Rest, heard_at = Now}};
+        {{Entry, Rest}, Now} when Probe ->
             release(Entry),
-            outcome(Entry, probe_answer(Id, Line), Data#data{requests = Rest});
-        {#{kind := Kind} = Entry, Rest} ->
+            outcome(Entry, probe_answer(Id, Line), Data#data{requests = Rest, heard_at = Now});
+        {{#{kind := Kind} = Entry, Rest}, Now} ->
             release(Entry),
             Elsewhere = mcp_client_listing:in_progress(mcp_request_table:kinds(Rest)),
             {Read, Page} = mcp_client_listing:page(Id, Line, Kind, Elsewhere),
-            outcome(Entry#{kind := Read}, Page, Data#data{requests = Rest});
+            outcome(Entry#{kind := Read}, Page, Data#data{requests = Rest, heard_at = Now});
         none ->
             {ok, Data}
     end.

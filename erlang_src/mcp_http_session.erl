@@ -45,7 +45,12 @@
 %% <li>The session id (`Mcp-Session-Id' of the answer to `initialize',
 %%     visible ASCII, at most 1,024 bytes, else `{bad_session_id, Bytes}')
 %%     goes with every request after it; `MCP-Protocol-Version' once the
-%%     handshake named a version of at most 64 visible ASCII bytes.</li>
+%%     handshake named a version the client speaks.</li>
+%% <li>The machine reads no message whole: which of its requests a message
+%%     answers is found by the core's validating scan (a result is not
+%%     built, an error only within its bound), and the answer to
+%%     `initialize' as the actor reads it (malformed, unbuilt, past 256
+%%     KiB).</li>
 %% <li>An event id is echoed as `Last-Event-ID' only when it is at most
 %%     `max_event_id_bytes()' of printable ASCII; past that the stream has
 %%     no way to resume.</li>
@@ -68,7 +73,6 @@
 -define(MAX_RESUMPTIONS, 3).
 -define(MAX_SESSION_ID_BYTES, 1024).
 -define(MAX_EVENT_ID_BYTES, 1024).
--define(MAX_VERSION_BYTES, 64).
 %% What a `{content_type, Type}' fault keeps of the server's media type.
 -define(MAX_TYPE_BYTES, 64).
 -define(MAX_ANSWER_STREAMS, 16).
@@ -551,9 +555,22 @@ closing_answered(Messages, {Commands, Session}) ->
 %% A request's stream has done its work once its response came, on it or
 %% on any other stream: it is closed then, whatever the server does with
 %% it afterwards (a stream kept open would hold a socket per call).
-answered(Messages, Session) ->
-    Ids = [Id || Message <- Messages, {ok, {response, {id_int, Id}, _}} <- [mcp_jsonrpc:decode(Message)]],
+answered(Messages, #session{streams = Streams, waiting = Waiting} = Session) ->
+    Requests = maps:from_list([{Id, routed_result} || #stream{rpc = {request, Id, _}} <- maps:values(Streams)
+                                                         ++ maps:values(Waiting)]),
+    Ids = [Id || Message <- Messages, {ok, Id} <- [response_id(Message, Requests)]],
     closed(fun(Rpc) -> of_request(Rpc, Ids) end, Session).
+
+%% The id of `Requests' that `Message' answers, read by the core's
+%% validating scan: a result is not built (`routed_result'), an error only
+%% up to `mcp_protocol''s bound on errors; the actor reads the message
+%% again, as it reads every message.
+response_id(Message, Requests) ->
+    case mcp_protocol:read(Message, Requests) of
+        {routed, Id} -> {ok, Id};
+        {answer, Id, _} -> {ok, Id};
+        _ -> none
+    end.
 
 of_request({request, Id, _}, Ids) -> lists:member(Id, Ids);
 of_request(_Rpc, _Ids) -> false.
@@ -567,10 +584,7 @@ closed(Of, #session{streams = Streams, waiting = Waiting} = Session) ->
                      waiting = maps:filter(fun(_, #stream{rpc = Rpc}) -> not Of(Rpc) end, Waiting)}}.
 
 response_to(Id, Body) ->
-    case mcp_jsonrpc:decode(Body) of
-        {ok, {response, {id_int, Id}, _}} -> true;
-        _ -> false
-    end.
+    response_id(Body, #{Id => routed_result}) =:= {ok, Id}.
 
 delivered(Messages, #stream{renew = true, rpc = {request, Id, _}}, Session) ->
     %% The answer to the new session's `initialize' is the transport's own.
@@ -613,40 +627,21 @@ renewed(#session{initialized = Initialized, replays = Replays} = Session0) ->
 
 %% The protocol version the server chose, from its answer to `initialize';
 %% a server that declared `tools.listChanged' says so on the standalone
-%% stream, which is then wanted.
+%% stream, which is then wanted. The result is read as the actor reads it (`initialize': one longer than
+%% the core's bound on whole results is malformed, unbuilt), and an
+%% answer the actor refuses (a version it does not speak) names none.
 negotiated(Id, Messages, Session) ->
     lists:foldl(fun(Message, Acc) ->
-                        case mcp_jsonrpc:decode(Message) of
-                            {ok, {response, {id_int, Id}, {ok, {object, Result}}}} ->
-                                announcing(Result, versioned(Result, Acc));
+                        case mcp_protocol:read(Message, #{Id => initialize}) of
+                            {answer, Id, {ok, {initialize_result, Version, Tools, _, _}}} ->
+                                announcing(Tools, Acc#session{version = Version});
                             _ -> Acc
                         end
                 end, Session, Messages).
 
-versioned(Result, Session) ->
-    case lists:keyfind(<<"protocolVersion">>, 1, Result) of
-        {_, {string, Version}} when byte_size(Version) =< ?MAX_VERSION_BYTES ->
-            case visible_ascii(Version, 16#21) of
-                true -> Session#session{version = Version};
-                false -> Session
-            end;
-        _ -> Session
-    end.
-
-announcing(Result, #session{listen = unwanted} = Session) ->
-    case lists:keyfind(<<"capabilities">>, 1, Result) of
-        {_, {object, Capabilities}} ->
-            case lists:keyfind(<<"tools">>, 1, Capabilities) of
-                {_, {object, Tools}} when is_list(Tools) ->
-                    case lists:keyfind(<<"listChanged">>, 1, Tools) of
-                        {_, {bool, true}} -> Session#session{listen = wanted, wants_listen = true};
-                        _ -> Session
-                    end;
-                _ -> Session
-            end;
-        _ -> Session
-    end;
-announcing(_Result, Session) ->
+announcing({some, {tools_capability, true}}, #session{listen = unwanted} = Session) ->
+    Session#session{listen = wanted, wants_listen = true};
+announcing(_Tools, Session) ->
     Session.
 
 %% A request's event stream ended (`Why': `ended' or the driver's reason)

@@ -437,6 +437,58 @@ found_unresponsive(KeepAlive) ->
             shut_down_leaving_nothing(Client)
         end).
 
+%% Nor is what comes on the standalone stream: a remote server that
+%% declares `tools.listChanged' (the client opens the stream) and sends a
+%% `ping' request on it every 100 ms (each answered and acknowledged),
+%% while nothing answers a call or the probe, is found unresponsive; as is
+%% one sending `: ping' comments there.
+standalone_stream_keep_alives_are_not_the_server_answering_test_() ->
+    [{timeout, 30, fun() -> found_unresponsive_by_its_standalone_stream(KeepAlive) end}
+     || KeepAlive <- [<<"data: {\"jsonrpc\":\"2.0\",\"id\":\"keep-alive\",\"method\":\"ping\"}\n\n">>,
+                      <<": ping\n\n">>]].
+
+found_unresponsive_by_its_standalone_stream(KeepAlive) ->
+    Stuck = atomics:new(1, []),
+    Opened = atomics:new(1, []),
+    Server = mcp(fun(<<"initialize">>, #{body := Body}) ->
+                         {ok, {object, Members}} = mcp_json:decode(Body),
+                         json(proplists:get_value(<<"id">>, Members),
+                              <<"{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"tools\":{\"listChanged\":true}},"
+                                "\"serverInfo\":{\"name\":\"stub\",\"version\":\"1\"}}">>,
+                              [{"mcp-session-id", "session-1"}]);
+                    (<<"tools/list">>, #{body := Body}) ->
+                         {ok, {object, Members}} = mcp_json:decode(Body),
+                         json(proplists:get_value(<<"id">>, Members), <<"{\"tools\":[]}">>, []);
+                    (response, _) ->
+                         {reply, 202, [], <<>>};
+                    (Method, _) when Method =:= <<"tools/call">>; Method =:= <<"ping">> ->
+                         case atomics:get(Stuck, 1) of
+                             1 -> hold;
+                             0 -> default
+                         end;
+                    (_, _) ->
+                         default
+                 end),
+    Handler = fun(#{method := 'GET'}) ->
+                      atomics:put(Opened, 1, 1),
+                      {sse_forever, [{"content-type", "text/event-stream"}], [], 100, KeepAlive};
+                 (Request) ->
+                      Server(Request)
+              end,
+    with_stub_handler(Handler, fun(Url) ->
+        {ok, Client, _} = mcp_client:start(#{url => Url}, #{reconnect => #{attempts => 1, backoff_ms => 0,
+                                                                           unresponsive_ms => 300}}),
+        ok = mcp_client:subscribe(Client),
+        Pid = mcp_client:pid(Client),
+        atomics:put(Stuck, 1, 1),
+        timer:sleep(400),
+        ?assertEqual(1, atomics:get(Opened, 1)),
+        ?assertEqual({error, call_timed_out}, mcp_client:call_tool(Client, <<"t">>, {object, []}, 100)),
+        ?assertMatch({mcp_reconnecting, Pid, 1, {unresponsive, _}},
+                     receive {mcp_reconnecting, _, _, _} = E -> E after 5000 -> no_reconnecting end),
+        shut_down_leaving_nothing(Client)
+    end).
+
 %% A client with a reconnect policy (`unresponsive_ms' `Silence'), silent
 %% for longer than that, then a call of tool `Tool' (10 s, in a process of
 %% its own), and `Delay' ms later another (100 ms, its stub holds it) whose
@@ -1121,3 +1173,61 @@ questions(Questions, Acknowledge, IdBytes) ->
         _ = mcp_client:shutdown(Client, 5000),
         {Outcome, length(Sizes), Sizes}
     end).
+
+%%% -------------------------------------------- what the transport reads
+
+%% The session machine runs in the actor and reads no message whole:
+%% which of its requests a message answers is found by the core's
+%% validating scan, the answer to `initialize' read as the actor reads it.
+%% Traced: `mcp_jsonrpc:decode/1' is never called in the actor while a
+%% call is answered by an event stream of a 300 KB notification (an array
+%% of zeros, which a tree costs some 20x) and its result, or by a JSON body
+%% of a 300 KB result; nor while a handshake is answered with an
+%% `initialize' result of 300 KB (malformed, past 256 KiB, refused unbuilt).
+the_transport_decodes_no_message_test_() ->
+    Zeros = iolist_to_binary(lists:join(<<",">>, lists:duplicate(150000, <<"0">>))),
+    Sse = fun(Id) ->
+              {sse, [{"content-type", "text/event-stream"}],
+               [<<"data: {\"jsonrpc\":\"2.0\",\"method\":\"x/y\",\"params\":{\"a\":[", Zeros/binary, "]}}\n\n">>,
+                iolist_to_binary([<<"data: {\"jsonrpc\":\"2.0\",\"id\":">>, integer_to_binary(Id),
+                                  <<",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}}\n\n">>])]}
+          end,
+    Body = fun(Id) ->
+               json({int, Id}, <<"{\"content\":[],\"structuredContent\":{\"a\":[", Zeros/binary, "]}}">>, [])
+           end,
+    Call = fun(Answer) ->
+               Handler = mcp(fun(<<"tools/call">>, #{body := B}) ->
+                                     {ok, {object, Members}} = mcp_json:decode(B),
+                                     {int, Id} = proplists:get_value(<<"id">>, Members),
+                                     Answer(Id);
+                                (_, _) -> default
+                             end),
+               with_stub_handler(Handler, fun(Url) ->
+                   {ok, Client, _} = mcp_client:start(#{url => Url}, #{}),
+                   Decoded = mcp_traced:calls(mcp_client:pid(Client), {mcp_jsonrpc, decode, 1},
+                                              fun() -> ?assertMatch({ok, _}, call(Client)) end),
+                   _ = mcp_client:shutdown(Client, 5000),
+                   length(Decoded)
+               end)
+           end,
+    [{timeout, 30, ?_assertEqual(0, Call(Sse))},
+     {timeout, 30, ?_assertEqual(0, Call(Body))},
+     {timeout, 30, fun() ->
+         Result = <<"{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"tools\":{},\"experimental\":{\"a\":[",
+                    Zeros/binary, "]}},\"serverInfo\":{\"name\":\"stub\",\"version\":\"1\"}}">>,
+         Handler = mcp(fun(<<"initialize">>, #{body := B}) ->
+                               {ok, {object, Members}} = mcp_json:decode(B),
+                               json(proplists:get_value(<<"id">>, Members), Result, [{"mcp-session-id", "s1"}]);
+                          (_, _) -> default
+                       end),
+         with_stub_handler(Handler, fun(Url) ->
+             {ok, Client} = mcp_client:prepare(#{url => Url}, #{}),
+             Decoded = mcp_traced:calls(mcp_client:pid(Client), {mcp_jsonrpc, decode, 1},
+                                        fun() ->
+                                            ?assertMatch({error, {handshake_failed, {result_malformed, _}}},
+                                                         mcp_client:connect(Client))
+                                        end),
+             _ = mcp_client:shutdown(Client, 5000),
+             ?assertEqual(0, length(Decoded))
+         end)
+     end}].
