@@ -113,7 +113,7 @@
 -endif.
 
 -export([open/2, send/2, event/2, terminate/1, os_pid/1, carries_bytes/2, takes_rpc/0]).
--export([seal/1, quiet_nudge/2]).
+-export([seal/1, httpc_warning/2]).
 -export_type([spec/0, fault/0]).
 
 -type spec() :: #{url := binary() | string(),
@@ -208,7 +208,7 @@ open(Spec, _Owner) ->
     {error, {bad_http_spec, maps:without([headers, oauth], Spec)}}.
 
 open_checked(Url, Spec, Owner) ->
-    quiet_nudges(),
+    quiet_httpc(),
     MaxBytes = max_bytes(maps:get(max_line_bytes, Spec, mcp_stdio:max_line_bytes())),
     case {mcp_http_target:target(Url), mcp_http_headers:resolve(unsealed(maps:get(headers, Spec, [])))} of
         {{error, _} = Error, _} -> Error;
@@ -508,23 +508,59 @@ failure(_Reason) ->
 %% A nudge can reach a handler that finished its answer in the meantime
 %% (the race `event_checked/2' narrows but cannot close): `httpc_handler'
 %% then logs a warning of its own, with the session but no request (idle),
-%% about the empty read. The VM's primary logger filter `mcp_http_nudge'
-%% drops exactly that warning (`quiet_nudge/2'), installed once by the
-%% first HTTP transport; any other event passes untouched.
-quiet_nudges() ->
-    case logger:add_primary_filter(mcp_http_nudge, {fun mcp_http:quiet_nudge/2, none}) of
+%% about the empty read. It logs the same warning, with every byte of the
+%% read, its parser's state and its request, when a server writes on a
+%% connection kept alive between requests: a server's bytes, without
+%% bound, in the VM's log. The VM's primary logger filter
+%% `mcp_http_warnings' (`httpc_warning/2'), installed once by the first
+%% HTTP transport, drops the first and cuts the second down to its size,
+%% for this package's managers only; any other event passes untouched.
+quiet_httpc() ->
+    case logger:add_primary_filter(mcp_http_warnings, {fun mcp_http:httpc_warning/2, none}) of
         ok -> ok;
         {error, {already_exist, _}} -> ok
     end.
 
-%% @doc The primary logger filter of `quiet_nudges/0': `stop' for
-%% `httpc_handler''s warning about an empty `dummy' read (a nudge that came
-%% late), `ignore' (no opinion) for every other event.
--spec quiet_nudge(logger:log_event(), term()) -> logger:filter_return().
-quiet_nudge(#{msg := {report, #{label := {error_logger, warning_msg}, args := [httpc_handler, dummy, <<>> | _]}}}, _) ->
-    stop;
-quiet_nudge(#{msg := {Format, [httpc_handler, dummy, <<>> | _]}}, _) when is_list(Format) -> stop;
-quiet_nudge(_Event, _) -> ignore.
+%% @doc The primary logger filter of `quiet_httpc/0', for `httpc_handler''s
+%% warning about data it did not expect on a connection of one of this
+%% package's managers (`mcp_httpc_profiles'): `stop' for an empty `dummy'
+%% read (a nudge that came late); any other is logged with its protocol,
+%% socket, byte count and profile only (the bytes are a server's, the
+%% parser's state holds more of them, the request its headers). `ignore'
+%% (no opinion) for every other event.
+-spec httpc_warning(logger:log_event(), term()) -> logger:filter_return().
+httpc_warning(#{msg := {report, #{label := {error_logger, warning_msg}, format := Format, args := Args} = Report}} = Event,
+              _) ->
+    case unexpected_data(Format, Args) of
+        nudge -> stop;
+        {cut, Short, Kept} -> Event#{msg := {report, Report#{format := Short, args := Kept}}};
+        other -> ignore
+    end;
+httpc_warning(#{msg := {Format, Args}} = Event, _) when is_list(Format), is_list(Args) ->
+    case unexpected_data(Format, Args) of
+        nudge -> stop;
+        {cut, Short, Kept} -> Event#{msg := {Short, Kept}};
+        other -> ignore
+    end;
+httpc_warning(_Event, _) ->
+    ignore.
+
+unexpected_data("Received unexpected ~p data on ~p" ++ _, [httpc_handler, dummy, <<>> | _]) ->
+    nudge;
+unexpected_data("Received unexpected ~p data on ~p" ++ _, [Proto, Socket, Data, _Mfa, _Request, _Session, _Status,
+                                                            _StatusLine, Profile]) when is_atom(Profile) ->
+    case lists:prefix("stand_alone_mcp_httpc_", atom_to_list(Profile)) of
+        true ->
+            {cut, "Received unexpected ~p data on ~p: ~p bytes (not shown)~n   Profile:    ~p~n",
+             [Proto, Socket, iolist_size_or_unknown(Data), Profile]};
+        false ->
+            other
+    end;
+unexpected_data(_Format, _Args) ->
+    other.
+
+iolist_size_or_unknown(Data) ->
+    try iolist_size(Data) catch error:badarg -> unknown end.
 
 nudge(RequestId, #http{requests = Requests}) ->
     case Requests of

@@ -954,6 +954,46 @@ a_late_nudge_is_not_logged_and_nothing_else_is_dropped_test_() ->
         end
     end}.
 
+%% A server that writes on a connection kept alive between requests:
+%% `httpc_handler' warns of each read, with every byte read, its parser's
+%% state and its request; the filter keeps the warning's protocol, socket,
+%% byte count and profile. A server answers a call, then writes 1 MiB of
+%% `x' on the idle connection: warnings are logged, none with more than
+%% 4 KiB of the bytes, nor the request's `authorization' value.
+a_servers_bytes_on_an_idle_connection_are_not_logged_test_() ->
+    {timeout, 60, fun() ->
+        Garbage = binary:copy(<<"x">>, 1024 * 1024),
+        Handler = mcp(fun(<<"tools/call">>, #{body := Body}) ->
+                              [Socket | _] = [P || P <- erlang:ports(), erlang:port_info(P, connected) =:= {connected, self()},
+                                                   erlang:port_info(P, name) =:= {name, "tcp_inet"}],
+                              _ = spawn(fun() -> timer:sleep(300), gen_tcp:send(Socket, Garbage) end),
+                              {ok, {object, Members}} = mcp_json:decode(Body),
+                              default(<<"tools/call">>, proplists:get_value(<<"id">>, Members));
+                         (_, _) ->
+                              default
+                      end),
+        ok = logger:add_handler(mcp_http_tests_reports, mcp_http_tests, #{config => self(), level => warning}),
+        try
+            _ = with_stub_handler(Handler, fun(Url) ->
+                {ok, Client, _} = mcp_client:start(#{url => Url, headers => [{"authorization", ?SECRET}]}, #{}),
+                ?assertMatch({ok, _}, call(Client)),
+                timer:sleep(1000),
+                mcp_client:shutdown(Client, 5000)
+            end),
+            Texts = [iolist_to_binary(case Msg of
+                                          {report, #{format := Format, args := Args}} -> io_lib:format(Format, Args);
+                                          {string, String} -> String;
+                                          {Format, Args} -> io_lib:format(Format, Args)
+                                      end) || {logged, {warning, Msg}} <- flush_all()],
+            Unexpected = [T || T <- Texts, binary:match(T, <<"Received unexpected tcp data">>) =/= nomatch],
+            ?assertNotEqual([], Unexpected),
+            ?assertEqual([], [T || T <- Texts, binary:match(T, binary:copy(<<"x">>, 4096)) =/= nomatch]),
+            ?assertEqual([], [T || T <- Texts, binary:match(T, list_to_binary(?SECRET)) =/= nomatch])
+        after
+            _ = logger:remove_handler(mcp_http_tests_reports)
+        end
+    end}.
+
 %% The logger handler of the tests above: every event to the test process.
 log(#{level := Level, msg := Msg}, #{config := Test}) ->
     Test ! {logged, {Level, Msg}}.
