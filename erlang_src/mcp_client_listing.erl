@@ -165,7 +165,9 @@ relist(Data) -> Data#data{relist_again = true}.
 start_relist(#data{options = Options} = Data) ->
     Actor = self(),
     Timeout = maps:get(list_timeout_ms, Options, 30000),
-    {_Pid, Monitor} = spawn_monitor(fun() -> exit({relisted, gen_statem:call(Actor, {list_tools, Timeout})}) end),
+    %% The listing's copy stays in the re-lister: its exit reason, which the
+    %% actor's `DOWN' would copy back, names nothing of it.
+    {_Pid, Monitor} = spawn_monitor(fun() -> _ = gen_statem:call(Actor, {list_tools, Timeout}), exit(relisted) end),
     Data#data{relist = {running, Monitor}, relist_again = false, relist_at = erlang:monotonic_time(millisecond)}.
 
 relisted(#data{relist_again = true} = Data) ->
