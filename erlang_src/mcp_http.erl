@@ -426,7 +426,7 @@ event_checked(#http{requests = Requests} = Http, {http, {RequestId, stream_start
     %% handler is fed an empty read (`nudge/2').
     _ = erlang:send_after(?NUDGE_MS, Http#http.owner, {mcp_http, Http#http.ref, {nudge, RequestId}}),
     Started0 = maps:get(RequestId, Requests),
-    Req = Started0#req{handler = Handler, hearing = hearing(Started0, Headers)},
+    Req = Started0#req{handler = Handler, hearing = hearing(Started0, Headers, Http)},
     Started = succeeded(Req, Http#http{requests = maps:put(RequestId, Req, Requests)}),
     delivered(machine({headers, Req#req.sref, Headers}, Started));
 event_checked(#http{ref = Ref} = Http, {mcp_http, Ref, {timer, Tag}}) ->
@@ -673,9 +673,10 @@ deletion_outcome(_Other) -> {failed, unknown}.
 -spec os_pid(#http{}) -> none.
 os_pid(_) -> none.
 
-%% @doc Whether `Info' brought bytes of an answer to one of our POSTs: any
-%% byte of a JSON body, or data of an event stream (a `data:' line's value
-%% or its continuation): the server is heard while it writes a long answer,
+%% @doc Whether `Info' brought bytes of an answer to one of our requests
+%% (on its POST, or on the GET that resumes its stream): any byte of a JSON
+%% body, or data of an event stream (a `data:' line's value or its
+%% continuation): the server is heard while it writes a long answer,
 %% before any whole message (the actor's liveness probe,
 %% `mcp_transport:carries_bytes/2'). The standalone stream, comments
 %% (`: ping') and other fields (`event: ping' with an empty `data:'),
@@ -685,9 +686,17 @@ os_pid(_) -> none.
 carries_bytes(#http{heard = Heard}, {http, {_RequestId, stream, _Chunk}}) -> Heard;
 carries_bytes(_Http, _Info) -> false.
 
-%% What of a body the server is heard in, from its headers.
-hearing(#req{post = none}, _Headers) -> nothing;
-hearing(_Req, Headers) ->
+%% What of a body the server is heard in, from its headers: nothing of
+%% the standalone stream's.
+hearing(#req{post = none, sref = SRef}, Headers, #http{session = Session}) ->
+    case mcp_http_session:answers_request(SRef, Session) of
+        true -> hearing(Headers);
+        false -> nothing
+    end;
+hearing(_Req, Headers, _Http) ->
+    hearing(Headers).
+
+hearing(Headers) ->
     case mcp_http_headers:content_type(Headers) of
         <<"text/event-stream">> -> line_start;
         _ -> any

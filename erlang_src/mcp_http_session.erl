@@ -59,7 +59,7 @@
 %% stream, the stateless revision's rejections) is `mcp_http''s module doc.
 -module(mcp_http_session).
 
--export([new/1, handle/2, request_headers/1, has_session/1]).
+-export([new/1, handle/2, request_headers/1, has_session/1, answers_request/2]).
 -export([default_retry_ms/0, min_retry_ms/0, max_retry_ms/0, max_resumptions/0, max_event_id_bytes/0,
          max_answer_streams/0, max_held_answers/0, max_answer_bytes/0, answer_timeout_ms/0]).
 -export_type([session/0, sref/0, event/0, command/0]).
@@ -220,6 +220,15 @@ request_headers(#session{id = Id, version = Version}) ->
     [{"accept", ?ACCEPT}]
         ++ [{"mcp-session-id", Id} || Id =/= none]
         ++ [{"mcp-protocol-version", binary_to_list(Version)} || Version =/= none].
+
+%% @doc Whether the stream `SRef' carries the answer to one of our
+%% requests (a POST's, or its resumption's), not the standalone stream's.
+-spec answers_request(sref(), session()) -> boolean().
+answers_request(SRef, #session{streams = Streams}) ->
+    case Streams of
+        #{SRef := #stream{rpc = {request, _, _}}} -> true;
+        #{} -> false
+    end.
 
 %% @doc One event in, the commands it asks for out, in order.
 -spec handle(event(), session()) -> {[command()], session()}.
@@ -587,9 +596,15 @@ response_to(Id, Body) ->
     response_id(Body, #{Id => routed_result}) =:= {ok, Id}.
 
 delivered(Messages, #stream{renew = true, rpc = {request, Id, _}}, Session) ->
-    %% The answer to the new session's `initialize' is the transport's own.
+    %% The answer to the new session's `initialize' is the transport's own;
+    %% one the client refuses (an error, a version it does not speak, a
+    %% malformed result) leaves no session to go on in.
     case negotiated(Id, Messages, Session) of
-        #session{version = none} = Waiting -> {[], Waiting};
+        #session{version = none} = Waiting ->
+            case lists:any(fun(Message) -> response_id(Message, #{Id => routed_result}) =:= {ok, Id} end, Messages) of
+                true -> fault(session_expired, Waiting);
+                false -> {[], Waiting}
+            end;
         Renewed -> renewed(Renewed)
     end;
 delivered(Messages, #stream{rpc = Rpc}, #session{offset = Offset0} = Session0) ->

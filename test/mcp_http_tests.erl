@@ -412,6 +412,52 @@ long_answer_heard(Unit, Cut, Delay, Probes) ->
         end)
     end.
 
+%% The stream of a request resumed by a GET with `Last-Event-ID' is the
+%% server answering as its POST's is: a server whose call's stream ended
+%% after an event id (`retry: 100') writes the 1 MB answer on the
+%% resumption in ten pieces 150 ms apart, while a call's deadline passes
+%% and the probe goes unanswered (`unresponsive_ms' 500): the connection
+%% is kept and the answer read.
+a_resumed_answer_is_heard_test_() ->
+    {timeout, 40, fun() ->
+        Text = binary:copy(<<"x">>, 1000000),
+        Pending = atomics:new(1, []),
+        Post = mcp(fun(<<"tools/call">>, #{body := Body}) ->
+                           case binary:match(Body, <<"\"slow\"">>) of
+                               nomatch -> hold;
+                               _ ->
+                                   {int, Id} = id_of(Body),
+                                   atomics:put(Pending, 1, Id),
+                                   {sse, [], [<<"retry: 100\nid: ev-1\n\n">>]}
+                           end;
+                      (<<"ping">>, _) -> hold;
+                      (_, _) -> default
+                   end),
+        Handler = fun(#{method := 'GET', headers := Headers} = Request) ->
+                          case proplists:get_value(<<"last-event-id">>, Headers) of
+                              undefined -> Post(Request);
+                              _ ->
+                                  Event = iolist_to_binary(
+                                            [<<"data: {\"jsonrpc\":\"2.0\",\"id\":">>, integer_to_binary(atomics:get(Pending, 1)),
+                                             <<",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"">>, Text,
+                                             <<"\"}]}}\n\n">>]),
+                                  Piece = byte_size(Event) div 10 + 1,
+                                  {sse_slow, [{"content-type", "text/event-stream"}],
+                                   [binary:part(Event, N * Piece, min(Piece, byte_size(Event) - N * Piece))
+                                    || N <- lists:seq(0, 9)], 150}
+                          end;
+                     (Request) ->
+                          Post(Request)
+                  end,
+        with_stub_handler(Handler, fun(Url) ->
+            {Client, Pid, Long} = long_call_after_a_silence(Url, 500, <<"slow">>, 0),
+            ?assertEqual({ok, {call_tool_result, [{text, Text}], false, none}}, long_answer(Long)),
+            ?assertEqual(none, receive {mcp_reconnecting, Pid, _, _} = E -> E after 500 -> none end),
+            ?assertMatch([_ | _], [R || #{method := 'GET'} = R <- requests()]),
+            shut_down_leaving_nothing(Client)
+        end)
+    end}.
+
 %% Keep-alives are not the server answering: a remote server whose HTTP
 %% layer sends `: ping' comments, or `event: ping' with an empty `data:',
 %% every 100 ms on one call's stream while nothing answers that call,
@@ -589,7 +635,7 @@ hostile_test_() ->
 hostile(Override, {Stage, Expected}) ->
     Other = mcp_http_stub:start(fun(_) -> {reply, 200, [], <<>>} end, {127, 0, 0, 2}),
     try
-        with_stub(Override, fun(Url) ->
+        _ = with_stub(Override, fun(Url) ->
             Spec = #{url => Url, headers => [{"Authorization", ?SECRET}], max_line_bytes => 1024},
             {ok, Client} = mcp_client:prepare(Spec, #{handshake_timeout_ms => 1000}),
             Handshake = mcp_client:connect(Client),
@@ -649,7 +695,7 @@ a_server_that_does_not_speak_http_is_not_quoted_test_() ->
 server_bytes_stay_out_of_death_reasons_test_() ->
     {timeout, 30, fun() ->
         LongType = "text/" ++ lists:duplicate(100000, $x),
-        with_stub(fun(_, _) -> {reply, 200, [{"content-type", LongType}], <<"{}">>} end, fun(Url) ->
+        _ = with_stub(fun(_, _) -> {reply, 200, [{"content-type", LongType}], <<"{}">>} end, fun(Url) ->
             {ok, Client} = mcp_client:prepare(#{url => Url}, #{}),
             {error, {handshake_failed, {unavailable, {content_type, Type}}}} = mcp_client:connect(Client),
             ?assertEqual(64, byte_size(Type))
@@ -797,6 +843,52 @@ session_renewal_test() ->
 id_of(Body) ->
     {ok, {object, Members}} = mcp_json:decode(Body),
     proplists:get_value(<<"id">>, Members).
+
+%% A renewal whose `initialize' the client refuses (a version it does not
+%% speak, an error, a result past 256 KiB) leaves no session to go on in:
+%% the connection ends `session_expired', the call that met the 404 and
+%% the next one learn it at once (the new session had waited for good,
+%% every call meeting its deadline); a renewal it accepts answers the call.
+a_refused_renewal_ends_the_connection_test_() ->
+    Version = fun(V) -> <<"{\"protocolVersion\":\"", V/binary, "\",\"capabilities\":{\"tools\":{}},"
+                          "\"serverInfo\":{\"name\":\"stub\",\"version\":\"1\"}">> end,
+    Refused = {error, {unavailable, session_expired}},
+    [{timeout, 30, ?_assertEqual({Refused, Refused}, renewed_with(<<"result">>, [Version(<<"1999-01-01">>), "}"]))},
+     {timeout, 30, ?_assertEqual({Refused, Refused}, renewed_with(<<"error">>, <<"{\"code\":-32603,\"message\":\"no\"}">>))},
+     {timeout, 30, ?_assertEqual({Refused, Refused},
+                                 renewed_with(<<"result">>, [Version(<<"2025-11-25">>), ",\"instructions\":\"",
+                                                             binary:copy(<<"x">>, 300000), "\"}"]))},
+     {timeout, 30, ?_assertMatch({{ok, _}, {ok, _}}, renewed_with(<<"result">>, [Version(<<"2025-11-25">>), "}"]))}].
+
+%% A call met by a 404 in the first session, the new session's
+%% `initialize' answered with `Member' (`result' or `error') `Value': the
+%% outcomes of that call and the next (3 s deadlines).
+renewed_with(Member, Value) ->
+    Initializes = counters:new(1, []),
+    Override = fun(<<"initialize">>, #{body := Body}) ->
+                       counters:add(Initializes, 1, 1),
+                       case counters:get(Initializes, 1) of
+                           1 -> default;
+                           _ -> {reply, 200, [{"content-type", "application/json"}, {"mcp-session-id", "session-2"}],
+                                 [<<"{\"jsonrpc\":\"2.0\",\"id\":">>, integer_to_binary(element(2, id_of(Body))),
+                                  <<",\"">>, Member, <<"\":">>, Value, <<"}">>]}
+                       end;
+                  (<<"tools/call">>, #{headers := Headers}) ->
+                       case proplists:get_value(<<"mcp-session-id">>, Headers) of
+                           <<"session-1">> -> {reply, 404, [], <<>>};
+                           _ -> default
+                       end;
+                  (_, _) ->
+                       default
+               end,
+    with_stub(Override, fun(Url) ->
+        {ok, Client, _} = mcp_client:start(#{url => Url}, #{}),
+        First = mcp_client:call_tool(Client, <<"t">>, {object, []}, 3000),
+        Second = mcp_client:call_tool(Client, <<"t">>, {object, []}, 3000),
+        ?assertEqual(2, counters:get(Initializes, 1)),
+        _ = mcp_client:shutdown(Client, 5000),
+        {First, Second}
+    end).
 
 
 %% The session's DELETE answered with a body without end: its handler is
@@ -1098,7 +1190,7 @@ the_loopback_is_never_proxied_test_() ->
         Proxy = mcp_http_stub:start(fun(_) -> {reply, 502, [], <<>>} end),
         ProxyUrl = "http://127.0.0.1:" ++ integer_to_list(mcp_http_stub:port(Proxy)),
         try
-            with_stub(fun(_, _) -> default end, fun(Url) ->
+            _ = with_stub(fun(_, _) -> default end, fun(Url) ->
                 with_env([{"http_proxy", ProxyUrl}, {"all_proxy", ProxyUrl}], fun() ->
                     {ok, Client, _} = mcp_client:start(#{url => Url, headers => [{"x-api-key", ?SECRET}]}, #{}),
                     ?assertMatch({ok, _}, call(Client)),
