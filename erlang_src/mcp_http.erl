@@ -113,7 +113,7 @@
 -endif.
 
 -export([open/2, send/2, event/2, terminate/1, os_pid/1, carries_bytes/2, takes_rpc/0]).
--export([seal/1, httpc_warning/2]).
+-export([seal/1, httpc_log/2]).
 -export_type([spec/0, fault/0]).
 
 -type spec() :: #{url := binary() | string(),
@@ -511,45 +511,66 @@ failure(_Reason) ->
 %% about the empty read. It logs the same warning, with every byte of the
 %% read, its parser's state and its request, when a server writes on a
 %% connection kept alive between requests: a server's bytes, without
-%% bound, in the VM's log. The VM's primary logger filter
-%% `mcp_http_warnings' (`httpc_warning/2'), installed once by the first
-%% HTTP transport, drops the first and cuts the second down to its size,
-%% for this package's managers only; any other event passes untouched.
+%% bound, in the VM's log. And a handler that stops on a socket error (a
+%% TLS server that sends a record the client cannot decrypt) is logged by
+%% `gen_server' with its state, whose request holds every header we sent,
+%% `Authorization' included. The VM's primary logger filter
+%% `mcp_http_log' (`httpc_log/2'), installed once by the first HTTP
+%% transport, drops the first, cuts the second down to its size, and
+%% withholds the third's state and last message, for this package's
+%% managers only; any other event passes untouched.
 quiet_httpc() ->
-    case logger:add_primary_filter(mcp_http_warnings, {fun mcp_http:httpc_warning/2, none}) of
+    case logger:add_primary_filter(mcp_http_log, {fun mcp_http:httpc_log/2, none}) of
         ok -> ok;
         {error, {already_exist, _}} -> ok
     end.
 
-%% @doc The primary logger filter of `quiet_httpc/0', for `httpc_handler''s
-%% warning about data it did not expect on a connection of one of this
-%% package's managers (`mcp_httpc_profiles'): `stop' for an empty `dummy'
-%% read (a nudge that came late); any other is logged with its protocol,
-%% socket, byte count and profile only (the bytes are a server's, the
-%% parser's state holds more of them, the request its headers). `ignore'
-%% (no opinion) for every other event.
--spec httpc_warning(logger:log_event(), term()) -> logger:filter_return().
-httpc_warning(#{msg := {report, #{label := {error_logger, warning_msg}, format := Format, args := Args} = Report}} = Event,
-              _) ->
+%% @doc The primary logger filter of `quiet_httpc/0', for what
+%% `httpc_handler' logs on a connection of one of this package's managers
+%% (`mcp_httpc_profiles'): of its warning about data it did not expect,
+%% `stop' for an empty `dummy' read (a nudge that came late), and any
+%% other logged with its protocol, socket, byte count and profile only
+%% (the bytes are a server's, the parser's state holds more of them, the
+%% request its headers); of a handler's termination report, the report
+%% without the handler's state and last message. `ignore' (no opinion)
+%% for every other event.
+-spec httpc_log(logger:log_event(), term()) -> logger:filter_return().
+httpc_log(#{msg := {report, #{label := {gen_server, terminate}, state := State} = Report}} = Event, _) ->
+    case ours(State) of
+        true -> Event#{msg := {report, Report#{state := withheld, last_message := withheld}}};
+        false -> ignore
+    end;
+httpc_log(#{msg := {report, #{label := {error_logger, warning_msg}, format := Format, args := Args} = Report}} = Event,
+          _) ->
     case unexpected_data(Format, Args) of
         nudge -> stop;
         {cut, Short, Kept} -> Event#{msg := {report, Report#{format := Short, args := Kept}}};
         other -> ignore
     end;
-httpc_warning(#{msg := {Format, Args}} = Event, _) when is_list(Format), is_list(Args) ->
+httpc_log(#{msg := {Format, Args}} = Event, _) when is_list(Format), is_list(Args) ->
     case unexpected_data(Format, Args) of
         nudge -> stop;
         {cut, Short, Kept} -> Event#{msg := {Short, Kept}};
         other -> ignore
     end;
-httpc_warning(_Event, _) ->
+httpc_log(_Event, _) ->
     ignore.
+
+%% Whether a `gen_server''s state is that of a handler of one of this
+%% package's managers: an `httpc_handler' state naming its profile.
+ours(State) when is_tuple(State), tuple_size(State) > 0, element(1, State) =:= state ->
+    lists:any(fun our_profile/1, tuple_to_list(State));
+ours(_State) ->
+    false.
+
+our_profile(Profile) when is_atom(Profile) -> lists:prefix("stand_alone_mcp_httpc_", atom_to_list(Profile));
+our_profile(_Other) -> false.
 
 unexpected_data("Received unexpected ~p data on ~p" ++ _, [httpc_handler, dummy, <<>> | _]) ->
     nudge;
 unexpected_data("Received unexpected ~p data on ~p" ++ _, [Proto, Socket, Data, _Mfa, _Request, _Session, _Status,
-                                                            _StatusLine, Profile]) when is_atom(Profile) ->
-    case lists:prefix("stand_alone_mcp_httpc_", atom_to_list(Profile)) of
+                                                            _StatusLine, Profile]) ->
+    case our_profile(Profile) of
         true ->
             {cut, "Received unexpected ~p data on ~p: ~p bytes (not shown)~n   Profile:    ~p~n",
              [Proto, Socket, iolist_size_or_unknown(Data), Profile]};

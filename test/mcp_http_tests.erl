@@ -765,6 +765,60 @@ tls_verifies_the_server_test_() ->
         end
     end}.
 
+%% A TLS server that corrupts its stream once it has read a request: the
+%% client's `httpc' handler stops on the TLS error, and OTP logs its
+%% crash with its state, whose request holds the headers we sent. The
+%% transport's logger filter withholds a handler's state and last message
+%% (for this package's managers): no logged event holds the
+%% `Authorization' value.
+a_handler_crash_logs_no_header_value_test_() ->
+    {timeout, 60, fun() ->
+        {ok, _} = application:ensure_all_started(ssl),
+        Key = [{key, {namedCurve, {1, 2, 840, 10045, 3, 1, 7}}}],   % secp256r1
+        %% The server's certificate names 127.0.0.1.
+        Named = [{extensions, [{'Extension', {2, 5, 29, 17}, false, [{dNSName, "127.0.0.1"}, {iPAddress, <<127, 0, 0, 1>>}]}]}
+                 | Key],
+        #{server_config := ServerConfig, client_config := ClientConfig} =
+            public_key:pkix_test_data(#{server_chain => #{root => Key, intermediates => [], peer => Named},
+                                        client_chain => #{root => Key, intermediates => [], peer => Key}}),
+        CaFile = filename:join(scratch_dir(), "ca.pem"),
+        ok = file:write_file(CaFile, public_key:pem_encode([{'Certificate', Der, not_encrypted}
+                                                            || Der <- proplists:get_value(cacerts, ClientConfig)])),
+        {ok, Listen} = gen_tcp:listen(0, [binary, {active, false}, {reuseaddr, true}, {ip, {127, 0, 0, 1}}]),
+        {ok, Port} = inet:port(Listen),
+        Acceptor = spawn_link(fun() -> corrupting_accept(Listen, proplists:delete(cacerts, ServerConfig)) end),
+        ok = logger:add_handler(mcp_http_tests_reports, mcp_http_tests, #{config => self(), level => all}),
+        try
+            Url = "https://127.0.0.1:" ++ integer_to_list(Port) ++ "/mcp",
+            {ok, Client} = mcp_client:prepare(#{url => Url, cacertfile => CaFile,
+                                                headers => [{"Authorization", ?SECRET}]}, #{}),
+            ?assertMatch({error, {handshake_failed, {unavailable, _}}}, mcp_client:connect(Client)),
+            shut_down_leaving_nothing(Client),
+            timer:sleep(500),
+            Logged = [iolist_to_binary(io_lib:format("~tp", [Msg])) || {logged, {_, Msg}} <- flush_all()],
+            ?assertNotEqual([], [L || L <- Logged, binary:match(L, <<"httpc_handler">>) =/= nomatch]),
+            ?assertEqual([], [L || L <- Logged, binary:match(L, list_to_binary(?SECRET)) =/= nomatch])
+        after
+            _ = logger:remove_handler(mcp_http_tests_reports),
+            unlink(Acceptor), exit(Acceptor, kill), gen_tcp:close(Listen)
+        end
+    end}.
+
+corrupting_accept(Listen, ServerConfig) ->
+    {ok, Tcp} = gen_tcp:accept(Listen),
+    {ok, Tls} = ssl:handshake(Tcp, ServerConfig, 5000),
+    {ok, _Request} = ssl:recv(Tls, 0, 5000),
+    ok = ssl:send(Tls, <<"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n">>),
+    timer:sleep(100),
+    %% A record the client cannot decrypt, under the TLS layer.
+    ok = gen_tcp:send(Tcp, <<23, 3, 3, 0, 64, (binary:copy(<<"x">>, 64))/binary>>),
+    timer:sleep(2000).
+
+scratch_dir() ->
+    Dir = filename:join(["/tmp", "mcp_http_tests-" ++ os:getpid()]),
+    ok = filelib:ensure_dir(filename:join(Dir, "file")),
+    Dir.
+
 tls_accept(Listen, Owner) ->
     case ssl:transport_accept(Listen) of
         {ok, Socket} ->
