@@ -131,11 +131,24 @@ relisting(#data{}) -> busy.
 callback_mode() -> state_functions.
 
 %% What a crash report or `sys:get_status' shows of the actor: its spec
-%% without headers (an HTTP spec's are sealed already, `mcp_client').
+%% without secrets. An HTTP spec's URL without its query or fragment
+%% (either may carry a token) and no headers (sealed already,
+%% `mcp_client'), and no connection (its state holds the URL); a local
+%% server's `env' names without their values.
 format_status(Status) ->
-    maps:map(fun(data, #data{spec = #{url := Url}} = Data) -> Data#data{spec = #{url => Url}};
+    maps:map(fun(data, #data{} = Data) -> shown(Data);
                 (_Key, Value) -> Value
              end, Status).
+
+shown(#data{spec = #{url := Url}} = Data) ->
+    Data#data{spec = #{url => mcp_http_target:shown_url(Url)}, conn = undefined};
+shown(#data{spec = #{env := Env} = Spec} = Data) when is_list(Env) ->
+    Data#data{spec = Spec#{env := [case Pair of
+                                       {Name, false} -> {Name, false};
+                                       {Name, _} -> {Name, not_shown}
+                                   end || Pair <- Env]}};
+shown(Data) ->
+    Data.
 
 init({Spec, Options, Builder, Custodian}) ->
     process_flag(trap_exit, true),

@@ -688,7 +688,7 @@ deletion_watch(Monitor, Table, RequestId, Allowance, Owner, Ref) ->
 %% What the DELETE's `httpc' reply says of the session.
 deletion_outcome({_RequestId, {{_, Status, _}, _Headers, _Body}}) when Status >= 200, Status < 300 -> deleted;
 deletion_outcome({_RequestId, {{_, Status, _}, _Headers, _Body}}) -> {status, Status};
-deletion_outcome({_RequestId, {error, Reason}}) -> {failed, Reason};
+deletion_outcome({_RequestId, {error, Reason}}) -> {failed, failure(Reason)};
 deletion_outcome(_Other) -> {failed, unknown}.
 
 -spec os_pid(#http{}) -> none.

@@ -145,7 +145,8 @@
                   %% A new session being started (messages wait in
                   %% `queued'), with the requests to send again in it,
                   %% newest first; whether a message came in the current
-                  %% session (a renewal needs one since the last).
+                  %% session on a stream of ours, not the standalone one (a
+                  %% renewal needs one since the last).
                   renewing = false :: boolean(),
                   replays = [] :: [#stream{}],
                   progress = true :: boolean(),
@@ -608,7 +609,12 @@ delivered(Messages, #stream{renew = true, rpc = {request, Id, _}}, Session) ->
         Renewed -> renewed(Renewed)
     end;
 delivered(Messages, #stream{rpc = Rpc}, #session{offset = Offset0} = Session0) ->
-    Session = Session0#session{progress = true},
+    %% What the standalone stream brings is no progress: a server could
+    %% renew sessions without end by writing there and forgetting each.
+    Session = case Rpc of
+                  listen -> Session0;
+                  _ -> Session0#session{progress = true}
+              end,
     {Commands, Offset} = lists:mapfoldl(fun(Message, At) ->
                                                 {{deliver, {message, At, Message}}, At + byte_size(Message)}
                                         end, Offset0, Messages),

@@ -631,6 +631,19 @@ parked_client_needs_no_os_action_test() ->
     ?assertEqual({ok, no_resource}, retired_with(Client)),
     receive opened -> error(transport_opened) after 0 -> ok end.
 
+%% The actor's status (what `sys:get_status' and a crash report show)
+%% names a local server's `env' variables without their values; the raw
+%% state (`sys:get_state') holds them.
+env_values_are_never_shown_test() ->
+    {ok, Client} = mcp_client:prepare(#{executable => "/bin/true",
+                                        env => [{"MCP_TOKEN", "zz-env-secret"}, {"UNSET_ME", false}]}, #{}),
+    Pid = mcp_client:pid(Client),
+    Shown = lists:flatten(io_lib:format("~p", [sys:get_status(Pid)])),
+    ?assertNotEqual(nomatch, string:find(io_lib:format("~p", [sys:get_state(Pid)]), "zz-env-secret")),
+    ?assertEqual(nomatch, string:find(Shown, "zz-env-secret")),
+    ?assertNotEqual(nomatch, string:find(Shown, "MCP_TOKEN")),
+    ?assertEqual({ok, no_resource}, retired_with(Client)).
+
 missing_executable_is_transport_failed_test() ->
     Spawn = #{executable => <<"no-such-mcp-server-executable">>},
     ?assertEqual({error, {transport_failed, {executable_not_found, <<"no-such-mcp-server-executable">>}}},

@@ -570,6 +570,38 @@ a_header_value_is_never_shown_test() ->
         shut_down_leaving_nothing(Client)
     end).
 
+%% Nor is a token in the URL's query: the actor's status (what
+%% `sys:get_status' and a crash report show) has the URL without its query
+%% and not its connection; the raw state (`sys:get_state') holds it.
+a_url_query_is_never_shown_test() ->
+    with_stub(fun(_, _) -> default end, fun(Url) ->
+        {ok, Client, _} = mcp_client:start(#{url => unicode:characters_to_list([Url, "?key=", ?SECRET])}, #{}),
+        Pid = mcp_client:pid(Client),
+        ?assertNotEqual(nomatch, string:find(io_lib:format("~p", [sys:get_state(Pid)]), ?SECRET)),
+        ?assertEqual(nomatch, string:find(io_lib:format("~p", [sys:get_status(Pid)]), ?SECRET)),
+        shut_down_leaving_nothing(Client)
+    end).
+
+%% A server's bytes stay out of the shutdown's evidence too: a server that
+%% answers the session's DELETE with bytes that are not HTTP has the
+%% evidence name the read's size, not quote it (a caller prints it:
+%% `mcp_describe').
+a_deletes_unparsable_answer_is_not_quoted_in_the_evidence_test_() ->
+    {timeout, 30, fun() ->
+        Garbage = <<"NOT-HTTP ", ?SECRET, " ", (binary:copy(<<"y">>, 65536))/binary, "\r\n\r\n">>,
+        Server = mcp(fun(_, _) -> default end),
+        Handler = fun(#{method := 'DELETE'}) -> {raw, Garbage};
+                     (Request) -> Server(Request)
+                  end,
+        with_stub_handler(Handler, fun(Url) ->
+            {ok, Client, _} = mcp_client:start(#{url => Url}, #{}),
+            {ok, Evidence} = mcp_client:shutdown(Client, 5000),
+            ?assertMatch({exited, {peer_down, {http_session, {failed, {could_not_parse_as_http, _}}}}}, Evidence),
+            ?assertEqual(nomatch, binary:match(term_to_binary(Evidence), <<?SECRET>>)),
+            ?assert(byte_size(term_to_binary(Evidence)) < 1024)
+        end)
+    end}.
+
 start_errors_name_no_value_test_() ->
     os:unsetenv("MCP_HTTP_TEST_UNSET"),
     Start = fun(Spec) -> mcp_client:start(Spec, #{}) end,
@@ -897,6 +929,45 @@ session_renewal_test() ->
 id_of(Body) ->
     {ok, {object, Members}} = mcp_json:decode(Body),
     proplists:get_value(<<"id">>, Members).
+
+%% What the standalone stream brings is no progress in a session: a server
+%% that, in every new session, writes a notification there, ends the
+%% stream (`retry: 1') and answers its reopening with 404 (the session is
+%% gone) had the client renew its session for as long as it lived, with
+%% no call made (31 sessions in 4 s): the second 404 ends the connection
+%% (`session_expired').
+the_standalone_stream_drives_no_renewals_test_() ->
+    {timeout, 30, fun() ->
+        Initializes = counters:new(1, []),
+        Gets = counters:new(1, []),
+        Note = <<"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}">>,
+        Server = mcp(fun(<<"initialize">>, #{body := Body}) ->
+                             counters:add(Initializes, 1, 1),
+                             json(id_of(Body), <<"{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"tools\":{\"listChanged\":true}},"
+                                                 "\"serverInfo\":{\"name\":\"stub\",\"version\":\"1\"}}">>,
+                                  [{"mcp-session-id", "s-" ++ integer_to_list(counters:get(Initializes, 1))}]);
+                        (<<"tools/list">>, #{body := Body}) ->
+                             json(id_of(Body), <<"{\"tools\":[]}">>, []);
+                        (_, _) ->
+                             default
+                     end),
+        Handler = fun(#{method := 'GET'}) ->
+                          counters:add(Gets, 1, 1),
+                          case counters:get(Gets, 1) rem 2 of
+                              1 -> {sse, [{"content-type", "text/event-stream"}], [<<"retry: 1\ndata: ", Note/binary, "\n\n">>]};
+                              0 -> {reply, 404, [], <<>>}
+                          end;
+                     (Request) ->
+                          Server(Request)
+                  end,
+        with_stub_handler(Handler, fun(Url) ->
+            {ok, Client, _} = mcp_client:start(#{url => Url}, #{}),
+            timer:sleep(2000),
+            Seen = counters:get(Initializes, 1),
+            _ = mcp_client:shutdown(Client, 5000),
+            ?assertEqual(2, Seen)
+        end)
+    end}.
 
 %% A renewal whose `initialize' the client refuses (a version it does not
 %% speak, an error, a result past 256 KiB) leaves no session to go on in:
