@@ -28,6 +28,8 @@
 
 -define(MAX_BODY_BYTES, 1048576).
 -define(TIMEOUT_MS, 30000).
+%% Past `httpc''s own timeout, how long an answer is still waited for.
+-define(DEADLINE_GRACE_MS, 1000).
 
 -type answer() :: {Status :: non_neg_integer(), [{binary(), mcp_json:json()}]}.
 %% A stand-alone `httpc' manager, its handler table, and the kinds of
@@ -175,7 +177,7 @@ sent({Manager, _Table, _Reach}, Method, Request, Options) ->
 
 %% The answer, waited for while its handler is measured.
 answer({ok, RequestId}, Client, Url) ->
-    case awaited(RequestId, Client) of
+    case awaited(RequestId, Client, erlang:monotonic_time(millisecond) + ?TIMEOUT_MS + ?DEADLINE_GRACE_MS) of
         {ok, {{_, Status, _}, Headers, Body}} ->
             case decoded(Status, Body) of
                 {ok, {Status, Members}} -> {ok, {Status, Members, Headers}};
@@ -187,23 +189,32 @@ answer({ok, RequestId}, Client, Url) ->
 answer({error, Reason}, _Client, Url) ->
     {error, {http_failed, mcp_http_target:shown_url(Url), failure(Reason)}}.
 
-%% `httpc''s own timeout answers every request; what its handler holds is
-%% the bound meanwhile (our request bodies are small: counted as none, the
-%% slack of the allowance covers them).
-awaited(RequestId, {Manager, Table, _Reach} = Client) ->
+%% `httpc''s own timeout answers a request it keeps; one it drops (a 503
+%% with a `Retry-After' of under 100 s, which it hands to its manager by a
+%% registered name that a stand-alone manager has not) ends at `Deadline'
+%% (`timeout'). What its handler holds is the bound meanwhile (our request
+%% bodies are small: counted as none, the slack of the allowance covers
+%% them).
+awaited(RequestId, {Manager, Table, _Reach} = Client, Deadline) ->
     receive
         {http, {RequestId, Result}} -> {ok, Result}
     after mcp_http_watch:interval_ms() ->
         Allowance = mcp_http_watch:allowance(0, ?MAX_BODY_BYTES),
-        case mcp_http_watch:held_bytes(Table, RequestId) of
-            {ok, Held} when Held > Allowance ->
-                ok = httpc:cancel_request(RequestId, Manager),
-                receive {http, {RequestId, _}} -> ok after 0 -> ok end,
+        case {mcp_http_watch:held_bytes(Table, RequestId), erlang:monotonic_time(millisecond) >= Deadline} of
+            {{ok, Held}, _} when Held > Allowance ->
+                cancelled(RequestId, Manager),
                 {error, {body_too_long, Held}};
+            {_, true} ->
+                cancelled(RequestId, Manager),
+                {ok, {error, timeout}};
             _ ->
-                awaited(RequestId, Client)
+                awaited(RequestId, Client, Deadline)
         end
     end.
+
+cancelled(RequestId, Manager) ->
+    ok = httpc:cancel_request(RequestId, Manager),
+    receive {http, {RequestId, _}} -> ok after 0 -> ok end.
 
 decoded(_Status, Body) when byte_size(Body) > ?MAX_BODY_BYTES ->
     {error, {body_too_long, byte_size(Body)}};

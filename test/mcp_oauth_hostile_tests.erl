@@ -221,6 +221,25 @@ a_discovery_without_the_challenge_falls_back_to_the_server_origin_test() ->
     mcp_oauth_http:stop(Http),
     stop(As, Mcp).
 
+%% An authorization server that answers 503 with `Retry-After: 1': `httpc'
+%% hands the retry to its manager by a registered name a stand-alone
+%% manager has not, and the request is dropped without an answer (a flow
+%% that waited for `httpc''s own timeout waited for good); it ends
+%% `timeout' a second past that timeout (30 s).
+a_dropped_request_ends_test_() ->
+    {timeout, 60, fun() ->
+        Stub = mcp_http_stub:start(fun(_) -> {reply, 503, [{"retry-after", "1"}], <<"busy">>} end),
+        try
+            Url = list_to_binary(mcp_http_stub:url(Stub)),
+            {ok, Http} = mcp_oauth_http:start(Url),
+            ?assertMatch({error, {http_failed, _, timeout}}, mcp_oauth_http:get_json(Http, Url)),
+            mcp_oauth_http:stop(Http)
+        after
+            mcp_http_stub:stop(Stub),
+            _ = flush()
+        end
+    end}.
+
 %% The attack: a token that expires within the renewal margin (here 20 s)
 %% is renewed; a renewal that rediscovered without the challenge POSTed
 %% the client secret to the MCP server's own `/token'. The renewal goes to
