@@ -408,11 +408,17 @@ the_client_secret_is_never_written_to_disk_test() ->
 
 %%% ----------------------------------------------------- the challenge
 
+%% The fewest reductions of five runs of `Fun', each after a collection (a
+%% collection during a run is charged to it: a run of the linear reader
+%% once measured past 2.5 times its half).
 reductions(Fun) ->
-    {reductions, Before} = process_info(self(), reductions),
-    _ = Fun(),
-    {reductions, After} = process_info(self(), reductions),
-    After - Before.
+    lists:min([begin
+                   erlang:garbage_collect(),
+                   {reductions, Before} = process_info(self(), reductions),
+                   _ = Fun(),
+                   {reductions, After} = process_info(self(), reductions),
+                   After - Before
+               end || _ <- lists:seq(1, 5)]).
 
 %% `a…a x="y"' of N and 2N bytes: the cost doubles. The channel: the
 %% regular expression the challenge was once read with costs four times
