@@ -542,17 +542,9 @@ httpc_log(#{msg := {report, #{label := {gen_server, terminate}, state := State} 
     end;
 httpc_log(#{msg := {report, #{label := {error_logger, warning_msg}, format := Format, args := Args} = Report}} = Event,
           _) ->
-    case unexpected_data(Format, Args) of
-        nudge -> stop;
-        {cut, Short, Kept} -> Event#{msg := {report, Report#{format := Short, args := Kept}}};
-        other -> ignore
-    end;
+    unexpected_data(Format, Args, fun(Short, Kept) -> Event#{msg := {report, Report#{format := Short, args := Kept}}} end);
 httpc_log(#{msg := {Format, Args}} = Event, _) when is_list(Format), is_list(Args) ->
-    case unexpected_data(Format, Args) of
-        nudge -> stop;
-        {cut, Short, Kept} -> Event#{msg := {Short, Kept}};
-        other -> ignore
-    end;
+    unexpected_data(Format, Args, fun(Short, Kept) -> Event#{msg := {Short, Kept}} end);
 httpc_log(_Event, _) ->
     ignore.
 
@@ -566,19 +558,22 @@ ours(_State) ->
 our_profile(Profile) when is_atom(Profile) -> lists:prefix("stand_alone_mcp_httpc_", atom_to_list(Profile));
 our_profile(_Other) -> false.
 
-unexpected_data("Received unexpected ~p data on ~p" ++ _, [httpc_handler, dummy, <<>> | _]) ->
-    nudge;
+%% `httpc_handler''s warning about data it did not expect: `stop' for a
+%% late nudge; for one of ours, the event `Cut' makes of a shorter format
+%% and its arguments; `ignore' for anything else.
+unexpected_data("Received unexpected ~p data on ~p" ++ _, [httpc_handler, dummy, <<>> | _], _Cut) ->
+    stop;
 unexpected_data("Received unexpected ~p data on ~p" ++ _, [Proto, Socket, Data, _Mfa, _Request, _Session, _Status,
-                                                            _StatusLine, Profile]) ->
+                                                            _StatusLine, Profile], Cut) ->
     case our_profile(Profile) of
         true ->
-            {cut, "Received unexpected ~p data on ~p: ~p bytes (not shown)~n   Profile:    ~p~n",
-             [Proto, Socket, iolist_size_or_unknown(Data), Profile]};
+            Cut("Received unexpected ~p data on ~p: ~p bytes (not shown)~n   Profile:    ~p~n",
+                [Proto, Socket, iolist_size_or_unknown(Data), Profile]);
         false ->
-            other
+            ignore
     end;
-unexpected_data(_Format, _Args) ->
-    other.
+unexpected_data(_Format, _Args, _Cut) ->
+    ignore.
 
 iolist_size_or_unknown(Data) ->
     try iolist_size(Data) catch error:badarg -> unknown end.

@@ -601,12 +601,9 @@ delivered(Messages, #stream{renew = true, rpc = {request, Id, _}}, Session) ->
     %% one the client refuses (an error, a version it does not speak, a
     %% malformed result) leaves no session to go on in.
     case negotiated(Id, Messages, Session) of
-        #session{version = none} = Waiting ->
-            case lists:any(fun(Message) -> response_id(Message, #{Id => routed_result}) =:= {ok, Id} end, Messages) of
-                true -> fault(session_expired, Waiting);
-                false -> {[], Waiting}
-            end;
-        Renewed -> renewed(Renewed)
+        {_, #session{version = Version} = Renewed} when Version =/= none -> renewed(Renewed);
+        {answered, Refused} -> fault(session_expired, Refused);
+        {waiting, Waiting} -> {[], Waiting}
     end;
 delivered(Messages, #stream{rpc = Rpc}, #session{offset = Offset0} = Session0) ->
     %% What the standalone stream brings is no progress: a server could
@@ -619,7 +616,7 @@ delivered(Messages, #stream{rpc = Rpc}, #session{offset = Offset0} = Session0) -
                                                 {{deliver, {message, At, Message}}, At + byte_size(Message)}
                                         end, Offset0, Messages),
     Versioned = case Rpc of
-                    {request, Id, <<"initialize">>} -> negotiated(Id, Messages, Session);
+                    {request, Id, <<"initialize">>} -> element(2, negotiated(Id, Messages, Session));
                     _ -> Session
                 end,
     {Commands, Versioned#session{offset = Offset}}.
@@ -650,15 +647,19 @@ renewed(#session{initialized = Initialized, replays = Replays} = Session0) ->
 %% a server that declared `tools.listChanged' says so on the standalone
 %% stream, which is then wanted. The result is read as the actor reads it (`initialize': one longer than
 %% the core's bound on whole results is malformed, unbuilt), and an
-%% answer the actor refuses (a version it does not speak) names none.
+%% answer the actor refuses (a version it does not speak) names none:
+%% `{answered | waiting, Session}', whether the answer came among them.
 negotiated(Id, Messages, Session) ->
-    lists:foldl(fun(Message, Acc) ->
+    lists:foldl(fun(Message, {Answered, Acc}) ->
                         case mcp_protocol:read(Message, #{Id => initialize}) of
                             {answer, Id, {ok, {initialize_result, Version, Tools, _, _}}} ->
-                                announcing(Tools, Acc#session{version = Version});
-                            _ -> Acc
+                                {answered, announcing(Tools, Acc#session{version = Version})};
+                            {answer, Id, _Refused} ->
+                                {answered, Acc};
+                            _ ->
+                                {Answered, Acc}
                         end
-                end, Session, Messages).
+                end, {waiting, Session}, Messages).
 
 announcing({some, {tools_capability, true}}, #session{listen = unwanted} = Session) ->
     Session#session{listen = wanted, wants_listen = true};

@@ -330,23 +330,10 @@ a_call_given_up_is_noticed_only_in_the_handshake_era_test_() ->
 a_remote_server_that_stops_answering_is_reached_again_test_() ->
     {timeout, 30, fun() ->
         Hung = atomics:new(1, []),
-        Holding = fun(Method, _) when Method =:= <<"tools/call">>; Method =:= <<"ping">> ->
-                          case atomics:get(Hung, 1) of
-                              1 -> hold;
-                              0 -> default
-                          end;
-                     (_, _) -> default
-                  end,
-        with_stub(Holding, fun(Url) ->
-            {ok, Client, _} = mcp_client:start(#{url => Url}, #{reconnect => #{attempts => 2, backoff_ms => 100,
-                                                                               unresponsive_ms => 300}}),
-            ok = mcp_client:subscribe(Client),
+        with_stub(holding(Hung), fun(Url) ->
+            {Client, Reconnecting} = after_a_hang(Url, #{attempts => 2, backoff_ms => 100}, Hung),
             Pid = mcp_client:pid(Client),
-            atomics:put(Hung, 1, 1),
-            timer:sleep(400),
-            ?assertEqual({error, call_timed_out}, mcp_client:call_tool(Client, <<"t">>, {object, []}, 100)),
-            {mcp_reconnecting, Pid, 1, {unresponsive, SilentMs}} =
-                receive {mcp_reconnecting, _, _, _} = E -> E after 5000 -> error(no_reconnecting) end,
+            {mcp_reconnecting, Pid, 1, {unresponsive, SilentMs}} = Reconnecting,
             ?assert(SilentMs >= 600),
             atomics:put(Hung, 1, 0),
             receive {mcp_reconnected, Pid, 1} -> ok after 5000 -> error(no_reconnected) end,
@@ -507,13 +494,8 @@ found_unresponsive_by_its_standalone_stream(KeepAlive) ->
                          json(proplists:get_value(<<"id">>, Members), <<"{\"tools\":[]}">>, []);
                     (response, _) ->
                          {reply, 202, [], <<>>};
-                    (Method, _) when Method =:= <<"tools/call">>; Method =:= <<"ping">> ->
-                         case atomics:get(Stuck, 1) of
-                             1 -> hold;
-                             0 -> default
-                         end;
-                    (_, _) ->
-                         default
+                    (Method, Request) ->
+                         (holding(Stuck))(Method, Request)
                  end),
     Handler = fun(#{method := 'GET'}) ->
                       atomics:put(Opened, 1, 1),
@@ -522,18 +504,36 @@ found_unresponsive_by_its_standalone_stream(KeepAlive) ->
                       Server(Request)
               end,
     with_stub_handler(Handler, fun(Url) ->
-        {ok, Client, _} = mcp_client:start(#{url => Url}, #{reconnect => #{attempts => 1, backoff_ms => 0,
-                                                                           unresponsive_ms => 300}}),
-        ok = mcp_client:subscribe(Client),
-        Pid = mcp_client:pid(Client),
-        atomics:put(Stuck, 1, 1),
-        timer:sleep(400),
+        {Client, Reconnecting} = after_a_hang(Url, #{attempts => 1, backoff_ms => 0}, Stuck),
         ?assertEqual(1, atomics:get(Opened, 1)),
-        ?assertEqual({error, call_timed_out}, mcp_client:call_tool(Client, <<"t">>, {object, []}, 100)),
-        ?assertMatch({mcp_reconnecting, Pid, 1, {unresponsive, _}},
-                     receive {mcp_reconnecting, _, _, _} = E -> E after 5000 -> no_reconnecting end),
+        Pid = mcp_client:pid(Client),
+        ?assertMatch({mcp_reconnecting, Pid, 1, {unresponsive, _}}, Reconnecting),
         shut_down_leaving_nothing(Client)
     end).
+
+%% The `with_stub' override of a server that holds calls and pings once
+%% `Hung' is set.
+holding(Hung) ->
+    fun(Method, _) when Method =:= <<"tools/call">>; Method =:= <<"ping">> ->
+            case atomics:get(Hung, 1) of
+                1 -> hold;
+                0 -> default
+            end;
+       (_, _) ->
+            default
+    end.
+
+%% A client of `Url' (reconnect policy `Reconnect', `unresponsive_ms' 300)
+%% whose server then hangs (`Hung' set, `holding/1'): a call's deadline
+%% passes; the client, and its next `mcp_reconnecting' (or
+%% `no_reconnecting' within 5 s).
+after_a_hang(Url, Reconnect, Hung) ->
+    {ok, Client, _} = mcp_client:start(#{url => Url}, #{reconnect => Reconnect#{unresponsive_ms => 300}}),
+    ok = mcp_client:subscribe(Client),
+    atomics:put(Hung, 1, 1),
+    timer:sleep(400),
+    ?assertEqual({error, call_timed_out}, mcp_client:call_tool(Client, <<"t">>, {object, []}, 100)),
+    {Client, receive {mcp_reconnecting, _, _, _} = E -> E after 5000 -> no_reconnecting end}.
 
 %% A client with a reconnect policy (`unresponsive_ms' `Silence'), silent
 %% for longer than that, then a call of tool `Tool' (10 s, in a process of
