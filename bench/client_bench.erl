@@ -110,9 +110,9 @@ print(Label, Name, {error, Why}) ->
 
 %% The client's targets, each printed met or missed, and (no target) the
 %% p50 against the port floor under the same flags.
-targets(Label, Flags, #{p50 := P50, seq := Seq, conc := Conc, conc64 := Conc64, cpu16 := Cpu16}, #{p50 := RawP50},
-        #{p50 := FloorP50, conc := FloorConc, cpu16 := FloorCpu16}, #{seq := TsSeq, conc := TsConc},
-        #{conc := RouterConc, cpu16 := RouterCpu16}) ->
+targets(Label, Flags, #{p50 := P50, seq := Seq, conc := Conc, conc64 := Conc64, cpu16 := Cpu16, red16 := Red16},
+        #{p50 := RawP50}, #{p50 := FloorP50, conc := FloorConc, cpu16 := FloorCpu16, red16 := FloorRed16},
+        #{seq := TsSeq, conc := TsConc}, #{conc := RouterConc, cpu16 := RouterCpu16, red16 := RouterRed16}) ->
     Verdict = fun(true) -> "met"; (false) -> "MISSED" end,
     io:format("~-24s ~-14s p50 / raw p50 ~.2fx (<= 1.15: ~s); seq / ts ~.2fx (>= 1.3: ~s); "
               "16-conc / ts ~.2fx (>= 1.0: ~s); p50 / port floor p50 ~.2fx~n",
@@ -125,16 +125,20 @@ targets(Label, Flags, #{p50 := P50, seq := Seq, conc := Conc, conc64 := Conc64, 
     %% the BEAM can reach against this server: the ceiling of the second aim.
     %% What holds the first: the router ceiling (the client's reads and
     %% process hops alone) against the floor, and the VM's CPU per call
-    %% under 16 callers of each (the server shares the machine's two cores).
+    %% under 16 callers of each (the server shares the machine's two cores),
+    %% and the reductions per call of the process owning the port in each:
+    %% the actor's own work against the router's, which the machine's load
+    %% does not move.
     %% (each aim's verdict on the server it names)
     Aim = fun(Server, Met) -> case lists:prefix(Server, Label) of true -> Verdict(Met); false -> "n/a here" end end,
     io:format("~-24s ~-14s 16-conc / port floor 16-conc ~.2fx (>= 0.8 on echo_server: ~s; ceiling: router ceiling / "
               "port floor ~.2fx, mcp / router ceiling ~.2fx; VM CPU per call at 16: mcp ~.1f us, router ceiling ~.1f us, "
-              "port floor ~.1f us); "
+              "port floor ~.1f us; reductions per call of the port's owner at 16: actor ~.0f, router ~.0f, "
+              "floor's loop ~.0f); "
               "16-conc / ts ~.2fx (>= 1.5 on server-everything: ~s; ceiling: port floor / ts ~.2fx); "
               "64-conc / 16-conc ~.2fx (>= 1.0: ~s)~n",
               [Label, Flags, Conc / FloorConc, Aim("echo_server", Conc / FloorConc >= 0.8), RouterConc / FloorConc,
-               Conc / RouterConc, Cpu16, RouterCpu16, FloorCpu16, Conc / TsConc,
+               Conc / RouterConc, Cpu16, RouterCpu16, FloorCpu16, Red16, RouterRed16, FloorRed16, Conc / TsConc,
                Aim("server-everything", Conc / TsConc >= 1.5),
                FloorConc / TsConc, Conc64 / Conc, Verdict(Conc64 / Conc >= 1.0)]);
 targets(Label, Flags, _, _, _, _, _) ->
@@ -154,7 +158,7 @@ ours_main([Exe, Args, Tool, ArgsJson, ConcurrentCalls]) ->
     {ok, Client, _} = mcp_client:start(#{executable => Exe, args => Args}, #{}),
     Name = list_to_binary(Tool),
     Call = fun() -> {ok, _} = mcp_client:call_tool(Client, Name, Arguments, 5000) end,
-    Figures = measure(Call, callers(Call, ConcurrentCalls)),
+    Figures = measure(Call, callers(Call, ConcurrentCalls), mcp_client:pid(Client)),
     {ok, _} = mcp_client:shutdown(Client, 5000),
     Figures.
 
@@ -171,7 +175,7 @@ port_floor_main([Exe, Args, Tool, ArgsJson, ConcurrentCalls]) ->
                          floor_pipelined(Port, Request, ConcurrentCalls - InFlight, ConcurrentCalls, <<>>),
                          ConcurrentCalls
                  end,
-    Figures = measure(Call, Concurrent),
+    Figures = measure(Call, Concurrent, self()),
     port_close(Port),
     Figures.
 
@@ -201,7 +205,7 @@ router_ceiling_main([Exe, Args, Tool, ArgsJson, ConcurrentCalls]) ->
                            ok
                    end
            end,
-    measure(Call, callers(Call, ConcurrentCalls)).
+    measure(Call, callers(Call, ConcurrentCalls), Router).
 
 %% A port on the server, its handshake done (`mcp_port''s options).
 handshaken_port(Exe, Args) ->
@@ -295,8 +299,11 @@ split_lines(Bytes) ->
 
 %% Warm-up, `?CALLS' timed sequential calls, then `Concurrent(16)' and
 %% `Concurrent(64)' alternated (each answers the calls it made); prints the
-%% figures as one JSON line.
-measure(Call, Concurrent) ->
+%% figures as one JSON line. `Owner' is the process that owns the port (the
+%% actor, the router, or the floor's own loop): its reductions per call
+%% under 16 callers are the figure of its work that the machine's load
+%% does not move (the same code counts the same reductions in every run).
+measure(Call, Concurrent, Owner) ->
     [Call() || _ <- lists:seq(1, 50)],
     Cpu0 = vm_cpu_us(),
     T0 = erlang:monotonic_time(microsecond),
@@ -305,19 +312,23 @@ measure(Call, Concurrent) ->
     Seq = ?CALLS / ((erlang:monotonic_time(microsecond) - T0) / 1.0e6),
     Cpu = (vm_cpu_us() - Cpu0) / ?CALLS,
     %% {Calls/s, VM CPU us per call} of one run.
+    %% {Calls/s, VM CPU us per call, Owner's reductions per call} of one run.
     Rate = fun(Callers) ->
                    Cpu1 = vm_cpu_us(),
+                   {reductions, Reductions1} = process_info(Owner, reductions),
                    T1 = erlang:monotonic_time(microsecond),
                    Made = Concurrent(Callers),
                    Seconds = (erlang:monotonic_time(microsecond) - T1) / 1.0e6,
-                   {Made / Seconds, (vm_cpu_us() - Cpu1) / Made}
+                   {reductions, Reductions2} = process_info(Owner, reductions),
+                   {Made / Seconds, (vm_cpu_us() - Cpu1) / Made, (Reductions2 - Reductions1) / Made}
            end,
     %% 16 and 64 callers alternated, ?CONCURRENT_RUNS runs each: the median
-    %% rate, and the CPU over all the runs of 16.
+    %% rate, and the CPU and reductions over all the runs of 16.
     Runs = [{Rate(16), Rate(64)} || _ <- lists:seq(1, ?CONCURRENT_RUNS)],
-    Conc = median([R || {{R, _}, _} <- Runs]),
-    Cpu16 = lists:sum([C || {{_, C}, _} <- Runs]) / ?CONCURRENT_RUNS,
-    Conc64 = median([R || {_, {R, _}} <- Runs]),
+    Conc = median([R || {{R, _, _}, _} <- Runs]),
+    Cpu16 = lists:sum([C || {{_, C, _}, _} <- Runs]) / ?CONCURRENT_RUNS,
+    Reductions16 = lists:sum([Rd || {{_, _, Rd}, _} <- Runs]) / ?CONCURRENT_RUNS,
+    Conc64 = median([R || {_, {R, _, _}} <- Runs]),
     Sorted = lists:sort(Latencies),
     io:format("~s~n", [mcp_json:encode({object, [{<<"sequential_per_s">>, {float, Seq}},
                                                   {<<"p50_ms">>, {float, pct(Sorted, 0.5) / 1000}},
@@ -325,7 +336,8 @@ measure(Call, Concurrent) ->
                                                   {<<"concurrent_per_s">>, {float, Conc}},
                                                   {<<"concurrent64_per_s">>, {float, Conc64}},
                                                   {<<"cpu_us_per_call">>, {float, Cpu}},
-                                                  {<<"cpu16_us_per_call">>, {float, Cpu16}}]})]).
+                                                  {<<"cpu16_us_per_call">>, {float, Cpu16}},
+                                                  {<<"reductions16_per_call">>, {float, Reductions16}}]})]).
 
 %% utime + stime of the whole VM (every thread), in microseconds.
 vm_cpu_us() ->
