@@ -133,12 +133,12 @@ targets(Label, Flags, #{p50 := P50, seq := Seq, conc := Conc, conc64 := Conc64, 
     Aim = fun(Server, Met) -> case lists:prefix(Server, Label) of true -> Verdict(Met); false -> "n/a here" end end,
     io:format("~-24s ~-14s 16-conc / port floor 16-conc ~.2fx (>= 0.8 on echo_server: ~s; ceiling: router ceiling / "
               "port floor ~.2fx, mcp / router ceiling ~.2fx; VM CPU per call at 16: mcp ~.1f us, router ceiling ~.1f us, "
-              "port floor ~.1f us; reductions per call of the port's owner at 16: actor ~.0f, router ~.0f, "
-              "floor's loop ~.0f); "
+              "port floor ~.1f us; reductions per call of the port's owner at 16: actor ~b, router ~b, "
+              "floor's loop ~b); "
               "16-conc / ts ~.2fx (>= 1.5 on server-everything: ~s; ceiling: port floor / ts ~.2fx); "
               "64-conc / 16-conc ~.2fx (>= 1.0: ~s)~n",
               [Label, Flags, Conc / FloorConc, Aim("echo_server", Conc / FloorConc >= 0.8), RouterConc / FloorConc,
-               Conc / RouterConc, Cpu16, RouterCpu16, FloorCpu16, Red16, RouterRed16, FloorRed16, Conc / TsConc,
+               Conc / RouterConc, Cpu16, RouterCpu16, FloorCpu16, round(Red16), round(RouterRed16), round(FloorRed16), Conc / TsConc,
                Aim("server-everything", Conc / TsConc >= 1.5),
                FloorConc / TsConc, Conc64 / Conc, Verdict(Conc64 / Conc >= 1.0)]);
 targets(Label, Flags, _, _, _, _, _) ->
