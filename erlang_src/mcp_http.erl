@@ -161,7 +161,7 @@
               %% nothing (the standalone stream), any byte (a JSON body),
               %% or, in an event stream, data, read line by line from where
               %% the last chunk left off (`heard/2').
-              hearing = nothing :: nothing | any | line_start | comment | field | data}).
+              hearing = nothing :: nothing | any | line_start | {name, binary()} | comment | field | data}).
 
 -record(http, {owner :: pid(),
                ref :: reference(),
@@ -719,12 +719,15 @@ hearing(Headers) ->
     end.
 
 %% Whether a chunk carries what the server is heard in, and where it
-%% leaves the line it ends in. An event stream is read by lines: the first
-%% piece of a chunk continues the line the last one left off, every other
-%% starts a line.
+%% leaves the line it ends in. An event stream is read by lines, ended by
+%% CR LF, LF or CR (as the core's framer reads them): the first piece of a
+%% chunk continues the line the last one left off, every other starts a
+%% line. A chunk that ends within a field's name at a line's start (`da',
+%% then `ta: ...') leaves the name's start (`{name, Start}', at most five
+%% bytes) for the next chunk to complete.
 heard(nothing, _Chunk) -> {false, nothing};
 heard(any, Chunk) -> {byte_size(Chunk) > 0, any};
-heard(Line, Chunk) -> pieces(binary:split(Chunk, <<"\n">>, [global]), Line, false).
+heard(Line, Chunk) -> pieces(binary:split(Chunk, [<<"\r\n">>, <<"\n">>, <<"\r">>], [global]), Line, false).
 
 pieces([Last], Line, Heard) ->
     {Data, Next} = piece(Last, Line),
@@ -733,16 +736,22 @@ pieces([Piece | Rest], Line, Heard) ->
     {Data, _} = piece(Piece, Line),
     pieces(Rest, line_start, Heard orelse Data).
 
-piece(Piece, line_start) when Piece =:= <<>>; Piece =:= <<"\r">> -> {false, line_start};
+piece(Piece, {name, Start}) -> piece(<<Start/binary, Piece/binary>>, line_start);
+piece(<<>>, line_start) -> {false, line_start};
 piece(<<$:, _/binary>>, line_start) -> {false, comment};
 piece(<<"data:", Value/binary>>, line_start) -> {value(Value), data};
 piece(<<"event:", _/binary>>, line_start) -> {false, field};
 piece(<<"id:", _/binary>>, line_start) -> {false, field};
 piece(<<"retry:", _/binary>>, line_start) -> {false, field};
-piece(_Start, line_start) -> {true, data};
+piece(Start, line_start) ->
+    case lists:any(fun(Name) -> binary:longest_common_prefix([Start, Name]) =:= byte_size(Start) end,
+                   [<<"data:">>, <<"event:">>, <<"id:">>, <<"retry:">>]) of
+        true -> {false, {name, Start}};
+        false -> {true, data}
+    end;
 piece(Rest, data) -> {value(Rest), data};
 piece(_Rest, Line) -> {false, Line}.
 
 %% Whether a piece of a `data:' line holds data (not only the space after
-%% the colon, or the line's `\r').
-value(Value) -> not lists:member(Value, [<<>>, <<" ">>, <<"\r">>, <<" \r">>]).
+%% the colon).
+value(Value) -> Value =/= <<>> andalso Value =/= <<" ">>.

@@ -45,7 +45,11 @@
 %% <li>The session id (`Mcp-Session-Id' of the answer to `initialize',
 %%     visible ASCII, at most 1,024 bytes, else `{bad_session_id, Bytes}')
 %%     goes with every request after it; `MCP-Protocol-Version' once the
-%%     handshake named a version the client speaks.</li>
+%%     handshake named a version the client speaks. A renewal's new
+%%     session speaks the version the connection spoke, or none: an answer
+%%     to its `initialize' naming another (the actor negotiated the first,
+%%     and reads the server by it) ends the connection `session_expired',
+%%     as a refused one does.</li>
 %% <li>The machine reads no message whole: which of its requests a message
 %%     answers is found by the core's validating scan (a result is not
 %%     built, an error only within its bound), and the answer to
@@ -134,6 +138,9 @@
                   minted = 0 :: non_neg_integer(),
                   id = none :: string() | none,
                   version = none :: binary() | none,
+                  %% While a new session starts (`renewing'): the version the
+                  %% last one spoke, which the new one must name.
+                  spoken = none :: binary() | none,
                   streams = #{} :: #{sref() => #stream{}},
                   %% Streams waiting for their resumption, by timer tag.
                   waiting = #{} :: #{tag() => #stream{}},
@@ -599,9 +606,10 @@ response_to(Id, Body) ->
 delivered(Messages, #stream{renew = true, rpc = {request, Id, _}}, Session) ->
     %% The answer to the new session's `initialize' is the transport's own;
     %% one the client refuses (an error, a version it does not speak, a
-    %% malformed result) leaves no session to go on in.
+    %% malformed result) or that names another version than the connection
+    %% spoke leaves no session to go on in.
     case negotiated(Id, Messages, Session) of
-        {_, #session{version = Version} = Renewed} when Version =/= none -> renewed(Renewed);
+        {_, #session{version = Version, spoken = Version} = Renewed} when Version =/= none -> renewed(Renewed);
         {answered, Refused} -> fault(session_expired, Refused);
         {waiting, Waiting} -> {[], Waiting}
     end;
@@ -753,7 +761,8 @@ renew(Stream, #session{handshake = {Initialize, Extra, Bytes}} = Session) ->
     %% which the new session never asked: they are dropped.
     Queued = lists:foldr(fun queued/2, Cleared#session{queued = []}, Cleared#session.queued),
     {Posted, Next} = post(#stream{rpc = Initialize, extra = Extra, renew = true}, Bytes,
-                          Queued#session{id = none, version = none, renewing = true,
+                          Queued#session{id = none, version = none, spoken = Session#session.version,
+                                         renewing = true,
                                          replays = replayable(Stream),
                                          held = [H || {#stream{rpc = Rpc}, _} = H <- Cleared#session.held,
                                                       Rpc =/= response]}),

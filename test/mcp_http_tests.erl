@@ -354,7 +354,9 @@ a_remote_server_that_stops_answering_is_reached_again_test_() ->
 %% (the call whose deadline passes is then made 700 ms after the answer
 %% began: the pieces since are all such, and heard, so no probe is sent);
 %% the pieces keep the connection (no whole message arrives before the
-%% probe's deadline), and the long answer is read.
+%% probe's deadline), and the long answer is read. The same holds for an
+%% event written with an `event:' line first and its lines ended by CR
+%% (each piece after the first continues its `data:' line).
 a_remote_server_writing_a_long_answer_is_heard_test_() ->
     Tenths = fun(Event) ->
                      Piece = byte_size(Event) div 10 + 1,
@@ -365,10 +367,13 @@ a_remote_server_writing_a_long_answer_is_heard_test_() ->
                                         {Colon, 1} <- [binary:match(Event, <<":">>, [{scope, {byte_size(Event) * N div 12, byte_size(Event) * (12 - N) div 12}}])]],
                        [binary:part(Event, From, To - From) || {From, To} <- lists:zip([0 | Cuts], Cuts ++ [byte_size(Event)])]
                end,
-    [{timeout, 30, fun() -> long_answer_heard(<<"x">>, Tenths, 0, 1) end},
-     {timeout, 30, fun() -> long_answer_heard(<<"xxxx:">>, AtColons, 700, 0) end}].
+    Lf = fun(Json) -> [<<"data: ">>, Json, <<"\n\n">>] end,
+    Cr = fun(Json) -> [<<"event: message\rdata: ">>, Json, <<"\r\r">>] end,
+    [{timeout, 30, fun() -> long_answer_heard(<<"x">>, Lf, Tenths, 0, 1) end},
+     {timeout, 30, fun() -> long_answer_heard(<<"x">>, Cr, Tenths, 0, 1) end},
+     {timeout, 30, fun() -> long_answer_heard(<<"xxxx:">>, Lf, AtColons, 700, 0) end}].
 
-long_answer_heard(Unit, Cut, Delay, Probes) ->
+long_answer_heard(Unit, Framed, Cut, Delay, Probes) ->
     begin
         Text = binary:copy(Unit, 1000000 div byte_size(Unit)),
         Slow = fun(<<"tools/call">>, #{body := Body}) ->
@@ -379,9 +384,9 @@ long_answer_heard(Unit, Cut, Delay, Probes) ->
                                {ok, {object, Members}} = mcp_json:decode(Body),
                                {int, Id} = proplists:get_value(<<"id">>, Members),
                                Event = iolist_to_binary(
-                                         [<<"data: {\"jsonrpc\":\"2.0\",\"id\":">>, integer_to_binary(Id),
-                                          <<",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"">>, Text,
-                                          <<"\"}]}}\n\n">>]),
+                                         Framed([<<"{\"jsonrpc\":\"2.0\",\"id\":">>, integer_to_binary(Id),
+                                                 <<",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"">>, Text,
+                                                 <<"\"}]}}">>])),
                                {sse_slow, [], Cut(Event), 150}
                        end;
                   (<<"ping">>, _) ->
@@ -446,18 +451,22 @@ a_resumed_answer_is_heard_test_() ->
     end}.
 
 %% Keep-alives are not the server answering: a remote server whose HTTP
-%% layer sends `: ping' comments, or `event: ping' with an empty `data:',
-%% every 100 ms on one call's stream while nothing answers that call,
-%% another, or the probe is found unresponsive.
+%% layer sends `: ping' comments, or `event: ping' with an empty `data:'
+%% (lines ended by LF, CR LF or CR), every 100 ms on one call's stream
+%% while nothing answers that call, another, or the probe is found
+%% unresponsive; so is one whose keep-alives come cut within a field's
+%% name (`ev', then `ent: ping' and the next one's `ev' 100 ms later).
 keep_alives_are_not_the_server_answering_test_() ->
-    [{timeout, 30, fun() -> found_unresponsive(KeepAlive) end}
-     || KeepAlive <- [<<": ping\n">>, <<"event: ping\ndata:\n\n">>, <<"event: ping\r\ndata: \r\n\r\n">>]].
+    [{timeout, 30, fun() -> found_unresponsive(First, KeepAlive) end}
+     || {First, KeepAlive} <- [{[], <<": ping\n">>}, {[], <<"event: ping\ndata:\n\n">>},
+                               {[], <<"event: ping\r\ndata: \r\n\r\n">>}, {[], <<"event: ping\rdata:\r\r">>},
+                               {[<<"ev">>], <<"ent: ping\ndata:\n\nev">>}]].
 
-found_unresponsive(KeepAlive) ->
+found_unresponsive(First, KeepAlive) ->
         Stuck = fun(<<"tools/call">>, #{body := Body}) ->
                         case binary:match(Body, <<"\"commenting\"">>) of
                             nomatch -> hold;
-                            _ -> {sse_forever, [], [], 100, KeepAlive}
+                            _ -> {sse_forever, [], First, 100, KeepAlive}
                         end;
                    (<<"ping">>, _) -> hold;
                    (_, _) -> default
@@ -970,7 +979,9 @@ the_standalone_stream_drives_no_renewals_test_() ->
     end}.
 
 %% A renewal whose `initialize' the client refuses (a version it does not
-%% speak, an error, a result past 256 KiB) leaves no session to go on in:
+%% speak, an error, a result past 256 KiB, or a version it speaks that is
+%% not the one the connection negotiated: the actor reads the server by
+%% that one) leaves no session to go on in:
 %% the connection ends `session_expired', the call that met the 404 and
 %% the next one learn it at once (the new session had waited for good,
 %% every call meeting its deadline); a renewal it accepts answers the call.
@@ -979,6 +990,7 @@ a_refused_renewal_ends_the_connection_test_() ->
                           "\"serverInfo\":{\"name\":\"stub\",\"version\":\"1\"}">> end,
     Refused = {error, {unavailable, session_expired}},
     [{timeout, 30, ?_assertEqual({Refused, Refused}, renewed_with(<<"result">>, [Version(<<"1999-01-01">>), "}"]))},
+     {timeout, 30, ?_assertEqual({Refused, Refused}, renewed_with(<<"result">>, [Version(<<"2025-06-18">>), "}"]))},
      {timeout, 30, ?_assertEqual({Refused, Refused}, renewed_with(<<"error">>, <<"{\"code\":-32603,\"message\":\"no\"}">>))},
      {timeout, 30, ?_assertEqual({Refused, Refused},
                                  renewed_with(<<"result">>, [Version(<<"2025-11-25">>), ",\"instructions\":\"",
