@@ -655,17 +655,24 @@ renewed(#session{initialized = Initialized, replays = Replays} = Session0) ->
 %% a server that declared `tools.listChanged' says so on the standalone
 %% stream, which is then wanted. The result is read as the actor reads it (`initialize': one longer than
 %% the core's bound on whole results is malformed, unbuilt), and an
-%% answer the actor refuses (a version it does not speak) names none:
-%% `{answered | waiting, Session}', whether the answer came among them.
+%% answer the actor refuses (a version it does not speak) names none;
+%% only the first answer counts, as for the actor (a server answering
+%% twice in one chunk had the header name the second's version while the
+%% actor spoke the first's): `{answered | waiting, Session}', whether the
+%% answer came among them.
 negotiated(Id, Messages, Session) ->
-    lists:foldl(fun(Message, {Answered, Acc}) ->
+    lists:foldl(fun(_Message, {answered, _} = Answered) ->
+                        %% The first answer to `initialize' is the one the
+                        %% actor reads; a second one is not read.
+                        Answered;
+                   (Message, {waiting, Acc}) ->
                         case mcp_protocol:read(Message, #{Id => initialize}) of
                             {answer, Id, {ok, {initialize_result, Version, Tools, _, _}}} ->
                                 {answered, announcing(Tools, Acc#session{version = Version})};
                             {answer, Id, _Refused} ->
                                 {answered, Acc};
                             _ ->
-                                {Answered, Acc}
+                                {waiting, Acc}
                         end
                 end, {waiting, Session}, Messages).
 

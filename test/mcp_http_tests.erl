@@ -985,30 +985,87 @@ the_standalone_stream_drives_no_renewals_test_() ->
 %% the connection ends `session_expired', the call that met the 404 and
 %% the next one learn it at once (the new session had waited for good,
 %% every call meeting its deadline); a renewal it accepts answers the call.
+%% An `initialize' answered twice in one chunk is judged by its first
+%% answer, as the actor reads it: another version or an error first, then
+%% the connection's, is refused (the second answer had been the one
+%% judged); and after a handshake answered `2025-06-18' then `2025-11-25',
+%% a renewal naming `2025-11-25' is refused.
 a_refused_renewal_ends_the_connection_test_() ->
-    Version = fun(V) -> <<"{\"protocolVersion\":\"", V/binary, "\",\"capabilities\":{\"tools\":{}},"
-                          "\"serverInfo\":{\"name\":\"stub\",\"version\":\"1\"}">> end,
     Refused = {error, {unavailable, session_expired}},
-    [{timeout, 30, ?_assertEqual({Refused, Refused}, renewed_with(<<"result">>, [Version(<<"1999-01-01">>), "}"]))},
-     {timeout, 30, ?_assertEqual({Refused, Refused}, renewed_with(<<"result">>, [Version(<<"2025-06-18">>), "}"]))},
-     {timeout, 30, ?_assertEqual({Refused, Refused}, renewed_with(<<"error">>, <<"{\"code\":-32603,\"message\":\"no\"}">>))},
+    Error = {<<"error">>, <<"{\"code\":-32603,\"message\":\"no\"}">>},
+    [{timeout, 30, ?_assertEqual({Refused, Refused}, renewed_with([{<<"result">>, versioned(<<"1999-01-01">>)}]))},
+     {timeout, 30, ?_assertEqual({Refused, Refused}, renewed_with([{<<"result">>, versioned(<<"2025-06-18">>)}]))},
+     {timeout, 30, ?_assertEqual({Refused, Refused}, renewed_with([Error]))},
      {timeout, 30, ?_assertEqual({Refused, Refused},
-                                 renewed_with(<<"result">>, [Version(<<"2025-11-25">>), ",\"instructions\":\"",
-                                                             binary:copy(<<"x">>, 300000), "\"}"]))},
-     {timeout, 30, ?_assertMatch({{ok, _}, {ok, _}}, renewed_with(<<"result">>, [Version(<<"2025-11-25">>), "}"]))}].
+                                 renewed_with([{<<"result">>, versioned(<<"2025-11-25">>,
+                                                                        [",\"instructions\":\"",
+                                                                         binary:copy(<<"x">>, 300000), "\""])}]))},
+     {timeout, 30, ?_assertEqual({Refused, Refused},
+                                 renewed_with([{<<"result">>, versioned(<<"2025-06-18">>)},
+                                               {<<"result">>, versioned(<<"2025-11-25">>)}]))},
+     {timeout, 30, ?_assertEqual({Refused, Refused},
+                                 renewed_with([Error, {<<"result">>, versioned(<<"2025-11-25">>)}]))},
+     {timeout, 30, ?_assertEqual({Refused, Refused},
+                                 renewed_with([{<<"result">>, versioned(<<"2025-06-18">>)},
+                                               {<<"result">>, versioned(<<"2025-11-25">>)}],
+                                              [{<<"result">>, versioned(<<"2025-11-25">>)}]))},
+     {timeout, 30, ?_assertMatch({{ok, _}, {ok, _}}, renewed_with([{<<"result">>, versioned(<<"2025-11-25">>)}]))}].
+
+%% An `initialize' result naming `Version' (with `Members' added, JSON
+%% text that follows a member).
+versioned(Version) ->
+    versioned(Version, []).
+
+versioned(Version, Members) ->
+    [<<"{\"protocolVersion\":\"", Version/binary, "\",\"capabilities\":{\"tools\":{}},"
+       "\"serverInfo\":{\"name\":\"stub\",\"version\":\"1\"}">>, Members, <<"}">>].
+
+%% The connection's `initialize' answered twice in one event-stream chunk,
+%% `2025-06-18' then `2025-11-25': the actor negotiates the first, and
+%% every request after carries its version in `MCP-Protocol-Version' (the
+%% header had named the second's).
+the_version_header_is_the_one_the_actor_negotiated_test_() ->
+    {timeout, 30, fun() ->
+        Override = fun(<<"initialize">>, #{body := Body}) ->
+                           initialize_answered_in_events("session-1", Body, [{<<"result">>, versioned(<<"2025-06-18">>)},
+                                                                            {<<"result">>, versioned(<<"2025-11-25">>)}]);
+                      (_, _) ->
+                           default
+                   end,
+        with_stub(Override, fun(Url) ->
+            {ok, Client, {initialize_result, Negotiated, _, _, _}} = mcp_client:start(#{url => Url}, #{}),
+            _ = mcp_client:call_tool(Client, <<"t">>, {object, []}, 3000),
+            _ = mcp_client:shutdown(Client, 5000),
+            Sent = lists:usort([proplists:get_value(<<"mcp-protocol-version">>, Headers)
+                                || #{headers := Headers, body := B} <- requests(),
+                                   binary:match(B, <<"tools/call">>) =/= nomatch]),
+            ?assertEqual({<<"2025-06-18">>, [<<"2025-06-18">>]}, {Negotiated, Sent})
+        end)
+    end}.
 
 %% A call met by a 404 in the first session, the new session's
-%% `initialize' answered with `Member' (`result' or `error') `Value': the
-%% outcomes of that call and the next (3 s deadlines).
-renewed_with(Member, Value) ->
+%% `initialize' answered with `Answers' (`{Member, Value}': `result' or
+%% `error', each a message of its own, all in one event-stream chunk; a
+%% single one in a JSON body), the first session's with `First' likewise
+%% (or as the stub answers it): the outcomes of that call and the next (3
+%% s deadlines).
+renewed_with(Answers) ->
+    renewed_with(default, Answers).
+
+renewed_with(First, Answers) ->
     Initializes = counters:new(1, []),
     Override = fun(<<"initialize">>, #{body := Body}) ->
                        counters:add(Initializes, 1, 1),
-                       case counters:get(Initializes, 1) of
-                           1 -> default;
-                           _ -> {reply, 200, [{"content-type", "application/json"}, {"mcp-session-id", "session-2"}],
-                                 [<<"{\"jsonrpc\":\"2.0\",\"id\":">>, integer_to_binary(element(2, id_of(Body))),
-                                  <<",\"">>, Member, <<"\":">>, Value, <<"}">>]}
+                       case {counters:get(Initializes, 1), First, Answers} of
+                           {1, default, _} ->
+                               default;
+                           {1, _, _} ->
+                               initialize_answered_in_events("session-1", Body, First);
+                           {_, _, [{Member, Value}]} ->
+                               {reply, 200, [{"content-type", "application/json"}, {"mcp-session-id", "session-2"}],
+                                rpc_answer(Body, Member, Value)};
+                           _ ->
+                               initialize_answered_in_events("session-2", Body, Answers)
                        end;
                   (<<"tools/call">>, #{headers := Headers}) ->
                        case proplists:get_value(<<"mcp-session-id">>, Headers) of
@@ -1020,13 +1077,24 @@ renewed_with(Member, Value) ->
                end,
     with_stub(Override, fun(Url) ->
         {ok, Client, _} = mcp_client:start(#{url => Url}, #{}),
-        First = mcp_client:call_tool(Client, <<"t">>, {object, []}, 3000),
-        Second = mcp_client:call_tool(Client, <<"t">>, {object, []}, 3000),
+        Outcome = mcp_client:call_tool(Client, <<"t">>, {object, []}, 3000),
+        Next = mcp_client:call_tool(Client, <<"t">>, {object, []}, 3000),
         ?assertEqual(2, counters:get(Initializes, 1)),
         _ = mcp_client:shutdown(Client, 5000),
-        {First, Second}
+        {Outcome, Next}
     end).
 
+%% The answer to the `initialize' of `Body': `Answers' as events of one
+%% chunk, in session `Session'.
+initialize_answered_in_events(Session, Body, Answers) ->
+    {sse, [{"mcp-session-id", Session}],
+     [iolist_to_binary([[<<"data: ">>, rpc_answer(Body, Member, Value), <<"\n\n">>] || {Member, Value} <- Answers])]}.
+
+%% A JSON-RPC answer to the request of `Body': `Member' (`result' or
+%% `error') `Value'.
+rpc_answer(Body, Member, Value) ->
+    [<<"{\"jsonrpc\":\"2.0\",\"id\":">>, integer_to_binary(element(2, id_of(Body))),
+     <<",\"">>, Member, <<"\":">>, Value, <<"}">>].
 
 %% The session's DELETE answered with a body without end: its handler is
 %% measured like a request's, and past its allowance the wait ends and the
