@@ -14,13 +14,16 @@
 %% does not depend on how the stream was cut. After a fault the decoder is
 %% broken and every later push repeats it.
 %%
+%% `heard/1' says whether the last push brought data of a message (the
+%% HTTP transport's liveness probe).
+%%
 %% A decoder is a NIF resource that `push/2' changes in place: it belongs
 %% to one process, which must not push the same decoder from two places.
 %% A push whose chunk and held bytes pass `dirty_threshold()' runs on a
 %% dirty CPU scheduler.
 -module(mcp_event_stream).
 
--export([new/0, new/1, push/2, max_event_bytes/0, dirty_threshold/0]).
+-export([new/0, new/1, push/2, heard/1, max_event_bytes/0, dirty_threshold/0]).
 -export_type([decoder/0, item/0, fault/0]).
 
 -include("mcp_scheduling.hrl").
@@ -61,3 +64,13 @@ push(Decoder, Chunk) when is_binary(Chunk) ->
         dirty -> mcp_nif:event_stream_push_dirty(Decoder, Chunk);
         Result -> Result
     end.
+
+%% @doc Whether the last `push/2' added a byte to the value of a `data'
+%% field of an event whose type so far is empty or `message', the line
+%% still being read included: a long `data' line is heard while it
+%% arrives; comments, other fields, lines of other names, empty values,
+%% line ends and the data of an event of another type are not. (An
+%% `event' line after an event's `data' lines does not take back what they
+%% brought.) `false' after a fault.
+-spec heard(decoder()) -> boolean().
+heard(Decoder) -> mcp_nif:event_stream_heard(Decoder).

@@ -156,12 +156,7 @@
               handler = none :: pid() | none,
               fed = false :: boolean(),
               sent = 0 :: non_neg_integer(),
-              post = none :: mcp_http_session:command() | none,
-              %% What of its body is the server heard (`carries_bytes/2'):
-              %% nothing (the standalone stream), any byte (a JSON body),
-              %% or, in an event stream, data, read line by line from where
-              %% the last chunk left off (`heard/2').
-              hearing = nothing :: nothing | any | line_start | {name, binary()} | comment | field | data}).
+              post = none :: mcp_http_session:command() | none}).
 
 -record(http, {owner :: pid(),
                ref :: reference(),
@@ -185,7 +180,8 @@
                %% POSTs waiting for its token, newest first.
                auth = none :: none | mcp_http_auth:auth(),
                held = [] :: [mcp_http_session:command()],
-               %% Whether the last chunk of a body was the server heard.
+               %% Whether the last event brought a chunk of a body that was
+               %% the server heard (`carries_bytes/2').
                heard = false :: boolean()}).
 
 %%% ---------------------------------------------------------------- open
@@ -407,7 +403,8 @@ succeeded(_Req, Http) ->
 %%% --------------------------------------------------------------- event
 
 -spec event(#http{}, term()) -> {ok, [mcp_transport:event()], #http{}} | not_mine.
-event(#http{auth = Auth} = Http, Info) ->
+event(#http{auth = Auth} = Http0, Info) ->
+    Http = Http0#http{heard = false},
     case mcp_http_auth:answer(Auth, Info) of
         not_mine -> event_checked(Http, Info);
         Answer -> authorized(Answer, Http)
@@ -426,7 +423,7 @@ event_checked(#http{requests = Requests} = Http, {http, {RequestId, stream_start
     %% handler is fed an empty read (`nudge/2').
     _ = erlang:send_after(?NUDGE_MS, Http#http.owner, {mcp_http, Http#http.ref, {nudge, RequestId}}),
     Started0 = maps:get(RequestId, Requests),
-    Req = Started0#req{handler = Handler, hearing = hearing(Started0, Headers, Http)},
+    Req = Started0#req{handler = Handler},
     Started = succeeded(Req, Http#http{requests = maps:put(RequestId, Req, Requests)}),
     delivered(machine({headers, Req#req.sref, Headers}, Started));
 event_checked(#http{ref = Ref} = Http, {mcp_http, Ref, {timer, Tag}}) ->
@@ -463,10 +460,9 @@ event_checked(_Http, _Info) ->
 delivered({Events, Http}) -> {ok, Events, Http}.
 
 %% One `httpc' message for a request it carries, as the machine's event.
-answer(#req{sref = SRef, hearing = Hearing} = Req, RequestId, {stream, Chunk}, #http{requests = Requests} = Http) ->
-    {Heard, Next} = heard(Hearing, Chunk),
-    delivered(machine({chunk, SRef, Chunk}, Http#http{requests = maps:put(RequestId, Req#req{fed = true, hearing = Next}, Requests),
-                                                     heard = Heard}));
+answer(#req{sref = SRef} = Req, RequestId, {stream, Chunk}, #http{requests = Requests} = Http) ->
+    {Events, Fed} = machine({chunk, SRef, Chunk}, Http#http{requests = maps:put(RequestId, Req#req{fed = true}, Requests)}),
+    delivered({Events, Fed#http{heard = mcp_http_session:heard(Fed#http.session)}});
 answer(#req{sref = SRef}, RequestId, {stream_end, _Headers}, Http) ->
     delivered(machine({body_end, SRef}, finished(RequestId, Http)));
 answer(#req{post = Post}, RequestId, {{_Version, Status, _Phrase}, Headers, _Body}, #http{auth = Auth} = Http)
@@ -689,69 +685,15 @@ deletion_outcome(_Other) -> {failed, unknown}.
 -spec os_pid(#http{}) -> none.
 os_pid(_) -> none.
 
-%% @doc Whether `Info' brought bytes of an answer to one of our requests
-%% (on its POST, or on the GET that resumes its stream): any byte of a JSON
-%% body, or data of an event stream (a `data:' line's value or its
-%% continuation): the server is heard while it writes a long answer,
-%% before any whole message (the actor's liveness probe,
-%% `mcp_transport:carries_bytes/2'). The standalone stream, comments
-%% (`: ping') and other fields (`event: ping' with an empty `data:'),
-%% which many servers' HTTP layers send on a timer of their own however
-%% stuck their handlers, are not the server answering.
+%% @doc Whether the event `Info' (just handled by `event/2') brought bytes
+%% of an answer to one of our requests (on its POST, or on the GET that
+%% resumes its stream): any byte of a JSON body, or data of a message on an
+%% event stream (`mcp_http_session:heard/1'): the server is heard while it
+%% writes a long answer, before any whole message (the actor's liveness
+%% probe, `mcp_transport:carries_bytes/2'). The standalone stream,
+%% comments (`: ping'), other fields and events of other types
+%% (`event: ping' with or without data), which many servers' HTTP layers
+%% send on a timer of their own however stuck their handlers, are not the
+%% server answering.
 -spec carries_bytes(#http{}, term()) -> boolean().
-carries_bytes(#http{heard = Heard}, {http, {_RequestId, stream, _Chunk}}) -> Heard;
-carries_bytes(_Http, _Info) -> false.
-
-%% What of a body the server is heard in, from its headers: nothing of
-%% the standalone stream's.
-hearing(#req{post = none, sref = SRef}, Headers, #http{session = Session}) ->
-    case mcp_http_session:answers_request(SRef, Session) of
-        true -> hearing(Headers);
-        false -> nothing
-    end;
-hearing(_Req, Headers, _Http) ->
-    hearing(Headers).
-
-hearing(Headers) ->
-    case mcp_http_headers:content_type(Headers) of
-        <<"text/event-stream">> -> line_start;
-        _ -> any
-    end.
-
-%% Whether a chunk carries what the server is heard in, and where it
-%% leaves the line it ends in. An event stream is read by lines, ended by
-%% CR LF, LF or CR (as the core's framer reads them): the first piece of a
-%% chunk continues the line the last one left off, every other starts a
-%% line. A chunk that ends within a field's name at a line's start (`da',
-%% then `ta: ...') leaves the name's start (`{name, Start}', at most five
-%% bytes) for the next chunk to complete.
-heard(nothing, _Chunk) -> {false, nothing};
-heard(any, Chunk) -> {byte_size(Chunk) > 0, any};
-heard(Line, Chunk) -> pieces(binary:split(Chunk, [<<"\r\n">>, <<"\n">>, <<"\r">>], [global]), Line, false).
-
-pieces([Last], Line, Heard) ->
-    {Data, Next} = piece(Last, Line),
-    {Heard orelse Data, Next};
-pieces([Piece | Rest], Line, Heard) ->
-    {Data, _} = piece(Piece, Line),
-    pieces(Rest, line_start, Heard orelse Data).
-
-piece(Piece, {name, Start}) -> piece(<<Start/binary, Piece/binary>>, line_start);
-piece(<<>>, line_start) -> {false, line_start};
-piece(<<$:, _/binary>>, line_start) -> {false, comment};
-piece(<<"data:", Value/binary>>, line_start) -> {value(Value), data};
-piece(<<"event:", _/binary>>, line_start) -> {false, field};
-piece(<<"id:", _/binary>>, line_start) -> {false, field};
-piece(<<"retry:", _/binary>>, line_start) -> {false, field};
-piece(Start, line_start) ->
-    case lists:any(fun(Name) -> binary:longest_common_prefix([Start, Name]) =:= byte_size(Start) end,
-                   [<<"data:">>, <<"event:">>, <<"id:">>, <<"retry:">>]) of
-        true -> {false, {name, Start}};
-        false -> {true, data}
-    end;
-piece(Rest, data) -> {value(Rest), data};
-piece(_Rest, Line) -> {false, Line}.
-
-%% Whether a piece of a `data:' line holds data (not only the space after
-%% the colon).
-value(Value) -> Value =/= <<>> andalso Value =/= <<" ">>.
+carries_bytes(#http{heard = Heard}, _Info) -> Heard.

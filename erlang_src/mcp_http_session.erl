@@ -63,7 +63,7 @@
 %% stream, the stateless revision's rejections) is `mcp_http''s module doc.
 -module(mcp_http_session).
 
--export([new/1, handle/2, request_headers/1, has_session/1, answers_request/2]).
+-export([new/1, handle/2, request_headers/1, has_session/1, heard/1]).
 -export([default_retry_ms/0, min_retry_ms/0, max_retry_ms/0, max_resumptions/0, max_event_id_bytes/0,
          max_answer_streams/0, max_held_answers/0, max_answer_bytes/0, answer_timeout_ms/0]).
 -export_type([session/0, sref/0, event/0, command/0]).
@@ -168,7 +168,9 @@
                   queued = [] :: [mcp_transport:message()],
                   %% Our answers and notifications waiting for one of the
                   %% `?MAX_ANSWER_STREAMS' to end, newest first.
-                  held = [] :: [{#stream{}, binary()}]}).
+                  held = [] :: [{#stream{}, binary()}],
+                  %% The last chunk handled was the server heard (`heard/1').
+                  heard = false :: boolean()}).
 
 -opaque session() :: #session{}.
 
@@ -229,14 +231,17 @@ request_headers(#session{id = Id, version = Version}) ->
         ++ [{"mcp-session-id", Id} || Id =/= none]
         ++ [{"mcp-protocol-version", binary_to_list(Version)} || Version =/= none].
 
-%% @doc Whether the stream `SRef' carries the answer to one of our
-%% requests (a POST's, or its resumption's), not the standalone stream's.
--spec answers_request(sref(), session()) -> boolean().
-answers_request(SRef, #session{streams = Streams}) ->
-    case Streams of
-        #{SRef := #stream{rpc = {request, _, _}}} -> true;
-        #{} -> false
-    end.
+%% @doc Whether the last `{chunk, SRef, Bytes}' handled brought the server
+%% answering one of our requests (the actor's liveness probe,
+%% `mcp_transport:carries_bytes/2'): any byte of a JSON answer, or, on a
+%% request's event stream (its POST's, or the GET resuming it), a byte of
+%% a message's data as the stream's own decoder reads it
+%% (`mcp_event_stream:heard/1': not comments, other fields, events of
+%% another type or empty data, which many servers' HTTP layers send on a
+%% timer however stuck their handlers are). Nothing on the standalone
+%% stream is: a server writes there on its own.
+-spec heard(session()) -> boolean().
+heard(#session{heard = Heard}) -> Heard.
 
 %% @doc One event in, the commands it asks for out, in order.
 -spec handle(event(), session()) -> {[command()], session()}.
@@ -463,7 +468,7 @@ answer({failed, SRef, _Reason}, #stream{rpc = listen, body = undefined}, Session
 answer({headers, SRef, Headers}, Stream, Session) ->
     started(SRef, Stream, Headers, Session);
 answer({chunk, SRef, Chunk}, Stream, Session) ->
-    read_on(SRef, chunk(SRef, Stream, Chunk, Session));
+    read_on(SRef, chunk(SRef, Stream, Chunk, Session#session{heard = false}));
 answer({body_end, SRef}, #stream{body = {json, Parts, _}} = Stream, Session) ->
     Body = iolist_to_binary(lists:reverse(Parts)),
     closing_answered([Body], delivered([Body], Stream, drop(SRef, Session)));
@@ -513,19 +518,27 @@ session({request, _, <<"initialize">>}, Headers, Session) ->
 session(_Rpc, _Headers, Session) ->
     {ok, Session}.
 
-chunk(SRef, #stream{body = {sse, Decoder}} = Stream, Chunk, Session) ->
+chunk(SRef, #stream{body = {sse, Decoder}, rpc = Rpc} = Stream, Chunk, Session) ->
     case mcp_event_stream:push(Decoder, Chunk) of
-        {ok, Items, LastEventId} -> events(SRef, Stream#stream{last_event_id = resumable(LastEventId)}, Items, Session);
-        {error, Fault} -> fault(Fault, Session)
+        {ok, Items, LastEventId} ->
+            Heard = answers_request(Rpc) andalso mcp_event_stream:heard(Decoder),
+            events(SRef, Stream#stream{last_event_id = resumable(LastEventId)}, Items, Session#session{heard = Heard});
+        {error, Fault} ->
+            fault(Fault, Session)
     end;
 chunk(SRef, #stream{body = {json, Parts, Size}} = Stream, Chunk, #session{max_bytes = Max} = Session) ->
     case Size + byte_size(Chunk) of
         Total when Total > Max -> fault({line_too_long, Total}, Session);
-        Total -> {[], keep(SRef, Stream#stream{body = {json, [Chunk | Parts], Total}}, Session)}
+        Total -> {[], keep(SRef, Stream#stream{body = {json, [Chunk | Parts], Total}}, Session#session{heard = Total > Size})}
     end;
 chunk(_SRef, _Stream, _Chunk, Session) ->
     %% A body not read (ignored).
     {[], Session}.
+
+%% Whether a stream is a request's (its POST's, or its resumption's), not
+%% the standalone stream (`heard/1').
+answers_request({request, _, _}) -> true;
+answers_request(_Rpc) -> false.
 
 %% The body is read one chunk at a time: the next is asked for once this
 %% one is decoded, while the stream is still open and nothing failed.

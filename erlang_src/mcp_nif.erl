@@ -80,8 +80,10 @@
 -nifs([jail_seccomp_filter/1]).
 
 %% ---- event streams (mcp_event_stream) ----
--export([event_stream_new/1, event_stream_push/3, event_stream_push_dirty/2, event_stream_max_event_bytes/0]).
--nifs([event_stream_new/1, event_stream_push/3, event_stream_push_dirty/2, event_stream_max_event_bytes/0]).
+-export([event_stream_new/1, event_stream_push/3, event_stream_push_dirty/2, event_stream_heard/1,
+         event_stream_max_event_bytes/0]).
+-nifs([event_stream_new/1, event_stream_push/3, event_stream_push_dirty/2, event_stream_heard/1,
+       event_stream_max_event_bytes/0]).
 
 -spec init() -> ok.
 init() ->
@@ -199,4 +201,5 @@ jail_seccomp_filter(_UnixSockets) -> not_loaded().
 event_stream_new(_) -> not_loaded().
 event_stream_push(_, _, _) -> not_loaded().
 event_stream_push_dirty(_, _) -> not_loaded().
+event_stream_heard(_) -> not_loaded().
 event_stream_max_event_bytes() -> not_loaded().

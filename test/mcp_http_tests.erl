@@ -451,33 +451,67 @@ a_resumed_answer_is_heard_test_() ->
     end}.
 
 %% Keep-alives are not the server answering: a remote server whose HTTP
-%% layer sends `: ping' comments, or `event: ping' with an empty `data:'
-%% (lines ended by LF, CR LF or CR), every 100 ms on one call's stream
-%% while nothing answers that call, another, or the probe is found
-%% unresponsive; so is one whose keep-alives come cut within a field's
-%% name (`ev', then `ent: ping' and the next one's `ev' 100 ms later).
+%% layer sends `: ping' comments, `event: ping' with an empty `data:' or
+%% with data (an event of another type is no message; lines ended by LF,
+%% CR LF or CR), or lines of fields the stream ignores (`ping', `data :'),
+%% every 100 ms on one call's stream while nothing answers that call,
+%% another, or the probe is found unresponsive; so is one whose
+%% keep-alives come cut within a field's name (`ev', then `ent: ping' and
+%% the next one's `ev' 100 ms later).
 keep_alives_are_not_the_server_answering_test_() ->
     [{timeout, 30, fun() -> found_unresponsive(First, KeepAlive) end}
      || {First, KeepAlive} <- [{[], <<": ping\n">>}, {[], <<"event: ping\ndata:\n\n">>},
                                {[], <<"event: ping\r\ndata: \r\n\r\n">>}, {[], <<"event: ping\rdata:\r\r">>},
+                               {[], <<"event: ping\ndata: 2026-12-07 01:00:00.000000\n\n">>},
+                               {[], <<"event: ping\r\ndata: 1\r\n\r\n">>},
+                               {[], <<"ping\n\n">>}, {[], <<"data : ping\n\n">>},
                                {[<<"ev">>], <<"ent: ping\ndata:\n\nev">>}]].
 
+%% A chunk of keep-alives is read without building a term per line: a
+%% hung server writing 256 KiB of blank lines (CR) every 20 ms on a call's
+%% stream is found unresponsive, the actor's memory below 2 MiB meanwhile,
+%% as for one comment line of that size (the transport had split each
+%% chunk into its lines to hear it: a red team saw the actor at 43-53 MB).
+keep_alives_in_bulk_cost_the_actor_no_term_per_line_test_() ->
+    [{timeout, 60, fun() -> ?assert(found_unresponsive([], KeepAlive, 20) < 2 * 1024 * 1024) end}
+     || KeepAlive <- [binary:copy(<<"\r">>, 262144), <<": ", (binary:copy(<<"p">>, 262141))/binary, "\n">>]].
+
 found_unresponsive(First, KeepAlive) ->
+    found_unresponsive(First, KeepAlive, 100).
+
+%% The same, keep-alives every `Every' ms: the most memory the actor took
+%% meanwhile (sampled every 10 ms).
+found_unresponsive(First, KeepAlive, Every) ->
         Stuck = fun(<<"tools/call">>, #{body := Body}) ->
                         case binary:match(Body, <<"\"commenting\"">>) of
                             nomatch -> hold;
-                            _ -> {sse_forever, [], First, 100, KeepAlive}
+                            _ -> {sse_forever, [], First, Every, KeepAlive}
                         end;
                    (<<"ping">>, _) -> hold;
                    (_, _) -> default
                 end,
         with_stub(Stuck, fun(Url) ->
             {Client, Pid, Long} = long_call_after_a_silence(Url, 300, <<"commenting">>, 0),
+            Sampler = spawn_link(fun() -> most_memory(Pid, 0) end),
             ?assertMatch({mcp_reconnecting, Pid, 1, {unresponsive, _}},
-                         receive {mcp_reconnecting, _, _, _} = E -> E after 5000 -> no_reconnecting end),
+                         receive {mcp_reconnecting, Pid, _, _} = E -> E after 5000 -> no_reconnecting end),
+            Sampler ! {stop, self()},
+            Most = receive {most_memory, Sampler, Bytes} -> Bytes end,
             ?assertMatch({error, {unavailable, _}}, long_answer(Long)),
-            shut_down_leaving_nothing(Client)
+            shut_down_leaving_nothing(Client),
+            Most
         end).
+
+%% The most memory process `Pid' held, sampled every 10 ms until asked.
+most_memory(Pid, Most) ->
+    receive
+        {stop, Asker} -> Asker ! {most_memory, self(), Most}
+    after 10 ->
+        case process_info(Pid, memory) of
+            {memory, Bytes} -> most_memory(Pid, max(Bytes, Most));
+            undefined -> most_memory(Pid, Most)
+        end
+    end.
 
 %% Nor is what comes on the standalone stream: a remote server that
 %% declares `tools.listChanged' (the client opens the stream) and sends a

@@ -13,6 +13,14 @@
 //! dispatches the event when its data is not empty (the final `\n`
 //! removed), and makes the id the stream's last event id either way.
 //!
+//! What a push brought: [`Decoder::heard`] says whether it added a byte to
+//! the value of a `data` field of an event whose type so far is empty or
+//! `message` (an event of another type is not a message, whatever its
+//! data), counting the line still being read, so a long `data` line is
+//! heard while it arrives. Comments, other fields, lines of other names,
+//! empty values and line ends are not heard. An `event` line after an
+//! event's `data` lines does not take back what they brought.
+//!
 //! Bound: the data held for the current event plus the line being read may
 //! not pass the decoder's cap ([`EventStreamFault::EventTooLong`]); exactly
 //! the cap is accepted. Completed lines are measured as pending ones are,
@@ -59,6 +67,8 @@ pub struct Decoder {
     id_buffer: Option<Vec<u8>>,
     last_event_id: Option<Vec<u8>>,
     broken: Option<EventStreamFault>,
+    /// The last push added a byte to a message's `data` value.
+    heard: bool,
 }
 
 impl Default for Decoder {
@@ -86,6 +96,7 @@ impl Decoder {
             id_buffer: None,
             last_event_id: None,
             broken: None,
+            heard: false,
         }
     }
 
@@ -95,6 +106,13 @@ impl Decoder {
         self.last_event_id.as_deref()
     }
 
+    /// Whether the last push added a byte to the value of a `data` field
+    /// of an event typed `message` (or untyped) so far, the line still
+    /// being read included (the module doc).
+    pub fn heard(&self) -> bool {
+        self.heard
+    }
+
     /// Bytes held for the current event and line (what the cap bounds).
     pub fn held_bytes(&self) -> usize {
         self.data.len().saturating_add(self.line.len())
@@ -102,6 +120,7 @@ impl Decoder {
 
     /// The items `chunk` completes, in order.
     pub fn push(&mut self, chunk: &[u8]) -> Result<Vec<Item>, EventStreamFault> {
+        self.heard = false;
         if let Some(fault) = self.broken {
             return Err(fault);
         }
@@ -143,11 +162,14 @@ impl Decoder {
             let line = &bytes[..end];
             if self.line.is_empty() {
                 self.check(line.len())?;
+                self.hear(0, line);
                 self.field(line, items);
             } else {
                 self.check(self.line.len().saturating_add(line.len()))?;
                 let mut held = std::mem::take(&mut self.line);
+                let before = data_value_bytes(&held);
                 held.extend_from_slice(line);
+                self.hear(before, &held);
                 self.field(&held, items);
             }
             let crlf = bytes[end] == b'\r' && bytes.get(end + 1) == Some(&b'\n');
@@ -157,8 +179,21 @@ impl Decoder {
             bytes = &bytes[end + 1 + usize::from(crlf)..];
         }
         self.check(self.line.len().saturating_add(bytes.len()))?;
+        let before = data_value_bytes(&self.line);
         self.line.extend_from_slice(bytes);
+        let line = std::mem::take(&mut self.line);
+        self.hear(before, &line);
+        self.line = line;
         Ok(())
+    }
+
+    /// Notes a line (whole, or as read so far) whose `data` value held
+    /// `before` bytes before this push: heard when it holds more now, in
+    /// an event typed `message` or untyped so far.
+    fn hear(&mut self, before: usize, line: &[u8]) {
+        if !self.heard && data_value_bytes(line) > before && (self.kind.is_empty() || self.kind == b"message") {
+            self.heard = true;
+        }
     }
 
     /// Refuses a line of `line_bytes` on top of the event's data.
@@ -212,6 +247,16 @@ impl Decoder {
         let mut data = std::mem::take(&mut self.data);
         data.pop();
         items.push(Item::Event { kind, data });
+    }
+}
+
+/// The bytes of a `data` field's value in `line` (whole, or as read so
+/// far): after `data:` and the one space the field strips; 0 for any other
+/// line.
+fn data_value_bytes(line: &[u8]) -> usize {
+    match line.strip_prefix(b"data:") {
+        Some(value) => value.strip_prefix(b" ").unwrap_or(value).len(),
+        None => 0,
     }
 }
 

@@ -75,6 +75,13 @@ fn event_stream_push_dirty<'a>(env: Env<'a>, decoder: ResourceArc<DecoderResourc
     push(env, &decoder, chunk.as_slice(), None)
 }
 
+/// Whether the decoder's last push brought a byte of a message's data
+/// (`event_stream::Decoder::heard`).
+#[rustler::nif]
+fn event_stream_heard(decoder: ResourceArc<DecoderResource>) -> bool {
+    decoder.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).heard()
+}
+
 /// The core's event cap (`event_stream::MAX_EVENT_BYTES`).
 #[rustler::nif]
 fn event_stream_max_event_bytes() -> usize {

@@ -110,7 +110,98 @@ fn the_cap_both_sides() {
     assert_eq!(Decoder::with_max_event_bytes(usize::MAX).max_event_bytes, MAX_EVENT_BYTES);
 }
 
+/// Whether each push of `chunks` was heard.
+fn heard_pushes(chunks: &[&[u8]]) -> Vec<bool> {
+    let mut decoder = Decoder::new();
+    chunks.iter().map(|chunk| decoder.push(chunk).map(|_| decoder.heard()).unwrap_or(false)).collect()
+}
+
+/// The rule of [`Decoder::heard`] over a whole stream, line by line: some
+/// line (the last one whether ended or not) is a `data` field with a
+/// non-empty value while the event's type so far is empty or `message`.
+fn heard_by_lines(stream: &[u8]) -> bool {
+    let mut rest = stream.strip_prefix(BOM).unwrap_or(stream);
+    let mut kind: Vec<u8> = Vec::new();
+    loop {
+        let (line, next) = match rest.iter().position(|&b| b == b'\n' || b == b'\r') {
+            Some(end) => {
+                let crlf = rest[end] == b'\r' && rest.get(end + 1) == Some(&b'\n');
+                (&rest[..end], Some(&rest[end + 1 + usize::from(crlf)..]))
+            }
+            None => (rest, None),
+        };
+        if data_value_bytes(line) > 0 && (kind.is_empty() || kind == b"message") {
+            return true;
+        }
+        if line.is_empty() || line == b"event" {
+            kind.clear();
+        } else if let Some(value) = line.strip_prefix(b"event:") {
+            kind = value.strip_prefix(b" ").unwrap_or(value).to_vec();
+        }
+        match next {
+            Some(next) => rest = next,
+            None => return false,
+        }
+    }
+}
+
+#[test]
+fn data_of_a_message_is_heard_and_nothing_else() {
+    let heard = |stream: &[u8]| heard_pushes(&[stream])[0];
+    for stream in [&b"data: x\n\n"[..], b"data:x", b"event: message\rdata: x\r", b"data:  ", b": c\ndata: {\n"] {
+        assert!(heard(stream), "{:?}", String::from_utf8_lossy(stream));
+    }
+    for stream in [
+        &b": ping\n\n"[..],
+        b"event: ping\ndata: 2026-12-07 01:00:00\n\n",
+        b"event: ping\r\ndata: x\r\n\r\n",
+        b"ping\n\n",
+        b"data : ping\n\n",
+        b"database: x\n",
+        b"data\n",
+        b"data:\ndata: \n\n",
+        b"id: 7\nretry: 10\n",
+        b"\r\r\r\n\n",
+    ] {
+        assert!(!heard(stream), "{:?}", String::from_utf8_lossy(stream));
+    }
+    // The type is the event's: the next event, untyped, is heard.
+    assert!(heard(b"event: ping\ndata: x\n\ndata: y\n"));
+}
+
+#[test]
+fn a_long_data_line_is_heard_while_it_arrives_and_a_name_cut_between_chunks_when_whole() {
+    // Every push that adds a byte of the value is heard; the line end is not.
+    assert_eq!(heard_pushes(&[b"data: ", b"ab", b"c", b"\n", b"\n"]), [false, true, true, false, false]);
+    assert_eq!(heard_pushes(&[b"da", b"ta: x", b"y\r", b"\n"]), [false, true, true, false]);
+    assert_eq!(heard_pushes(&[b"ev", b"ent: ping\ndata: x\n\nev", b"ent: ping\ndata: x\n\n"]), [false, false, false]);
+    // An `event` line after the data does not take it back.
+    assert_eq!(heard_pushes(&[b"data: x", b"\nevent: ping\n\n"]), [true, false]);
+    // A broken decoder hears nothing.
+    let mut decoder = Decoder::with_max_event_bytes(4);
+    assert!(decoder.push(b"data: abcdef").is_err());
+    assert!(!decoder.heard());
+}
+
 proptest! {
+    /// Some push is heard, however the stream is cut, exactly when a line
+    /// of the whole stream is a message's non-empty `data`.
+    #[test]
+    fn a_stream_is_heard_whatever_the_chunking(
+        stream in prop::collection::vec(prop_oneof![
+            Just(&b"data: x"[..]), Just(&b"data:"[..]), Just(&b" "[..]), Just(&b"event: ping"[..]),
+            Just(&b"event: message"[..]), Just(&b"event"[..]), Just(&b"\n"[..]), Just(&b"\r"[..]),
+            Just(&b": c"[..]), Just(&b"da"[..]), Just(&b"ta:y"[..]), Just(&b"x"[..])], 0..40),
+        cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..10),
+    ) {
+        let stream = stream.concat();
+        let expected = heard_by_lines(&stream);
+        for chunks in chunkings(&stream, &cuts) {
+            let chunks: Vec<&[u8]> = chunks.iter().map(Vec::as_slice).collect();
+            prop_assert_eq!(heard_pushes(&chunks).contains(&true), expected);
+        }
+    }
+
     #[test]
     fn any_chunking_yields_the_items_of_the_whole(
         stream in prop::collection::vec(prop_oneof![
