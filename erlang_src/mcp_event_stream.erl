@@ -5,7 +5,9 @@
 %% `\r\n', `\n' or `\r', wherever the chunks were cut; `data:' lines join
 %% into the event's data, `event:' names its type, `id:' sets the stream's
 %% last event id (reported once its event is dispatched, for
-%% `Last-Event-ID'), `retry:' yields `{retry, Ms}'; comments (`:') and
+%% `Last-Event-ID'; an id longer than the transport echoes, 1,024 bytes,
+%% is not kept: the stream then has no last event id until a shorter one
+%% comes), `retry:' yields `{retry, Ms}'; comments (`:') and
 %% unknown fields are ignored, and an event without data is not
 %% dispatched. The data held for one event plus the line being read may
 %% not pass the decoder's cap (`max_event_bytes()', 16 MiB, the stdio line

@@ -42,6 +42,15 @@ whole_and_one_byte_at_a_time_test() ->
 no_id_is_none_test() ->
     ?assertEqual({ok, [{event, <<>>, <<"x">>}], none}, push_all([<<"data: x\n\n">>])).
 
+%% An id is kept up to the transport's echo cap (the session's
+%% `max_event_id_bytes()'), not past it: the stream then has no last event
+%% id, not the older one.
+an_id_is_kept_up_to_the_echo_cap_test() ->
+    Cap = mcp_http_session:max_event_id_bytes(),
+    Id = fun(Bytes) -> <<"id: ", (binary:copy(<<"i">>, Bytes))/binary, "\n\n">> end,
+    ?assertEqual({ok, [], binary:copy(<<"i">>, Cap)}, push_all([Id(Cap)])),
+    ?assertEqual({ok, [], none}, push_all([<<"id: 1\n\n">>, Id(Cap + 1)])).
+
 cap_both_sides_test() ->
     %% `data: abcd' is a 10-byte line.
     ?assertMatch({ok, [{event, <<>>, <<"abcd">>}], none}, push_all([<<"data: abcd\n\n">>], mcp_event_stream:new(10))),

@@ -476,6 +476,15 @@ keep_alives_in_bulk_cost_the_actor_no_term_per_line_test_() ->
     [{timeout, 60, fun() -> ?assert(found_unresponsive([], KeepAlive, 20) < 2 * 1024 * 1024) end}
      || KeepAlive <- [binary:copy(<<"\r">>, 262144), <<": ", (binary:copy(<<"p">>, 262141))/binary, "\n">>]].
 
+%% An event id is kept only up to the echo cap: a hung server writing an
+%% event whose id is 16 MiB, then 2,000 blank lines every 100 ms, is found
+%% unresponsive and shut down leaving nothing (every push had handed the
+%% 16 MiB id back and every blank line compared it: a red team's actor was
+%% never found, its shutdown timed out, and it and its manager were left).
+a_hung_server_with_a_huge_event_id_is_found_test_() ->
+    Id = binary:copy(<<"i">>, mcp_event_stream:max_event_bytes() - 64),
+    {timeout, 60, fun() -> found_unresponsive([<<"id: ", Id/binary, "\n\n">>], binary:copy(<<"\n">>, 2000)) end}.
+
 found_unresponsive(First, KeepAlive) ->
     found_unresponsive(First, KeepAlive, 100).
 

@@ -21,6 +21,12 @@
 //! empty values and line ends are not heard. An `event` line after an
 //! event's `data` lines does not take back what they brought.
 //!
+//! Ids: an `id` longer than [`MAX_EVENT_ID_BYTES`] is not kept; the stream
+//! then has no last event id (none can be echoed, and an older one would
+//! replay what was delivered) until a shorter one comes. What a push hands
+//! back of the id and what a dispatch does with it are bounded by that cap,
+//! not by the event's.
+//!
 //! Bound: the data held for the current event plus the line being read may
 //! not pass the decoder's cap ([`EventStreamFault::EventTooLong`]); exactly
 //! the cap is accepted. Completed lines are measured as pending ones are,
@@ -32,6 +38,10 @@ use crate::stdio::MAX_LINE_BYTES;
 
 /// The largest event any stream accepts, in bytes: the stdio line cap.
 pub const MAX_EVENT_BYTES: usize = MAX_LINE_BYTES;
+
+/// The longest event id the decoder keeps, in bytes (the HTTP transport
+/// echoes no longer one as `Last-Event-ID`).
+pub const MAX_EVENT_ID_BYTES: usize = 1024;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -65,6 +75,8 @@ pub struct Decoder {
     data: Vec<u8>,
     kind: Vec<u8>,
     id_buffer: Option<Vec<u8>>,
+    /// An `id` field was read since the last dispatch.
+    id_set: bool,
     last_event_id: Option<Vec<u8>>,
     broken: Option<EventStreamFault>,
     /// The last push added a byte to a message's `data` value.
@@ -94,6 +106,7 @@ impl Decoder {
             data: Vec::new(),
             kind: Vec::new(),
             id_buffer: None,
+            id_set: false,
             last_event_id: None,
             broken: None,
             heard: false,
@@ -227,7 +240,10 @@ impl Decoder {
                 self.data.push(b'\n');
             }
             b"event" => self.kind = value.to_vec(),
-            b"id" if !value.contains(&0) => self.id_buffer = Some(value.to_vec()),
+            b"id" if !value.contains(&0) => {
+                self.id_buffer = (value.len() <= MAX_EVENT_ID_BYTES).then(|| value.to_vec());
+                self.id_set = true;
+            }
             b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
                 let ms = value.iter().fold(0u64, |ms, &digit| ms.saturating_mul(10).saturating_add(u64::from(digit - b'0')));
                 items.push(Item::Retry(ms));
@@ -237,7 +253,10 @@ impl Decoder {
     }
 
     fn dispatch(&mut self, items: &mut Vec<Item>) {
-        if self.last_event_id != self.id_buffer {
+        // The last event id is the id buffer at every dispatch; it changes
+        // only when an `id` field was read (a blank line costs no copy or
+        // comparison of it).
+        if std::mem::take(&mut self.id_set) {
             self.last_event_id.clone_from(&self.id_buffer);
         }
         let kind = std::mem::take(&mut self.kind);

@@ -74,6 +74,24 @@ fn the_id_persists_and_an_id_with_nul_is_ignored() {
 }
 
 #[test]
+fn an_id_past_the_id_cap_is_not_kept_and_a_shorter_one_is_again() {
+    let id = |bytes: usize| [&b"id: "[..], &vec![b'i'; bytes], b"\n\n"].concat();
+    let at_cap = id(MAX_EVENT_ID_BYTES);
+    assert_eq!(decode(&[&at_cap]).unwrap().1, Some(vec![b'i'; MAX_EVENT_ID_BYTES]));
+    // Past the cap the stream has no last event id (not the older one).
+    let past = id(MAX_EVENT_ID_BYTES + 1);
+    assert_eq!(decode(&[b"id: 1\n\n", &past]).unwrap().1, None);
+    // A 16 MiB id, then blank lines: nothing of it is held or handed back.
+    let mut decoder = Decoder::new();
+    decoder.push(&id(MAX_EVENT_BYTES - 8)).unwrap();
+    decoder.push(&[b'\n'; 1000]).unwrap();
+    assert_eq!(decoder.last_event_id(), None);
+    assert_eq!(decoder.id_buffer, None);
+    decoder.push(b"id: 2\n\n\n").unwrap();
+    assert_eq!(decoder.last_event_id(), Some(&b"2"[..]));
+}
+
+#[test]
 fn retry_takes_digits_only_and_saturates() {
     assert_eq!(decode(&[b"retry: 500\n"]).unwrap().0, vec![Item::Retry(500)]);
     assert_eq!(decode(&[b"retry: 5x\nretry:\nretry: -1\n"]).unwrap().0, vec![]);
