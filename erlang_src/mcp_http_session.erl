@@ -116,7 +116,11 @@
                  extra = [] :: headers(),
                  body = undefined :: undefined | {sse, mcp_event_stream:decoder()}
                                    | {json, [binary()], non_neg_integer()} | ignored,
+                 %% The id to echo as `Last-Event-ID' (`resumable/1'), and
+                 %% the decoder's last event id it was read from (read again
+                 %% only when it changes, not at every chunk).
                  last_event_id = none :: binary() | none,
+                 read_event_id = none :: binary() | none,
                  retry_ms = ?DEFAULT_RETRY_MS :: non_neg_integer(),
                  %% Resumptions in a row that delivered no message.
                  resumptions = 0 :: non_neg_integer(),
@@ -522,7 +526,7 @@ chunk(SRef, #stream{body = {sse, Decoder}, rpc = Rpc} = Stream, Chunk, Session) 
     case mcp_event_stream:push(Decoder, Chunk) of
         {ok, Items, LastEventId} ->
             Heard = answers_request(Rpc) andalso mcp_event_stream:heard(Decoder),
-            events(SRef, Stream#stream{last_event_id = resumable(LastEventId)}, Items, Session#session{heard = Heard});
+            events(SRef, event_id(LastEventId, Stream), Items, Session#session{heard = Heard});
         {error, Fault} ->
             fault(Fault, Session)
     end;
@@ -548,6 +552,10 @@ read_on(SRef, {Commands, #session{streams = Streams} = Session}) ->
         true -> {Commands ++ [{read, SRef}], Session};
         false -> {Commands, Session}
     end.
+
+%% The stream with the decoder's last event id read (unchanged: as it was).
+event_id(Id, #stream{read_event_id = Id} = Stream) -> Stream;
+event_id(Id, Stream) -> Stream#stream{last_event_id = resumable(Id), read_event_id = Id}.
 
 %% An event id is echoed as `Last-Event-ID' only when it is at most
 %% `max_event_id_bytes()' of printable ASCII; any other id means the

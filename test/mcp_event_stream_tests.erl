@@ -51,6 +51,18 @@ an_id_is_kept_up_to_the_echo_cap_test() ->
     ?assertEqual({ok, [], binary:copy(<<"i">>, Cap)}, push_all([Id(Cap)])),
     ?assertEqual({ok, [], none}, push_all([<<"id: 1\n\n">>, Id(Cap + 1)])).
 
+%% A push runs on a normal scheduler only while what it may hand back is
+%% within the budget: after a 16 MiB `event:' line, an 8-byte chunk that
+%% dispatches the event (handing the type back) is answered `dirty' (it had
+%% run there, 2-14 ms for a red team, returning the 16 MiB type).
+a_held_event_type_counts_in_the_budget_test() ->
+    Budget = mcp_event_stream:dirty_threshold(),
+    Kind = binary:copy(<<"k">>, mcp_event_stream:max_event_bytes() - 16),
+    Decoder = mcp_event_stream:new(),
+    ?assertEqual({ok, [], none}, mcp_event_stream:push(Decoder, <<"event:", Kind/binary, "\n">>)),
+    ?assertEqual(dirty, mcp_nif:event_stream_push(Decoder, <<"data:x\n\n">>, Budget)),
+    ?assertEqual({ok, [{event, Kind, <<"x">>}], none}, mcp_event_stream:push(Decoder, <<"data:x\n\n">>)).
+
 cap_both_sides_test() ->
     %% `data: abcd' is a 10-byte line.
     ?assertMatch({ok, [{event, <<>>, <<"abcd">>}], none}, push_all([<<"data: abcd\n\n">>], mcp_event_stream:new(10))),

@@ -43,6 +43,33 @@ answers_held_when_the_session_expires_are_not_posted_into_the_next_test() ->
     [{Initialized, _}, _] = Posted,
     ?assertMatch({ok, {notification, <<"notifications/initialized">>, _}}, mcp_jsonrpc:decode(Initialized)).
 
+%% The stream's last event id is read when it changes, not at every chunk:
+%% after an id of 1,024 bytes (the echo cap), 2,000 one-byte chunks cost
+%% the machine at most twice the reductions they cost after a 1-byte id
+%% (the id had been read again, byte by byte, at each: about 70 times).
+a_held_event_id_is_not_read_again_at_every_chunk_test() ->
+    Short = chunk_reductions(1, 2000),
+    Long = chunk_reductions(mcp_http_session:max_event_id_bytes(), 2000),
+    ?assert(Long =< 2 * Short).
+
+%% A request's event stream whose last event id is `IdBytes' long, then
+%% `Chunks' one-byte comment chunks: the reductions the machine spends on
+%% them.
+chunk_reductions(IdBytes, Chunks) ->
+    S0 = mcp_http_session:new(mcp_event_stream:max_event_bytes()),
+    {[{post, SRef, _, _, _}], S1} =
+        mcp_http_session:handle({send, {rpc, {request, 7, <<"tools/call">>, none, handshake}, <<"{}">>}}, S0),
+    {[{read, SRef}], S2} = mcp_http_session:handle({headers, SRef, [{"content-type", "text/event-stream"}]}, S1),
+    Id = binary:copy(<<"i">>, IdBytes),
+    {[{read, SRef}], S3} = mcp_http_session:handle({chunk, SRef, <<"id:", Id/binary, "\n\n">>}, S2),
+    {reductions, Before} = process_info(self(), reductions),
+    _ = lists:foldl(fun(_, S) ->
+                            {[{read, SRef}], Next} = mcp_http_session:handle({chunk, SRef, <<":">>}, S),
+                            Next
+                    end, S3, lists:seq(1, Chunks)),
+    {reductions, After} = process_info(self(), reductions),
+    After - Before.
+
 %% A session opened: `initialize' answered with session `Id', then
 %% `notifications/initialized' acknowledged.
 opened(Id) ->

@@ -31,7 +31,9 @@
 //! not pass the decoder's cap ([`EventStreamFault::EventTooLong`]); exactly
 //! the cap is accepted. Completed lines are measured as pending ones are,
 //! so whether a stream is refused never depends on where it was cut. What
-//! the decoder holds is at most about three times the cap (data, type, id).
+//! the decoder holds is at most about twice the cap (data and line, type)
+//! and two ids; [`Decoder::held_bytes`] counts all of it, what a push may
+//! hand back beside its chunk.
 //! After a fault the decoder is broken: every later push repeats the fault.
 
 use crate::stdio::MAX_LINE_BYTES;
@@ -126,9 +128,18 @@ impl Decoder {
         self.heard
     }
 
-    /// Bytes held for the current event and line (what the cap bounds).
+    /// Bytes held that a push may copy or hand back beside its chunk: the
+    /// current event's data and type, the line being read, and the ids (at
+    /// most [`MAX_EVENT_ID_BYTES`] each). The cap bounds the data and the
+    /// line; this bounds a push's work for the NIF's scheduling.
     pub fn held_bytes(&self) -> usize {
-        self.data.len().saturating_add(self.line.len())
+        let id_bytes = |id: &Option<Vec<u8>>| id.as_ref().map_or(0, Vec::len);
+        self.data
+            .len()
+            .saturating_add(self.line.len())
+            .saturating_add(self.kind.len())
+            .saturating_add(id_bytes(&self.id_buffer))
+            .saturating_add(id_bytes(&self.last_event_id))
     }
 
     /// The items `chunk` completes, in order.

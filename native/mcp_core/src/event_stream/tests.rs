@@ -201,7 +201,52 @@ fn a_long_data_line_is_heard_while_it_arrives_and_a_name_cut_between_chunks_when
     assert!(!decoder.heard());
 }
 
+/// The bytes a push's items and the last event id hand back.
+fn handed_back(items: &[Item], decoder: &Decoder) -> usize {
+    let items: usize = items
+        .iter()
+        .map(|item| match item {
+            Item::Event { kind, data } => kind.len() + data.len(),
+            Item::Retry(_) => 8,
+        })
+        .sum();
+    items + decoder.last_event_id().map_or(0, <[u8]>::len)
+}
+
+#[test]
+fn a_held_event_type_counts_in_the_held_bytes() {
+    // A long type, then an 8-byte chunk dispatching its event: the push
+    // hands the type back, so the bytes held before it count the type.
+    let mut decoder = Decoder::new();
+    decoder.push(&[&b"event:"[..], &vec![b'k'; 1 << 20], b"\n"].concat()).unwrap();
+    let held = decoder.held_bytes();
+    assert!(held >= 1 << 20);
+    let items = decoder.push(b"data:x\n\n").unwrap();
+    assert_eq!(handed_back(&items, &decoder), (1 << 20) + 1);
+}
+
 proptest! {
+    /// What a push hands back (its items and the last event id) is at most
+    /// what was held before it and its chunk: the NIF's budget on those two
+    /// bounds a push on a normal scheduler.
+    #[test]
+    fn a_push_hands_back_at_most_what_was_held_and_its_chunk(
+        stream in prop::collection::vec(prop_oneof![
+            Just(&b"data: x"[..]), Just(&b"event: long-type"[..]), Just(&b"id: 12345"[..]), Just(&b"retry:1"[..]),
+            Just(&b"\n"[..]), Just(&b"\r"[..]), Just(&b": c"[..]), Just(&b"x"[..])], 0..60),
+        cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..10),
+    ) {
+        let stream = stream.concat();
+        for chunks in chunkings(&stream, &cuts) {
+            let mut decoder = Decoder::new();
+            for chunk in chunks {
+                let held = decoder.held_bytes();
+                let items = decoder.push(&chunk).unwrap();
+                prop_assert!(handed_back(&items, &decoder) <= held + chunk.len());
+            }
+        }
+    }
+
     /// Some push is heard, however the stream is cut, exactly when a line
     /// of the whole stream is a message's non-empty `data`.
     #[test]
