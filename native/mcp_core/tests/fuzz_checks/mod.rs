@@ -240,17 +240,45 @@ fn push_events(mut decoder: Decoder, chunks: &[&[u8]]) -> Result<DecodedEvents, 
     Ok((items, decoder.last_event_id().map(<[u8]>::to_vec)))
 }
 
+/// Whether some push of `chunks` was heard (`Decoder::heard`), each push
+/// checked to hand back (items and last event id) at most what the decoder
+/// held before it and its chunk, the bound the NIF schedules by.
+fn heard_in(chunks: &[&[u8]]) -> bool {
+    let mut decoder = Decoder::new();
+    let mut heard = false;
+    for chunk in chunks {
+        let held = decoder.held_bytes();
+        let items = decoder.push(chunk).expect("a short stream decodes");
+        let handed_back: usize = items
+            .iter()
+            .map(|item| match item {
+                Item::Event { kind, data } => kind.len() + data.len(),
+                Item::Retry(_) => 8,
+            })
+            .sum::<usize>()
+            + decoder.last_event_id().map_or(0, <[u8]>::len);
+        assert!(handed_back <= held + chunk.len());
+        heard |= decoder.heard();
+    }
+    heard
+}
+
 /// Event-stream decoding is total and independent of chunking: the input
 /// is cut at offsets taken from its first bytes, and the items and last
 /// event id must equal those of the whole stream and of the stream fed one
-/// byte at a time. Under a small cap (from the first byte), whether the
-/// stream is refused does not depend on the chunking either.
+/// byte at a time, and so must whether some push was heard; no push hands
+/// back more than was held and its chunk. Under a small cap (from the
+/// first byte), whether the stream is refused does not depend on the
+/// chunking either.
 pub fn event_stream_push(bytes: &[u8]) {
     let Chunked { cuts, stream, chunks } = chunked(bytes);
     let whole = push_events(Decoder::new(), &[stream]).expect("a short stream decodes");
     assert_eq!(push_events(Decoder::new(), &chunks).expect("a short stream decodes"), whole);
     let one_byte: Vec<&[u8]> = stream.chunks(1).collect();
     assert_eq!(push_events(Decoder::new(), &one_byte).expect("a short stream decodes"), whole);
+    let heard = heard_in(&[stream]);
+    assert_eq!(heard_in(&chunks), heard);
+    assert_eq!(heard_in(&one_byte), heard);
     for item in &whole.0 {
         if let Item::Event { data, .. } = item {
             assert!(data.len() <= MAX_EVENT_BYTES);
