@@ -173,7 +173,8 @@
                   %% Our answers and notifications waiting for one of the
                   %% `?MAX_ANSWER_STREAMS' to end, newest first.
                   held = [] :: [{#stream{}, binary()}],
-                  %% The last chunk handled was the server heard (`heard/1').
+                  %% The last stream event handled was a chunk that was
+                  %% the server heard (`heard/1').
                   heard = false :: boolean()}).
 
 -opaque session() :: #session{}.
@@ -235,8 +236,8 @@ request_headers(#session{id = Id, version = Version}) ->
         ++ [{"mcp-session-id", Id} || Id =/= none]
         ++ [{"mcp-protocol-version", binary_to_list(Version)} || Version =/= none].
 
-%% @doc Whether the last `{chunk, SRef, Bytes}' handled brought the server
-%% answering one of our requests (the actor's liveness probe,
+%% @doc Whether the last stream event handled was a `{chunk, SRef, Bytes}'
+%% that brought the server answering one of our requests (the actor's liveness probe,
 %% `mcp_transport:carries_bytes/2'): any byte of a JSON answer, or, on a
 %% request's event stream (its POST's, or the GET resuming it), a byte of
 %% a message's data as the stream's own decoder reads it
@@ -253,7 +254,10 @@ handle({send, Message}, Session) ->
     outbound(Message, Session);
 handle({timer, Tag}, Session) ->
     timer(Tag, Session);
-handle(Event, #session{streams = Streams} = Session) ->
+handle(Event, #session{streams = Streams} = Session0) ->
+    %% (`heard/1' answers for this event: a chunk of a stream no longer
+    %% open, as any other, is not the server heard)
+    Session = Session0#session{heard = false},
     SRef = element(2, Event),
     case Streams of
         #{SRef := Stream} -> posted_held(answer(Event, Stream, Session));
@@ -472,7 +476,7 @@ answer({failed, SRef, _Reason}, #stream{rpc = listen, body = undefined}, Session
 answer({headers, SRef, Headers}, Stream, Session) ->
     started(SRef, Stream, Headers, Session);
 answer({chunk, SRef, Chunk}, Stream, Session) ->
-    read_on(SRef, chunk(SRef, Stream, Chunk, Session#session{heard = false}));
+    read_on(SRef, chunk(SRef, Stream, Chunk, Session));
 answer({body_end, SRef}, #stream{body = {json, Parts, _}} = Stream, Session) ->
     Body = iolist_to_binary(lists:reverse(Parts)),
     closing_answered([Body], delivered([Body], Stream, drop(SRef, Session)));

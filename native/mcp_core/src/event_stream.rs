@@ -186,14 +186,14 @@ impl Decoder {
             let line = &bytes[..end];
             if self.line.is_empty() {
                 self.check(line.len())?;
-                self.hear(0, line);
+                self.heard |= self.hears(0, line);
                 self.field(line, items);
             } else {
                 self.check(self.line.len().saturating_add(line.len()))?;
                 let mut held = std::mem::take(&mut self.line);
                 let before = data_value_bytes(&held);
                 held.extend_from_slice(line);
-                self.hear(before, &held);
+                self.heard |= self.hears(before, &held);
                 self.field(&held, items);
             }
             let crlf = bytes[end] == b'\r' && bytes.get(end + 1) == Some(&b'\n');
@@ -205,19 +205,15 @@ impl Decoder {
         self.check(self.line.len().saturating_add(bytes.len()))?;
         let before = data_value_bytes(&self.line);
         self.line.extend_from_slice(bytes);
-        let line = std::mem::take(&mut self.line);
-        self.hear(before, &line);
-        self.line = line;
+        self.heard |= self.hears(before, &self.line);
         Ok(())
     }
 
-    /// Notes a line (whole, or as read so far) whose `data` value held
-    /// `before` bytes before this push: heard when it holds more now, in
-    /// an event typed `message` or untyped so far.
-    fn hear(&mut self, before: usize, line: &[u8]) {
-        if !self.heard && data_value_bytes(line) > before && (self.kind.is_empty() || self.kind == b"message") {
-            self.heard = true;
-        }
+    /// Whether a line (whole, or as read so far) whose `data` value held
+    /// `before` bytes before this push is heard: it holds more now, in an
+    /// event typed `message` or untyped so far.
+    fn hears(&self, before: usize, line: &[u8]) -> bool {
+        data_value_bytes(line) > before && (self.kind.is_empty() || self.kind == b"message")
     }
 
     /// Refuses a line of `line_bytes` on top of the event's data.
