@@ -52,6 +52,19 @@ a_held_event_id_is_not_read_again_at_every_chunk_test() ->
     Long = chunk_reductions(mcp_http_session:max_event_id_bytes(), 2000),
     ?assert(Long =< 2 * Short).
 
+%% `heard/1' answers for the last stream event: a chunk of a request's
+%% stream bringing a message's data is heard; a chunk of a stream the
+%% machine does not hold (ended, cancelled) that follows is not.
+heard_answers_for_the_last_stream_event_test() ->
+    S0 = mcp_http_session:new(mcp_event_stream:max_event_bytes()),
+    {[{post, SRef, _, _, _}], S1} =
+        mcp_http_session:handle({send, {rpc, {request, 7, <<"tools/call">>, none, handshake}, <<"{}">>}}, S0),
+    {[{read, SRef}], S2} = mcp_http_session:handle({headers, SRef, [{"content-type", "text/event-stream"}]}, S1),
+    {[{read, SRef}], S3} = mcp_http_session:handle({chunk, SRef, <<"data: {\"jsonrpc\"">>}, S2),
+    ?assert(mcp_http_session:heard(S3)),
+    {[], S4} = mcp_http_session:handle({chunk, SRef + 1000, <<"data: x">>}, S3),
+    ?assertNot(mcp_http_session:heard(S4)).
+
 %% A request's event stream whose last event id is `IdBytes' long, then
 %% `Chunks' one-byte comment chunks: the reductions the machine spends on
 %% them.
